@@ -1,1 +1,35 @@
-"""TapeFlow."""
+"""The xDSL interpreter set-up every TapeFlow tool shares.
+
+`make_interpreter` registers xDSL's standard implementations, the math and arith ops
+xDSL 0.74 lacks (`extra_ops`), and TapeFlow's three dialects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters import register_implementations
+
+
+def make_interpreter(
+    module: ModuleOp,
+    ctx: Context | None = None,
+    listeners: Sequence[Interpreter.Listener] = (),
+) -> Interpreter:
+    """An interpreter for `module` that knows every op TapeFlow emits or accepts."""
+    from tapeflow.interpreters.extra_ops import register_extra_ops
+    from tapeflow.interpreters.region import RegionFunctions
+    from tapeflow.interpreters.stream import StreamFunctions
+    from tapeflow.interpreters.tape import TapeFunctions
+    from tapeflow.registry import make_context
+
+    interpreter = Interpreter(module, listeners=tuple(listeners))
+    register_implementations(interpreter, ctx or make_context())
+    register_extra_ops(interpreter)
+    interpreter.register_implementations(TapeFunctions())
+    interpreter.register_implementations(RegionFunctions())
+    interpreter.register_implementations(StreamFunctions())
+    return interpreter
