@@ -1,0 +1,37 @@
+"""lit configuration: FileCheck tests under test/, one folder per dialect, pass and tool."""
+
+import os
+import shutil
+
+import lit.formats
+
+config.name = "TapeFlow"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs", "benchmarks", ".venv", "build", "python", "docs"]
+
+# The tools (tapeflow-opt, tapeflow-run, filecheck...) come from the environment that runs
+# lit, normally the project's virtualenv.
+tool_dir = os.path.dirname(shutil.which("tapeflow-opt") or "")
+config.environment["PATH"] = os.pathsep.join(
+    [p for p in (tool_dir, os.environ.get("PATH", "")) if p]
+)
+for var in ("HOME", "PYTHONPATH", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(
+    (
+        "TAPEFLOW_ROUNDTRIP",
+        "tapeflow-opt %s --split-input-file --print-op-generic"
+        " | tapeflow-opt --split-input-file | filecheck %s",
+    )
+)
+config.substitutions.append(
+    (
+        "TAPEFLOW_GENERIC_ROUNDTRIP",
+        "tapeflow-opt %s --split-input-file --print-op-generic"
+        " | tapeflow-opt --split-input-file --print-op-generic"
+        " | filecheck %s --check-prefix=CHECK-GENERIC",
+    )
+)
