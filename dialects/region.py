@@ -1,0 +1,387 @@
+"""
+The `region` dialect: TapeFlow's record tapes (an array of structs in one buffer).
+
+Enzyme keeps one cache per value (struct of arrays). TapeFlow groups the values that one
+iteration of a tape region pushes into one *record*, and keeps the records of all
+iterations in one *record tape*, indexed by the iteration. The forward loop writes record
+`i`, the reverse loop reads record `i` back; the same tape SSA value ties the two.
+
+```
+%t = region.alloc(%n) : !region.tape<!region.record<f64, f64, i1>>
+region.write %t[%i], %a, %b, %c : !region.tape<!region.record<f64, f64, i1>>
+%a2, %b2, %c2 = region.read %t[%i] : !region.tape<!region.record<f64, f64, i1>>
+region.dealloc %t : !region.tape<!region.record<f64, f64, i1>>
+```
+
+Types:
+- `!region.record<T0, T1, ...>`: a record of integer, index or float fields, laid out
+  with the C struct rule in the order given: each field at the next multiple of its
+  natural alignment, the size rounded up to the record's alignment (the largest field
+  alignment). `RecordType.offsets`, `.size` and `.alignment` are the only place this
+  layout is computed; nothing of it is printed.
+- `!region.tape<R>`: a tape of records `R` in DRAM (the default memory space);
+  `!region.tape<R, #stream.spm>` is a tape in the scratchpad (a tile buffer of the
+  `stream` dialect).
+
+Ops:
+- `region.alloc`: allocates a tape of `count` records, given as an `index` operand
+  (`region.alloc(%n)`) or as a constant (`region.alloc count = 64`).
+- `region.write`: writes one whole record at an index; operand types are the fields.
+- `region.read`: reads one whole record at an index; result types are the fields.
+  Reading a record never written, or an index out of bounds, is a runtime error.
+- `region.dealloc`: releases a tape.
+
+None of these ops is `Pure`: they read or write the tape's memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+)
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+INDEX_BYTES = 8
+"""Byte size (and alignment) of an `index` field: a 64-bit target."""
+
+
+def field_size(field: Attribute) -> int:
+    """Byte size of one record field; its natural alignment is the same number."""
+    if isinstance(field, IndexType):
+        return INDEX_BYTES
+    if isinstance(field, IntegerType | AnyFloat):
+        nbytes = max(1, (field.bitwidth + 7) // 8)
+        # Natural alignment is a power of two: i24 -> 4 bytes, f80 -> 16 bytes.
+        return 1 << (nbytes - 1).bit_length()
+    raise VerifyException(
+        f"record fields must be integer, index or float types, got {field}"
+    )
+
+
+@irdl_attr_definition
+class RecordType(ParametrizedAttribute, TypeAttribute):
+    """A record of scalar fields, laid out as a C struct (see the module docstring)."""
+
+    name = "region.record"
+
+    fields: ArrayAttr[Attribute]
+
+    def __init__(self, fields: Sequence[Attribute] | ArrayAttr[Attribute]):
+        if not isinstance(fields, ArrayAttr):
+            fields = ArrayAttr(fields)
+        super().__init__(fields)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        fields = parser.parse_comma_separated_list(
+            parser.Delimiter.ANGLE, parser.parse_type, " in region.record"
+        )
+        return (ArrayAttr(fields),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(self.fields.data, printer.print_attribute)
+
+    def verify(self) -> None:
+        if not self.fields.data:
+            raise VerifyException("region.record must have at least one field")
+        for field in self.fields.data:
+            field_size(field)
+
+    @property
+    def field_types(self) -> tuple[Attribute, ...]:
+        return self.fields.data
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Byte offset of each field within the record."""
+        offsets: list[int] = []
+        end = 0
+        for field in self.fields.data:
+            size = field_size(field)
+            start = (end + size - 1) // size * size
+            offsets.append(start)
+            end = start + size
+        return tuple(offsets)
+
+    @property
+    def alignment(self) -> int:
+        """The record's alignment: the largest field alignment."""
+        return max(field_size(f) for f in self.fields.data)
+
+    @property
+    def size(self) -> int:
+        """Byte size of one record, padding included (the stride between records)."""
+        last = self.fields.data[-1]
+        end = self.offsets[-1] + field_size(last)
+        align = self.alignment
+        return (end + align - 1) // align * align
+
+
+def _is_spm(space: Attribute) -> bool:
+    from tapeflow.dialects.stream import SpmAttr
+
+    return isinstance(space, SpmAttr)
+
+
+@irdl_attr_definition
+class TapeType(ParametrizedAttribute, TypeAttribute):
+    """An array of records `record` in one buffer, in DRAM or (`#stream.spm`) the scratchpad."""
+
+    name = "region.tape"
+
+    record: RecordType
+    memory_space: Attribute
+    """`NoneAttr()` for DRAM (printed as nothing), or `#stream.spm`."""
+
+    def __init__(self, record: RecordType, memory_space: Attribute | None = None):
+        super().__init__(record, memory_space if memory_space is not None else NoneAttr())
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            record = parser.parse_type()
+            space: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(",") is not None:
+                space = parser.parse_attribute()
+        return (record, space)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.record)
+            if not isinstance(self.memory_space, NoneAttr):
+                printer.print_string(", ")
+                printer.print_attribute(self.memory_space)
+
+    def verify(self) -> None:
+        if not isinstance(self.memory_space, NoneAttr) and not _is_spm(self.memory_space):
+            raise VerifyException(
+                "region.tape memory space must be absent (DRAM) or #stream.spm, "
+                f"got {self.memory_space}"
+            )
+
+    @property
+    def in_spm(self) -> bool:
+        """True for a scratchpad tile buffer, False for a DRAM tape."""
+        return _is_spm(self.memory_space)
+
+
+def _tape_type(op: Operation, value: SSAValue) -> TapeType:
+    if not isinstance(value.type, TapeType):
+        raise VerifyException(f"{op.name} expects a !region.tape, got {value.type}")
+    return value.type
+
+
+def _parse_indexed_tape(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
+    """Parses `%tape[%index]`."""
+    tape = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    index = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    return tape, index
+
+
+def _parse_tape_type(parser: Parser) -> TapeType:
+    pos = parser.pos
+    tape_type = parser.parse_type()
+    if not isinstance(tape_type, TapeType):
+        parser.raise_error(f"expected a !region.tape type, got {tape_type}", pos, parser.pos)
+    return tape_type
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Allocates a tape of `count` records (an `index` operand, or the `count` property).
+
+    The records are uninitialised: reading one before writing it is a runtime error.
+    """
+
+    name = "region.alloc"
+
+    dynamic_count = opt_operand_def(IndexType)
+    """Number of records, when known only at run time."""
+    count = opt_prop_def(IntegerAttr[IndexType])
+    """Number of records, when known at compile time."""
+    tape = result_def(TapeType)
+
+    assembly_format = (
+        "(`(` $dynamic_count^ `)`)? (`count` `=` $count^)? attr-dict `:` type($tape)"
+    )
+
+    def __init__(self, tape_type: TapeType, count: SSAValue | int):
+        if isinstance(count, int):
+            super().__init__(
+                result_types=[tape_type],
+                operands=[[]],
+                properties={"count": IntegerAttr(count, IndexType())},
+            )
+        else:
+            super().__init__(result_types=[tape_type], operands=[[count]])
+
+    def verify_(self) -> None:
+        if (self.dynamic_count is None) == (self.count is None):
+            raise VerifyException(
+                "expected exactly one of a count operand or a count property"
+            )
+        if self.count is not None and self.count.value.data < 1:
+            raise VerifyException(f"count must be >= 1, got {self.count.value.data}")
+
+    @property
+    def static_count(self) -> int | None:
+        """The number of records when it is a compile-time constant."""
+        return None if self.count is None else self.count.value.data
+
+
+@irdl_op_definition
+class WriteOp(IRDLOperation):
+    """Writes one whole record, `values` (one per field, in order), at `tape[index]`."""
+
+    name = "region.write"
+
+    tape = operand_def(TapeType)
+    index = operand_def(IndexType)
+    values = var_operand_def()
+
+    def __init__(self, tape: SSAValue, index: SSAValue, values: Sequence[SSAValue]):
+        super().__init__(operands=[tape, index, list(values)])
+
+    def verify_(self) -> None:
+        fields = _tape_type(self, self.tape).record.field_types
+        types = tuple(v.type for v in self.values)
+        if types != fields:
+            raise VerifyException(
+                f"value types ({', '.join(map(str, types))}) do not match the record "
+                f"fields ({', '.join(map(str, fields))})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WriteOp:
+        tape, index = _parse_indexed_tape(parser)
+        values: list[UnresolvedOperand] = []
+        while parser.parse_optional_punctuation(",") is not None:
+            values.append(parser.parse_unresolved_operand())
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        tape_type = _parse_tape_type(parser)
+        fields = tape_type.record.field_types
+        if len(values) != len(fields):
+            parser.raise_error(
+                f"region.write expects {len(fields)} value(s) for {tape_type.record}, "
+                f"got {len(values)}"
+            )
+        op = cls(
+            parser.resolve_operand(tape, tape_type),
+            parser.resolve_operand(index, IndexType()),
+            [parser.resolve_operand(v, t) for v, t in zip(values, fields)],
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tape)
+        with printer.in_square_brackets():
+            printer.print_operand(self.index)
+        for value in self.values:
+            printer.print_string(", ")
+            printer.print_operand(value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tape.type)
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """Reads the whole record at `tape[index]`: one result per field, in order."""
+
+    name = "region.read"
+
+    tape = operand_def(TapeType)
+    index = operand_def(IndexType)
+    values = var_result_def()
+
+    def __init__(self, tape: SSAValue, index: SSAValue):
+        tape_type = tape.type
+        assert isinstance(tape_type, TapeType)
+        super().__init__(
+            operands=[tape, index], result_types=[list(tape_type.record.field_types)]
+        )
+
+    def verify_(self) -> None:
+        fields = _tape_type(self, self.tape).record.field_types
+        types = tuple(v.type for v in self.values)
+        if types != fields:
+            raise VerifyException(
+                f"result types ({', '.join(map(str, types))}) do not match the record "
+                f"fields ({', '.join(map(str, fields))})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:
+        tape, index = _parse_indexed_tape(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        tape_type = _parse_tape_type(parser)
+        op = cls(
+            parser.resolve_operand(tape, tape_type),
+            parser.resolve_operand(index, IndexType()),
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tape)
+        with printer.in_square_brackets():
+            printer.print_operand(self.index)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tape.type)
+
+
+@irdl_op_definition
+class DeallocOp(IRDLOperation):
+    """Releases `tape`. A scratchpad buffer must have no DMA in flight by then."""
+
+    name = "region.dealloc"
+
+    tape = operand_def(TapeType)
+
+    assembly_format = "$tape attr-dict `:` type($tape)"
+
+    def __init__(self, tape: SSAValue):
+        super().__init__(operands=[tape])
+
+
+def record_of(value: SSAValue) -> RecordType:
+    """The record type of a tape value (helper for passes)."""
+    return cast(TapeType, value.type).record
+
+
+Region = Dialect(
+    "region",
+    [AllocOp, WriteOp, ReadOp, DeallocOp],
+    [RecordType, TapeType],
+)
