@@ -1,0 +1,358 @@
+"""Two-level set-associative cache with a PC-indexed stride prefetcher.
+
+Both levels are true-LRU (move-to-front within a set), write-back and write-allocate.
+L2 is non-inclusive: an L1 miss looks the line up in L2 (a DRAM read on an L2 miss fills
+L2, then L1); a dirty L1 victim is written into L2 (allocated there without a DRAM read,
+since the whole line is written); a dirty L2 victim is a DRAM line write.
+
+The stride prefetcher (gem5's StridePrefetcher idea) keeps, per memory op ("PC"), the last
+address, the last stride and a confidence counter. A stride seen `threshold` times in a row,
+forward or backward, makes every further access of that op prefetch the next `degree`
+lines in the stream's direction (or `degree` strides ahead, for strides of a line or more),
+without crossing a `page` boundary. A prefetched line is filled into L2 (from DRAM if
+needed) and into L1 and marked; the first demand hit on a marked line counts as a useful
+prefetch at that level.
+
+Addresses are simulated in batches: `CacheSim.access_batch(addrs, pcs, writes)` runs one
+compiled loop (numba, when installed) or the same code interpreted by Python over lists
+(`backend="python"`), which gives identical counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# Counter slots.
+L1_ACC, L1_HIT, L1_MISS, L1_WB, L1_PF, L1_PF_USEFUL, L1_FILL = range(7)
+L2_ACC, L2_HIT, L2_MISS, L2_WB, L2_PF, L2_PF_USEFUL, L2_FILL, L2_WB_IN = range(7, 15)
+DRAM_RD, DRAM_WR, DRAM_DEMAND_RD, L1_LOADS, L1_STORES, L2_PF_LOOKUP = range(15, 21)
+N_COUNTERS = 21
+
+
+def _make_kernel(jit: Any) -> Any:
+    """The simulation loop, compiled with `jit` (numba.njit) or left as Python (identity)."""
+
+    @jit
+    def to_front(tags: Any, dirty: Any, pf: Any, base: int, way: int) -> None:
+        t = tags[base + way]
+        d = dirty[base + way]
+        p = pf[base + way]
+        i = way
+        while i > 0:
+            tags[base + i] = tags[base + i - 1]
+            dirty[base + i] = dirty[base + i - 1]
+            pf[base + i] = pf[base + i - 1]
+            i -= 1
+        tags[base] = t
+        dirty[base] = d
+        pf[base] = p
+
+    @jit
+    def find(tags: Any, base: int, assoc: int, line: int) -> int:
+        for w in range(assoc):
+            if tags[base + w] == line:
+                return w
+        return -1
+
+    @jit
+    def insert(tags: Any, dirty: Any, pf: Any, base: int, assoc: int, line: int,
+               d: int, p: int) -> int:  # fmt: skip
+        """Inserts `line` at MRU; returns the evicted dirty line, or -1."""
+        last = base + assoc - 1
+        victim = -1
+        if tags[last] >= 0 and dirty[last] != 0:
+            victim = tags[last]
+        i = assoc - 1
+        while i > 0:
+            tags[base + i] = tags[base + i - 1]
+            dirty[base + i] = dirty[base + i - 1]
+            pf[base + i] = pf[base + i - 1]
+            i -= 1
+        tags[base] = line
+        dirty[base] = d
+        pf[base] = p
+        return victim
+
+    @jit
+    def l2_writeback(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
+                     c: Any) -> None:  # fmt: skip
+        c[L2_WB_IN] += 1
+        base = (line & (sets2 - 1)) * assoc2
+        w = find(t2, base, assoc2, line)
+        if w >= 0:
+            d2[base + w] = 1
+            to_front(t2, d2, p2, base, w)
+        else:
+            victim = insert(t2, d2, p2, base, assoc2, line, 1, 0)
+            c[L2_FILL] += 1
+            if victim >= 0:
+                c[L2_WB] += 1
+                c[DRAM_WR] += 1
+
+    @jit
+    def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
+                demand: int, c: Any) -> None:  # fmt: skip
+        """A line requested by L1 (demand miss or prefetch)."""
+        base = (line & (sets2 - 1)) * assoc2
+        w = find(t2, base, assoc2, line)
+        if demand != 0:
+            c[L2_ACC] += 1
+        else:
+            c[L2_PF_LOOKUP] += 1
+        if w >= 0:
+            if demand != 0:
+                c[L2_HIT] += 1
+                if p2[base + w] != 0:
+                    c[L2_PF_USEFUL] += 1
+                    p2[base + w] = 0
+            to_front(t2, d2, p2, base, w)
+        else:
+            c[DRAM_RD] += 1
+            c[L2_FILL] += 1
+            if demand != 0:
+                c[L2_MISS] += 1
+                c[DRAM_DEMAND_RD] += 1
+                p = 0
+            else:
+                c[L2_PF] += 1
+                p = 1
+            victim = insert(t2, d2, p2, base, assoc2, line, 0, p)
+            if victim >= 0:
+                c[L2_WB] += 1
+                c[DRAM_WR] += 1
+
+    @jit
+    def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
+                p2: Any, sets2: int, assoc2: int, line: int, d: int, p: int,
+                c: Any) -> None:  # fmt: skip
+        base = (line & (sets1 - 1)) * assoc1
+        victim = insert(t1, d1, p1, base, assoc1, line, d, p)
+        c[L1_FILL] += 1
+        if victim >= 0:
+            c[L1_WB] += 1
+            l2_writeback(t2, d2, p2, sets2, assoc2, victim, c)
+
+    @jit
+    def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
+               sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
+               shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
+               pf_conf: Any, table: int, degree: int, threshold: int, page_shift: int,
+               c: Any) -> None:  # fmt: skip
+        line_bytes = 1 << shift
+        for k in range(n):
+            addr = addrs[k]
+            pc = pcs[k]
+            wr = writes[k]
+            line = addr >> shift
+            c[L1_ACC] += 1
+            if wr != 0:
+                c[L1_STORES] += 1
+            else:
+                c[L1_LOADS] += 1
+            base = (line & (sets1 - 1)) * assoc1
+            w = find(t1, base, assoc1, line)
+            if w >= 0:
+                c[L1_HIT] += 1
+                if p1[base + w] != 0:
+                    c[L1_PF_USEFUL] += 1
+                    p1[base + w] = 0
+                if wr != 0:
+                    d1[base + w] = 1
+                to_front(t1, d1, p1, base, w)
+            else:
+                c[L1_MISS] += 1
+                l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
+                fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, line,
+                        wr, 0, c)  # fmt: skip
+            if pf_on == 0:
+                continue
+            e = pc % table
+            if pf_pc[e] != pc:
+                pf_pc[e] = pc
+                pf_last[e] = addr
+                pf_stride[e] = 0
+                pf_conf[e] = 0
+                continue
+            delta = addr - pf_last[e]
+            if delta == 0:
+                continue
+            pf_last[e] = addr
+            if delta == pf_stride[e]:
+                if pf_conf[e] < threshold:
+                    pf_conf[e] += 1
+            else:
+                pf_stride[e] = delta
+                pf_conf[e] = 0
+                continue
+            if pf_conf[e] < threshold:
+                continue
+            step = delta
+            if delta > 0 and delta < line_bytes:
+                step = line_bytes
+            elif delta < 0 and -delta < line_bytes:
+                step = -line_bytes
+            page = addr >> page_shift
+            for j in range(1, degree + 1):
+                target = addr + j * step
+                if target < 0 or (target >> page_shift) != page:
+                    break
+                tline = target >> shift
+                tbase = (tline & (sets1 - 1)) * assoc1
+                if find(t1, tbase, assoc1, tline) >= 0:
+                    continue
+                c[L1_PF] += 1
+                l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c)
+                fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
+                        0, 1, c)  # fmt: skip
+
+    return kernel
+
+
+def _identity(f: Any) -> Any:
+    return f
+
+
+_PY_KERNEL = _make_kernel(_identity)
+_NUMBA_KERNEL: Any = None
+
+
+def numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _numba_kernel() -> Any:
+    global _NUMBA_KERNEL
+    if _NUMBA_KERNEL is None:
+        import numba
+
+        _NUMBA_KERNEL = _make_kernel(numba.njit(cache=False, inline="always"))
+    return _NUMBA_KERNEL
+
+
+@dataclass(frozen=True)
+class CacheParams:
+    l1_size: int = 32768
+    l1_assoc: int = 8
+    l2_size: int = 1048576
+    l2_assoc: int = 16
+    line: int = 64
+    prefetch: bool = True
+    table: int = 64
+    degree: int = 4
+    threshold: int = 2
+    page: int = 4096
+
+    @classmethod
+    def from_machine(cls, machine: Any, prefetch: bool | None = None) -> CacheParams:
+        pf = machine.raw["prefetch"]
+        return cls(
+            l1_size=machine.l1.size,
+            l1_assoc=machine.l1.assoc,
+            l2_size=machine.l2.size,
+            l2_assoc=machine.l2.assoc,
+            line=machine.l1.line,
+            prefetch=pf["enabled"] if prefetch is None else prefetch,
+            table=pf["table_size"],
+            degree=pf["degree"],
+            threshold=pf["threshold"],
+            page=pf["page"],
+        )
+
+
+class CacheSim:
+    """The state of both levels and the prefetcher; counters accumulate across batches."""
+
+    def __init__(self, params: CacheParams = CacheParams(), backend: str = "auto"):
+        if backend == "auto":
+            backend = "numba" if numba_available() else "python"
+        if backend not in ("numba", "python"):
+            raise ValueError(f"unknown cache backend '{backend}' (numba, python)")
+        if backend == "numba" and not numba_available():
+            raise ValueError("cache backend 'numba' requested but numba is not installed")
+        self.backend = backend
+        self.params = params
+        p = params
+        self.sets1 = p.l1_size // (p.l1_assoc * p.line)
+        self.sets2 = p.l2_size // (p.l2_assoc * p.line)
+        self.shift = p.line.bit_length() - 1
+        self.page_shift = p.page.bit_length() - 1
+        n1, n2 = self.sets1 * p.l1_assoc, self.sets2 * p.l2_assoc
+        if backend == "numba":
+            self._kernel = _numba_kernel()
+
+            def arr(n: int, v: int) -> Any:
+                return np.full(n, v, dtype=np.int64)
+        else:
+            self._kernel = _PY_KERNEL
+
+            def arr(n: int, v: int) -> Any:
+                return [v] * n
+
+        self._state = (arr(n1, -1), arr(n1, 0), arr(n1, 0), arr(n2, -1), arr(n2, 0),
+                       arr(n2, 0))  # fmt: skip
+        t = p.table
+        self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0))
+        self._c = arr(N_COUNTERS, 0)
+
+    def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
+        """Simulates `len(addrs)` accesses (byte addresses, op ids, 0/1 for store)."""
+        n = len(addrs)
+        if n == 0:
+            return
+        if self.backend == "numba":
+            addrs = np.asarray(addrs, dtype=np.int64)
+            pcs = np.asarray(pcs, dtype=np.int64)
+            writes = np.asarray(writes, dtype=np.int64)
+        else:
+            addrs = [int(a) for a in addrs]
+            pcs = [int(a) for a in pcs]
+            writes = [int(a) for a in writes]
+        if min(addrs) < 0:
+            raise ValueError("negative address in the cache simulator")
+        t1, d1, p1, t2, d2, p2 = self._state
+        p = self.params
+        self._kernel(addrs, pcs, writes, n, t1, d1, p1, self.sets1, p.l1_assoc, t2, d2,
+                     p2, self.sets2, p.l2_assoc, self.shift, 1 if p.prefetch else 0,
+                     *self._pf, p.table, p.degree, p.threshold, self.page_shift,
+                     self._c)  # fmt: skip
+
+    @property
+    def counters(self) -> dict[str, int]:
+        c = [int(x) for x in self._c]
+        return {
+            "l1_accesses": c[L1_ACC],
+            "l1_loads": c[L1_LOADS],
+            "l1_stores": c[L1_STORES],
+            "l1_hits": c[L1_HIT],
+            "l1_misses": c[L1_MISS],
+            "l1_writebacks": c[L1_WB],
+            "l1_fills": c[L1_FILL],
+            "l1_prefetches": c[L1_PF],
+            "l1_prefetches_useful": c[L1_PF_USEFUL],
+            "l2_accesses": c[L2_ACC],
+            "l2_hits": c[L2_HIT],
+            "l2_misses": c[L2_MISS],
+            "l2_writebacks": c[L2_WB],
+            "l2_fills": c[L2_FILL],
+            "l2_writebacks_in": c[L2_WB_IN],
+            "l2_prefetch_lookups": c[L2_PF_LOOKUP],
+            "l2_prefetches": c[L2_PF],
+            "l2_prefetches_useful": c[L2_PF_USEFUL],
+            "dram_lines_read": c[DRAM_RD],
+            "dram_lines_written": c[DRAM_WR],
+            "dram_demand_lines_read": c[DRAM_DEMAND_RD],
+        }
+
+    def dirty_lines(self) -> tuple[int, int]:
+        """Dirty lines still held in (L1, L2): data not yet written back to DRAM."""
+        t1, d1, _, t2, d2, _ = self._state
+        l1 = sum(1 for t, d in zip(t1, d1) if t >= 0 and d)
+        l2 = sum(1 for t, d in zip(t2, d2) if t >= 0 and d)
+        return l1, l2
