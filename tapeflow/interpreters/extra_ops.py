@@ -1,0 +1,837 @@
+"""Interpreter functions for the arith, math, memref, scf and affine ops xDSL 0.74 lacks.
+
+`register_extra_ops(interpreter)` adds them to an interpreter that already holds xDSL's
+standard implementations (`xdsl.interpreters.register_implementations`). It registers:
+
+- `MathFunctions` (xDSL's exp/log/sqrt, not registered by xDSL by default) and
+  `ExtraMathFunctions`: every other `math` op (tanh, sin, cos, powf, fpowi, erf, fma, ...).
+- `ExtraArithFunctions`: divf, negf, the int/float casts, extensions and
+  truncations, maxnumf/minnumf, the unsigned and min/max integer ops, bitcast, ...
+- `ExtraMemRefFunctions`: alloca, copy, dim, rank, cast, memory_space_cast,
+  collapse_shape, expand_shape, atomic_rmw.
+- `ExtraScfFunctions`: execute_region, parallel (run sequentially) with reduce.
+- `ExtraAffineFunctions`: affine.if and affine.min.
+
+and, replacing xDSL's version (`override=True`) where that version is wrong for us:
+
+- arith.addf/subf/mulf and math.exp/log/sqrt round to the result type: an f32 kernel
+  computes in f32 (xDSL computes every float in f64, whatever the type);
+- memref.alloc sizes dynamic dimensions from its operands (xDSL ignores them), and
+  memref.load/store check their indices (xDSL reads or writes a neighbouring element,
+  or another buffer's bytes, when an index is out of range);
+- affine.for accepts bound operands, max/min bound maps and iter_args, and affine
+  load/store/apply accept symbol operands (xDSL asserts on all of these).
+
+Value conventions (xDSL's): a float is a Python `float` holding a value of the op's
+type (an f32 value is a float exactly representable in float32); an integer or index is
+a Python `int` in the signed canonical range of its width (`to_signed`); an i1 may also
+be a `bool`. Integer ops wrap to their bit width. Floats follow IEEE semantics: division
+by zero gives an infinity or NaN, a domain error gives NaN, an overflow an infinity,
+where Python's `math` would raise. Transcendental functions use Python's `math` (the
+platform libm) on the f64 value and round the result to the result type.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math as pymath
+import struct
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import affine, arith, builtin, math, memref, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.math import MathFunctions
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import TypedPtr
+from xdsl.ir import Attribute, Operation
+from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
+from xdsl.utils.comparisons import to_signed, to_unsigned
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow.diagnostics import op_error
+
+__all__ = [
+    "CheckedMemRefFunctions",
+    "ExtraAffineFunctions",
+    "ExtraArithFunctions",
+    "ExtraMathFunctions",
+    "ExtraMemRefFunctions",
+    "ExtraScfFunctions",
+    "RoundingFunctions",
+    "register_extra_ops",
+    "round_float",
+]
+
+
+def register_extra_ops(interpreter: Interpreter) -> None:
+    """Adds the missing ops (and the corrected ones) to `interpreter`."""
+    interpreter.register_implementations(MathFunctions())
+    interpreter.register_implementations(ExtraMathFunctions())
+    interpreter.register_implementations(ExtraArithFunctions())
+    interpreter.register_implementations(ExtraMemRefFunctions())
+    interpreter.register_implementations(ExtraScfFunctions())
+    interpreter.register_implementations(ExtraAffineFunctions())
+    interpreter.register_implementations(RoundingFunctions(), override=True)
+    interpreter.register_implementations(CheckedMemRefFunctions(), override=True)
+    interpreter.register_implementations(AffineOverrideFunctions(), override=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers: float rounding, IEEE-safe libm calls, integer widths.
+
+
+def _f32(x: float) -> float:
+    # The C cast rounds to nearest even and gives +-inf on overflow (numpy warns).
+    return ctypes.c_float(x).value
+
+
+def _f16(x: float) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.float16(x))
+
+
+def _bf16(x: float) -> float:
+    if pymath.isnan(x):
+        return x
+    bits = struct.unpack("<I", struct.pack("<f", _f32(x)))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def round_float(type_: Attribute, x: float) -> float:
+    """`x` rounded to the float type `type_` (f64, f32, f16, bf16), as a Python float."""
+    t = type(type_)
+    if t is Float64Type:
+        return x
+    if t is Float32Type:
+        return _f32(x)
+    if t is Float16Type:
+        return _f16(x)
+    if t is BFloat16Type:
+        return _bf16(x)
+    return float(x)
+
+
+def _libm(fn: Callable[..., float], npfn: Callable[..., Any], *xs: float) -> float:
+    """`fn(*xs)` from Python's math; where it raises (domain error, overflow, pole),
+    numpy's IEEE result (nan, inf) instead."""
+    try:
+        return float(fn(*xs))
+    except (ValueError, OverflowError, ZeroDivisionError):
+        with np.errstate(all="ignore"):
+            return float(npfn(*(np.float64(x) for x in xs)))
+
+
+def _width(interpreter: Interpreter, type_: Attribute) -> int:
+    if isinstance(type_, IntegerType):
+        return type_.width.data
+    if isinstance(type_, IndexType):
+        return interpreter.index_bitwidth
+    raise InterpretationError(f"expected an integer or index type, got {type_}")
+
+
+def _s(x: int, width: int) -> int:
+    """`x` wrapped to `width` bits, signed canonical form."""
+    return to_signed(int(x) & ((1 << width) - 1), width)
+
+
+def _u(x: int, width: int) -> int:
+    return to_unsigned(int(x) & ((1 << width) - 1), width)
+
+
+def _fail(op: Operation, message: str) -> InterpretationError:
+    return InterpretationError(op_error(op, message))
+
+
+def _divf(x: float, y: float) -> float:
+    try:
+        return x / y
+    except ZeroDivisionError:
+        if x == 0 or pymath.isnan(x):
+            return pymath.nan
+        return pymath.copysign(pymath.inf, x) * pymath.copysign(1.0, y)
+
+
+def _rsqrt(x: float) -> float:
+    return _divf(1.0, _libm(pymath.sqrt, np.sqrt, x))
+
+
+def _round_half_away(x: float) -> float:
+    if not pymath.isfinite(x):
+        return x
+    t = float(np.trunc(x))
+    if abs(x - t) >= 0.5:
+        t += pymath.copysign(1.0, x)
+    return pymath.copysign(t, x)
+
+
+def _fma(a: float, b: float, c: float) -> float:
+    """a*b+c with a single rounding (to f64)."""
+    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        # IEEE: the sign of an exact zero sum follows the usual rules.
+        return a * b + c
+    try:
+        return float(exact)
+    except OverflowError:
+        return pymath.copysign(pymath.inf, exact)
+
+
+def _fpowi(x: float, n: int) -> float:
+    return _libm(pymath.pow, np.power, x, float(n))
+
+
+def _unary_float(fn: Callable[[float], float]):
+    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+        return (round_float(op.result.type, fn(args[0])),)
+
+    return run
+
+
+def _binary_float(fn: Callable[[float, float], float]):
+    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+        return (round_float(op.result.type, fn(args[0], args[1])),)
+
+    return run
+
+
+def _libm1(name: str, npname: str | None = None) -> Callable[[float], float]:
+    fn = getattr(pymath, name)
+    npfn = getattr(np, npname or name)
+    return lambda x: _libm(fn, npfn, x)
+
+
+def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], float]:
+    fn = getattr(pymath, name)
+    npfn = getattr(np, npname or name)
+    return lambda x, y: _libm(fn, npfn, x, y)
+
+
+def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
+    return lambda x: float(npfn(np.float64(x)))
+
+
+# ---------------------------------------------------------------------------------------
+# math
+
+
+@register_impls
+class ExtraMathFunctions(InterpreterFunctions):
+    """The `math` ops xDSL 0.74 has no implementation for."""
+
+    run_tanh = impl(math.TanhOp)(_unary_float(_libm1("tanh")))
+    run_sin = impl(math.SinOp)(_unary_float(_libm1("sin")))
+    run_cos = impl(math.CosOp)(_unary_float(_libm1("cos")))
+    run_tan = impl(math.TanOp)(_unary_float(_libm1("tan")))
+    run_asin = impl(math.AsinOp)(_unary_float(_libm1("asin", "arcsin")))
+    run_acos = impl(math.AcosOp)(_unary_float(_libm1("acos", "arccos")))
+    run_atan = impl(math.AtanOp)(_unary_float(_libm1("atan", "arctan")))
+    run_sinh = impl(math.SinhOp)(_unary_float(_libm1("sinh")))
+    run_cosh = impl(math.CoshOp)(_unary_float(_libm1("cosh")))
+    run_asinh = impl(math.AsinhOp)(_unary_float(_libm1("asinh", "arcsinh")))
+    run_acosh = impl(math.AcoshOp)(_unary_float(_libm1("acosh", "arccosh")))
+    run_atanh = impl(math.AtanhOp)(_unary_float(_libm1("atanh", "arctanh")))
+    run_exp2 = impl(math.Exp2Op)(_unary_float(_libm1("exp2")))
+    run_expm1 = impl(math.ExpM1Op)(_unary_float(_libm1("expm1")))
+    run_log2 = impl(math.Log2Op)(_unary_float(_libm1("log2")))
+    run_log10 = impl(math.Log10Op)(_unary_float(_libm1("log10")))
+    run_log1p = impl(math.Log1pOp)(_unary_float(_libm1("log1p")))
+    run_erf = impl(math.ErfOp)(_unary_float(lambda x: pymath.erf(x)))
+    run_cbrt = impl(math.CbrtOp)(_unary_float(_libm1("cbrt")))
+    run_rsqrt = impl(math.RsqrtOp)(_unary_float(_rsqrt))
+    run_absf = impl(math.AbsFOp)(_unary_float(abs))
+    run_floor = impl(math.FloorOp)(_unary_float(_exact(np.floor)))
+    run_ceil = impl(math.CeilOp)(_unary_float(_exact(np.ceil)))
+    run_trunc = impl(math.TruncOp)(_unary_float(_exact(np.trunc)))
+    run_roundeven = impl(math.RoundEvenOp)(_unary_float(_exact(np.rint)))
+    run_round = impl(math.RoundOp)(_unary_float(_round_half_away))
+    run_powf = impl(math.PowFOp)(_binary_float(_libm2("pow", "power")))
+    run_atan2 = impl(math.Atan2Op)(_binary_float(_libm2("atan2", "arctan2")))
+    run_copysign = impl(math.CopySignOp)(_binary_float(pymath.copysign))
+
+    @impl(math.FPowIOp)
+    def run_fpowi(self, interpreter: Interpreter, op: math.FPowIOp, args: PythonValues):
+        x, n = args
+        n = to_signed(int(n), _width(interpreter, op.rhs.type))
+        return (round_float(op.result.type, _fpowi(x, n)),)
+
+    @impl(math.FmaOp)
+    def run_fma(self, interpreter: Interpreter, op: math.FmaOp, args: PythonValues):
+        return (round_float(op.result.type, _fma(*args)),)
+
+    @impl(math.AbsIOp)
+    def run_absi(self, interpreter: Interpreter, op: math.AbsIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        return (_s(abs(to_signed(_u(args[0], w), w)), w),)
+
+    @impl(math.IPowIOp)
+    def run_ipowi(self, interpreter: Interpreter, op: math.IPowIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        base, exp_ = _s(args[0], w), _s(args[1], w)
+        if exp_ >= 0:
+            return (_s(pow(base, exp_, 1 << w), w),)
+        if base == 0:
+            raise _fail(op, "zero raised to a negative power")
+        if base == 1:
+            return (1,)
+        if base == -1:
+            return (1 if exp_ % 2 == 0 else _s(-1, w),)
+        return (0,)
+
+    @impl(math.CountLeadingZerosOp)
+    def run_ctlz(
+        self, interpreter: Interpreter, op: math.CountLeadingZerosOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.result.type)
+        return (w - _u(args[0], w).bit_length(),)
+
+    @impl(math.CountTrailingZerosOp)
+    def run_cttz(
+        self, interpreter: Interpreter, op: math.CountTrailingZerosOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.result.type)
+        v = _u(args[0], w)
+        return (w if v == 0 else (v & -v).bit_length() - 1,)
+
+    @impl(math.CtPopOp)
+    def run_ctpop(self, interpreter: Interpreter, op: math.CtPopOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        return (_u(args[0], w).bit_count(),)
+
+
+@register_impls
+class RoundingFunctions(InterpreterFunctions):
+    """Replaces xDSL's float ops that ignore the result type (they compute f32 in f64)."""
+
+    run_addf = impl(arith.AddfOp)(_binary_float(lambda x, y: x + y))
+    run_subf = impl(arith.SubfOp)(_binary_float(lambda x, y: x - y))
+    run_mulf = impl(arith.MulfOp)(_binary_float(lambda x, y: x * y))
+    run_exp = impl(math.ExpOp)(_unary_float(_libm1("exp")))
+    run_log = impl(math.LogOp)(_unary_float(_libm1("log")))
+    run_sqrt = impl(math.SqrtOp)(_unary_float(_libm1("sqrt")))
+
+
+# ---------------------------------------------------------------------------------------
+# arith
+
+
+def _maxnum(x: float, y: float) -> float:
+    if pymath.isnan(x):
+        return y
+    if pymath.isnan(y):
+        return x
+    if x == 0 and y == 0:
+        return 0.0 if (pymath.copysign(1, x) > 0 or pymath.copysign(1, y) > 0) else -0.0
+    return max(x, y)
+
+
+def _minnum(x: float, y: float) -> float:
+    if pymath.isnan(x):
+        return y
+    if pymath.isnan(y):
+        return x
+    if x == 0 and y == 0:
+        return -0.0 if (pymath.copysign(1, x) < 0 or pymath.copysign(1, y) < 0) else 0.0
+    return min(x, y)
+
+
+def _int_binary(fn: Callable[[int, int, int], int], signed: bool = True):
+    """An integer op: `fn(lhs, rhs, width)` on the operands read as signed (or unsigned)
+    values of the result's width; the result wraps."""
+
+    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+        w = _width(interpreter, op.result.type)
+        read = _s if signed else _u
+        return (_s(fn(read(args[0], w), read(args[1], w), w), w),)
+
+    return run
+
+
+def _checked_div(op: Operation, rhs: int) -> None:
+    if rhs == 0:
+        raise _fail(op, "integer division by zero")
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+@register_impls
+class ExtraArithFunctions(InterpreterFunctions):
+    """The `arith` ops xDSL 0.74 has no implementation for."""
+
+    run_divf = impl(arith.DivfOp)(_binary_float(_divf))
+    run_maxnumf = impl(arith.MaxnumfOp)(_binary_float(_maxnum))
+    run_minnumf = impl(arith.MinnumfOp)(_binary_float(_minnum))
+    run_maxsi = impl(arith.MaxSIOp)(_int_binary(lambda a, b, w: max(a, b)))
+    run_minsi = impl(arith.MinSIOp)(_int_binary(lambda a, b, w: min(a, b)))
+    run_maxui = impl(arith.MaxUIOp)(_int_binary(lambda a, b, w: max(a, b), signed=False))
+    run_minui = impl(arith.MinUIOp)(_int_binary(lambda a, b, w: min(a, b), signed=False))
+    run_shrui = impl(arith.ShRUIOp)(
+        _int_binary(lambda a, b, w: a >> b if b < w else 0, signed=False)
+    )
+
+    @impl(arith.NegfOp)
+    def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
+        return (-args[0],)
+
+    @impl(arith.DivUIOp)
+    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        a, b = _u(args[0], w), _u(args[1], w)
+        _checked_div(op, b)
+        return (_s(a // b, w),)
+
+    @impl(arith.RemUIOp)
+    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        a, b = _u(args[0], w), _u(args[1], w)
+        _checked_div(op, b)
+        return (_s(a % b, w),)
+
+    @impl(arith.CeilDivSIOp)
+    def run_ceildivsi(
+        self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.result.type)
+        a, b = _s(args[0], w), _s(args[1], w)
+        _checked_div(op, b)
+        return (_s(-((-a) // b), w),)
+
+    @impl(arith.CeilDivUIOp)
+    def run_ceildivui(
+        self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.result.type)
+        a, b = _u(args[0], w), _u(args[1], w)
+        _checked_div(op, b)
+        return (_s(-((-a) // b), w),)
+
+    @impl(arith.SIToFPOp)
+    def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues):
+        v = _s(args[0], _width(interpreter, op.input.type))
+        return (_int_to_float(op.result.type, v),)
+
+    @impl(arith.UIToFPOp)
+    def run_uitofp(self, interpreter: Interpreter, op: arith.UIToFPOp, args: PythonValues):
+        v = _u(args[0], _width(interpreter, op.input.type))
+        return (_int_to_float(op.result.type, v),)
+
+    @impl(arith.FPToSIOp)
+    def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        v = _float_to_int(op, args[0])
+        if not -(1 << (w - 1)) <= v < (1 << (w - 1)):
+            raise _fail(op, f"{args[0]!r} does not fit in {op.result.type}")
+        return (v,)
+
+    @impl(arith.FPToUIOp)
+    def run_fptoui(self, interpreter: Interpreter, op: arith.FPToUIOp, args: PythonValues):
+        w = _width(interpreter, op.result.type)
+        v = _float_to_int(op, args[0])
+        if not 0 <= v < (1 << w):
+            raise _fail(op, f"{args[0]!r} does not fit in unsigned {op.result.type}")
+        return (_s(v, w),)
+
+    @impl(arith.ExtFOp)
+    def run_extf(self, interpreter: Interpreter, op: arith.ExtFOp, args: PythonValues):
+        return (float(args[0]),)
+
+    @impl(arith.TruncFOp)
+    def run_truncf(self, interpreter: Interpreter, op: arith.TruncFOp, args: PythonValues):
+        return (round_float(op.result.type, args[0]),)
+
+    @impl(arith.ExtSIOp)
+    def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
+        return (_s(args[0], _width(interpreter, op.input.type)),)
+
+    @impl(arith.ExtUIOp)
+    def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
+        v = _u(args[0], _width(interpreter, op.input.type))
+        return (_s(v, _width(interpreter, op.result.type)),)
+
+    @impl(arith.TruncIOp)
+    def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
+        return (_s(args[0], _width(interpreter, op.result.type)),)
+
+    @impl(arith.BitcastOp)
+    def run_bitcast(self, interpreter: Interpreter, op: arith.BitcastOp, args: PythonValues):
+        src, dst = op.input.type, op.result.type
+        fmt_src, fmt_dst = _bit_format(src), _bit_format(dst)
+        if fmt_src is None or fmt_dst is None:
+            raise _fail(op, f"bitcast from {src} to {dst} is not supported")
+        value = args[0]
+        if isinstance(src, IntegerType):
+            value = _s(value, src.width.data)
+        elif isinstance(src, Float32Type):
+            value = _f32(value)  # struct refuses out-of-range values; ours are f32 already
+        out = struct.unpack(fmt_dst, struct.pack(fmt_src, value))[0]
+        return (float(out) if isinstance(out, float) else int(out),)
+
+    @impl(arith.AddUIExtendedOp)
+    def run_addui_extended(
+        self, interpreter: Interpreter, op: arith.AddUIExtendedOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.sum.type)
+        total = _u(args[0], w) + _u(args[1], w)
+        return (_s(total, w), total >= (1 << w))
+
+    @impl(arith.MulUIExtendedOp)
+    def run_mului_extended(
+        self, interpreter: Interpreter, op: arith.MulUIExtendedOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.low.type)
+        full = _u(args[0], w) * _u(args[1], w)
+        return (_s(full, w), _s(full >> w, w))
+
+    @impl(arith.MulSIExtendedOp)
+    def run_mulsi_extended(
+        self, interpreter: Interpreter, op: arith.MulSIExtendedOp, args: PythonValues
+    ):
+        w = _width(interpreter, op.low.type)
+        full = _s(args[0], w) * _s(args[1], w)
+        return (_s(full, w), _s(full >> w, w))
+
+
+def _int_to_float(type_: Attribute, v: int) -> float:
+    if isinstance(type_, Float32Type):
+        # Round the integer once, straight to f32 (not via f64).
+        if abs(v) < (1 << 63):
+            return float(np.float32(v))
+        return _f32(float(v))
+    try:
+        return round_float(type_, float(v))
+    except OverflowError:
+        return pymath.copysign(pymath.inf, v)
+
+
+def _float_to_int(op: Operation, x: float) -> int:
+    if not pymath.isfinite(x):
+        raise _fail(op, f"cannot convert {x!r} to an integer")
+    return int(x)  # rounds toward zero
+
+
+def _bit_format(type_: Attribute) -> str | None:
+    if isinstance(type_, Float64Type):
+        return "<d"
+    if isinstance(type_, Float32Type):
+        return "<f"
+    if isinstance(type_, Float16Type):
+        return "<e"
+    if isinstance(type_, IntegerType):
+        return {8: "<b", 16: "<h", 32: "<i", 64: "<q"}.get(type_.width.data)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# memref
+
+
+def _element_xtype(interpreter: Interpreter, memref_type: MemRefType[Any]):
+    return xtype_for_el_type(memref_type.get_element_type(), interpreter.index_bitwidth)
+
+
+def _allocate(
+    interpreter: Interpreter, op: memref.AllocOp | memref.AllocaOp, dynamic: Sequence[int]
+) -> ShapedArray[Any]:
+    memref_type = op.memref.type
+    assert isinstance(memref_type, MemRefType)
+    sizes = iter(dynamic)
+    shape: list[int] = []
+    for dim in memref_type.get_shape():
+        if dim == builtin.DYNAMIC_INDEX:
+            size = next(sizes)
+            if size < 0:
+                raise _fail(op, f"negative dynamic size {size}")
+            shape.append(size)
+        else:
+            shape.append(dim)
+    xtype = _element_xtype(interpreter, memref_type)
+    size = 1
+    for dim in shape:
+        size *= dim
+    return ShapedArray(TypedPtr[Any].zeros(size, xtype=xtype), shape)
+
+
+def _offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> int:
+    shape = array.shape
+    if len(indices) != len(shape):
+        raise _fail(op, f"{len(indices)} indices for a memref of rank {len(shape)}")
+    offset = 0
+    for index, dim in zip(indices, shape):
+        if not 0 <= index < dim:
+            raise _fail(
+                op, f"index {list(indices)} out of bounds for memref of shape {list(shape)}"
+            )
+        offset = offset * dim + index
+    return offset
+
+
+@register_impls
+class CheckedMemRefFunctions(InterpreterFunctions):
+    """Replaces xDSL's alloc (which ignores dynamic sizes) and load/store (which do not
+    check their indices)."""
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
+        return (_allocate(interpreter, op, args[: len(op.dynamic_sizes)]),)
+
+    @impl(memref.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues):
+        array, *indices = args
+        return (array.data_ptr[_offset(op, array, indices)],)
+
+    @impl(memref.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues):
+        value, array, *indices = args
+        array.data_ptr[_offset(op, array, indices)] = value
+        return ()
+
+
+_RMW_KINDS: dict[int, Callable[[Any, Any], Any]] = {
+    0: lambda old, v: old + v,  # addf
+    1: lambda old, v: old + v,  # addi
+    2: lambda old, v: v,  # assign
+    3: lambda old, v: max(old, v),  # maximumf
+    4: lambda old, v: max(old, v),  # maxs
+    5: lambda old, v: max(old, v),  # maxu (operands are taken as non-negative)
+    6: lambda old, v: min(old, v),  # minimumf
+    7: lambda old, v: min(old, v),  # mins
+    8: lambda old, v: min(old, v),  # minu
+    9: lambda old, v: old * v,  # mulf
+    10: lambda old, v: old * v,  # muli
+    11: lambda old, v: old | v,  # ori
+    12: lambda old, v: old & v,  # andi
+}
+
+
+@register_impls
+class ExtraMemRefFunctions(InterpreterFunctions):
+    """The `memref` ops xDSL 0.74 has no implementation for. Views share the buffer."""
+
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interpreter: Interpreter, op: memref.AllocaOp, args: PythonValues):
+        return (_allocate(interpreter, op, args[: len(op.dynamic_sizes)]),)
+
+    @impl(memref.CopyOp)
+    def run_copy(self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues):
+        source, dest = args
+        if list(source.shape) != list(dest.shape):
+            raise _fail(op, f"copy from shape {source.shape} to shape {dest.shape}")
+        src_ptr, dst_ptr = source.data_ptr, dest.data_ptr
+        n = source.size * src_ptr.size
+        src = src_ptr.raw.memory[src_ptr.raw.offset : src_ptr.raw.offset + n]
+        dst_ptr.raw.memory[dst_ptr.raw.offset : dst_ptr.raw.offset + n] = src
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues):
+        array, index = args
+        if not 0 <= index < len(array.shape):
+            raise _fail(op, f"dimension {index} of a memref of rank {len(array.shape)}")
+        return (array.shape[index],)
+
+    @impl(memref.RankOp)
+    def run_rank(self, interpreter: Interpreter, op: memref.RankOp, args: PythonValues):
+        return (len(args[0].shape),)
+
+    @impl(memref.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
+        return (args[0],)
+
+    @impl(memref.MemorySpaceCastOp)
+    def run_memory_space_cast(
+        self, interpreter: Interpreter, op: memref.MemorySpaceCastOp, args: PythonValues
+    ):
+        return (args[0],)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ):
+        (array,) = args
+        shape = [
+            _prod(array.shape[i] for i in group.data)
+            for group in op.reassociation.data
+        ]
+        return (ShapedArray(array.data_ptr, shape),)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ):
+        array, *dynamic = args
+        sizes = iter(dynamic)
+        shape = [
+            next(sizes) if d == builtin.DYNAMIC_INDEX else d
+            for d in op.static_output_shape.get_values()
+        ]
+        if _prod(shape) != array.size:
+            raise _fail(op, f"cannot expand shape {array.shape} into {shape}")
+        return (ShapedArray(array.data_ptr, shape),)
+
+    @impl(memref.AtomicRMWOp)
+    def run_atomic_rmw(
+        self, interpreter: Interpreter, op: memref.AtomicRMWOp, args: PythonValues
+    ):
+        value, array, *indices = args
+        kind = op.kind.value.data
+        if kind not in _RMW_KINDS:
+            raise _fail(op, f"atomic_rmw kind {kind} is not supported")
+        offset = _offset(op, array, indices)
+        old = array.data_ptr[offset]
+        new = _RMW_KINDS[kind](old, value)
+        el_type = op.memref.type.get_element_type()
+        if isinstance(el_type, IntegerType | IndexType):
+            new = _s(new, _width(interpreter, el_type))
+        else:
+            new = round_float(el_type, new)
+        array.data_ptr[offset] = new
+        return (old,)
+
+
+def _prod(values: Any) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# scf
+
+
+@register_impls
+class ExtraScfFunctions(InterpreterFunctions):
+    """scf.execute_region, and scf.parallel run as a sequential loop nest."""
+
+    @impl(scf.ExecuteRegionOp)
+    def run_execute_region(
+        self, interpreter: Interpreter, op: scf.ExecuteRegionOp, args: PythonValues
+    ):
+        return interpreter.run_ssacfg_region(op.region, (), "execute_region")
+
+    @impl(scf.ParallelOp)
+    def run_parallel(self, interpreter: Interpreter, op: scf.ParallelOp, args: PythonValues):
+        n = len(op.lowerBound)
+        lbs, ubs, steps = args[:n], args[n : 2 * n], args[2 * n : 3 * n]
+        accumulators = list(args[3 * n :])
+        reduce_op = op.body.block.last_op
+        assert isinstance(reduce_op, scf.ReduceOp)
+        ranges = [range(lb, ub, step) for lb, ub, step in zip(lbs, ubs, steps)]
+        for point in product(*ranges):
+            values = interpreter.run_ssacfg_region(op.body, point, "parallel")
+            for i, value in enumerate(values):
+                (accumulators[i],) = interpreter.run_ssacfg_region(
+                    reduce_op.reductions[i], (accumulators[i], value), "reduce"
+                )
+        return tuple(accumulators)
+
+    @impl_terminator(scf.ReduceOp)
+    def run_reduce(
+        self, interpreter: Interpreter, op: scf.ReduceOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(scf.ReduceReturnOp)
+    def run_reduce_return(
+        self, interpreter: Interpreter, op: scf.ReduceReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+# ---------------------------------------------------------------------------------------
+# affine
+
+
+def _eval_map(map_attr: builtin.AffineMapAttr, operands: Sequence[int]) -> tuple[int, ...]:
+    amap = map_attr.data
+    return amap.eval(operands[: amap.num_dims], operands[amap.num_dims :])
+
+
+@register_impls
+class ExtraAffineFunctions(InterpreterFunctions):
+    """affine.if and affine.min."""
+
+    @impl(affine.IfOp)
+    def run_if(self, interpreter: Interpreter, op: affine.IfOp, args: PythonValues):
+        iset = op.condition.data
+        dims, syms = args[: iset.num_dims], args[iset.num_dims :]
+        holds = all(_holds(c, dims, syms) for c in iset.constraints)
+        return interpreter.run_ssacfg_region(
+            op.then_region if holds else op.else_region, (), "affine.if"
+        )
+
+    @impl(affine.MinOp)
+    def run_min(self, interpreter: Interpreter, op: affine.MinOp, args: PythonValues):
+        return (min(_eval_map(op.map, args)),)
+
+
+def _holds(c: AffineConstraintExpr, dims: Sequence[int], syms: Sequence[int]) -> bool:
+    lhs, rhs = c.lhs.eval(dims, syms), c.rhs.eval(dims, syms)
+    if c.kind is AffineConstraintKind.eq:
+        return lhs == rhs
+    if c.kind is AffineConstraintKind.ge:
+        return lhs >= rhs
+    return lhs <= rhs
+
+
+@register_impls
+class AffineOverrideFunctions(InterpreterFunctions):
+    """Replaces xDSL's affine.for/load/store/apply, which accept neither symbol operands
+    nor (for `for`) bound operands, multi-result bound maps or iter_args."""
+
+    @impl(affine.ForOp)
+    def run_for(self, interpreter: Interpreter, op: affine.ForOp, args: PythonValues):
+        n_lb, n_ub = len(op.lowerBoundOperands), len(op.upperBoundOperands)
+        lb = max(_eval_map(op.lowerBoundMap, args[:n_lb]))
+        ub = min(_eval_map(op.upperBoundMap, args[n_lb : n_lb + n_ub]))
+        loop_args = tuple(args[n_lb + n_ub :])
+        for i in range(lb, ub, op.step.value.data):
+            loop_args = interpreter.run_ssacfg_region(op.body, (i, *loop_args), "affine.for")
+        return loop_args
+
+    @impl(affine.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: affine.LoadOp, args: PythonValues):
+        array, *operands = args
+        assert op.map is not None
+        indices = _eval_map(op.map, operands)
+        return (array.data_ptr[_offset(op, array, indices)],)
+
+    @impl(affine.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues):
+        value, array, *operands = args
+        assert op.map is not None
+        indices = _eval_map(op.map, operands)
+        array.data_ptr[_offset(op, array, indices)] = value
+        return ()
+
+    @impl(affine.ApplyOp)
+    def run_apply(self, interpreter: Interpreter, op: affine.ApplyOp, args: PythonValues):
+        return _eval_map(op.map, args)
