@@ -105,7 +105,9 @@ def _lower_to_std() -> type[ModulePass]:
 
 
 # TapeFlow's own passes. A pass is listed here once its module exists.
-TAPEFLOW_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+TAPEFLOW_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "tapeflow-lower-to-std": _lower_to_std,
+}
 
 
 def make_context(allow_unregistered: bool = False) -> Context:

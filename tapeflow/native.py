@@ -1,0 +1,471 @@
+"""Runs a function natively with upstream MLIR: `mlir-opt-22` to LLVM, then `mlir-runner-22`.
+
+`run_native(module, entry, args)` takes the same Python values as the xDSL interpreter
+(`ShapedArray` for a memref, `float`/`int`/`bool` for scalars) and gives back the same
+kinds of values, so `tapeflow-exec` prints exactly what `tapeflow-run` prints:
+
+1. the module is cloned and lowered to upstream dialects (`tapeflow-lower-to-std`);
+2. a wrapper function `@__tapeflow_main` is appended to it. Each memref argument becomes a
+   `memref.global` whose `dense<"0x...">` initialiser is the argument's raw bytes, so the
+   native program starts from bit-identical inputs; each scalar argument is a constant
+   (floats as their bit pattern). The wrapper calls the entry, then prints every result
+   and every memref argument one integer per line with the C runner library's `printI64`:
+   floats bit-cast to integers, memrefs as their sizes then their elements in row-major
+   order. Nothing is lost to printF64's six digits;
+3. `mlir-opt-22` runs `MLIR_OPT_PIPELINE`, `mlir-runner-22` runs `@__tapeflow_main` with
+   the two runner libraries, and the integers are turned back into Python values; memref
+   arguments are updated in place, as the interpreter would have done.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import struct
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import TypedPtr
+from xdsl.ir import Attribute
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow.diagnostics import ToolError
+
+MLIR_VERSION = "22"
+APT_PACKAGES = ("mlir-22-tools", "libmlir-22")
+INSTALL_HINT = (
+    "install upstream MLIR 22 with `apt-get install -y mlir-22-tools libmlir-22` "
+    "(mlir-opt-22, mlir-runner-22 and the runner libraries under /usr/lib/llvm-22/lib)"
+)
+RUNNER_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
+LIBRARY_DIRS = ("/usr/lib/llvm-22/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu")
+
+MLIR_OPT_PIPELINE = (
+    "--lower-affine",
+    "--convert-scf-to-cf",
+    "--convert-math-to-llvm",
+    "--convert-math-to-libm",
+    "--convert-arith-to-llvm",
+    "--finalize-memref-to-llvm",
+    "--convert-func-to-llvm",
+    "--convert-cf-to-llvm",
+    "--reconcile-unrealized-casts",
+)
+"""The upstream pipeline from standard dialects to the LLVM dialect."""
+
+WRAPPER = "__tapeflow_main"
+
+
+@dataclass(frozen=True)
+class NativeTools:
+    opt: str
+    runner: str
+    libraries: tuple[str, ...]
+
+
+def find_tools() -> NativeTools:
+    """Locates mlir-opt-22, mlir-runner-22 and the runner libraries, or says how to install."""
+    opt = shutil.which(f"mlir-opt-{MLIR_VERSION}")
+    runner = shutil.which(f"mlir-runner-{MLIR_VERSION}")
+    missing = [
+        name
+        for name, path in ((f"mlir-opt-{MLIR_VERSION}", opt), (f"mlir-runner-{MLIR_VERSION}", runner))
+        if path is None
+    ]
+    libraries: list[str] = []
+    for lib in RUNNER_LIBRARIES:
+        found = _find_library(lib)
+        if found is None:
+            missing.append(lib)
+        else:
+            libraries.append(found)
+    if missing or opt is None or runner is None:
+        raise ToolError(f"native execution needs {', '.join(missing)}: {INSTALL_HINT}")
+    return NativeTools(opt, runner, tuple(libraries))
+
+
+def _find_library(name: str) -> str | None:
+    dirs = [d for d in os.environ.get("TAPEFLOW_MLIR_LIB_DIR", "").split(":") if d]
+    for directory in (*dirs, *LIBRARY_DIRS):
+        for candidate in (f"{name}.{MLIR_VERSION}.1", name):
+            path = os.path.join(directory, candidate)
+            if os.path.exists(path):
+                return path
+        if os.path.isdir(directory):
+            versioned = sorted(
+                f for f in os.listdir(directory) if f.startswith(f"{name}.{MLIR_VERSION}")
+            )
+            if versioned:
+                return os.path.join(directory, versioned[0])
+    return None
+
+
+def tools_available() -> bool:
+    try:
+        find_tools()
+    except ToolError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# lowering and printing
+
+
+def lower_module(module: ModuleOp, ctx: Context | None = None) -> ModuleOp:
+    """A copy of `module` with only upstream dialects left (`tapeflow-lower-to-std`)."""
+    from tapeflow.registry import make_context
+    from tapeflow.transforms.lower_to_std import LowerToStdPass
+
+    lowered = module.clone()
+    LowerToStdPass().apply(ctx or make_context(), lowered)
+    lowered.verify()
+    return lowered
+
+
+def _type_text(typ: Attribute) -> str:
+    return str(typ)
+
+
+def _function(module: ModuleOp, entry: str) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
+            if op.is_declaration:
+                raise ToolError(f"function @{entry} is only declared, it has no body")
+            return op
+    raise ToolError(f"no function @{entry} in the module")
+
+
+def _scalar_bits(typ: Attribute) -> int:
+    if isinstance(typ, IndexType):
+        return 64
+    if isinstance(typ, IntegerType | AnyFloat):
+        return typ.bitwidth
+    raise ToolError(f"native execution does not support values of type {typ}")
+
+
+_PACK = {16: "e", 32: "f", 64: "d"}
+_IPACK = {8: "b", 16: "h", 32: "i", 64: "q"}
+
+
+def _float_to_bits(value: float, width: int) -> int:
+    return struct.unpack(f"<{_IPACK[width].upper()}", struct.pack(f"<{_PACK[width]}", value))[0]
+
+
+def _bits_to_float(bits: int, width: int) -> float:
+    unsigned = bits & ((1 << width) - 1)
+    return struct.unpack(f"<{_PACK[width]}", struct.pack(f"<{_IPACK[width].upper()}", unsigned))[0]
+
+
+def _dense_initializer(array: ShapedArray[Any], element: Attribute) -> str:
+    data = array.data
+    if not data:
+        return "uninitialized"
+    if isinstance(element, IntegerType) and element.bitwidth == 1:
+        return "dense<[" + ", ".join("true" if v else "false" for v in data) + "]>"
+    if isinstance(element, Float16Type | Float32Type | Float64Type):
+        fmt = _PACK[element.bitwidth]
+    else:
+        fmt = _IPACK.get(_scalar_bits(element))
+        if fmt is None:
+            raise ToolError(f"native execution does not support memrefs of {element}")
+        width = _scalar_bits(element)
+        data = [_wrap_signed(int(v), width) for v in data]
+    raw = struct.pack(f"<{len(data)}{fmt}", *data)
+    if len(data) == 1:  # a one-element hex string would be read as a splat anyway
+        pass
+    return f'dense<"0x{raw.hex().upper()}">'
+
+
+def _wrap_signed(value: int, width: int) -> int:
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >= 1 << (width - 1) else value
+
+
+class _Wrapper:
+    """Builds the text of the globals and of `@__tapeflow_main`."""
+
+    def __init__(self) -> None:
+        self.globals: list[str] = []
+        self.body: list[str] = []
+        self.counter = 0
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%w{self.counter}"
+
+    def line(self, text: str) -> None:
+        self.body.append("    " + text)
+
+    def index(self, value: int) -> str:
+        name = self.fresh()
+        self.line(f"{name} = arith.constant {value} : index")
+        return name
+
+    def argument(self, position: int, typ: Attribute, value: Any) -> str:
+        if isinstance(typ, MemRefType):
+            if not isinstance(value, ShapedArray):
+                raise ToolError(f"argument {position} of type {typ} needs an array")
+            element = typ.element_type
+            shape = list(value.shape)
+            static = MemRefType(element, shape)
+            symbol = f"__tapeflow_arg{position}"
+            init = _dense_initializer(value, element)
+            self.globals.append(
+                f'  memref.global "private" @{symbol} : {_type_text(static)} = {init}'
+            )
+            ref = self.fresh()
+            self.line(f"{ref} = memref.get_global @{symbol} : {_type_text(static)}")
+            if static != typ:
+                cast = self.fresh()
+                self.line(
+                    f"{cast} = memref.cast {ref} : {_type_text(static)} to {_type_text(typ)}"
+                )
+                ref = cast
+            return ref
+        name = self.fresh()
+        bits = _scalar_bits(typ)
+        if isinstance(typ, AnyFloat):
+            raw = _float_to_bits(float(value), bits)
+            self.line(f"{name} = arith.constant 0x{raw:0{bits // 4}X} : {typ}")
+        elif bits == 1:
+            self.line(f"{name} = arith.constant {'true' if value else 'false'}")
+        else:
+            self.line(f"{name} = arith.constant {int(value)} : {_type_text(typ)}")
+        return name
+
+    def print_scalar(self, value: str, typ: Attribute) -> None:
+        bits = _scalar_bits(typ)
+        if isinstance(typ, IndexType):
+            as_int = self.fresh()
+            self.line(f"{as_int} = arith.index_cast {value} : index to i64")
+        else:
+            if isinstance(typ, AnyFloat):
+                cast = self.fresh()
+                self.line(f"{cast} = arith.bitcast {value} : {typ} to i{bits}")
+                value = cast
+            if bits == 64:
+                as_int = value
+            else:
+                as_int = self.fresh()
+                ext = "arith.extui" if bits == 1 or isinstance(typ, AnyFloat) else "arith.extsi"
+                self.line(f"{as_int} = {ext} {value} : i{bits} to i64")
+        self.line(f"func.call @printI64({as_int}) : (i64) -> ()")
+        self.line("func.call @printNewline() : () -> ()")
+
+    def print_memref(self, ref: str, typ: MemRefType[Attribute]) -> None:
+        sizes: list[str] = []
+        for dim in range(typ.get_num_dims()):
+            d = self.index(dim)
+            size = self.fresh()
+            self.line(f"{size} = memref.dim {ref}, {d} : {_type_text(typ)}")
+            self.print_scalar(size, IndexType())
+            sizes.append(size)
+        zero, one = self.index(0), self.index(1)
+        ivs: list[str] = []
+        for size in sizes:
+            iv = self.fresh()
+            self.line(f"scf.for {iv} = {zero} to {size} step {one} {{")
+            ivs.append(iv)
+        element = self.fresh()
+        self.line(f"{element} = memref.load {ref}[{', '.join(ivs)}] : {_type_text(typ)}")
+        self.print_scalar(element, typ.element_type)
+        for _ in sizes:
+            self.line("}")
+
+    def text(self, declare: Sequence[str]) -> str:
+        decls = [f"  func.func private @{name}({sig})" for name, sig in declare]
+        lines = [*self.globals, *decls, f"  func.func @{WRAPPER}() {{", *self.body]
+        lines += ["    func.return", "  }"]
+        return "\n".join(lines) + "\n"
+
+
+_RUNTIME = (("printI64", "i64"), ("printNewline", ""))
+
+
+def native_program(
+    module: ModuleOp, entry: str, args: Sequence[Any], ctx: Context | None = None
+) -> tuple[str, list[tuple[str, Attribute, int | None]]]:
+    """The upstream MLIR text that runs `entry` on `args` and prints the values back.
+
+    Returns the text and the list of printed values (`("result", type, i)` or
+    `("arg", type, i)`), in printing order.
+    """
+    lowered = lower_module(module, ctx)
+    function = _function(lowered, entry)
+    inputs = function.function_type.inputs.data
+    outputs = function.function_type.outputs.data
+    if len(inputs) != len(args):
+        raise ToolError(f"@{entry} takes {len(inputs)} argument(s), got {len(args)}")
+    wrapper = _Wrapper()
+    operands = [wrapper.argument(i, t, v) for i, (t, v) in enumerate(zip(inputs, args))]
+    results = [wrapper.fresh() for _ in outputs]
+    call = f"func.call @{entry}({', '.join(operands)}) : "
+    call += f"({', '.join(map(_type_text, inputs))}) -> ({', '.join(map(_type_text, outputs))})"
+    if results:
+        call = ", ".join(results) + " = " + call
+    wrapper.line(call)
+    printed: list[tuple[str, Attribute, int | None]] = []
+    for i, (name, typ) in enumerate(zip(results, outputs)):
+        _emit_print(wrapper, name, typ)
+        printed.append(("result", typ, i))
+    for i, (name, typ) in enumerate(zip(operands, inputs)):
+        if isinstance(typ, MemRefType):
+            _emit_print(wrapper, name, typ)
+            printed.append(("arg", typ, i))
+    existing = {
+        op.sym_name.data for op in lowered.ops if isinstance(op, func.FuncOp)
+    }
+    if WRAPPER in existing:
+        raise ToolError(f"the module already defines @{WRAPPER}")
+    declare = [(n, s) for n, s in _RUNTIME if n not in existing]
+    text = _print_module(lowered)
+    closing = text.rstrip().rfind("}")
+    program = text[:closing] + wrapper.text(declare) + "}\n"
+    return program, printed
+
+
+def _emit_print(wrapper: _Wrapper, name: str, typ: Attribute) -> None:
+    if isinstance(typ, MemRefType):
+        wrapper.print_memref(name, typ)
+    else:
+        wrapper.print_scalar(name, typ)
+
+
+def _print_module(module: ModuleOp) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue() + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# running
+
+
+def compile_to_llvm(program: str, tools: NativeTools | None = None) -> str:
+    """Runs upstream `mlir-opt-22` with `MLIR_OPT_PIPELINE` on `program`."""
+    tools = tools or find_tools()
+    done = subprocess.run(
+        [tools.opt, *MLIR_OPT_PIPELINE], input=program, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise InterpretationError(f"mlir-opt-{MLIR_VERSION} failed:\n{done.stderr.strip()}")
+    return done.stdout
+
+
+def run_llvm(llvm: str, tools: NativeTools | None = None) -> str:
+    """Runs `@__tapeflow_main` of an LLVM-dialect module with `mlir-runner-22`."""
+    tools = tools or find_tools()
+    command = [
+        tools.runner,
+        "-e",
+        WRAPPER,
+        "-entry-point-result=void",
+        f"-shared-libs={','.join(tools.libraries)}",
+    ]
+    done = subprocess.run(command, input=llvm, capture_output=True, text=True)
+    if done.returncode != 0:
+        detail = done.stderr.strip() or f"exit status {done.returncode}"
+        raise InterpretationError(f"mlir-runner-{MLIR_VERSION} failed:\n{detail}")
+    return done.stdout
+
+
+def run_native(
+    module: ModuleOp,
+    entry: str,
+    args: Sequence[Any],
+    ctx: Context | None = None,
+    tools: NativeTools | None = None,
+) -> tuple[Any, ...]:
+    """Runs `entry(*args)` natively; returns its results and updates memref `args` in place."""
+    tools = tools or find_tools()
+    program, printed = native_program(module, entry, args, ctx)
+    output = run_llvm(compile_to_llvm(program, tools), tools)
+    numbers = _parse_integers(output)
+    results: list[Any] = []
+    for kind, typ, position in printed:
+        assert position is not None
+        if isinstance(typ, MemRefType):
+            target = args[position] if kind == "arg" else None
+            value = _take_memref(numbers, typ, target)
+        else:
+            value = _decode_scalar(numbers.pop(0), typ)
+        if kind == "result":
+            results.append(value)
+    if numbers:
+        raise InterpretationError(f"native run printed {len(numbers)} unexpected value(s)")
+    return tuple(results)
+
+
+def _parse_integers(output: str) -> list[int]:
+    numbers: list[int] = []
+    for line in output.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            numbers.append(int(line))
+        except ValueError:
+            raise InterpretationError(f"unexpected output from the native run: {line!r}")
+    return numbers
+
+
+def _decode_scalar(raw: int, typ: Attribute) -> Any:
+    bits = _scalar_bits(typ)
+    if isinstance(typ, AnyFloat):
+        return _bits_to_float(raw, bits)
+    if bits == 1:
+        return bool(raw & 1)
+    return raw
+
+
+def _take_memref(numbers: list[int], typ: MemRefType[Attribute], target: Any) -> ShapedArray[Any]:
+    rank = typ.get_num_dims()
+    shape = [numbers.pop(0) for _ in range(rank)]
+    count = math.prod(shape)
+    if len(numbers) < count:
+        raise InterpretationError("native run printed fewer values than expected")
+    values = [_decode_scalar(numbers.pop(0), typ.element_type) for _ in range(count)]
+    if isinstance(target, ShapedArray):
+        if list(target.shape) != shape:
+            raise InterpretationError(f"native run changed a shape: {target.shape} -> {shape}")
+        for offset, value in enumerate(values):
+            target.data_ptr[offset] = value
+        return target
+    element = typ.element_type
+    xtype = xtype_for_el_type(element, 64)
+    return ShapedArray(TypedPtr.new(values, xtype=xtype), shape)
+
+
+__all__ = [
+    "APT_PACKAGES",
+    "DYNAMIC_INDEX",
+    "INSTALL_HINT",
+    "MLIR_OPT_PIPELINE",
+    "NativeTools",
+    "find_tools",
+    "native_program",
+    "run_native",
+    "tools_available",
+]
