@@ -1,0 +1,1 @@
+"""TapeFlow's benchmarks: kernels (`benchmarks.kernels`) and measurement scripts."""
