@@ -51,6 +51,18 @@ class TapeFlowOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = _passes_help(self.available_passes)
+        arg_parser.add_argument(
+            "--verify-upstream",
+            action="store_true",
+            help="parse and verify the output with upstream MLIR (needs tapeflow[mlir])",
+        )
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        super().apply_passes(prog)
+        if self.args.verify_upstream:
+            from tapeflow.upstream import verify_with_upstream
+
+            verify_with_upstream(prog)
 
     def register_all_frontends(self) -> None:
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
