@@ -1,0 +1,152 @@
+"""Index arithmetic and loop helpers shared by the TapeFlow tape transforms.
+
+`IndexBuilder` emits `index` arithmetic before an insertion point and folds constants, so
+that the records, layers and tiles of loops with constant bounds print as constants. Only
+ops that xDSL's stock interpreter runs are emitted (`arith.addi/subi/muli/divsi/cmpi/select`,
+no `minsi`/`ceildivsi`), and every value stays in the `index` type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+LOOP_ATTR = "tapeflow.loop"
+"""The discardable attribute that ties a forward loop to its reverse loop (CONTRACTS.md)."""
+
+
+def const_int(value: SSAValue) -> int | None:
+    """The integer of an `arith.constant` of integer/index type, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+class IndexBuilder:
+    """Emits folded `index` arithmetic at an insertion point."""
+
+    def __init__(self, point: InsertPoint):
+        self.point = point
+        self.created: list[Operation] = []
+
+    def _insert(self, op: Operation) -> SSAValue:
+        Rewriter.insert_op(op, self.point)
+        self.created.append(op)
+        return op.results[0]
+
+    def prune(self) -> None:
+        """Erases the ops this builder made that ended up unused (folded-away constants)."""
+        for op in reversed(self.created):
+            if op.parent is not None and all(not r.uses for r in op.results):
+                Rewriter.erase_op(op)
+        self.created.clear()
+
+    def const(self, value: int) -> SSAValue:
+        return self._insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(ca + cb)
+        if ca == 0:
+            return b
+        if cb == 0:
+            return a
+        return self._insert(arith.AddiOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(ca - cb)
+        if cb == 0:
+            return a
+        return self._insert(arith.SubiOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(ca * cb)
+        if ca == 1:
+            return b
+        if cb == 1:
+            return a
+        if ca == 0 or cb == 0:
+            return self.const(0)
+        return self._insert(arith.MuliOp(a, b))
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """Signed division; callers only divide non-negative values by positive ones."""
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(ca // cb)
+        if cb == 1:
+            return a
+        return self._insert(arith.DivSIOp(a, b))
+
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(min(ca, cb))
+        lt = self._insert(arith.CmpiOp(a, b, "slt"))
+        return self._insert(arith.SelectOp(lt, a, b))
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(max(ca, cb))
+        gt = self._insert(arith.CmpiOp(a, b, "sgt"))
+        return self._insert(arith.SelectOp(gt, a, b))
+
+    def ceildiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """ceil(a / b) for a >= 0, b > 0."""
+        ca, cb = const_int(a), const_int(b)
+        if ca is not None and cb is not None:
+            return self.const(-(-ca // cb))
+        return self.div(self.sub(self.add(a, b), self.const(1)), b)
+
+    def trip_count(self, loop: scf.ForOp) -> SSAValue:
+        """max(0, ceil((ub - lb) / step)): the number of iterations `loop` runs."""
+        lb, ub, step = loop.lb, loop.ub, loop.step
+        clb, cub, cs = const_int(lb), const_int(ub), const_int(step)
+        if clb is not None and cub is not None and cs is not None and cs > 0:
+            return self.const(max(0, -(-(cub - clb) // cs)))
+        return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))
+
+    def normalized_iv(self, loop: scf.ForOp) -> SSAValue:
+        """(iv - lb) / step: the 0-based iteration number, inside `loop`'s body."""
+        iv = loop.body.block.args[0]
+        return self.div(self.sub(iv, loop.lb), loop.step)
+
+    def linearize(self, indices: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
+        """Row-major linear index of `indices` in a box of `sizes` (sizes[0] is unused)."""
+        assert indices and len(indices) == len(sizes)
+        acc = indices[0]
+        for index, size in zip(indices[1:], sizes[1:]):
+            acc = self.add(self.mul(acc, size), index)
+        return acc
+
+
+def loop_id(op: Operation) -> int | None:
+    """The `tapeflow.loop` id of an `scf.for`, or None."""
+    attr = op.attributes.get(LOOP_ATTR)
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    return None
+
+
+def defined_outside(value: SSAValue, op: Operation) -> bool:
+    """True when `value` is defined outside `op` (so it dominates `op` if `op` uses it)."""
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        return parent is None or not op.is_ancestor(parent)
+    return not op.is_ancestor(owner)
+
+
+def index_type() -> Attribute:
+    return IndexType()

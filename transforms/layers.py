@@ -1,0 +1,285 @@
+"""`tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}`: strip-mine regions into layers.
+
+Input: the output of `tapeflow-regions`, i.e. DRAM region tapes (`region.alloc`) each with
+one `region.write` in the body of its forward loop and one `region.read` in the body of
+its reverse loop. For every such *loop region* the pass strip-mines the innermost
+forward loop and the innermost reverse loop into *layers* of `L` iterations, so that the
+records of one layer (a *tile* of `L` records, contiguous in the tape) fit the scratchpad.
+The reverse sweep walks the layers in reverse, so that reverse layer `j` reads exactly the
+records forward layer `j` wrote:
+
+```
+// forward, n iterations of `scf.for %i = %lb to %ub step %s`, nl = ceil(n / L)
+scf.for %j = %c0 to %nl step %c1 {                      // {tapeflow.layer = L}
+  %start = j * L ; %end = min(%start + L, n)
+  scf.for %t = %start to %end step %c1 {                // {tapeflow.loop = N}
+    %i = %lb + %t * %s
+    ...original body...
+  }
+}
+// reverse, counter `k` from lb_r by step_r, n iterations
+scf.for %jr = %c0 to %nl step %c1 {                     // {tapeflow.layer = L}
+  %j = nl - 1 - %jr ; %start = j * L ; %end = min(%start + L, n)
+  scf.for %kk = %c0 to %end - %start step %c1 {         // {tapeflow.loop = N}
+    %k = lb_r + (n - %end + %kk) * step_r
+    ...original body...
+  }
+}
+```
+
+`iter_args` (the reverse sweep's adjoint accumulators) are threaded through both loops.
+The last layer holds `n - (nl-1)*L` iterations when `L` does not divide `n`; a dynamic
+`n` works the same way (the layer bounds are computed at run time). The tape itself is
+untouched: it stays in DRAM, indexed as before, so the program's meaning is unchanged;
+`tapeflow-stream` turns the tiles into DMA transfers.
+
+Budget split rule
+-----------------
+All loop regions of one function share the scratchpad, conservatively as if they were all
+live at once (nested loops are). Each region needs `depth` tile buffers of `L` records of
+`S` bytes. The budget is split in proportion to record size, which gives every region of
+the function the same number of records per layer:
+`L = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
+`tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the trip count
+when it is a constant (no layer larger than the loop). Region `r` gets
+`depth * L * S_r` bytes, recorded on its `region.alloc` as `tapeflow.spm_bytes`, and `L`
+as `tapeflow.layer_records`. When `L` would be 0 the pass fails and says how many bytes
+one record of each region, times `depth`, needs. Regions sharing one forward loop (two
+segments of one body) share its layers. Straight-line regions (one record) are not
+layered; they stay in DRAM.
+
+Options: `spm-bytes` (> 0, default 65536), `depth` (>= 1, default 2: the number of tile
+buffers per region `tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+from tapeflow.dialects import region
+from tapeflow.transforms.index_utils import LOOP_ATTR, IndexBuilder, const_int
+
+LAYER_ATTR = "tapeflow.layer"
+"""On a layer loop: the number of iterations (records) per layer."""
+LAYER_RECORDS_ATTR = "tapeflow.layer_records"
+"""On a layered `region.alloc`: records per layer (= per tile)."""
+SPM_BYTES_ATTR = "tapeflow.spm_bytes"
+"""On a layered `region.alloc`: the scratchpad bytes granted to the region."""
+
+
+@dataclass
+class LoopRegion:
+    """A region tape with its writer and reader and their loop nests (outermost first)."""
+
+    alloc: region.AllocOp
+    write: region.WriteOp
+    read: region.ReadOp
+    fwd: list[scf.ForOp]
+    rev: list[scf.ForOp]
+
+    @property
+    def record_bytes(self) -> int:
+        return region.record_of(self.alloc.tape).size
+
+    @property
+    def layered(self) -> bool:
+        return len(self.fwd) >= 2 and LAYER_ATTR in self.fwd[-2].attributes
+
+
+def _chain(op: Operation, block: Block) -> list[scf.ForOp] | None:
+    """The `scf.for`s between `block` and `op`, outermost first; None if another op is."""
+    chain: list[scf.ForOp] = []
+    current = op
+    while current.parent_block() is not block:
+        parent = current.parent_op()
+        if not isinstance(parent, scf.ForOp):
+            return None
+        chain.append(parent)
+        current = parent
+    chain.reverse()
+    return chain
+
+
+def find_loop_regions(fn: func.FuncOp) -> list[LoopRegion]:
+    """Every DRAM region tape of `fn` with one writer and one reader inside loops."""
+    found: list[LoopRegion] = []
+    for op in fn.walk():
+        if not isinstance(op, region.AllocOp):
+            continue
+        tape_type = op.tape.type
+        assert isinstance(tape_type, region.TapeType)
+        if tape_type.in_spm:
+            continue
+        writes = [u.operation for u in op.tape.uses if isinstance(u.operation, region.WriteOp)]
+        reads = [u.operation for u in op.tape.uses if isinstance(u.operation, region.ReadOp)]
+        if len(writes) != 1 or len(reads) != 1:
+            continue
+        block = op.parent_block()
+        assert block is not None
+        fwd = _chain(writes[0], block)
+        rev = _chain(reads[0], block)
+        if not fwd or not rev:
+            continue
+        found.append(LoopRegion(op, writes[0], reads[0], fwd, rev))
+    return found
+
+
+def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse: bool) -> None:
+    """Replaces `loop` by a layer loop over `nl` layers of `layer` iterations (see above)."""
+    ib = IndexBuilder(InsertPoint.before(loop))
+    c0, c1 = ib.const(0), ib.const(1)
+    size = ib.const(layer)
+    index = IndexType()
+    iter_types = [a.type for a in loop.iter_args]
+
+    layer_block = Block(arg_types=[index, *iter_types])
+    lb_ = IndexBuilder(InsertPoint.at_end(layer_block))
+    jarg = layer_block.args[0]
+    j = lb_.sub(lb_.sub(nl, c1), jarg) if reverse else jarg
+    start = lb_.mul(j, size)
+    end = lb_.min(lb_.add(start, size), n)
+
+    tile_block = Block(arg_types=[index, *iter_types])
+    tb = IndexBuilder(InsertPoint.at_end(tile_block))
+    t = tile_block.args[0]
+    if reverse:
+        # Original counter: k = lb + (n - end + kk) * step.
+        iteration = tb.add(tb.sub(n, end), t)
+        tile_lb, tile_ub = c0, lb_.sub(end, start)
+    else:
+        iteration = t
+        tile_lb, tile_ub = start, end
+    iv = tb.add(loop.lb, tb.mul(iteration, loop.step))
+    Rewriter.inline_block(
+        loop.body.block, InsertPoint.at_end(tile_block), [iv, *tile_block.args[1:]]
+    )
+    tile_loop = scf.ForOp(tile_lb, tile_ub, c1, list(layer_block.args[1:]), tile_block)
+    tile_loop.attributes.update(loop.attributes)
+    layer_block.add_op(tile_loop)
+    layer_block.add_op(scf.YieldOp(*tile_loop.results))
+
+    layer_loop = scf.ForOp(c0, nl, c1, list(loop.iter_args), layer_block)
+    layer_loop.attributes[LAYER_ATTR] = IntegerAttr(layer, i64)
+    Rewriter.insert_op(layer_loop, InsertPoint.before(loop))
+    for old, new in zip(loop.results, layer_loop.results):
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(loop)
+    ib.prune()
+    lb_.prune()
+    tb.prune()
+
+
+def layer_regions(
+    regions: list[LoopRegion], records: dict[int, int], shares: dict[int, int] | None = None
+) -> None:
+    """Strip-mines each region's innermost loops into layers of `records[id(region)]`.
+
+    Regions sharing a loop share its layers (the smallest layer size among them).
+    """
+    by_fwd: dict[int, list[LoopRegion]] = {}
+    for r in regions:
+        by_fwd.setdefault(id(r.fwd[-1]), []).append(r)
+    done_rev: set[int] = set()
+    for group in by_fwd.values():
+        layer = min(records[id(r)] for r in group)
+        first = group[0]
+        ib = IndexBuilder(InsertPoint.before(first.fwd[0]))
+        n = ib.trip_count(first.fwd[-1])
+        nl = ib.ceildiv(n, ib.const(layer))
+        for r in group:
+            r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)
+            if shares is not None:
+                r.alloc.attributes[SPM_BYTES_ATTR] = IntegerAttr(shares[id(r)], i64)
+        for r in group:
+            if id(r.rev[-1]) not in done_rev:
+                done_rev.add(id(r.rev[-1]))
+                _strip_mine(r.rev[-1], layer, n, nl, reverse=True)
+        _strip_mine(first.fwd[-1], layer, n, nl, reverse=False)
+        ib.prune()
+
+
+def layer_size(
+    fn: func.FuncOp, regions: list[LoopRegion], spm_bytes: int, depth: int, tile_bytes: int
+) -> tuple[int, dict[int, int]]:
+    """Records per layer for the regions of `fn`, and each region's share in bytes."""
+    total = sum(r.record_bytes for r in regions)
+    need = depth * total
+    if spm_bytes < need:
+        sizes = " + ".join(str(r.record_bytes) for r in regions)
+        raise PassFailedException(
+            op_error(
+                fn,
+                f"scratchpad of {spm_bytes} bytes is too small for @{fn.sym_name.data}: "
+                f"{len(regions)} region(s) need at least {need} bytes "
+                f"(depth {depth} x one record of each region: {sizes} bytes)",
+            )
+        )
+    layer = spm_bytes // need
+    if tile_bytes > 0:
+        widest = max(r.record_bytes for r in regions)
+        if tile_bytes < widest:
+            raise PassFailedException(
+                op_error(
+                    fn,
+                    f"tile-bytes={tile_bytes} is too small for one record: "
+                    f"@{fn.sym_name.data} needs at least {widest} bytes per tile",
+                )
+            )
+        layer = min(layer, tile_bytes // widest)
+    trip = [const_int(r.fwd[-1].ub) for r in regions]
+    lbs = [const_int(r.fwd[-1].lb) for r in regions]
+    steps = [const_int(r.fwd[-1].step) for r in regions]
+    if all(v is not None for v in trip + lbs + steps):
+        longest = max(
+            max(1, -(-(u - lo) // s))  # type: ignore[operator]
+            for u, lo, s in zip(trip, lbs, steps)
+        )
+        layer = min(layer, longest)
+    shares = {id(r): depth * layer * r.record_bytes for r in regions}
+    return layer, shares
+
+
+def check_options(name: str, **options: int) -> None:
+    for key, (value, minimum) in options.items():  # type: ignore[misc]
+        if value < minimum:
+            raise PassFailedException(
+                f"{name}: option {key.replace('_', '-')} must be >= {minimum}, got {value}"
+            )
+
+
+@dataclass(frozen=True)
+class LayersPass(ModulePass):
+    """Strip-mines each region's forward and reverse loops into scratchpad-sized layers."""
+
+    name = "tapeflow-layers"
+
+    spm_bytes: int = 65536
+    depth: int = 2
+    tile_bytes: int = 0
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        check_options(
+            self.name,
+            spm_bytes=(self.spm_bytes, 1),  # type: ignore[arg-type]
+            depth=(self.depth, 1),  # type: ignore[arg-type]
+            tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
+        )
+        plans: list[tuple[list[LoopRegion], int, dict[int, int]]] = []
+        for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            regions = [r for r in find_loop_regions(fn) if not r.layered]
+            if not regions:
+                continue
+            layer, shares = layer_size(fn, regions, self.spm_bytes, self.depth, self.tile_bytes)
+            plans.append((regions, layer, shares))
+        # Check every function before changing any: nothing is half-done on failure.
+        for regions, layer, shares in plans:
+            layer_regions(regions, {id(r): layer for r in regions}, shares)

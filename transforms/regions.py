@@ -1,0 +1,287 @@
+"""`tapeflow-regions`: one record per region instance instead of one cache per value.
+
+The autodiff IR (docs/CONTRACTS.md) keeps every value the reverse sweep needs in its own
+`!tape.cache<T>` (Enzyme's struct of arrays). This pass groups the caches that one
+*instance of a region* pushes, and replaces them by one `!region.tape<!region.record<...>>`
+(an array of structs): the forward instance writes its whole record once, the matching
+reverse instance reads it once.
+
+Regions and instances
+---------------------
+A cache qualifies when it has exactly one `tape.push`, exactly one `tape.pop` (and any
+number of `tape.free`), and every op between the push and the function body is an
+`scf.for` carrying `tapeflow.loop` (likewise for the pop), with the same list of
+`tapeflow.loop` ids from the outside in on both sides. The push then runs exactly once per
+iteration of its loop nest, and the pop once per iteration of the reverse nest.
+
+Qualifying caches are grouped by (block of the push, *segment* of the push, block of the
+pop, segment of the pop), where a segment is a straight-line stretch of a block between
+two ops that contain loops. So a group is either one loop iteration's worth of values
+(pushes directly in a loop body) or a straight-line stretch between loops (pushes in the
+function body, one record in all). Each group becomes one region:
+
+- `region.alloc` right before the outermost forward loop of the nest (before the last
+  push for a straight-line region), with `count` = the product of the trip counts;
+- one `region.write %tape[%idx], ...` right after the group's last push, where `%idx` is
+  the row-major linearisation of the normalized iteration numbers `(iv - lb) / step` of
+  the enclosing forward loops (0 for a straight-line region);
+- one `region.read %tape[%idx]` right before the group's first pop; in each reverse loop
+  (counter `k`, running the primal iterations backwards, as the contract says) the primal
+  iteration number is `n - 1 - (k - lb_r) / step_r` with `n` the forward trip count, which
+  is the normalized iteration of the primal induction variable the reverse loop recomputes
+  (`lb + (n-1-k)*step`); the record index linearises those the same way;
+- `region.dealloc` where the caches were freed.
+
+Record layout rule
+------------------
+The fields of a record are the group's pushed values sorted by *decreasing natural
+alignment*, stably (ties keep push order). `!region.record` lays out fields in C struct
+order, so this order leaves no padding between fields (alignments are powers of two and
+every field size is a multiple of the alignments after it); the only padding is at the end,
+up to the record's alignment. Example: pushes f32, f64, i1, index give
+`!region.record<f64, index, f32, i1>` (offsets 0, 8, 16, 20; size 24) rather than 32.
+
+Caches left alone
+-----------------
+Caches that do not qualify stay `tape.cache` and keep their meaning: several pushes or pops
+of one cache, a push or pop under `scf.if`, `scf.while` or any op other than a
+`tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
+`tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration (triangular
+nests), or a reverse sweep the allocation point would not dominate.
+`tapeflow-lower-regions` (or `tapeflow-lower-tape`) lowers them later.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, scf
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tapeflow.dialects import region, tape
+from tapeflow.transforms.index_utils import (
+    IndexBuilder,
+    defined_outside,
+    loop_id,
+)
+
+
+@dataclass
+class CacheUse:
+    """The ops that use one `tape.cache`."""
+
+    init: tape.InitOp
+    push: tape.PushOp
+    pop: tape.PopOp
+    frees: list[tape.FreeOp]
+    order: int
+    """Position of the push in the function (walk order): the stable tie-breaker."""
+
+
+@dataclass
+class RegionGroup:
+    """Caches pushed by one region instance, with the loop nests that run them."""
+
+    caches: list[CacheUse] = field(default_factory=list[CacheUse])
+    fwd_loops: list[scf.ForOp] = field(default_factory=list[scf.ForOp])
+    rev_loops: list[scf.ForOp] = field(default_factory=list[scf.ForOp])
+
+
+def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
+    """Enclosing `tapeflow.loop` loops of `op`, outermost first, or why they do not qualify."""
+    chain: list[scf.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and parent is not fn:
+        if not isinstance(parent, scf.ForOp) or loop_id(parent) is None:
+            return f"inside '{parent.name}'"
+        chain.append(parent)
+        parent = parent.parent_op()
+    chain.reverse()
+    return chain
+
+
+def _contains_loop(op: Operation) -> bool:
+    return any(isinstance(o, scf.ForOp | scf.WhileOp) for o in op.walk())
+
+
+def _segment(op: Operation) -> int:
+    """Number of loop-containing ops before `op` in its block."""
+    count = 0
+    prev = op.prev_op
+    while prev is not None:
+        if _contains_loop(prev):
+            count += 1
+        prev = prev.prev_op
+    return count
+
+
+def _classify(init: tape.InitOp, order: dict[Operation, int]) -> CacheUse | str:
+    pushes: list[tape.PushOp] = []
+    pops: list[tape.PopOp] = []
+    frees: list[tape.FreeOp] = []
+    for use in init.cache.uses:
+        user = use.operation
+        if isinstance(user, tape.PushOp) and use.index == 0:
+            pushes.append(user)
+        elif isinstance(user, tape.PopOp):
+            pops.append(user)
+        elif isinstance(user, tape.FreeOp):
+            frees.append(user)
+        else:
+            return f"used by '{user.name}'"
+    if len(pushes) != 1 or len(pops) != 1:
+        return f"{len(pushes)} push(es) and {len(pops)} pop(s)"
+    return CacheUse(init, pushes[0], pops[0], frees, order[pushes[0]])
+
+
+def find_regions(fn: func.FuncOp) -> tuple[list[RegionGroup], dict[tape.InitOp, str]]:
+    """The regions of `fn`, and the caches left as they are with the reason."""
+    order = {op: i for i, op in enumerate(fn.walk())}
+    skipped: dict[tape.InitOp, str] = {}
+    groups: dict[tuple[Block | None, int, Block | None, int], RegionGroup] = defaultdict(
+        RegionGroup
+    )
+    for op in fn.walk():
+        if not isinstance(op, tape.InitOp):
+            continue
+        use = _classify(op, order)
+        if isinstance(use, str):
+            skipped[op] = use
+            continue
+        fwd = _loop_chain(use.push, fn)
+        rev = _loop_chain(use.pop, fn)
+        if isinstance(fwd, str) or isinstance(rev, str):
+            skipped[op] = f"pushed or popped {fwd if isinstance(fwd, str) else rev}"
+            continue
+        if [loop_id(lp) for lp in fwd] != [loop_id(lp) for lp in rev]:
+            skipped[op] = "forward and reverse loops do not match"
+            continue
+        key = (use.push.parent_block(), _segment(use.push), use.pop.parent_block(), _segment(use.pop))
+        group = groups[key]
+        group.caches.append(use)
+        group.fwd_loops, group.rev_loops = fwd, rev
+
+    regions: list[RegionGroup] = []
+    for group in groups.values():
+        reason = _check_group(group)
+        if reason is not None:
+            for use in group.caches:
+                skipped[use.init] = reason
+            continue
+        group.caches.sort(key=lambda u: u.order)
+        regions.append(group)
+    regions.sort(key=lambda g: g.caches[0].order)
+    return regions, skipped
+
+
+def _anchor(group: RegionGroup) -> Operation:
+    """The op before which the tape is allocated."""
+    if group.fwd_loops:
+        return group.fwd_loops[0]
+    return max((u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+
+
+def _check_group(group: RegionGroup) -> str | None:
+    outer = group.fwd_loops[0] if group.fwd_loops else None
+    if outer is not None:
+        for loop in group.fwd_loops[1:]:
+            for bound in (loop.lb, loop.ub, loop.step):
+                if not defined_outside(bound, outer):
+                    return "inner loop bounds vary with an outer iteration"
+    anchor = _anchor(group)
+    block = anchor.parent_block()
+    assert block is not None
+    for use in group.caches:
+        reader = block.find_ancestor_op_in_block(use.pop)
+        if reader is None or reader is anchor or not anchor.is_before_in_block(reader):
+            return "the reverse sweep is not after the forward sweep in the same block"
+    return None
+
+
+def _field_order(caches: list[CacheUse]) -> list[CacheUse]:
+    """Decreasing alignment, stable: the record layout rule (see the module docstring)."""
+    return sorted(caches, key=lambda u: -region.field_size(u.push.value.type))
+
+
+def _rewrite(group: RegionGroup) -> region.AllocOp:
+    fields = _field_order(group.caches)
+    record = region.RecordType([u.push.value.type for u in fields])
+    tape_type = region.TapeType(record)
+
+    # Allocation, with the trip counts reused by the writes and reads.
+    anchor = _anchor(group)
+    ib = IndexBuilder(InsertPoint.before(anchor))
+    sizes = [ib.trip_count(loop) for loop in group.fwd_loops]
+    count: SSAValue | int = 1
+    if sizes:
+        total = sizes[0]
+        for size in sizes[1:]:
+            total = ib.mul(total, size)
+        count = total
+    alloc = region.AllocOp(tape_type, count)
+    Rewriter.insert_op(alloc, InsertPoint.before(anchor))
+    tape_value = alloc.tape
+
+    # One write after the last push.
+    last_push = max((u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+    ib = IndexBuilder(InsertPoint.after(last_push))
+    if group.fwd_loops:
+        index = ib.linearize([ib.normalized_iv(lp) for lp in group.fwd_loops], sizes)
+    else:
+        index = ib.const(0)
+    Rewriter.insert_op(
+        region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point
+    )
+    ib.prune()
+
+    # One read before the first pop.
+    first_pop = min((u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+    ib = IndexBuilder(InsertPoint.before(first_pop))
+    if group.rev_loops:
+        primal = [
+            ib.sub(ib.sub(n, ib.const(1)), ib.normalized_iv(lp))
+            for lp, n in zip(group.rev_loops, sizes)
+        ]
+        index = ib.linearize(primal, sizes)
+    else:
+        index = ib.const(0)
+    read = region.ReadOp(tape_value, index)
+    Rewriter.insert_op(read, ib.point)
+    ib.prune()
+    for use, value in zip(fields, read.values):
+        use.pop.value.replace_all_uses_with(value)
+
+    # Dealloc where the caches were freed (the latest free of the group).
+    frees = [f for u in group.caches for f in u.frees]
+    dealloc_point = None
+    if frees:
+        by_block = [f for f in frees if f.parent_block() is frees[0].parent_block()]
+        last = max(by_block, key=lambda f: f.parent_block().get_operation_index(f))  # type: ignore[union-attr]
+        dealloc_point = InsertPoint.after(last)
+    if dealloc_point is not None:
+        Rewriter.insert_op(region.DeallocOp(tape_value), dealloc_point)
+
+    for use in group.caches:
+        Rewriter.erase_op(use.push)
+        Rewriter.erase_op(use.pop)
+        for free in use.frees:
+            Rewriter.erase_op(free)
+        Rewriter.erase_op(use.init)
+    return alloc
+
+
+@dataclass(frozen=True)
+class RegionsPass(ModulePass):
+    """Packs the values each region instance pushes into one record of a region tape."""
+
+    name = "tapeflow-regions"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            regions, _ = find_regions(fn)
+            for group in regions:
+                _rewrite(group)
