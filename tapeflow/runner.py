@@ -1,0 +1,538 @@
+"""Run one function of a module in the interpreter, with NumPy values in and out.
+
+This is the library behind `tapeflow-run`; the AD tests, the hardware model and the
+benchmark driver call it directly:
+
+    module = load_module(text, "k.mlir")
+    args = make_arguments(find_function(module, "f"), seed=0)   # numpy arrays / scalars
+    result = run_function(module, "f", args)
+    result.results      # returned values: float / int / bool / numpy arrays
+    result.arguments    # every argument after the run (memrefs are mutated in place)
+
+Values. A memref argument is a NumPy array of the memref's shape and element dtype
+(f64 -> float64, f32 -> float32, f16 -> float16, iN -> intN (i1 -> bool), index ->
+int64); a float scalar is a Python float (rounded to f32/f16 for those types), an
+integer or index scalar a Python int. `run_function` copies the final contents of each
+memref back into the NumPy array it was given, so callers see the in-place updates
+(e.g. the gradients `@f_grad` accumulates into its shadow arguments).
+
+The fill rule (`make_arguments`, documented in `tapeflow-run --help` too). A memref
+argument at position p (0-based, in the function's signature) that is not given
+explicitly is filled as follows:
+- float element types: element k (row-major) is the k-th draw of
+  `numpy.random.default_rng([seed, p]).uniform(-1.0, 1.0, size)`, drawn in float64 and
+  rounded to the element type. Each argument has its own generator, so giving one
+  argument explicitly does not change the others;
+- integer, index and i1 element types: zeros (an index that is in bounds for any
+  non-empty dimension); give real integer data with `inputs`;
+- an argument listed in `zero`: zeros.
+A memref with a dynamic dimension (`memref<?xf64>`) has no default: give it in `inputs`.
+Scalar arguments (float, integer, index) come from `scalars`, in signature order.
+
+Errors are xDSL's (`ParseError`, `VerifyException`, `InterpretationError`) or
+`tapeflow.diagnostics.ToolError` for bad arguments; a failure during the run is always
+an `InterpretationError` whose message starts with the failing op's `file:line:col`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow.diagnostics import ToolError, location_of, op_error, parse_module
+
+__all__ = [
+    "RunResult",
+    "find_function",
+    "format_json",
+    "format_text",
+    "from_numpy",
+    "load_module",
+    "make_arguments",
+    "parse_scalar",
+    "run_function",
+    "to_numpy",
+]
+
+Value = Any  # np.ndarray | float | int | bool, or an opaque interpreter value
+
+
+@dataclass
+class RunResult:
+    """What one call returned, and the state of its arguments afterwards."""
+
+    function: str
+    results: list[Value]
+    """Returned values: float/int/bool for scalars, np.ndarray for memrefs."""
+    result_types: list[Attribute]
+    arguments: list[Value]
+    """Every argument after the run: np.ndarray for memrefs (holding the final
+    contents), the scalar as passed otherwise."""
+    argument_types: list[Attribute]
+    memref_positions: list[int] = field(default_factory=list[int])
+    """Positions of the memref arguments."""
+
+
+# ---------------------------------------------------------------------------------------
+# Loading
+
+
+def load_module(text: str, name: str = "<stdin>", ctx: Context | None = None) -> ModuleOp:
+    """Parses (ops get `file:line:col` locations) and verifies `text`."""
+    from tapeflow.registry import make_context
+
+    module = parse_module(ctx or make_context(), text, name)
+    module.verify()
+    return module
+
+
+def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The `func.func @name` with a body; with `name=None`, the only such function."""
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    defined = [f for f in funcs if f.body.blocks and f.body.block.ops]
+    names = ", ".join(f"@{f.sym_name.data}" for f in defined) or "none"
+    if name is None:
+        if len(defined) != 1:
+            raise ToolError(f"no --entry given and the module defines {names}")
+        return defined[0]
+    for f in funcs:
+        if f.sym_name.data == name:
+            if f not in defined:
+                raise ToolError(f"function @{name} is only declared, it has no body")
+            return f
+    raise ToolError(f"no function @{name} in the module (it defines {names})")
+
+
+# ---------------------------------------------------------------------------------------
+# NumPy <-> interpreter values
+
+
+def _dtype(el_type: Attribute, index_bitwidth: int = 64) -> np.dtype[Any]:
+    if isinstance(el_type, Float64Type):
+        return np.dtype("<f8")
+    if isinstance(el_type, Float32Type):
+        return np.dtype("<f4")
+    if isinstance(el_type, Float16Type):
+        return np.dtype("<f2")
+    if isinstance(el_type, IndexType):
+        return np.dtype(f"<i{index_bitwidth // 8}")
+    if isinstance(el_type, IntegerType):
+        width = el_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"<i{width // 8}")
+    raise ToolError(f"element type {el_type} is not supported by the runner")
+
+
+def _storage_dtype(el_type: Attribute, index_bitwidth: int = 64) -> np.dtype[Any]:
+    dt = _dtype(el_type, index_bitwidth)
+    return np.dtype("<i1") if dt == np.bool_ else dt
+
+
+def to_numpy(array: ShapedArray[Any], el_type: Attribute, index_bitwidth: int = 64):
+    """A NumPy copy of an interpreter memref value."""
+    storage = _storage_dtype(el_type, index_bitwidth)
+    ptr = array.data_ptr
+    flat = np.frombuffer(
+        ptr.raw.memory, dtype=storage, count=array.size, offset=ptr.raw.offset
+    ).copy()
+    return flat.astype(_dtype(el_type, index_bitwidth)).reshape(array.shape)
+
+
+def from_numpy(
+    array: np.ndarray, memref_type: MemRefType[Any], index_bitwidth: int = 64
+) -> ShapedArray[Any]:
+    """A new interpreter memref holding a copy of `array` (cast to the element type)."""
+    el_type = memref_type.get_element_type()
+    storage = _storage_dtype(el_type, index_bitwidth)
+    data = np.ascontiguousarray(np.asarray(array).astype(storage, copy=False))
+    xtype = xtype_for_el_type(el_type, index_bitwidth)  # type: ignore[arg-type]
+    ptr = TypedPtr[Any](RawPtr(bytearray(data.tobytes())), xtype=xtype)
+    return ShapedArray(ptr, list(data.shape))
+
+
+def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: int):
+    """`array` as an ndarray of the memref's dtype, or ToolError if it does not fit."""
+    el_type = memref_type.get_element_type()
+    arr = np.asarray(array)
+    shape = list(memref_type.get_shape())
+    if len(arr.shape) != len(shape) or any(
+        s != -1 and s != a for s, a in zip(shape, arr.shape)
+    ):
+        raise ToolError(
+            f"argument {position} ({memref_type}) given an array of shape {list(arr.shape)}"
+        )
+    dt = _dtype(el_type, bw)
+    if arr.dtype == dt:
+        return arr
+    if dt.kind in "iub" and arr.dtype.kind not in "iub":
+        raise ToolError(
+            f"argument {position} ({memref_type}) needs integer data, got {arr.dtype}"
+        )
+    converted = arr.astype(dt)
+    if dt.kind in "iu" and not np.array_equal(converted, arr):
+        raise ToolError(f"argument {position} ({memref_type}): values out of range for {dt}")
+    return converted
+
+
+# ---------------------------------------------------------------------------------------
+# Arguments
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, Float64Type | Float32Type | Float16Type | BFloat16Type)
+
+
+def parse_scalar(text: str, type_: Attribute, index_bitwidth: int = 64) -> float | int | bool:
+    """A scalar of type `type_` from its command-line spelling.
+
+    Floats: Python float syntax (`1.5`, `-2e-3`, `inf`, `nan`) or hex (`0x1.8p1`),
+    rounded to the type. Integers and index: decimal, `0x..`, `0b..`; i1 also
+    `true`/`false`. Integers must fit the type, read as signed or unsigned.
+    """
+    from tapeflow.interpreters.extra_ops import round_float
+
+    if _is_float(type_):
+        try:
+            value = float.fromhex(text) if "0x" in text.lower() else float(text)
+        except ValueError:
+            raise ToolError(f"expected a {type_} value, got '{text}'") from None
+        return round_float(type_, value)
+    if isinstance(type_, IntegerType | IndexType):
+        width = type_.width.data if isinstance(type_, IntegerType) else index_bitwidth
+        if width == 1 and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise ToolError(f"expected an integer of type {type_}, got '{text}'") from None
+        if not -(1 << (width - 1)) <= value < (1 << width):
+            raise ToolError(f"{value} does not fit in {type_}")
+        if width == 1:
+            return bool(value & 1)
+        return value - (1 << width) if value >= (1 << (width - 1)) else value
+    raise ToolError(f"cannot give a value of type {type_} on the command line")
+
+
+def _default_fill(position: int, memref_type: MemRefType[Any], seed: int, bw: int):
+    el_type = memref_type.get_element_type()
+    shape = list(memref_type.get_shape())
+    if any(d < 0 for d in shape):
+        raise ToolError(
+            f"argument {position} ({memref_type}) has a dynamic shape: give its data "
+            "with --inputs"
+        )
+    dt = _dtype(el_type, bw)
+    if _is_float(el_type):
+        rng = np.random.default_rng([seed, position])
+        draws = rng.uniform(-1.0, 1.0, size=math.prod(shape))
+        return draws.astype(dt).reshape(shape)
+    return np.zeros(shape, dtype=dt)
+
+
+def make_arguments(
+    func_op: func.FuncOp,
+    seed: int = 0,
+    inputs: Mapping[int | str, Any] | None = None,
+    scalars: Sequence[str | float | int | bool] = (),
+    zero: Sequence[int] = (),
+    index_bitwidth: int = 64,
+) -> list[Value]:
+    """The arguments for one call of `func_op`, following the module's fill rule.
+
+    `inputs` gives explicit values, keyed by position (`0`, `"0"`, `"arg0"`) or by the
+    argument's SSA name in the source (`"A"` for `%A`); memrefs take arrays of their
+    shape, scalars Python numbers. `scalars` gives the scalar arguments not in `inputs`,
+    in signature order (strings are parsed by type). `zero` lists memref positions to
+    fill with zeros. Raises ToolError when something does not fit.
+    """
+    arg_types = list(func_op.function_type.inputs.data)
+    by_position = _inputs_by_position(func_op, inputs or {})
+    for p in zero:
+        if not 0 <= p < len(arg_types) or not isinstance(arg_types[p], MemRefType):
+            raise ToolError(f"--zero {p}: argument {p} is not a memref argument")
+    scalar_positions = [
+        p
+        for p, t in enumerate(arg_types)
+        if not isinstance(t, MemRefType) and p not in by_position
+    ]
+    if len(scalars) != len(scalar_positions):
+        types = ", ".join(str(arg_types[p]) for p in scalar_positions) or "none"
+        raise ToolError(
+            f"@{func_op.sym_name.data} takes {len(scalar_positions)} scalar argument(s) "
+            f"({types}), got {len(scalars)}"
+        )
+    given_scalars = dict(zip(scalar_positions, scalars))
+    values: list[Value] = []
+    for p, t in enumerate(arg_types):
+        if isinstance(t, MemRefType):
+            if p in by_position:
+                values.append(_check_array(p, by_position[p], t, index_bitwidth))
+            elif p in zero:
+                values.append(np.zeros(_static_shape(p, t), dtype=_dtype(
+                    t.get_element_type(), index_bitwidth)))
+            else:
+                values.append(_default_fill(p, t, seed, index_bitwidth))
+        else:
+            raw = by_position[p] if p in by_position else given_scalars[p]
+            values.append(_scalar(raw, t, index_bitwidth))
+    return values
+
+
+def _static_shape(position: int, t: MemRefType[Any]) -> list[int]:
+    shape = list(t.get_shape())
+    if any(d < 0 for d in shape):
+        raise ToolError(f"argument {position} ({t}) has a dynamic shape: give it with --inputs")
+    return shape
+
+
+def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
+    from tapeflow.interpreters.extra_ops import round_float
+
+    if isinstance(raw, np.ndarray) and raw.shape == ():
+        raw = raw.item()
+    if isinstance(raw, np.generic):
+        raw = raw.item()
+    if isinstance(raw, str):
+        return parse_scalar(raw, t, bw)
+    if _is_float(t) and isinstance(raw, int | float) and not isinstance(raw, bool):
+        return round_float(t, float(raw))
+    if isinstance(t, IntegerType | IndexType) and isinstance(raw, int):
+        return parse_scalar(str(int(raw)), t, bw)
+    if isinstance(raw, int | float):
+        raise ToolError(f"an argument of type {t} cannot take {raw!r}")
+    return raw  # an opaque value (e.g. a tape cache): passed through
+
+
+def _arg_names(func_op: func.FuncOp) -> list[str | None]:
+    return [arg.name_hint for arg in func_op.body.block.args]
+
+
+def _inputs_by_position(func_op: func.FuncOp, inputs: Mapping[int | str, Any]):
+    n = len(func_op.function_type.inputs.data)
+    names = _arg_names(func_op)
+    result: dict[int, Any] = {}
+    for key, value in inputs.items():
+        position: int | None = None
+        if isinstance(key, int):
+            position = key
+        elif key.isdigit():
+            position = int(key)
+        elif key.startswith("arg") and key[3:].isdigit():
+            position = int(key[3:])
+        elif key in names:
+            position = names.index(key)
+        if position is None or not 0 <= position < n:
+            known = ", ".join(
+                f"arg{p}" + (f" (%{nm})" if nm else "") for p, nm in enumerate(names)
+            )
+            raise ToolError(f"input '{key}' matches no argument of @{func_op.sym_name.data} "
+                            f"(arguments: {known or 'none'})")
+        if position in result:
+            raise ToolError(f"argument {position} given twice in the inputs")
+        result[position] = value
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Running
+
+
+class _OpStack(Interpreter.Listener):
+    """Tracks the ops being interpreted, so a failure can name the innermost one."""
+
+    def __init__(self) -> None:
+        self.stack: list[Operation] = []
+
+    def will_interpret_op(self, op: Operation, args: Any) -> None:
+        self.stack.append(op)
+
+    def did_interpret_op(self, op: Operation, results: Any) -> None:
+        self.stack.pop()
+
+
+def _runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
+    message = str(error)
+    if not isinstance(error, InterpretationError) or not message:
+        detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        message = f"runtime error: {detail}"
+    if stack:
+        op = stack[-1]
+        where = location_of(op)
+        if not (where and message.startswith(where)):
+            message = op_error(op, message)
+    return InterpretationError(message)
+
+
+def run_function(
+    module: ModuleOp,
+    name: str,
+    args: Sequence[Value],
+    *,
+    ctx: Context | None = None,
+    listeners: Sequence[Interpreter.Listener] = (),
+    interpreter: Interpreter | None = None,
+) -> RunResult:
+    """Calls `@name` with `args` (NumPy arrays for memrefs, Python scalars otherwise).
+
+    NumPy arrays passed in receive the final contents of their memref. `listeners` are
+    attached to a fresh interpreter (`make_interpreter`); pass `interpreter` to use one
+    you made. Any failure during the run is re-raised as an `InterpretationError` that
+    names the failing op and its location (the IR dump xDSL attaches is dropped).
+    """
+    from tapeflow.interpreters import make_interpreter
+
+    func_op = find_function(module, name)
+    arg_types = list(func_op.function_type.inputs.data)
+    result_types = list(func_op.function_type.outputs.data)
+    if len(args) != len(arg_types):
+        raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
+    tracker = _OpStack()
+    if interpreter is None:
+        interpreter = make_interpreter(module, ctx, (*listeners, tracker))
+    else:
+        interpreter.listeners = (*interpreter.listeners, tracker)
+    bw = interpreter.index_bitwidth
+    values: list[Any] = []
+    for p, (value, t) in enumerate(zip(args, arg_types)):
+        if isinstance(t, MemRefType):
+            if isinstance(value, ShapedArray):
+                values.append(value)
+            else:
+                values.append(from_numpy(_check_array(p, value, t, bw), t, bw))
+        else:
+            values.append(_scalar(value, t, bw))
+    try:
+        raw_results = interpreter.call_op(func_op, tuple(values))
+    except RecursionError:
+        raise InterpretationError(f"@{name}: recursion too deep") from None
+    except Exception as error:
+        raise _runtime_error(error, tracker.stack) from error
+    finally:
+        if tracker in interpreter.listeners:
+            interpreter.listeners = tuple(x for x in interpreter.listeners if x is not tracker)
+
+    final_args: list[Value] = []
+    memref_positions: list[int] = []
+    for p, (given, value, t) in enumerate(zip(args, values, arg_types)):
+        if isinstance(t, MemRefType):
+            memref_positions.append(p)
+            final = to_numpy(value, t.get_element_type(), bw)
+            if isinstance(given, np.ndarray) and given.flags.writeable:
+                np.copyto(given, final.astype(given.dtype, copy=False), casting="unsafe")
+            final_args.append(final)
+        else:
+            final_args.append(given)
+    results = [_to_python(v, t, bw) for v, t in zip(raw_results, result_types)]
+    return RunResult(name, results, result_types, final_args, arg_types, memref_positions)
+
+
+def _to_python(value: Any, t: Attribute, bw: int) -> Value:
+    if isinstance(t, MemRefType) and isinstance(value, ShapedArray):
+        return to_numpy(value, t.get_element_type(), bw)
+    if _is_float(t):
+        return float(value)
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        return bool(value)
+    if isinstance(t, IntegerType | IndexType):
+        return int(value)
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Formatting
+
+
+def _plain(value: Any) -> Any:
+    """Lists/scalars of Python numbers (float repr is exact)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def format_text(result: RunResult) -> str:
+    """One line per returned value, then one per memref argument:
+
+        result[0]: f64 = 0.479425538604203
+        arg[1]: memref<4xf64> = [0.1, -0.25, 0.5, 1.0]
+
+    Floats print as Python's `repr` (shortest exact spelling of the value)."""
+    lines = [
+        f"result[{i}]: {t} = {_text(v)}"
+        for i, (v, t) in enumerate(zip(result.results, result.result_types))
+    ]
+    for p in result.memref_positions:
+        lines.append(
+            f"arg[{p}]: {result.argument_types[p]} = {_text(result.arguments[p])}"
+        )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _text(value: Any) -> str:
+    value = _plain(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return repr(value)
+
+
+def format_json(result: RunResult) -> dict[str, Any]:
+    """A JSON-ready dict:
+
+        {"function": "f",
+         "results": [{"index": 0, "type": "f64", "value": 0.479425538604203}],
+         "arguments": [{"index": 1, "type": "memref<4xf64>", "shape": [4],
+                        "value": [0.1, ...]}]}
+
+    `arguments` holds the memref arguments after the run. Floats keep full precision
+    (`json.dumps` writes `repr`); NaN and infinities are the strings "nan", "inf",
+    "-inf" so the output is strict JSON."""
+    results = [
+        {"index": i, "type": str(t), "value": _json_value(_plain(v))}
+        | ({"shape": list(v.shape)} if isinstance(v, np.ndarray) else {})
+        for i, (v, t) in enumerate(zip(result.results, result.result_types))
+    ]
+    arguments = [
+        {
+            "index": p,
+            "type": str(result.argument_types[p]),
+            "shape": list(result.arguments[p].shape),
+            "value": _json_value(_plain(result.arguments[p])),
+        }
+        for p in result.memref_positions
+    ]
+    return {"function": result.function, "results": results, "arguments": arguments}

@@ -1,0 +1,196 @@
+"""`tapeflow-run`: run one function of an MLIR file in TapeFlow's interpreter.
+
+    tapeflow-run kernel.mlir --entry f --args 0.5 3
+    tapeflow-opt kernel.mlir --tapeflow-autodiff | tapeflow-run - --entry f_grad --json
+
+The work is done by `tapeflow.runner`; this module only reads the command line and the
+files, and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tapeflow.diagnostics import ToolError, report_errors
+
+_EPILOG = """\
+arguments of the function:
+  scalars (float, integer, index, i1)
+      come from --args, in signature order, skipping memref arguments. Floats take
+      Python syntax (1.5, -2e-3, inf, nan) or hex (0x1.8p1) and are rounded to the
+      argument's type (f32 is exact f32); integers take 12, -3, 0xff; i1 takes
+      true/false/1/0. Their number must match.
+  memrefs (the default fill rule)
+      element k (row-major) of the memref at position p (0-based, counting every
+      argument) is the k-th value of
+          numpy.random.default_rng([SEED, p]).uniform(-1.0, 1.0, size)
+      drawn in float64 and rounded to the element type; SEED is --seed (default 0).
+      Integer, index and i1 memrefs are filled with zeros. --zero P fills memref P
+      with zeros. A memref with a dynamic shape (memref<?xf64>) must be given.
+  --inputs
+      data.npz: arrays named arg0, arg1 ... (or 0, 1 ..., or the argument's SSA name
+      in the source, e.g. A for %A) replace the fill rule for those arguments.
+      P=data.npy or NAME=data.npy: one array for argument P (or %NAME).
+      data.npy alone: the function's only memref argument. Arrays must have the
+      memref's shape; they are cast to its element type (integers must fit).
+
+output:
+  text (default): one line per returned value, then one per memref argument after the
+  run (arguments are updated in place: @f_grad leaves gradients in its shadows):
+      result[0]: f64 = 0.479425538604203
+      arg[1]: memref<4xf64> = [0.1, -0.25, 0.5, 1.0]
+  Floats print as Python's repr, the shortest exact spelling; arrays as nested lists.
+  --json: {"function": ..., "results": [{"index", "type", "value"}],
+           "arguments": [{"index", "type", "shape", "value"}]}
+  with floats at full precision and NaN/infinities as "nan", "inf", "-inf".
+
+errors (missing file, bad IR, unknown function, wrong --args, runtime failures such as
+tape.pop on an empty cache) print `error: ...` on stderr and exit with status 1.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tapeflow-run",
+        description="Runs one function of an MLIR module in TapeFlow's interpreter and "
+        "prints its results and its memref arguments.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", help="input MLIR file, or - for standard input")
+    parser.add_argument(
+        "--entry",
+        "-e",
+        metavar="NAME",
+        help="the function to run (default: the module's only function)",
+    )
+    parser.add_argument(
+        "--args",
+        nargs="*",
+        default=[],
+        metavar="VALUE",
+        help="the scalar arguments, in order (see below)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fill rule (0)")
+    parser.add_argument(
+        "--inputs",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="memref data: data.npz, P=data.npy, NAME=data.npy or data.npy (repeatable)",
+    )
+    parser.add_argument(
+        "--zero",
+        action="append",
+        default=[],
+        metavar="P[,P...]",
+        help="fill these memref arguments with zeros (e.g. shadows)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+def _read_source(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(path).read_text(), path
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path}: is a directory") from None
+    except UnicodeDecodeError:
+        raise ToolError(f"{path}: not a text file") from None
+
+
+def _load_array_file(path: str) -> Any:
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file") from None
+    except (ValueError, OSError) as e:
+        raise ToolError(f"{path}: not a .npy/.npz file ({e})") from None
+
+
+def _read_inputs(specs: Sequence[str], memref_positions: list[int]) -> dict[int | str, Any]:
+    inputs: dict[int | str, Any] = {}
+
+    def put(key: int | str, value: Any) -> None:
+        if key in inputs:
+            raise ToolError(f"--inputs: '{key}' given twice")
+        inputs[key] = value
+
+    for spec in specs:
+        key, sep, path = spec.partition("=")
+        if not sep:
+            key, path = "", spec
+        data = _load_array_file(path)
+        if isinstance(data, np.lib.npyio.NpzFile):
+            if key:
+                raise ToolError(f"--inputs {spec}: give an .npz file without a prefix")
+            with data:
+                for name in data.files:
+                    put(name, data[name])
+        elif key:
+            put(key, data)
+        elif len(memref_positions) == 1:
+            put(memref_positions[0], data)
+        else:
+            raise ToolError(
+                f"--inputs {spec}: the function has {len(memref_positions)} memref "
+                "arguments; say which one with P=file.npy"
+            )
+    return inputs
+
+
+def _zero_positions(specs: Sequence[str]) -> list[int]:
+    positions: list[int] = []
+    for spec in specs:
+        for part in spec.split(","):
+            try:
+                positions.append(int(part))
+            except ValueError:
+                raise ToolError(f"--zero: expected argument positions, got '{part}'") from None
+    return positions
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from xdsl.dialects.builtin import MemRefType
+
+    from tapeflow import runner
+
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    with report_errors():
+        text, name = _read_source(args.file)
+        module = runner.load_module(text, name)
+        func_op = runner.find_function(module, args.entry)
+        memrefs = [
+            p
+            for p, t in enumerate(func_op.function_type.inputs.data)
+            if isinstance(t, MemRefType)
+        ]
+        values = runner.make_arguments(
+            func_op,
+            seed=args.seed,
+            inputs=_read_inputs(args.inputs, memrefs),
+            scalars=args.args,
+            zero=_zero_positions(args.zero),
+        )
+        result = runner.run_function(module, func_op.sym_name.data, values)
+        if args.json:
+            output = json.dumps(runner.format_json(result), allow_nan=False) + "\n"
+        else:
+            output = runner.format_text(result)
+        sys.stdout.write(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
