@@ -20,8 +20,11 @@ the record index: `!region.tape<!region.record<f64, i1>>` of `n` records is a
 tape (`#stream.spm`) is an ordinary buffer of the same shape. `region.write`/`region.read`
 become one store/load per field; reading a record never written is not checked natively.
 
-`stream` ops are lowered by `_StreamLowering` (scratchpad buffers become ordinary buffers,
-DMA becomes copies, tokens and waits vanish).
+`stream`: a FIFO of m tiles of K records is one `memref<m x K x T>` per field; commit
+and prefetch become copy loops between a tile slot and the buffer, done eagerly when the
+DMA starts (the buffer may not be touched until the matching acquire, so the values are
+the same); acquires, release, wait and tokens vanish. `memref<..., #stream.spm>` loses
+its memory space: the scratchpad becomes ordinary memory.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriteWalker,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -263,6 +271,130 @@ class LowerToStdPass(ModulePass):
         check_upstream_only(op)
 
 
+# --------------------------------------------------------------------------------------
+# region and stream
+
+
+def _field_buffers(
+    at: _At, fields: Sequence[Attribute], shape: Sequence[int], dynamic: Sequence[SSAValue]
+) -> list[SSAValue]:
+    return [at.alloc(field, shape, dynamic) for field in fields]
+
+
+def _count_shape(static: int | None, dynamic: SSAValue | None) -> tuple[list[int], list[SSAValue]]:
+    if static is not None:
+        return [static], []
+    assert dynamic is not None
+    return [DYNAMIC_INDEX], [dynamic]
+
+
+class _RegionStreamLowering:
+    """Maps every record tape and FIFO to its field buffers, then rewrites their users.
+
+    - `!region.tape<R[, #stream.spm]>` of n records -> one `memref<n x T_i>` per field;
+    - `!stream.fifo<R, K>` of m tiles -> one `memref<m x K x T_i>` per field;
+    - `stream.commit %buf -> %f[%t]` -> a loop copying the K records of every field of
+      `%buf` into `f_i[%t, k]`, done at once (the buffer may not change until it is
+      acquired again, so an eager copy reads the same values); `stream.prefetch` is the
+      copy the other way (the slot holds a completed commit);
+    - acquires, `stream.release`, `stream.wait` and the tokens vanish.
+    """
+
+    def __init__(self) -> None:
+        self.buffers: dict[SSAValue, list[SSAValue]] = {}
+        self.tile: dict[SSAValue, int] = {}
+
+    def fields_of(self, op: Operation, value: SSAValue) -> list[SSAValue]:
+        if value not in self.buffers:
+            raise PassFailedException(
+                op_error(op, "uses a record tape or FIFO that tapeflow-lower-to-std cannot "
+                         "trace to its region.alloc / stream.fifo_alloc")
+            )
+        return self.buffers[value]
+
+    def run(self, module: ModuleOp) -> None:
+        from tapeflow.dialects import region, stream
+
+        ours = [op for op in module.walk() if op.dialect_name() in ("region", "stream")]
+        for op in ours:
+            self._check_uses(op)
+            at = _At(InsertPoint.before(op))
+            if isinstance(op, region.AllocOp):
+                shape, dynamic = _count_shape(op.static_count, op.dynamic_count)
+                record = op.tape.type.record  # type: ignore[attr-defined]
+                self.buffers[op.tape] = _field_buffers(at, record.field_types, shape, dynamic)
+            elif isinstance(op, stream.FifoAllocOp):
+                fifo_type = op.fifo.type
+                assert isinstance(fifo_type, stream.FifoType)
+                static = None if op.num_tiles is None else op.num_tiles.value.data
+                shape, dynamic = _count_shape(static, op.dynamic_num_tiles)
+                self.buffers[op.fifo] = _field_buffers(
+                    at, fifo_type.record.field_types, [*shape, fifo_type.k], dynamic
+                )
+                self.tile[op.fifo] = fifo_type.k
+            elif isinstance(op, region.WriteOp):
+                for value, ref in zip(op.values, self.fields_of(op, op.tape)):
+                    at.store(value, ref, [op.index])
+            elif isinstance(op, region.ReadOp):
+                refs = self.fields_of(op, op.tape)
+                for result, ref in zip(op.values, refs):
+                    result.replace_all_uses_with(at.load(ref, [op.index]))
+            elif isinstance(op, region.DeallocOp | stream.FifoDeallocOp):
+                operand = op.operands[0]
+                for ref in self.fields_of(op, operand):
+                    at.op(memref.DeallocOp.get(ref))
+            elif isinstance(op, stream.CommitOp | stream.PrefetchOp):
+                self._copy(at, op, to_fifo=isinstance(op, stream.CommitOp))
+            elif not isinstance(
+                op, stream.AcquireWriteOp | stream.AcquireReadOp | stream.ReleaseOp | stream.WaitOp
+            ):
+                raise PassFailedException(op_error(op, "has no lowering to upstream dialects"))
+        for op in reversed(ours):
+            Rewriter.erase_op(op)
+
+    def _copy(self, at: _At, op: Operation, to_fifo: bool) -> None:
+        fifo, tile, buffer = op.operands
+        fifo_refs = self.fields_of(op, fifo)
+        buffer_refs = self.fields_of(op, buffer)
+
+        def body(b: _At, k: SSAValue) -> None:
+            for fifo_ref, buffer_ref in zip(fifo_refs, buffer_refs):
+                if to_fifo:
+                    b.store(b.load(buffer_ref, [k]), fifo_ref, [tile, k])
+                else:
+                    b.store(b.load(fifo_ref, [tile, k]), buffer_ref, [k])
+
+        _for(at, at.index(0), at.index(self.tile[fifo]), body)
+
+    @staticmethod
+    def _check_uses(op: Operation) -> None:
+        for result in op.results:
+            if result.type.name.split(".")[0] not in ("region", "stream"):
+                continue
+            for use in result.uses:
+                user = use.operation
+                if user.dialect_name() not in ("region", "stream"):
+                    raise PassFailedException(
+                        op_error(user, f"uses the result of '{op.name}', which "
+                                 "tapeflow-lower-to-std cannot lower outside region/stream ops")
+                    )
+
+
+class _DropScratchpadSpace(TypeConversionPattern):
+    """`memref<..., #stream.spm>` -> `memref<...>`: the scratchpad is ordinary memory."""
+
+    recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: MemRefType[Attribute]) -> Attribute | None:
+        from tapeflow.dialects.stream import SpmAttr
+
+        if isinstance(typ.memory_space, SpmAttr):
+            return MemRefType(typ.element_type, typ.shape, typ.layout, NoneAttr())
+        return None
+
+
 def lower_stream_and_regions(module: ModuleOp) -> None:
-    """Lowers `stream` then `region` ops (filled in as those dialects land)."""
-    return None
+    """Lowers `stream` and `region` ops, and drops the scratchpad memory space."""
+    _RegionStreamLowering().run(module)
+    PatternRewriteWalker(_DropScratchpadSpace()).rewrite_module(module)
