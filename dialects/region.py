@@ -207,7 +207,7 @@ def _parse_tape_type(parser: Parser) -> TapeType:
     pos = parser.pos
     tape_type = parser.parse_type()
     if not isinstance(tape_type, TapeType):
-        parser.raise_error(f"expected a !region.tape type, got {tape_type}", pos, parser.pos)
+        parser.raise_error(f"expected a !region.tape type, got {tape_type}", pos)
     return tape_type
 
 
@@ -280,8 +280,10 @@ class WriteOp(IRDLOperation):
     def parse(cls, parser: Parser) -> WriteOp:
         tape, index = _parse_indexed_tape(parser)
         values: list[UnresolvedOperand] = []
+        values_start = parser.pos
         while parser.parse_optional_punctuation(",") is not None:
             values.append(parser.parse_unresolved_operand())
+        values_end = parser.pos
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         tape_type = _parse_tape_type(parser)
@@ -289,7 +291,9 @@ class WriteOp(IRDLOperation):
         if len(values) != len(fields):
             parser.raise_error(
                 f"region.write expects {len(fields)} value(s) for {tape_type.record}, "
-                f"got {len(values)}"
+                f"got {len(values)}",
+                values_start,
+                values_end,
             )
         op = cls(
             parser.resolve_operand(tape, tape_type),

@@ -284,7 +284,7 @@ class _DmaOp(IRDLOperation):
         pos = parser.pos
         fifo_type = parser.parse_type()
         if not isinstance(fifo_type, FifoType):
-            parser.raise_error(f"expected a !stream.fifo type, got {fifo_type}", pos, parser.pos)
+            parser.raise_error(f"expected a !stream.fifo type, got {fifo_type}", pos)
         return fifo_type
 
     def _print_slot(self, printer: Printer) -> None:
