@@ -1,5 +1,5 @@
-// RUN: TAPEFLOW_ROUNDTRIP
-// RUN: TAPEFLOW_GENERIC_ROUNDTRIP
+// RUN: TAPEFLOW_ROUNDTRIP --match-full-lines
+// RUN: TAPEFLOW_GENERIC_ROUNDTRIP --match-full-lines
 
 // Every stream op, type and attribute, custom syntax and generic syntax.
 
