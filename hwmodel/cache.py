@@ -32,191 +32,184 @@ DRAM_RD, DRAM_WR, DRAM_DEMAND_RD, L1_LOADS, L1_STORES, L2_PF_LOOKUP = range(15, 
 N_COUNTERS = 21
 
 
-def _make_kernel(jit: Any) -> Any:
-    """The simulation loop, compiled with `jit` (numba.njit) or left as Python (identity)."""
+# The simulation loop. Plain Python here; `_numba_kernel()` compiles copies of these
+# functions with numba, so both backends run the same code.
 
-    @jit
-    def to_front(tags: Any, dirty: Any, pf: Any, base: int, way: int) -> None:
-        t = tags[base + way]
-        d = dirty[base + way]
-        p = pf[base + way]
-        i = way
-        while i > 0:
-            tags[base + i] = tags[base + i - 1]
-            dirty[base + i] = dirty[base + i - 1]
-            pf[base + i] = pf[base + i - 1]
-            i -= 1
-        tags[base] = t
-        dirty[base] = d
-        pf[base] = p
+def to_front(tags: Any, dirty: Any, pf: Any, base: int, way: int) -> None:
+    t = tags[base + way]
+    d = dirty[base + way]
+    p = pf[base + way]
+    i = way
+    while i > 0:
+        tags[base + i] = tags[base + i - 1]
+        dirty[base + i] = dirty[base + i - 1]
+        pf[base + i] = pf[base + i - 1]
+        i -= 1
+    tags[base] = t
+    dirty[base] = d
+    pf[base] = p
 
-    @jit
-    def find(tags: Any, base: int, assoc: int, line: int) -> int:
-        for w in range(assoc):
-            if tags[base + w] == line:
-                return w
-        return -1
 
-    @jit
-    def insert(tags: Any, dirty: Any, pf: Any, base: int, assoc: int, line: int,
-               d: int, p: int) -> int:  # fmt: skip
-        """Inserts `line` at MRU; returns the evicted dirty line, or -1."""
-        last = base + assoc - 1
-        victim = -1
-        if tags[last] >= 0 and dirty[last] != 0:
-            victim = tags[last]
-        i = assoc - 1
-        while i > 0:
-            tags[base + i] = tags[base + i - 1]
-            dirty[base + i] = dirty[base + i - 1]
-            pf[base + i] = pf[base + i - 1]
-            i -= 1
-        tags[base] = line
-        dirty[base] = d
-        pf[base] = p
-        return victim
+def find(tags: Any, base: int, assoc: int, line: int) -> int:
+    for w in range(assoc):
+        if tags[base + w] == line:
+            return w
+    return -1
 
-    @jit
-    def l2_writeback(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
-                     c: Any) -> None:  # fmt: skip
-        c[L2_WB_IN] += 1
-        base = (line & (sets2 - 1)) * assoc2
-        w = find(t2, base, assoc2, line)
-        if w >= 0:
-            d2[base + w] = 1
-            to_front(t2, d2, p2, base, w)
-        else:
-            victim = insert(t2, d2, p2, base, assoc2, line, 1, 0)
-            c[L2_FILL] += 1
-            if victim >= 0:
-                c[L2_WB] += 1
-                c[DRAM_WR] += 1
 
-    @jit
-    def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
-                demand: int, c: Any) -> None:  # fmt: skip
-        """A line requested by L1 (demand miss or prefetch)."""
-        base = (line & (sets2 - 1)) * assoc2
-        w = find(t2, base, assoc2, line)
-        if demand != 0:
-            c[L2_ACC] += 1
-        else:
-            c[L2_PF_LOOKUP] += 1
-        if w >= 0:
-            if demand != 0:
-                c[L2_HIT] += 1
-                if p2[base + w] != 0:
-                    c[L2_PF_USEFUL] += 1
-                    p2[base + w] = 0
-            to_front(t2, d2, p2, base, w)
-        else:
-            c[DRAM_RD] += 1
-            c[L2_FILL] += 1
-            if demand != 0:
-                c[L2_MISS] += 1
-                c[DRAM_DEMAND_RD] += 1
-                p = 0
-            else:
-                c[L2_PF] += 1
-                p = 1
-            victim = insert(t2, d2, p2, base, assoc2, line, 0, p)
-            if victim >= 0:
-                c[L2_WB] += 1
-                c[DRAM_WR] += 1
+def insert(tags: Any, dirty: Any, pf: Any, base: int, assoc: int, line: int,
+           d: int, p: int) -> int:  # fmt: skip
+    """Inserts `line` at MRU; returns the evicted dirty line, or -1."""
+    last = base + assoc - 1
+    victim = -1
+    if tags[last] >= 0 and dirty[last] != 0:
+        victim = tags[last]
+    i = assoc - 1
+    while i > 0:
+        tags[base + i] = tags[base + i - 1]
+        dirty[base + i] = dirty[base + i - 1]
+        pf[base + i] = pf[base + i - 1]
+        i -= 1
+    tags[base] = line
+    dirty[base] = d
+    pf[base] = p
+    return victim
 
-    @jit
-    def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
-                p2: Any, sets2: int, assoc2: int, line: int, d: int, p: int,
-                c: Any) -> None:  # fmt: skip
-        base = (line & (sets1 - 1)) * assoc1
-        victim = insert(t1, d1, p1, base, assoc1, line, d, p)
-        c[L1_FILL] += 1
+
+def l2_writeback(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
+                 c: Any) -> None:  # fmt: skip
+    c[L2_WB_IN] += 1
+    base = (line & (sets2 - 1)) * assoc2
+    w = find(t2, base, assoc2, line)
+    if w >= 0:
+        d2[base + w] = 1
+        to_front(t2, d2, p2, base, w)
+    else:
+        victim = insert(t2, d2, p2, base, assoc2, line, 1, 0)
         if victim >= 0:
-            c[L1_WB] += 1
-            l2_writeback(t2, d2, p2, sets2, assoc2, victim, c)
+            c[L2_WB] += 1
+            c[DRAM_WR] += 1
 
-    @jit
-    def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
-               sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
-               shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
-               pf_conf: Any, table: int, degree: int, threshold: int, page_shift: int,
-               c: Any) -> None:  # fmt: skip
-        line_bytes = 1 << shift
-        for k in range(n):
-            addr = addrs[k]
-            pc = pcs[k]
-            wr = writes[k]
-            line = addr >> shift
-            c[L1_ACC] += 1
+
+def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
+            demand: int, c: Any) -> None:  # fmt: skip
+    """A line requested by L1 (demand miss or prefetch)."""
+    base = (line & (sets2 - 1)) * assoc2
+    w = find(t2, base, assoc2, line)
+    if demand != 0:
+        c[L2_ACC] += 1
+    else:
+        c[L2_PF_LOOKUP] += 1
+    if w >= 0:
+        if demand != 0:
+            c[L2_HIT] += 1
+            if p2[base + w] != 0:
+                c[L2_PF_USEFUL] += 1
+                p2[base + w] = 0
+        to_front(t2, d2, p2, base, w)
+    else:
+        c[DRAM_RD] += 1
+        c[L2_FILL] += 1
+        if demand != 0:
+            c[L2_MISS] += 1
+            c[DRAM_DEMAND_RD] += 1
+            p = 0
+        else:
+            c[L2_PF] += 1
+            p = 1
+        victim = insert(t2, d2, p2, base, assoc2, line, 0, p)
+        if victim >= 0:
+            c[L2_WB] += 1
+            c[DRAM_WR] += 1
+
+
+def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
+            p2: Any, sets2: int, assoc2: int, line: int, d: int, p: int,
+            c: Any) -> None:  # fmt: skip
+    base = (line & (sets1 - 1)) * assoc1
+    victim = insert(t1, d1, p1, base, assoc1, line, d, p)
+    c[L1_FILL] += 1
+    if victim >= 0:
+        c[L1_WB] += 1
+        l2_writeback(t2, d2, p2, sets2, assoc2, victim, c)
+
+
+def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
+           sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
+           shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
+           pf_conf: Any, table: int, degree: int, threshold: int, page_shift: int,
+           c: Any) -> None:  # fmt: skip
+    line_bytes = 1 << shift
+    for k in range(n):
+        addr = addrs[k]
+        pc = pcs[k]
+        wr = writes[k]
+        line = addr >> shift
+        c[L1_ACC] += 1
+        if wr != 0:
+            c[L1_STORES] += 1
+        else:
+            c[L1_LOADS] += 1
+        base = (line & (sets1 - 1)) * assoc1
+        w = find(t1, base, assoc1, line)
+        if w >= 0:
+            c[L1_HIT] += 1
+            if p1[base + w] != 0:
+                c[L1_PF_USEFUL] += 1
+                p1[base + w] = 0
             if wr != 0:
-                c[L1_STORES] += 1
-            else:
-                c[L1_LOADS] += 1
-            base = (line & (sets1 - 1)) * assoc1
-            w = find(t1, base, assoc1, line)
-            if w >= 0:
-                c[L1_HIT] += 1
-                if p1[base + w] != 0:
-                    c[L1_PF_USEFUL] += 1
-                    p1[base + w] = 0
-                if wr != 0:
-                    d1[base + w] = 1
-                to_front(t1, d1, p1, base, w)
-            else:
-                c[L1_MISS] += 1
-                l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
-                fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, line,
-                        wr, 0, c)  # fmt: skip
-            if pf_on == 0:
-                continue
-            e = pc % table
-            if pf_pc[e] != pc:
-                pf_pc[e] = pc
-                pf_last[e] = addr
-                pf_stride[e] = 0
-                pf_conf[e] = 0
-                continue
-            delta = addr - pf_last[e]
-            if delta == 0:
-                continue
+                d1[base + w] = 1
+            to_front(t1, d1, p1, base, w)
+        else:
+            c[L1_MISS] += 1
+            l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
+            fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, line,
+                    wr, 0, c)  # fmt: skip
+        if pf_on == 0:
+            continue
+        e = pc % table
+        if pf_pc[e] != pc:
+            pf_pc[e] = pc
             pf_last[e] = addr
-            if delta == pf_stride[e]:
-                if pf_conf[e] < threshold:
-                    pf_conf[e] += 1
-            else:
-                pf_stride[e] = delta
-                pf_conf[e] = 0
-                continue
+            pf_stride[e] = 0
+            pf_conf[e] = 0
+            continue
+        delta = addr - pf_last[e]
+        if delta == 0:
+            continue
+        pf_last[e] = addr
+        if delta == pf_stride[e]:
             if pf_conf[e] < threshold:
+                pf_conf[e] += 1
+        else:
+            pf_stride[e] = delta
+            pf_conf[e] = 0
+            continue
+        if pf_conf[e] < threshold:
+            continue
+        step = delta
+        if delta > 0 and delta < line_bytes:
+            step = line_bytes
+        elif delta < 0 and -delta < line_bytes:
+            step = -line_bytes
+        page = addr >> page_shift
+        for j in range(1, degree + 1):
+            target = addr + j * step
+            if target < 0 or (target >> page_shift) != page:
+                break
+            tline = target >> shift
+            tbase = (tline & (sets1 - 1)) * assoc1
+            if find(t1, tbase, assoc1, tline) >= 0:
                 continue
-            step = delta
-            if delta > 0 and delta < line_bytes:
-                step = line_bytes
-            elif delta < 0 and -delta < line_bytes:
-                step = -line_bytes
-            page = addr >> page_shift
-            for j in range(1, degree + 1):
-                target = addr + j * step
-                if target < 0 or (target >> page_shift) != page:
-                    break
-                tline = target >> shift
-                tbase = (tline & (sets1 - 1)) * assoc1
-                if find(t1, tbase, assoc1, tline) >= 0:
-                    continue
-                c[L1_PF] += 1
-                l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c)
-                fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
-                        0, 1, c)  # fmt: skip
-
-    return kernel
+            c[L1_PF] += 1
+            l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c)
+            fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
+                    0, 1, c)  # fmt: skip
 
 
-def _identity(f: Any) -> Any:
-    return f
-
-
-_PY_KERNEL = _make_kernel(_identity)
+_PY_KERNEL = kernel
 _NUMBA_KERNEL: Any = None
+_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, kernel)
 
 
 def numba_available() -> bool:
@@ -230,9 +223,18 @@ def numba_available() -> bool:
 def _numba_kernel() -> Any:
     global _NUMBA_KERNEL
     if _NUMBA_KERNEL is None:
+        import types
+
         import numba
 
-        _NUMBA_KERNEL = _make_kernel(numba.njit(cache=False, inline="always"))
+        # Copies of the functions whose globals name the compiled copies, so the
+        # compiled kernel calls compiled helpers; `cache=True` keeps the machine code
+        # on disk (__pycache__) across processes.
+        names: dict[str, Any] = dict(globals())
+        for f in _KERNEL_FUNCS:
+            copy = types.FunctionType(f.__code__, names, f.__name__)
+            names[f.__name__] = numba.njit(cache=True)(copy)
+        _NUMBA_KERNEL = names["kernel"]
     return _NUMBA_KERNEL
 
 

@@ -1,0 +1,620 @@
+"""The hardware model: an xDSL `Interpreter.Listener` that charges every op it sees run.
+
+`simulate(module, entry, args, machine)` runs `entry` through
+`tapeflow.interpreters.make_interpreter(module, listeners=[model])`, so the values it
+computes are the interpreter's, bit for bit; the listener only counts. What it charges:
+
+- every op: its op class (`[ops.*]` in the machine TOML: issue slots on a port, pJ);
+  an `scf.yield`/`affine.yield` that closes a loop iteration is charged as `branch`
+  (increment, compare, branch); constants and bookkeeping ops are `free`.
+- `memref.load`/`memref.store` on a default-space memref: one access through L1/L2
+  (address = the buffer's base address + linear element offset * element size; each
+  buffer, identified by its byte storage, gets a 64-byte aligned base on first use).
+- `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
+  Enzyme-style growing array in DRAM (one array per cache), through the caches.
+- `region.write`/`region.read` on a DRAM tape: one access per field, at
+  `base + index * record.size + field offset`, through the caches.
+- memrefs in `#stream.spm` and `!region.tape<R, #stream.spm>`: scratchpad accesses. The
+  bytes allocated there are checked against `spm.size` (exceeding it is an error) and the
+  high-water mark is recorded.
+- `stream.commit`/`stream.prefetch`: asynchronous DMA of one tile between DRAM and the
+  scratchpad; `stream.acquire_*`/`stream.wait` stall until that DMA is done.
+
+Timing (all in core cycles; N are counts, B bytes; the report prints every term):
+
+    T_OL   = max(N_slots / issue_width, N_fp_slots / fp_ports)            (arithmetic)
+    T_nOL  = max(N_loads / load_ports, N_stores / store_ports)            (L1/SPM ports)
+    T_L2   = (N_L1_fills + N_L1_writebacks) * line / BW_L2                (L1 <-> L2 lines)
+    T_DRAM = (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM  (L2 <-> DRAM)
+    T_exp  = N_demand_DRAM_misses * lat_DRAM / MLP     (misses the prefetcher did not cover)
+    T_core = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp                     (ECM-style)
+    DMA i:  T_dma(i) = setup + B_i / BW_dma,  BW_dma = min(BW_DRAM, spm_port)
+            a transfer issued at core time t starts its setup once one of the `in_flight`
+            slots is free, and moves data once the previous transfer's data is done
+            (one data pipe); it ends at end_i.
+    stall at an acquire/wait of transfer i at core time now:  max(0, end_i - now)
+    T      = T_core + sum(stalls) + T_drain,  T_drain = max(0, last end_i - (T_core+stalls))
+
+"now" during the run is T_core of the counts so far plus the stalls so far (the cache
+batch is flushed first), so DMA overlaps whatever compute the program does between the
+start of a transfer and its wait. DMA traffic and cache traffic do not contend for DRAM
+bandwidth in this model (a stated simplification).
+
+Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
+            + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine,
+where a core access is one word access, and a line moved in or out of a level is
+line/8 word accesses at that level (hwmodel/report.py lists which counts feed each term).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow.diagnostics import op_error
+from tapeflow.hwmodel.cache import CacheParams, CacheSim
+from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
+
+# Handler kinds.
+_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD = range(7)
+_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(7, 16)
+
+_CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
+
+_INT_OPS = {
+    "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "cmpi", "select",
+    "index_cast", "index_castui", "extsi", "extui", "trunci", "maxsi", "minsi", "maxui",
+    "minui",
+}  # fmt: skip
+_INT_DIV = {"divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi", "ceildivui"}
+_FP_ADD = {"addf", "subf", "negf", "cmpf", "maximumf", "minimumf", "maxnumf", "minnumf"}
+_CVT = {"sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf", "bitcast"}
+_FREE = {
+    "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
+    "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
+    "memref.expand_shape", "memref.view", "memref.dim", "memref.global", "tape.init",
+    "tape.free", "region.alloc", "region.dealloc", "stream.fifo_alloc",
+    "stream.fifo_dealloc", "stream.release", "stream.acquire_write", "stream.acquire_read",
+    "stream.wait", "stream.commit", "stream.prefetch", "scf.for", "affine.for",
+    "scf.while", "func.func", "builtin.module", "scf.execute_region",
+    "builtin.unrealized_conversion_cast",
+}  # fmt: skip
+_BRANCH = {"scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br"}
+
+TAPE_BASE = 1 << 44
+"""Addresses of un-lowered `tape.cache` arrays start here (far from ordinary buffers)."""
+TAPE_STRIDE = 1 << 36
+
+
+def classify(op: Operation) -> str:
+    """The op class (a key of `[ops.*]`) that `op` is charged as."""
+    name = op.name
+    dialect, _, short = name.partition(".")
+    if name in _FREE:
+        return "free"
+    if name in _BRANCH:
+        return "branch"
+    if name in ("scf.yield", "affine.yield"):
+        parent = op.parent_op()
+        if parent is not None and parent.name in ("scf.for", "affine.for", "scf.while"):
+            return "branch"
+        return "free"
+    if dialect == "arith":
+        if short in _INT_OPS:
+            return "int"
+        if short == "muli":
+            return "int_mul"
+        if short in _INT_DIV:
+            return "int_div"
+        if short in _FP_ADD:
+            return "fp_add"
+        if short == "mulf":
+            return "fp_mul"
+        if short in ("divf", "remf"):
+            return "fp_div"
+        if short in _CVT:
+            return "cvt"
+    if dialect == "math":
+        if short == "fma":
+            return "fp_fma"
+        if short == "sqrt":
+            return "fp_div"
+        if short in ("absf", "copysign"):
+            return "fp_add"
+        if short in ("absi", "ctlz", "cttz", "ctpop"):
+            return "int"
+        return "fp_special"
+    if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
+                "tape.pop", "region.read", "region.write"):  # fmt: skip
+        return "mem"
+    return ""  # unknown: charged as `int`, and listed in the report
+
+
+def _elsize(t: Attribute) -> int:
+    from tapeflow.dialects.region import field_size
+
+    return field_size(t)
+
+
+def _is_spm_space(space: Attribute) -> bool:
+    return getattr(space, "name", None) == "stream.spm"
+
+
+@dataclass
+class _Transfer:
+    kind: str  # "commit" (SPM -> DRAM) or "prefetch" (DRAM -> SPM)
+    nbytes: int
+    issue: float
+    start: float
+    end: float
+    waited: bool = False
+
+
+@dataclass
+class Counts:
+    """Everything the model counted, besides the cache simulator's own counters."""
+
+    ops: list[int] = field(default_factory=lambda: [0] * len(OP_CLASSES))
+    by_name: dict[str, int] = field(default_factory=dict)
+    unclassified: dict[str, int] = field(default_factory=dict)
+    loads: int = 0  # core loads, any memory
+    stores: int = 0
+    cache_bytes: int = 0  # bytes the core moved through L1
+    spm_loads: int = 0
+    spm_stores: int = 0
+    spm_bytes: int = 0  # bytes the core moved to/from the scratchpad
+    dma_transfers: int = 0
+    dma_bytes_to_dram: int = 0
+    dma_bytes_to_spm: int = 0
+    dma_stall: float = 0.0
+    dma_stalls: int = 0
+    spm_in_use: int = 0
+    spm_high_water: int = 0
+    tape_bytes: int = 0  # DRAM bytes allocated for tape storage
+    tape_spm_bytes: int = 0  # scratchpad bytes allocated for tape tiles (high-water)
+
+
+class HardwareModel(Interpreter.Listener):
+    """Charges each interpreted op; see the module docstring for what and how."""
+
+    def __init__(
+        self,
+        machine: Machine | None = None,
+        *,
+        backend: str = "auto",
+        batch: int = 1 << 16,
+        prefetch: bool | None = None,
+    ):
+        self.machine = machine or load_machine()
+        self.cache = CacheSim(CacheParams.from_machine(self.machine, prefetch), backend)
+        self.batch = batch
+        self.counts = Counts()
+        self._handlers: dict[Operation, tuple[Any, ...]] = {}
+        self._pcs: dict[Operation, int] = {}
+        self._arrays: dict[int, tuple[Any, int, tuple[int, ...], int]] = {}
+        self._bases: dict[int, tuple[Any, int]] = {}  # id(bytearray) -> (bytearray, base)
+        self._next_addr = 1 << 16
+        self._tapes: dict[int, tuple[Any, int, int]] = {}  # id(list) -> (list, base, peak)
+        self._buf: list[int] = []
+        self._spm_objects: dict[int, tuple[Any, int]] = {}
+        self._records: dict[int, tuple[Any, int]] = {}  # id(RecordBuffer) -> (obj, base)
+        self._transfers: list[_Transfer] = []
+        self._by_token: dict[int, tuple[Any, _Transfer]] = {}
+        self._by_buffer: dict[int, _Transfer] = {}
+        self._pipe_free = 0.0
+        self._tape_memrefs: set[int] = set()
+        m = self.machine
+        self._spm_capacity = m.spm_size
+        self._line = m.l1.line
+
+    # ------------------------------------------------------------------ listener hooks
+
+    def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
+        h = self._handlers.get(op)
+        if h is None:
+            h = self._classify(op)
+        c = self.counts
+        c.ops[h[1]] += 1
+        kind = h[0]
+        if kind == _COMPUTE:
+            return
+        if kind == _LOAD or kind == _STORE:
+            if h[2]:  # scratchpad memref
+                size = h[3]
+                if kind == _LOAD:
+                    c.spm_loads += 1
+                    c.loads += 1
+                else:
+                    c.spm_stores += 1
+                    c.stores += 1
+                c.spm_bytes += size
+                return
+            if kind == _LOAD:
+                array, indices = args[0], args[1:]
+                write = 0
+                c.loads += 1
+            else:
+                array, indices = args[1], args[2:]
+                write = 1
+                c.stores += 1
+            if h[4] is not None:  # affine map
+                indices = h[4].eval(indices, ())
+            info = self._arrays.get(id(array))
+            if info is None:
+                info = self._array_info(array)
+            _, base, strides, size = info
+            offset = 0
+            for i, s in zip(indices, strides):
+                offset += i * s
+            c.cache_bytes += size
+            self._buf.append(((base + offset * size) << 17) | (h[5] << 1) | write)
+            if len(self._buf) >= self.batch:
+                self.flush()
+            return
+        if kind == _TPUSH or kind == _TPOP:
+            cache = args[0]
+            entry = self._tapes.get(id(cache))
+            if entry is None:
+                entry = (cache, TAPE_BASE + len(self._tapes) * TAPE_STRIDE, 0)
+            size = h[2]
+            if kind == _TPUSH:
+                pos = len(cache)
+                write = 1
+                c.stores += 1
+                if (pos + 1) * size > entry[2]:
+                    entry = (cache, entry[1], (pos + 1) * size)
+            else:
+                pos = len(cache) - 1
+                write = 0
+                c.loads += 1
+                if pos < 0:
+                    return  # the interpreter reports the empty pop
+            self._tapes[id(cache)] = entry
+            c.cache_bytes += size
+            self._buf.append(((entry[1] + pos * size) << 17) | (h[3] << 1) | write)
+            if len(self._buf) >= self.batch:
+                self.flush()
+            return
+        if kind == _RWRITE or kind == _RREAD:
+            self._record_access(op, h, args, kind == _RWRITE)
+            return
+        if kind == _COPY:
+            self._copy(h, args)
+            return
+        if kind == _DMA:
+            self._dma(op, h, args)
+            return
+        if kind == _ACQUIRE or kind == _WAIT:
+            self._acquire(op, h, args)
+            return
+        if kind == _FIFO:
+            if args:
+                self._last_fifo_count = int(args[0])
+            return
+        if kind == _DEALLOC or kind == _RDEALLOC:
+            obj = args[0]
+            key = id(obj._data.raw.memory) if kind == _DEALLOC else id(obj)
+            entry = self._spm_objects.pop(key, None)
+            if entry is not None:
+                c.spm_in_use -= entry[1]
+            return
+
+    def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
+        h = self._handlers[op]
+        kind = h[0]
+        if kind < _ALLOC:
+            return
+        if kind == _ALLOC and h[2]:
+            array = results[0]
+            self._spm_alloc(op, id(array._data.raw.memory), array, array.size * h[3])
+        elif kind == _ALLOC and h[4]:
+            array = results[0]
+            self.counts.tape_bytes += array.size * h[3]
+        elif kind == _RALLOC:
+            buf = results[0]
+            if h[2]:
+                self._spm_alloc(op, id(buf), buf, buf.size_bytes)
+                self.counts.tape_spm_bytes = max(
+                    self.counts.tape_spm_bytes,
+                    sum(b.size_bytes for b, _ in self._spm_objects.values()
+                        if hasattr(b, "size_bytes")),  # fmt: skip
+                )
+            else:
+                self.counts.tape_bytes += buf.size_bytes
+        elif kind == _FIFO:
+            fifo_type = op.results[0].type
+            num = h[2] if h[2] is not None else None
+            if num is None:
+                num = int(self._last_fifo_count)
+            self.counts.tape_bytes += num * fifo_type.tile_bytes  # type: ignore[attr-defined]
+        elif kind == _DMA:
+            transfer = self._pending_transfer
+            self._pending_transfer = None
+            if transfer is not None and results:
+                self._by_token[id(results[0])] = (results[0], transfer)
+
+    # ------------------------------------------------------------------ classification
+
+    def _classify(self, op: Operation) -> tuple[Any, ...]:
+        cls = classify(op)
+        if not cls:
+            self.counts.unclassified[op.name] = self.counts.unclassified.get(op.name, 0) + 1
+            cls = "int"
+        ci = _CLASS_INDEX[cls]
+        name = op.name
+        pc = self._pcs.setdefault(op, len(self._pcs) & 0xFFFF)
+        h: tuple[Any, ...] = (_COMPUTE, ci)
+        if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
+            mtype = op.memref.type  # type: ignore[attr-defined]
+            kind = _LOAD if name.endswith("load") else _STORE
+            amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
+            h = (kind, ci, _is_spm_space(mtype.memory_space),
+                 _elsize(mtype.element_type), amap, pc)  # fmt: skip
+        elif name in ("tape.push", "tape.pop"):
+            ctype = op.operands[0].type
+            h = (_TPUSH if name == "tape.push" else _TPOP, ci,
+                 _elsize(ctype.element_type), pc)  # type: ignore[attr-defined]  # fmt: skip
+        elif name in ("region.write", "region.read"):
+            ttype = op.operands[0].type
+            rec = ttype.record  # type: ignore[attr-defined]
+            sizes = tuple(_elsize(f) for f in rec.field_types)
+            h = (_RWRITE if name == "region.write" else _RREAD, ci, ttype.in_spm,  # type: ignore[attr-defined]
+                 rec.size, rec.offsets, sizes, pc)  # fmt: skip
+        elif name in ("memref.alloc", "memref.alloca"):
+            mtype = op.results[0].type
+            is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
+            h = (_ALLOC, ci, _is_spm_space(mtype.memory_space),  # type: ignore[attr-defined]
+                 _elsize(mtype.element_type), is_tape)  # type: ignore[attr-defined]  # fmt: skip
+        elif name == "memref.dealloc":
+            h = (_DEALLOC, ci)
+        elif name == "memref.copy":
+            h = (_COPY, ci, pc, (pc + 1) & 0xFFFF)
+            self._pcs.setdefault(op, pc)
+        elif name == "region.alloc":
+            h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
+        elif name == "region.dealloc":
+            h = (_RDEALLOC, ci)
+        elif name == "stream.fifo_alloc":
+            prop = op.properties.get("num_tiles")
+            h = (_FIFO, ci, prop.value.data if prop is not None else None)  # type: ignore[attr-defined]
+        elif name in ("stream.commit", "stream.prefetch"):
+            fifo_type = op.operands[0].type
+            h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch",
+                 fifo_type.tile_bytes)  # type: ignore[attr-defined]  # fmt: skip
+        elif name in ("stream.acquire_write", "stream.acquire_read"):
+            h = (_ACQUIRE, ci, name)
+        elif name == "stream.wait":
+            h = (_WAIT, ci, name)
+        self._handlers[op] = h
+        return h
+
+    # ------------------------------------------------------------------ memory helpers
+
+    def _base_of(self, memory: Any, nbytes: int) -> int:
+        entry = self._bases.get(id(memory))
+        if entry is None:
+            base = self._next_addr
+            self._next_addr = base + (max(nbytes, 1) + 63) // 64 * 64
+            entry = (memory, base)
+            self._bases[id(memory)] = entry
+        return entry[1]
+
+    def _array_info(self, array: Any) -> tuple[Any, int, tuple[int, ...], int]:
+        ptr = array._data
+        raw = ptr.raw
+        size = ptr.xtype.compile_time_size
+        base = self._base_of(raw.memory, len(raw.memory)) + raw.offset
+        shape = array.shape
+        strides = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * shape[i + 1]
+        info = (array, base, tuple(strides), size)
+        self._arrays[id(array)] = info
+        return info
+
+    def _spm_alloc(self, op: Operation, key: int, obj: Any, nbytes: int) -> None:
+        c = self.counts
+        if c.spm_in_use + nbytes > self._spm_capacity:
+            raise InterpretationError(
+                op_error(
+                    op,
+                    f"scratchpad overflow: allocating {nbytes} bytes with {c.spm_in_use} "
+                    f"bytes in use exceeds spm.size = {self._spm_capacity} bytes",
+                )
+            )
+        self._spm_objects[key] = (obj, nbytes)
+        c.spm_in_use += nbytes
+        c.spm_high_water = max(c.spm_high_water, c.spm_in_use)
+
+    def _record_access(self, op: Operation, h: tuple[Any, ...], args: Any, write: bool) -> None:
+        c = self.counts
+        nfields = len(h[5])
+        if write:
+            c.stores += nfields
+        else:
+            c.loads += nfields
+        if h[2]:  # scratchpad tile buffer
+            if write:
+                c.spm_stores += nfields
+            else:
+                c.spm_loads += nfields
+            c.spm_bytes += sum(h[5])
+            return
+        buf = args[0]
+        entry = self._records.get(id(buf))
+        if entry is None:
+            base = self._next_addr
+            self._next_addr = base + (max(buf.size_bytes, 1) + 63) // 64 * 64
+            entry = (buf, base)
+            self._records[id(buf)] = entry
+        start = entry[1] + int(args[1]) * h[3]
+        pc = h[6]
+        w = 1 if write else 0
+        append = self._buf.append
+        for off, size in zip(h[4], h[5]):
+            c.cache_bytes += size
+            append(((start + off) << 17) | (pc << 1) | w)
+        if len(self._buf) >= self.batch:
+            self.flush()
+
+    def _copy(self, h: tuple[Any, ...], args: Any) -> None:
+        src, dst = args[0], args[1]
+        for array, pc, w in ((src, h[2], 0), (dst, h[3], 1)):
+            info = self._arrays.get(id(array)) or self._array_info(array)
+            n = array.size
+            size = info[3]
+            if w:
+                self.counts.stores += n
+            else:
+                self.counts.loads += n
+            self.counts.cache_bytes += n * size
+            self._buf.extend(((info[1] + k * size) << 17) | (pc << 1) | w for k in range(n))
+        if len(self._buf) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Runs the buffered addresses through the cache simulator."""
+        if not self._buf:
+            return
+        packed = np.array(self._buf, dtype=np.int64)
+        self._buf.clear()
+        self.cache.access_batch(packed >> 17, (packed >> 1) & 0xFFFF, packed & 1)
+
+    # ------------------------------------------------------------------ DMA and time
+
+    _pending_transfer: _Transfer | None = None
+    _last_fifo_count: int = 0
+
+    def now(self) -> float:
+        """Core time so far: T_core of the counts so far plus DMA stalls."""
+        self.flush()
+        return self.core_terms()["T_core"] + self.counts.dma_stall
+
+    def _dma(self, op: Operation, h: tuple[Any, ...], args: Any) -> None:
+        m = self.machine
+        nbytes = h[3]
+        issue = self.now()
+        slots = int(m.get("dma", "in_flight"))
+        start = issue
+        if len(self._transfers) >= slots:
+            start = max(start, self._transfers[-slots].end)
+        data_start = max(start + float(m.get("dma", "setup")), self._pipe_free)
+        end = data_start + nbytes / m.dma_bandwidth
+        self._pipe_free = end
+        t = _Transfer(h[2], nbytes, issue, start, end)
+        self._transfers.append(t)
+        self._pending_transfer = t
+        buf = args[2]
+        self._by_buffer[id(buf)] = t
+        c = self.counts
+        c.dma_transfers += 1
+        if h[2] == "commit":
+            c.dma_bytes_to_dram += nbytes
+        else:
+            c.dma_bytes_to_spm += nbytes
+
+    def _acquire(self, op: Operation, h: tuple[Any, ...], args: Any) -> None:
+        transfer: _Transfer | None = None
+        if h[0] == _WAIT or len(args) > 1:
+            token = args[-1]
+            entry = self._by_token.get(id(token))
+            transfer = entry[1] if entry is not None else None
+        else:
+            transfer = self._by_buffer.get(id(args[0]))
+        if transfer is None or transfer.waited:
+            return
+        transfer.waited = True
+        now = self.now()
+        if transfer.end > now:
+            self.counts.dma_stall += transfer.end - now
+            self.counts.dma_stalls += 1
+
+    def core_terms(self) -> dict[str, float]:
+        """The T_* terms of the module docstring, from the counts so far (flush first)."""
+        m = self.machine
+        ops = m.ops
+        c = self.counts
+        slots = 0.0
+        fp_slots = 0.0
+        for name, n in zip(OP_CLASSES, c.ops):
+            if not n:
+                continue
+            oc = ops[name]
+            slots += n * oc.cycles
+            if oc.port == "fp":
+                fp_slots += n * oc.cycles
+        core = m.raw["core"]
+        t_ol = max(slots / core["issue_width"], fp_slots / core["fp_ports"])
+        t_nol = max(c.loads / core["load_ports"], c.stores / core["store_ports"])
+        k = self.cache.counters
+        line = self._line
+        t_l2 = (k["l1_fills"] + k["l1_writebacks"]) * line / m.l2.bandwidth
+        t_dram = (k["dram_lines_read"] + k["dram_lines_written"]) * line / m.get(
+            "dram", "bandwidth")  # fmt: skip
+        t_exp = k["dram_demand_lines_read"] * m.get("dram", "latency") / core["mlp"]
+        t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
+        return {
+            "T_OL": t_ol,
+            "T_nOL": t_nol,
+            "T_L2": t_l2,
+            "T_DRAM": t_dram,
+            "T_exposed": t_exp,
+            "T_core": t_core,
+        }
+
+    def finish(self) -> dict[str, float]:
+        """Flushes, and returns every timing term including stalls, drain and the total."""
+        self.flush()
+        terms = self.core_terms()
+        busy = terms["T_core"] + self.counts.dma_stall
+        last = max((t.end for t in self._transfers), default=0.0)
+        drain = max(0.0, last - busy)
+        terms["T_dma_stall"] = self.counts.dma_stall
+        terms["T_drain"] = drain
+        terms["cycles"] = busy + drain
+        for name, v in terms.items():
+            if not math.isfinite(v) or v < 0:
+                raise InterpretationError(f"hardware model: timing term {name} = {v}")
+        return terms
+
+    @property
+    def tape_cache_bytes(self) -> int:
+        """Peak bytes of un-lowered `tape.cache`s (as Enzyme-style arrays)."""
+        return sum(peak for _, _, peak in self._tapes.values())
+
+
+@dataclass
+class SimResult:
+    run: Any
+    """The `tapeflow.runner.RunResult` of the call (results, arguments after the run)."""
+    model: HardwareModel
+    report: dict[str, Any]
+
+
+def simulate(
+    module: ModuleOp,
+    entry: str,
+    args: Sequence[Any] = (),
+    machine: Machine | None = None,
+    *,
+    backend: str = "auto",
+    batch: int = 1 << 16,
+    prefetch: bool | None = None,
+) -> SimResult:
+    """Runs `entry(*args)` with the model listening (through `tapeflow.runner`, so values
+    and errors are exactly `tapeflow-run`'s); returns the run, the model and its report."""
+    from tapeflow import runner
+    from tapeflow.hwmodel.report import build_report
+
+    model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
+    run = runner.run_function(module, entry, args, listeners=[model])
+    report = build_report(model, runner.format_json(run)["results"])
+    return SimResult(run, model, report)

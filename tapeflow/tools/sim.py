@@ -1,0 +1,102 @@
+"""`tapeflow-sim`: run one function on the hardware model and report cycles, traffic, energy.
+
+    tapeflow-sim kernel.mlir --entry f --args 0.5
+    tapeflow-sim grad.mlir --entry f_grad --set l2.size=262144 --set prefetch.enabled=false
+    tapeflow-sim tf.mlir --entry f_grad --machine small-spm.toml --json
+
+Arguments are built exactly as `tapeflow-run` builds them (`tapeflow.runner`: the same
+fill rule, `--args`, `--seed`, `--inputs`, `--zero`). The machine is
+`tapeflow/hwmodel/defaults.toml`, then `--machine M.toml` (same layout, only the keys to
+change), then each `--set section.key=value` in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+_EPILOG = """\
+machine keys (see hwmodel/defaults.toml, every number with its source):
+  core.{clock_ghz,issue_width,fp_ports,load_ports,store_ports,mlp,...}
+  ops.<class>.{cycles,port,energy_pj}     classes: int int_mul int_div fp_add fp_mul
+                                          fp_fma fp_div fp_special cvt branch mem free
+  l1.{size,assoc,line,latency,access_energy_pj}  l2.{...,bandwidth}
+  prefetch.{enabled,table_size,degree,threshold,page}
+  spm.{size,...} (energy/latency scale with size)  dram.{bandwidth,latency,energy_pj_per_byte}
+  dma.{request,in_flight,setup,spm_port,engine_energy_pj}
+
+output: a table (default) or, with --json, the report as JSON: cycles and their terms,
+per-level accesses/hits/misses/bytes, DRAM bytes, DMA bytes and stalls, energy per
+component with on-chip and off-chip totals, SRAM in use, tape bytes, the results.
+
+errors print `error: ...` on stderr and exit with status 1.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tapeflow-sim",
+        description="Runs one function of an MLIR module on TapeFlow's hardware model.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", help="input MLIR file, or - for standard input")
+    parser.add_argument("--entry", "-e", metavar="NAME", help="the function to run")
+    parser.add_argument("--machine", metavar="M.toml", help="machine overrides (TOML)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one machine key, e.g. l2.size=262144 (repeatable)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--args", nargs="*", default=[], metavar="VALUE",
+                        help="the scalar arguments, in order (as tapeflow-run)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fill rule (0)")
+    parser.add_argument("--inputs", action="append", default=[], metavar="FILE",
+                        help="memref data, as tapeflow-run --inputs")  # fmt: skip
+    parser.add_argument("--zero", action="append", default=[], metavar="P[,P...]",
+                        help="fill these memref arguments with zeros")  # fmt: skip
+    parser.add_argument("--backend", choices=["auto", "numba", "python"], default="auto",
+                        help="cache simulator backend (auto: numba when installed)")  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from xdsl.dialects.builtin import MemRefType
+
+    from tapeflow import runner
+    from tapeflow.diagnostics import report_errors
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.hwmodel.model import simulate
+    from tapeflow.hwmodel.report import format_table, to_json
+    from tapeflow.tools.run import _read_inputs, _read_source, _zero_positions
+
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    with report_errors():
+        machine = load_machine(args.machine, args.set)
+        text, name = _read_source(args.file)
+        module = runner.load_module(text, name)
+        func_op = runner.find_function(module, args.entry)
+        memrefs = [
+            p
+            for p, t in enumerate(func_op.function_type.inputs.data)
+            if isinstance(t, MemRefType)
+        ]
+        values = runner.make_arguments(
+            func_op,
+            seed=args.seed,
+            inputs=_read_inputs(args.inputs, memrefs),
+            scalars=args.args,
+            zero=_zero_positions(args.zero),
+        )
+        sim = simulate(module, func_op.sym_name.data, values, machine, backend=args.backend)
+        output = to_json(sim.report) if args.json else format_table(sim.report)
+        sys.stdout.write(output + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
