@@ -1,8 +1,8 @@
 """Runs a function natively with upstream MLIR: `mlir-opt-22` to LLVM, then `mlir-runner-22`.
 
-`run_native(module, entry, args)` takes the same Python values as the xDSL interpreter
-(`ShapedArray` for a memref, `float`/`int`/`bool` for scalars) and gives back the same
-kinds of values, so `tapeflow-exec` prints exactly what `tapeflow-run` prints:
+`run_function_native(module, entry, args)` is `tapeflow.runner.run_function` run
+natively: the same arguments (NumPy arrays for memrefs, Python scalars), the same
+`RunResult` back, so `tapeflow-exec` prints exactly what `tapeflow-run` prints:
 
 1. the module is cloned and lowered to upstream dialects (`tapeflow-lower-to-std`);
 2. a wrapper function `@__tapeflow_main` is appended to it. Each memref argument becomes a
@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -41,14 +43,13 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
 )
-from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
-from xdsl.interpreters.utils.ptr import TypedPtr
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import ToolError
+from tapeflow.runner import RunResult
 
 MLIR_VERSION = "22"
 APT_PACKAGES = ("mlir-22-tools", "libmlir-22")
@@ -158,7 +159,9 @@ def _function(module: ModuleOp, entry: str) -> func.FuncOp:
 def _scalar_bits(typ: Attribute) -> int:
     if isinstance(typ, IndexType):
         return 64
-    if isinstance(typ, IntegerType | AnyFloat):
+    if isinstance(typ, IntegerType) and typ.bitwidth <= 64:
+        return typ.bitwidth
+    if isinstance(typ, Float16Type | Float32Type | Float64Type):
         return typ.bitwidth
     raise ToolError(f"native execution does not support values of type {typ}")
 
@@ -176,29 +179,29 @@ def _bits_to_float(bits: int, width: int) -> float:
     return struct.unpack(f"<{_PACK[width]}", struct.pack(f"<{_IPACK[width].upper()}", unsigned))[0]
 
 
-def _dense_initializer(array: ShapedArray[Any], element: Attribute) -> str:
-    data = array.data
-    if not data:
+def _dense_initializer(array: np.ndarray, element: Attribute) -> str:
+    """`dense<"0x...">` holding the raw little-endian bytes of `array` as `element`s."""
+    if array.size == 0:
         return "uninitialized"
     if isinstance(element, IntegerType) and element.bitwidth == 1:
-        return "dense<[" + ", ".join("true" if v else "false" for v in data) + "]>"
-    if isinstance(element, Float16Type | Float32Type | Float64Type):
-        fmt = _PACK[element.bitwidth]
-    else:
-        fmt = _IPACK.get(_scalar_bits(element))
-        if fmt is None:
-            raise ToolError(f"native execution does not support memrefs of {element}")
-        width = _scalar_bits(element)
-        data = [_wrap_signed(int(v), width) for v in data]
-    raw = struct.pack(f"<{len(data)}{fmt}", *data)
-    if len(data) == 1:  # a one-element hex string would be read as a splat anyway
-        pass
+        flat = np.asarray(array, dtype=np.bool_).reshape(-1)
+        return "dense<[" + ", ".join("true" if v else "false" for v in flat) + "]>"
+    raw = np.ascontiguousarray(array, dtype=_storage_dtype(element)).tobytes()
     return f'dense<"0x{raw.hex().upper()}">'
 
 
-def _wrap_signed(value: int, width: int) -> int:
-    value &= (1 << width) - 1
-    return value - (1 << width) if value >= 1 << (width - 1) else value
+def _storage_dtype(element: Attribute) -> np.dtype[Any]:
+    if isinstance(element, Float64Type):
+        return np.dtype("<f8")
+    if isinstance(element, Float32Type):
+        return np.dtype("<f4")
+    if isinstance(element, Float16Type):
+        return np.dtype("<f2")
+    if isinstance(element, IndexType):
+        return np.dtype("<i8")
+    if isinstance(element, IntegerType) and element.bitwidth in (1, 8, 16, 32, 64):
+        return np.dtype(np.bool_) if element.bitwidth == 1 else np.dtype(f"<i{element.bitwidth // 8}")
+    raise ToolError(f"native execution does not support memrefs of {element}")
 
 
 class _Wrapper:
@@ -223,7 +226,7 @@ class _Wrapper:
 
     def argument(self, position: int, typ: Attribute, value: Any) -> str:
         if isinstance(typ, MemRefType):
-            if not isinstance(value, ShapedArray):
+            if not isinstance(value, np.ndarray):
                 raise ToolError(f"argument {position} of type {typ} needs an array")
             element = typ.element_type
             shape = list(value.shape)
@@ -391,31 +394,55 @@ def run_llvm(llvm: str, tools: NativeTools | None = None) -> str:
     return done.stdout
 
 
-def run_native(
+def run_function_native(
     module: ModuleOp,
-    entry: str,
+    name: str,
     args: Sequence[Any],
+    *,
     ctx: Context | None = None,
     tools: NativeTools | None = None,
-) -> tuple[Any, ...]:
-    """Runs `entry(*args)` natively; returns its results and updates memref `args` in place."""
+) -> RunResult:
+    """`tapeflow.runner.run_function`, run natively: the same arguments (NumPy arrays for
+    memrefs, Python scalars), the same `RunResult`, the given arrays updated in place."""
+    from tapeflow.runner import find_function
+
     tools = tools or find_tools()
-    program, printed = native_program(module, entry, args, ctx)
-    output = run_llvm(compile_to_llvm(program, tools), tools)
-    numbers = _parse_integers(output)
+    func_op = find_function(module, name)
+    arg_types = list(func_op.function_type.inputs.data)
+    result_types = list(func_op.function_type.outputs.data)
+    if len(args) != len(arg_types):
+        raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
+    values = [_argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
+    program, printed = native_program(module, name, values, ctx)
+    numbers = _parse_integers(run_llvm(compile_to_llvm(program, tools), tools))
     results: list[Any] = []
+    final_args: list[Any] = list(args)
     for kind, typ, position in printed:
         assert position is not None
-        if isinstance(typ, MemRefType):
-            target = args[position] if kind == "arg" else None
-            value = _take_memref(numbers, typ, target)
-        else:
-            value = _decode_scalar(numbers.pop(0), typ)
+        value = _take_memref(numbers, typ) if isinstance(typ, MemRefType) else (
+            _decode_scalar(numbers.pop(0), typ)
+        )
         if kind == "result":
             results.append(value)
+        else:
+            final_args[position] = value
+            given = args[position]
+            if isinstance(given, np.ndarray) and given.flags.writeable:
+                np.copyto(given, value.astype(given.dtype, copy=False), casting="unsafe")
     if numbers:
         raise InterpretationError(f"native run printed {len(numbers)} unexpected value(s)")
-    return tuple(results)
+    memref_positions = [p for p, t in enumerate(arg_types) if isinstance(t, MemRefType)]
+    return RunResult(name, results, result_types, final_args, arg_types, memref_positions)
+
+
+def _argument_value(position: int, value: Any, typ: Attribute) -> Any:
+    from tapeflow.runner import _check_array, _scalar, to_numpy
+
+    if isinstance(typ, MemRefType):
+        if isinstance(value, ShapedArray):
+            return to_numpy(value, typ.get_element_type())
+        return _check_array(position, value, typ, 64)
+    return _scalar(value, typ, 64)
 
 
 def _parse_integers(output: str) -> list[int]:
@@ -427,7 +454,9 @@ def _parse_integers(output: str) -> list[int]:
         try:
             numbers.append(int(line))
         except ValueError:
-            raise InterpretationError(f"unexpected output from the native run: {line!r}")
+            raise InterpretationError(
+                f"unexpected output from the native run: {line!r}"
+            ) from None
     return numbers
 
 
@@ -440,22 +469,26 @@ def _decode_scalar(raw: int, typ: Attribute) -> Any:
     return raw
 
 
-def _take_memref(numbers: list[int], typ: MemRefType[Attribute], target: Any) -> ShapedArray[Any]:
+def _take_memref(numbers: list[int], typ: MemRefType[Attribute]) -> np.ndarray:
     rank = typ.get_num_dims()
+    if len(numbers) < rank:
+        raise InterpretationError("native run printed fewer values than expected")
     shape = [numbers.pop(0) for _ in range(rank)]
     count = math.prod(shape)
     if len(numbers) < count:
         raise InterpretationError("native run printed fewer values than expected")
-    values = [_decode_scalar(numbers.pop(0), typ.element_type) for _ in range(count)]
-    if isinstance(target, ShapedArray):
-        if list(target.shape) != shape:
-            raise InterpretationError(f"native run changed a shape: {target.shape} -> {shape}")
-        for offset, value in enumerate(values):
-            target.data_ptr[offset] = value
-        return target
+    raw = np.array(numbers[:count], dtype=np.int64)
+    del numbers[:count]
     element = typ.element_type
-    xtype = xtype_for_el_type(element, 64)
-    return ShapedArray(TypedPtr.new(values, xtype=xtype), shape)
+    storage = _storage_dtype(element)
+    if isinstance(element, AnyFloat):
+        unsigned = np.dtype(f"<u{storage.itemsize}")
+        values = raw.astype(unsigned).view(storage)
+    elif storage == np.bool_:
+        values = (raw & 1).astype(np.bool_)
+    else:
+        values = raw.astype(storage)
+    return values.reshape(shape)
 
 
 __all__ = [
@@ -466,6 +499,6 @@ __all__ = [
     "NativeTools",
     "find_tools",
     "native_program",
-    "run_native",
+    "run_function_native",
     "tools_available",
 ]
