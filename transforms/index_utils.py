@@ -9,8 +9,9 @@ no `minsi`/`ceildivsi`), and every value stays in the `index` type.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -47,7 +48,18 @@ class IndexBuilder:
         self.created.clear()
 
     def const(self, value: int) -> SSAValue:
-        return self._insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        """An index constant, hoisted to the top of the enclosing function (and reused)."""
+        entry = _entry_block(self.point.block)
+        if entry is None:
+            return self._insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        cache = _CONSTANTS.setdefault(entry, {})
+        known = cache.get(value)
+        if known is not None and known.parent is entry:
+            return known.results[0]
+        op = arith.ConstantOp(IntegerAttr(value, IndexType()))
+        Rewriter.insert_op(op, InsertPoint.at_start(entry))
+        cache[value] = op
+        return op.results[0]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         ca, cb = const_int(a), const_int(b)
@@ -107,6 +119,8 @@ class IndexBuilder:
         ca, cb = const_int(a), const_int(b)
         if ca is not None and cb is not None:
             return self.const(-(-ca // cb))
+        if cb == 1:
+            return a
         return self.div(self.sub(self.add(a, b), self.const(1)), b)
 
     def trip_count(self, loop: scf.ForOp) -> SSAValue:
@@ -115,6 +129,8 @@ class IndexBuilder:
         clb, cub, cs = const_int(lb), const_int(ub), const_int(step)
         if clb is not None and cub is not None and cs is not None and cs > 0:
             return self.const(max(0, -(-(cub - clb) // cs)))
+        if loop.attributes.get(NONNEGATIVE_ATTR) is not None and clb == 0 and cs == 1:
+            return ub
         return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))
 
     def normalized_iv(self, loop: scf.ForOp) -> SSAValue:
@@ -129,6 +145,43 @@ class IndexBuilder:
         for index, size in zip(indices[1:], sizes[1:]):
             acc = self.add(self.mul(acc, size), index)
         return acc
+
+
+NONNEGATIVE_ATTR = "tapeflow.tile"
+"""On the tile loops that TapeFlow makes (`0 to count step 1` with count >= 0)."""
+
+_CONSTANTS: WeakKeyDictionary[Block, dict[int, Operation]] = WeakKeyDictionary()
+"""Index constants hoisted into each function's entry block, by value."""
+
+
+def _entry_block(block: Block | None) -> Block | None:
+    """The entry block of the `func.func` that contains `block`."""
+    op = block.parent_op() if block is not None else None
+    while op is not None and not isinstance(op, func.FuncOp):
+        op = op.parent_op()
+    if op is None:
+        return None
+    return op.body.first_block
+
+
+def erase_dead(value: SSAValue) -> None:
+    """Erases the pure index arithmetic that computed `value` once nothing uses it."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.parent is None:
+        return
+    if owner.name not in _PURE_INDEX_OPS or any(r.uses for r in owner.results):
+        return
+    operands = list(owner.operands)
+    Rewriter.erase_op(owner)
+    for operand in operands:
+        erase_dead(operand)
+
+
+_PURE_INDEX_OPS = frozenset(
+    {"arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.remsi", "arith.cmpi",
+     "arith.select", "arith.constant", "arith.ceildivsi", "arith.floordivsi",
+     "arith.maxsi", "arith.minsi"}
+)
 
 
 def loop_id(op: Operation) -> int | None:

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -66,7 +66,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import region
-from tapeflow.transforms.index_utils import LOOP_ATTR, IndexBuilder, const_int
+from tapeflow.transforms.index_utils import NONNEGATIVE_ATTR, IndexBuilder, const_int
 
 LAYER_ATTR = "tapeflow.layer"
 """On a layer loop: the number of iterations (records) per layer."""
@@ -141,10 +141,11 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     index = IndexType()
     iter_types = [a.type for a in loop.iter_args]
 
+    nl_m1 = ib.sub(nl, c1)
     layer_block = Block(arg_types=[index, *iter_types])
     lb_ = IndexBuilder(InsertPoint.at_end(layer_block))
     jarg = layer_block.args[0]
-    j = lb_.sub(lb_.sub(nl, c1), jarg) if reverse else jarg
+    j = lb_.sub(nl_m1, jarg) if reverse else jarg
     start = lb_.mul(j, size)
     end = lb_.min(lb_.add(start, size), n)
 
@@ -164,6 +165,8 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     )
     tile_loop = scf.ForOp(tile_lb, tile_ub, c1, list(layer_block.args[1:]), tile_block)
     tile_loop.attributes.update(loop.attributes)
+    if reverse:
+        tile_loop.attributes[NONNEGATIVE_ATTR] = UnitAttr()
     layer_block.add_op(tile_loop)
     layer_block.add_op(scf.YieldOp(*tile_loop.results))
 
