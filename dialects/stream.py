@@ -41,7 +41,9 @@ Ops (a "buffer" is a `!region.tape<R, #stream.spm>` of `K` records):
   must hold a completed commit); returns its token.
 - `stream.acquire_read %buf[, %tok]`: waits for the prefetch into `%buf`; the buffer is
   then readable.
-- `stream.release %buf`: the reader is done with `%buf`; it may be prefetched into again.
+- `stream.release %buf`: the holder of `%buf` is done with it: the reader after its last
+  read, or a writer that commits nothing more (e.g. after draining the last commit with
+  `acquire_write`). The buffer may then be prefetched into again.
 - `stream.wait %tok`: waits for one DMA (e.g. to drain the last commits).
 
 A token is waited on exactly once (by `stream.wait` or an acquire). None of these ops is
@@ -229,7 +231,11 @@ class AcquireReadOp(_AcquireOp):
 
 @irdl_op_definition
 class ReleaseOp(IRDLOperation):
-    """The reader is done with `buffer` (acquired for reading); it may be prefetched into."""
+    """The holder of acquired `buffer` is done with it; it may be prefetched into again.
+
+    Usually the reader after its last `region.read`; a writer may also release a buffer it
+    acquired but will not commit (its contents are then simply never copied out).
+    """
 
     name = "stream.release"
 

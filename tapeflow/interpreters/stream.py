@@ -15,7 +15,9 @@ prefetched, that is indistinguishable from any real timing: values move exactly.
 
 Protocol of an SPM buffer: fresh -> `acquire_write` -> (region.write...) -> `commit`
 (DMA in flight) -> `acquire_write` again or `wait`; and fresh/released/drained ->
-`prefetch` (DMA in flight) -> `acquire_read` -> (region.read...) -> `release`.
+`prefetch` (DMA in flight) -> `acquire_read` -> (region.read...) -> `release`. A writer
+drains its last commit with `acquire_write` (or `stream.wait` on its token) and may then
+`release` the buffer for prefetching.
 Every misuse is an `InterpretationError` naming the op.
 
 For a hardware model (an `Interpreter.Listener`): the `DmaToken` returned by
@@ -274,10 +276,8 @@ class StreamFunctions(InterpreterFunctions):
     @impl(stream.ReleaseOp)
     def run_release(self, interpreter: Interpreter, op: stream.ReleaseOp, args: PythonValues):
         buffer: RecordBuffer = args[0]
-        if buffer.acquired != "read":
-            raise _fail(
-                op, f"{buffer.describe()} released without being acquired for reading"
-            )
+        if buffer.acquired is None:
+            raise _fail(op, f"{buffer.describe()} released without being acquired")
         buffer.acquired = None
         return ()
 
