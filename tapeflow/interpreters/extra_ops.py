@@ -677,7 +677,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
     ):
         (array,) = args
         shape = [
-            _prod(array.shape[i] for i in group.data)
+            _prod(array.shape[i.value.data] for i in group.data)
             for group in op.reassociation.data
         ]
         return (ShapedArray(array.data_ptr, shape),)
