@@ -208,7 +208,6 @@ class HardwareModel(Interpreter.Listener):
         self._records: dict[int, tuple[Any, int]] = {}  # id(RecordBuffer) -> (obj, base)
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
-        self._by_buffer: dict[int, _Transfer] = {}
         self._pipe_free = 0.0
         self._tape_memrefs: set[int] = set()
         m = self.machine
@@ -289,15 +288,8 @@ class HardwareModel(Interpreter.Listener):
         if kind == _COPY:
             self._copy(h, args)
             return
-        if kind == _DMA:
-            self._dma(op, h, args)
-            return
         if kind == _ACQUIRE or kind == _WAIT:
             self._acquire(op, h, args)
-            return
-        if kind == _FIFO:
-            if args:
-                self._last_fifo_count = int(args[0])
             return
         if kind == _DEALLOC or kind == _RDEALLOC:
             obj = args[0]
@@ -330,16 +322,9 @@ class HardwareModel(Interpreter.Listener):
             else:
                 self.counts.tape_bytes += buf.size_bytes
         elif kind == _FIFO:
-            fifo_type = op.results[0].type
-            num = h[2] if h[2] is not None else None
-            if num is None:
-                num = int(self._last_fifo_count)
-            self.counts.tape_bytes += num * fifo_type.tile_bytes  # type: ignore[attr-defined]
+            self.counts.tape_bytes += results[0].size_bytes
         elif kind == _DMA:
-            transfer = self._pending_transfer
-            self._pending_transfer = None
-            if transfer is not None and results:
-                self._by_token[id(results[0])] = (results[0], transfer)
+            self._dma(h, results[0])
 
     # ------------------------------------------------------------------ classification
 
@@ -383,12 +368,9 @@ class HardwareModel(Interpreter.Listener):
         elif name == "region.dealloc":
             h = (_RDEALLOC, ci)
         elif name == "stream.fifo_alloc":
-            prop = op.properties.get("num_tiles")
-            h = (_FIFO, ci, prop.value.data if prop is not None else None)  # type: ignore[attr-defined]
+            h = (_FIFO, ci)
         elif name in ("stream.commit", "stream.prefetch"):
-            fifo_type = op.operands[0].type
-            h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch",
-                 fifo_type.tile_bytes)  # type: ignore[attr-defined]  # fmt: skip
+            h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch")
         elif name in ("stream.acquire_write", "stream.acquire_read"):
             h = (_ACQUIRE, ci, name)
         elif name == "stream.wait":
@@ -490,17 +472,15 @@ class HardwareModel(Interpreter.Listener):
 
     # ------------------------------------------------------------------ DMA and time
 
-    _pending_transfer: _Transfer | None = None
-    _last_fifo_count: int = 0
-
     def now(self) -> float:
         """Core time so far: T_core of the counts so far plus DMA stalls."""
         self.flush()
         return self.core_terms()["T_core"] + self.counts.dma_stall
 
-    def _dma(self, op: Operation, h: tuple[Any, ...], args: Any) -> None:
+    def _dma(self, h: tuple[Any, ...], token: Any) -> None:
+        """A commit/prefetch was issued (`token`: the stream interpreter's DmaToken)."""
         m = self.machine
-        nbytes = h[3]
+        nbytes = int(token.bytes)
         issue = self.now()
         slots = int(m.get("dma", "in_flight"))
         start = issue
@@ -511,9 +491,7 @@ class HardwareModel(Interpreter.Listener):
         self._pipe_free = end
         t = _Transfer(h[2], nbytes, issue, start, end)
         self._transfers.append(t)
-        self._pending_transfer = t
-        buf = args[2]
-        self._by_buffer[id(buf)] = t
+        self._by_token[id(token)] = (token, t)
         c = self.counts
         c.dma_transfers += 1
         if h[2] == "commit":
@@ -522,15 +500,19 @@ class HardwareModel(Interpreter.Listener):
             c.dma_bytes_to_spm += nbytes
 
     def _acquire(self, op: Operation, h: tuple[Any, ...], args: Any) -> None:
-        transfer: _Transfer | None = None
-        if h[0] == _WAIT or len(args) > 1:
-            token = args[-1]
-            entry = self._by_token.get(id(token))
-            transfer = entry[1] if entry is not None else None
+        """An acquire/wait: stall until the DMA it waits for has ended."""
+        if h[0] == _WAIT:
+            token = args[0]
+        elif len(args) > 1:
+            token = args[1]
         else:
-            transfer = self._by_buffer.get(id(args[0]))
-        if transfer is None or transfer.waited:
+            token = getattr(args[0], "dma", None)
+        if token is None:
             return
+        entry = self._by_token.get(id(token))
+        if entry is None or entry[1].waited:
+            return
+        transfer = entry[1]
         transfer.waited = True
         now = self.now()
         if transfer.end > now:
