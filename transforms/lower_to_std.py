@@ -16,11 +16,12 @@ at run time becomes a `cf.assert` where it is cheap.
 
 `region` (record tapes) become a struct of arrays, one buffer per record field indexed by
 the record index: `!region.tape<!region.record<f64, i1>>` of `n` records is a
-`memref<?xf64>` plus a `memref<?xi1>` (static shapes for a constant count). A scratchpad
+`memref<?xf64>` plus a `memref<?xi1>` (always a dynamic size, so that `arith.select`
+between two buffers of one record type, as `tapeflow-stream` emits, stays well typed). A scratchpad
 tape (`#stream.spm`) is an ordinary buffer of the same shape. `region.write`/`region.read`
 become one store/load per field; reading a record never written is not checked natively.
 
-`stream`: a FIFO of m tiles of K records is one `memref<m x K x T>` per field; commit
+`stream`: a FIFO of m tiles of K records is one `memref<?xKxT>` per field; commit
 and prefetch become copy loops between a tile slot and the buffer, done eagerly when the
 DMA starts (the buffer may not be touched until the matching acquire, so the values are
 the same); acquires, release, wait and tokens vanish. `memref<..., #stream.spm>` loses
@@ -281,18 +282,35 @@ def _field_buffers(
     return [at.alloc(field, shape, dynamic) for field in fields]
 
 
-def _count_shape(static: int | None, dynamic: SSAValue | None) -> tuple[list[int], list[SSAValue]]:
+def _count_shape(
+    at: _At, static: int | None, dynamic: SSAValue | None
+) -> tuple[list[int], list[SSAValue]]:
+    """Always a dynamic size, so every buffer of one record type has one memref type (the
+    stream pass selects between double buffers with `arith.select`)."""
     if static is not None:
-        return [static], []
+        return [DYNAMIC_INDEX], [at.index(static)]
     assert dynamic is not None
     return [DYNAMIC_INDEX], [dynamic]
+
+
+def _ours_type(typ: Attribute) -> bool:
+    return typ.name.split(".")[0] in ("region", "stream")
+
+
+def _is_ours(op: Operation) -> bool:
+    """Region and stream ops, and `arith.select`s between record tapes, FIFOs or tokens
+    (the double buffering of `tapeflow-stream`)."""
+    if op.dialect_name() in ("region", "stream"):
+        return True
+    return isinstance(op, arith.SelectOp) and _ours_type(op.result.type)
 
 
 class _RegionStreamLowering:
     """Maps every record tape and FIFO to its field buffers, then rewrites their users.
 
-    - `!region.tape<R[, #stream.spm]>` of n records -> one `memref<n x T_i>` per field;
-    - `!stream.fifo<R, K>` of m tiles -> one `memref<m x K x T_i>` per field;
+    - `!region.tape<R[, #stream.spm]>` of n records -> one `memref<?xT_i>` per field;
+    - `!stream.fifo<R, K>` of m tiles -> one `memref<?xKxT_i>` per field;
+    - `arith.select` between two tapes (FIFOs) -> one select per field buffer;
     - `stream.commit %buf -> %f[%t]` -> a loop copying the K records of every field of
       `%buf` into `f_i[%t, k]`, done at once (the buffer may not change until it is
       acquired again, so an eager copy reads the same values); `stream.prefetch` is the
@@ -315,23 +333,33 @@ class _RegionStreamLowering:
     def run(self, module: ModuleOp) -> None:
         from tapeflow.dialects import region, stream
 
-        ours = [op for op in module.walk() if op.dialect_name() in ("region", "stream")]
+        ours = [op for op in module.walk() if _is_ours(op)]
         for op in ours:
             self._check_uses(op)
             at = _At(InsertPoint.before(op))
             if isinstance(op, region.AllocOp):
-                shape, dynamic = _count_shape(op.static_count, op.dynamic_count)
+                shape, dynamic = _count_shape(at, op.static_count, op.dynamic_count)
                 record = op.tape.type.record  # type: ignore[attr-defined]
                 self.buffers[op.tape] = _field_buffers(at, record.field_types, shape, dynamic)
             elif isinstance(op, stream.FifoAllocOp):
                 fifo_type = op.fifo.type
                 assert isinstance(fifo_type, stream.FifoType)
                 static = None if op.num_tiles is None else op.num_tiles.value.data
-                shape, dynamic = _count_shape(static, op.dynamic_num_tiles)
+                shape, dynamic = _count_shape(at, static, op.dynamic_num_tiles)
                 self.buffers[op.fifo] = _field_buffers(
                     at, fifo_type.record.field_types, [*shape, fifo_type.k], dynamic
                 )
                 self.tile[op.fifo] = fifo_type.k
+            elif isinstance(op, arith.SelectOp):
+                if _ours_type(op.result.type) and not isinstance(op.result.type, stream.TokenType):
+                    self.buffers[op.result] = [
+                        at.val(arith.SelectOp(op.cond, t, f))
+                        for t, f in zip(
+                            self.fields_of(op, op.lhs), self.fields_of(op, op.rhs), strict=True
+                        )
+                    ]
+                    if op.lhs in self.tile:
+                        self.tile[op.result] = self.tile[op.lhs]
             elif isinstance(op, region.WriteOp):
                 for value, ref in zip(op.values, self.fields_of(op, op.tape)):
                     at.store(value, ref, [op.index])
@@ -369,11 +397,11 @@ class _RegionStreamLowering:
     @staticmethod
     def _check_uses(op: Operation) -> None:
         for result in op.results:
-            if result.type.name.split(".")[0] not in ("region", "stream"):
+            if not _ours_type(result.type):
                 continue
             for use in result.uses:
                 user = use.operation
-                if user.dialect_name() not in ("region", "stream"):
+                if not _is_ours(user):
                     raise PassFailedException(
                         op_error(user, f"uses the result of '{op.name}', which "
                                  "tapeflow-lower-to-std cannot lower outside region/stream ops")
