@@ -106,6 +106,7 @@ def _lower_to_std() -> type[ModulePass]:
 
 # TapeFlow's own passes. A pass is listed here once its module exists.
 TAPEFLOW_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "tapeflow-autodiff": _autodiff,
     "tapeflow-regions": _regions,
     "tapeflow-lower-regions": _lower_regions,
     "tapeflow-layers": _layers,

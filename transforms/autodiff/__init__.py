@@ -1,1 +1,141 @@
-"""TapeFlow."""
+"""`tapeflow-autodiff`: reverse-mode automatic differentiation with an Enzyme-style tape.
+
+The package follows Enzyme-MLIR's split: `rules/{arith,math,memref}.py` hold the adjoint
+of each op (op class -> builder), `scf.py` reverses structured control flow,
+`activity.py` decides what is active, `prepare.py` normalises the input (affine lowering,
+call inlining, while-loop counters) and `driver.py` is the generic driver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+
+POLICIES = ("min-tape", "cache-all")
+AUTODIFF_ATTR = "tapeflow.autodiff"
+
+
+@dataclass(frozen=True)
+class AutodiffPass(ModulePass):
+    """Differentiates functions in reverse mode: for each `@f`, adds `@f_grad` beside it.
+
+    Which functions: those carrying the unit attribute `tapeflow.autodiff`, and those named
+    by `functions=a,b`. The primal `@f` is left unchanged.
+
+    Calling convention (Enzyme's):
+    - each float memref argument `A` is followed by its shadow `dA` (same type); the
+      gradient is *accumulated* into `dA`, and `dA` holds the adjoint of `A`'s final
+      contents on entry (the seed for results returned in memory); on exit it holds the
+      adjoint of `A`'s initial contents, plus what it held for elements never written;
+    - float scalar arguments are active: their gradients are returned, in argument order,
+      and are the *only* results of `@f_grad`;
+    - integer and index arguments (and memrefs of them) are constant: no shadow, no
+      gradient;
+    - each float scalar result of `@f` adds a seed argument at the end (the adjoint of that
+      result); integer results are dropped.
+
+    ```
+    func.func @f(%x: memref<4xf64>, %n: index, %s: f64) -> f64 attributes {tapeflow.autodiff}
+    // becomes, beside @f:
+    func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>, %n: index, %s: f64,
+                      %seed: f64) -> f64                        // returns d(result)/d(%s)
+    ```
+
+    The body of `@f_grad` is the forward sweep (the primal body, with `tape.push` of each
+    value kept for the reverse sweep right after it is computed) followed by the reverse
+    sweep (`tape.pop`s first in each reversed loop body), then `tape.free`s; every
+    `tape.init` is in the entry block. Paired forward and reverse loops carry
+    `tapeflow.loop = N : i64`. See docs/CONTRACTS.md.
+
+    Tape policy (`policy=`):
+    - `min-tape` (default, as Enzyme): a value the reverse sweep needs is recomputed there
+      when it is a constant, an induction variable, a pure `arith`/`math` op, or a load
+      from a buffer no later store can overwrite (no store after it in program order, none
+      in a loop around both), and all its operands can be recomputed too; values of the
+      function's body (outside any loop/branch) are used directly. Everything else is
+      cached: loads from memory written later (in-place updates over time steps),
+      loop-carried values (iter_args), results of nested loops and branches, `scf.if`
+      conditions inside loops, and `scf.while` trip counts (always cached). Index values
+      loaded from memory (indirect accesses) follow the same rule as float loads: cached
+      only when their buffer may be written later.
+    - `cache-all` (ablation): every needed value except constants and induction variables
+      is cached.
+
+    Distinct memref arguments and allocations are assumed not to alias (Enzyme with
+    `noalias`). Activity analysis (`activity.py`) gives no adjoint, no reverse code and
+    no tape to values that cannot affect the result.
+
+    Supported input: `func.func` with `scf.for` (iter_args), `scf.if` (results),
+    `scf.while`, `affine.for/load/store/apply` (lowered first), `arith` and `math` float
+    ops (see `rules/`), integer/index arithmetic and comparisons, `memref.load/store`,
+    `memref.alloc/alloca/dealloc` (active buffers in the function body, not in loops),
+    and `func.call` of functions of the module (inlined). f16/bf16/f32/f64.
+    An op it cannot differentiate, or an unsupported construct, is a `PassFailedException`
+    naming the op and its location; the module is then left unchanged.
+    """
+
+    name = "tapeflow-autodiff"
+
+    functions: tuple[str, ...] = ()
+    policy: str = "min-tape"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from tapeflow.transforms.autodiff.driver import Gradient
+        from tapeflow.transforms.autodiff.prepare import (
+            count_while_iterations,
+            inline_calls,
+            lower_affine,
+        )
+        from tapeflow.transforms.autodiff.rules import all_rules
+
+        if self.policy not in POLICIES:
+            raise PassFailedException(
+                f"{self.name}: unknown policy '{self.policy}' (expected one of "
+                f"{', '.join(POLICIES)})"
+            )
+        funcs = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp)}
+        for name in self.functions:
+            if name not in funcs:
+                raise PassFailedException(
+                    f"{self.name}: functions: no function named '{name}' in the module"
+                )
+        targets = [
+            f
+            for f in op.ops
+            if isinstance(f, func.FuncOp)
+            and (AUTODIFF_ATTR in f.attributes or f.sym_name.data in self.functions)
+        ]
+        rules = all_rules()
+        built: list[tuple[Operation, Operation]] = []
+        for primal in targets:
+            if not primal.body.blocks:
+                raise PassFailedException(
+                    op_error(primal, f"cannot differentiate @{primal.sym_name.data}: it has no body")
+                )
+            grad_name = f"{primal.sym_name.data}_grad"
+            if grad_name in funcs:
+                raise PassFailedException(
+                    op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
+                )
+            fn = primal.clone()
+            fn.sym_name = builtin.StringAttr(grad_name)
+            fn.attributes.pop(AUTODIFF_ATTR, None)
+            fn.arg_attrs = None
+            fn.res_attrs = None
+            fn.sym_visibility = None
+            lower_affine(fn)
+            inline_calls(fn, op)
+            counted = count_while_iterations(fn)
+            Gradient(fn, rules, self.policy, counted).build()
+            built.append((primal, fn))
+        # Only now, with every gradient built, touch the module.
+        for primal, fn in built:
+            Rewriter.insert_op(fn, InsertPoint.after(primal))

@@ -1,0 +1,525 @@
+"""The generic reverse-mode driver: builds `@f_grad` from a prepared clone of `@f`.
+
+The clone's body stays in place as the forward sweep; the reverse sweep is appended after
+it, walking the ops backwards and calling the per-op rules (`rules/`) and the control-flow
+reversal (`scf.py`). Everything op-specific lives there; this module only knows
+
+- *reverse contexts*: each primal block being reversed (the function body, a loop body, a
+  branch) has a context in the reverse sweep, with two anchors at its start: tape pops go
+  before the first, recomputed primal values before the second, adjoint code after both;
+- *primal values in the reverse sweep* (`primal`): a value of the function's entry block is
+  used directly (SSA dominance); an induction variable is recomputed from the reverse
+  counter; a constant, a pure `arith`/`math` op, or a load from memory that no later store
+  can overwrite is recomputed when all its operands can be too (policy `min-tape`);
+  anything else (iter_args, results of nested loops/ifs, loads from memory written later,
+  `scf.if` conditions inside loops, `scf.while` trip counts) is pushed on a
+  `!tape.cache<T>` right after it is computed and popped at the start of the reverse
+  context (policy `cache-all` caches every needed value but constants and induction
+  variables);
+- *adjoints*: scalar adjoints are SSA values in a dictionary (None = zero); memory adjoints
+  live in shadow buffers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
+from tapeflow.transforms.autodiff import scf as scf_rules
+from tapeflow.transforms.autodiff.activity import (
+    Activity,
+    defined_inside,
+    is_float,
+    is_float_memref,
+)
+from tapeflow.transforms.autodiff.rules import Rule
+
+LOOP_ATTR = "tapeflow.loop"
+LOOP_OPS = (scf.ForOp, scf.WhileOp, scf.ParallelOp)
+CONTROL_FLOW = {
+    scf.ForOp: scf_rules.reverse_for,
+    scf.IfOp: scf_rules.reverse_if,
+    scf.WhileOp: scf_rules.reverse_while,
+}
+
+
+class ReverseContext:
+    """The reverse-sweep counterpart of one primal block (see the module docstring)."""
+
+    def __init__(
+        self,
+        block: Block,
+        parent: ReverseContext | None,
+        pop_anchor: Operation,
+        rec_anchor: Operation,
+    ):
+        self.block = block
+        self.parent = parent
+        self.pop_anchor = pop_anchor
+        self.rec_anchor = rec_anchor
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.pops: dict[SSAValue, PopOp] = {}
+        self.induction: tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue] | None = None
+        """(primal iv, lb, step, trip count, reverse counter) for a reversed scf.for body."""
+
+
+def _anchor() -> Operation:
+    return arith.ConstantOp(IntegerAttr(0, IndexType()))
+
+
+def _def_block(value: SSAValue) -> Block | None:
+    if isinstance(value, BlockArgument):
+        return value.block
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    return owner.parent_block()
+
+
+def constant(value: float | int, type: Attribute) -> arith.ConstantOp:
+    if is_float(type):
+        return arith.ConstantOp(FloatAttr(float(value), type))  # pyright: ignore
+    assert isinstance(type, IntegerType | IndexType)
+    return arith.ConstantOp(IntegerAttr(int(value), type))
+
+
+class Gradient:
+    """Builds the reverse sweep of one prepared function (the future `@f_grad`)."""
+
+    def __init__(
+        self,
+        fn: func.FuncOp,
+        rules: dict[type[Operation], Rule],
+        policy: str,
+        counted_whiles: set[scf.WhileOp],
+    ):
+        self.fn = fn
+        self.entry = fn.body.block
+        self.rules = rules
+        self.policy = policy
+        self.counted_whiles = counted_whiles
+        self._check_structure()
+        self.activity = Activity(fn)
+        self._validate()
+        self.order = {op: i for i, op in enumerate(fn.walk())}
+        self.forced: set[SSAValue] = set()
+        for op in fn.walk():
+            if isinstance(op, scf.IfOp):
+                self.forced.add(op.cond)
+            elif isinstance(op, scf.WhileOp):
+                self.forced.add(op.res[-1])
+        self.writers: dict[SSAValue, list[Operation]] = defaultdict(list)
+        for op in fn.walk():
+            for v in op.operands:
+                if not isinstance(v.type, MemRefType) or isinstance(op, memref.LoadOp):
+                    continue
+                if isinstance(op, memref.StoreOp) and v is not op.memref:
+                    continue
+                if isinstance(op, memref.DeallocOp) and op.parent_op() is fn:
+                    continue  # moved after the reverse sweep
+                self.writers[v].append(op)
+        self._recomputable_memo: dict[SSAValue, bool] = {}
+        self.caches: dict[SSAValue, SSAValue] = {}
+        self.cached_by_block: dict[Block, list[SSAValue]] = defaultdict(list)
+        self.pushes: dict[SSAValue, PushOp] = {}
+        self.contexts: list[ReverseContext] = []
+        self.shadows: dict[SSAValue, SSAValue] = {}
+        self.adj: dict[SSAValue, SSAValue] = {}
+        self.ctx: ReverseContext | None = None
+        self.b = Builder(InsertPoint.at_end(self.entry))
+        self.next_loop = 0
+
+    # -- checks (before anything is built) --------------------------------------------
+    def _check_structure(self) -> None:
+        for op in self.fn.walk():
+            for region in op.regions:
+                if len(region.blocks) > 1:
+                    raise PassFailedException(
+                        op_error(op, "unsupported: unstructured control flow (several blocks)")
+                    )
+            if op.name.startswith("cf."):
+                raise PassFailedException(op_error(op, "unsupported: unstructured control flow"))
+        ret = self.entry.last_op
+        if not isinstance(ret, func.ReturnOp):
+            raise PassFailedException(op_error(self.fn, "expected a func.return at the end"))
+        for v in ret.arguments:
+            if isinstance(v.type, MemRefType):
+                raise PassFailedException(
+                    op_error(ret, "unsupported: returning a memref from a differentiated function")
+                )
+
+    def _validate(self) -> None:
+        for op in self.fn.walk():
+            if not self.activity.op_is_active(op):
+                continue
+            if isinstance(op, scf.ForOp | scf.IfOp | scf.WhileOp):
+                continue
+            if type(op) not in self.rules:
+                raise PassFailedException(
+                    op_error(op, "cannot be differentiated (no adjoint rule; it touches active"
+                             " values)")
+                )
+            if isinstance(op, memref.AllocOp | memref.AllocaOp | memref.DeallocOp):
+                if op.parent_op() is not self.fn:
+                    raise PassFailedException(
+                        op_error(op, "unsupported: an active buffer allocated or freed inside a"
+                                 " loop or branch (hoist it to the function body)")
+                    )
+
+    # -- the protocol rules use --------------------------------------------------------
+    def is_active(self, value: SSAValue) -> bool:
+        return self.activity.is_active(value)
+
+    def adjoint(self, value: SSAValue) -> SSAValue | None:
+        return self.adj.get(value)
+
+    def adjoint_or_zero(self, value: SSAValue) -> SSAValue:
+        d = self.adj.get(value)
+        return d if d is not None else self.const(0.0, value.type)
+
+    def accumulate(self, value: SSAValue, contribution: SSAValue) -> None:
+        if not self.is_active(value) or isinstance(value.type, MemRefType):
+            return
+        old = self.adj.get(value)
+        self.adj[value] = (
+            contribution
+            if old is None
+            else self.b.insert(arith.AddfOp(old, contribution)).result
+        )
+
+    def shadow(self, value: SSAValue) -> SSAValue | None:
+        return self.shadows.get(value)
+
+    def const(self, value: float | int, type: Attribute) -> SSAValue:
+        return self.b.insert(constant(value, type)).result
+
+    def primal(self, value: SSAValue) -> SSAValue:
+        return self._resolve(value, self.ctx, force_cache=False)
+
+    def primal_cached(self, value: SSAValue) -> SSAValue:
+        """`value` in the reverse sweep, always through a tape cache."""
+        return self._resolve(value, self.ctx, force_cache=True)
+
+    # -- reverse contexts and nesting --------------------------------------------------
+    def new_context(
+        self, block: Block, pop_at: InsertPoint, rec_at: InsertPoint | None = None
+    ) -> ReverseContext:
+        pop_anchor, rec_anchor = _anchor(), _anchor()
+        Rewriter.insert_op(pop_anchor, pop_at)
+        Rewriter.insert_op(rec_anchor, rec_at or InsertPoint.after(pop_anchor))
+        ctx = ReverseContext(block, self.ctx, pop_anchor, rec_anchor)
+        self.contexts.append(ctx)
+        return ctx
+
+    @contextmanager
+    def nested(self, block: Block, adj: dict[SSAValue, SSAValue]) -> Iterator[None]:
+        """Emits into `block` with its own adjoint scope, then restores the outer state."""
+        saved = (self.b, self.adj, self.ctx)
+        self.b = Builder(InsertPoint.at_end(block))
+        self.adj = adj
+        try:
+            yield
+        finally:
+            self.b, self.adj, self.ctx = saved
+
+    def free_active(self, op: Operation) -> list[SSAValue]:
+        """Active float scalars defined outside `op` and used inside it, in use order."""
+        found: dict[SSAValue, None] = {}
+        for inner in op.walk():
+            if inner is op:
+                continue
+            for v in inner.operands:
+                if v not in found and is_float(v.type) and self.is_active(v):
+                    if not defined_inside(v, op):
+                        found[v] = None
+        return list(found)
+
+    def pair_loops(self, forward: Operation, reverse: Operation) -> None:
+        attr = forward.attributes.get(LOOP_ATTR)
+        if attr is None:
+            attr = IntegerAttr(self.next_loop, i64)
+            self.next_loop += 1
+            forward.attributes[LOOP_ATTR] = attr
+        reverse.attributes[LOOP_ATTR] = attr
+
+    def reverse_block(self, block: Block) -> None:
+        ops = list(block.ops)
+        if ops and ops[-1].has_trait(IsTerminator):
+            ops = ops[:-1]
+        for op in reversed(ops):
+            self.reverse_op(op)
+
+    def reverse_op(self, op: Operation) -> None:
+        if not self.activity.op_is_active(op):
+            return
+        control = CONTROL_FLOW.get(type(op))
+        if control is not None:
+            control(self, op)
+            return
+        self.rules[type(op)](self, op)
+
+    # -- primal values in the reverse sweep ------------------------------------------
+    def _resolve(
+        self, value: SSAValue, ctx: ReverseContext | None, force_cache: bool
+    ) -> SSAValue:
+        block = _def_block(value)
+        if block is self.entry and not force_cache:
+            return value
+        c = ctx
+        while c is not None and c.block is not block:
+            c = c.parent
+        if c is None:
+            owner = value.owner if isinstance(value.owner, Operation) else self.fn
+            raise PassFailedException(
+                op_error(owner, "internal error: value not reachable from the reverse sweep")
+            )
+        return self._materialize(value, c, force_cache)
+
+    def _materialize(self, value: SSAValue, c: ReverseContext, force_cache: bool) -> SSAValue:
+        if value in c.values:
+            return c.values[value]
+        if not force_cache and c.induction is not None and value is c.induction[0]:
+            _, lb, step, n, k = c.induction
+            one = constant(1, n.type)
+            nm1 = arith.SubiOp(n, one)
+            rev = arith.SubiOp(nm1, k)
+            scaled = arith.MuliOp(rev, step)
+            iv = arith.AddiOp(lb, scaled)
+            Rewriter.insert_op([one, nm1, rev, scaled, iv], InsertPoint.before(c.rec_anchor))
+            c.values[value] = iv.result
+        elif not force_cache and self._recomputable(value):
+            op = value.owner
+            assert isinstance(op, Operation)
+            mapping = {v: self._resolve(v, c, False) for v in op.operands}
+            clone = op.clone(value_mapper=dict(mapping))
+            Rewriter.insert_op(clone, InsertPoint.before(c.rec_anchor))
+            for old, new in zip(op.results, clone.results, strict=True):
+                c.values[old] = new
+        else:
+            cache = self._cache(value)
+            pop = PopOp(cache)
+            Rewriter.insert_op(pop, InsertPoint.before(c.pop_anchor))
+            c.pops[value] = pop
+            c.values[value] = pop.value
+        return c.values[value]
+
+    def _recomputable(self, value: SSAValue) -> bool:
+        memo = self._recomputable_memo.get(value)
+        if memo is None:
+            memo = self._recomputable_memo[value] = self._compute_recomputable(value)
+        return memo
+
+    def _compute_recomputable(self, value: SSAValue) -> bool:
+        if value in self.forced:
+            return False
+        if isinstance(value, BlockArgument):
+            owner = value.block.parent_op()
+            return isinstance(owner, scf.ForOp) and value.index == 0
+        op = value.owner
+        assert isinstance(op, Operation)
+        if isinstance(op, arith.ConstantOp):
+            return True
+        if self.policy == "cache-all" or op.regions:
+            return False
+        if isinstance(op, memref.LoadOp):
+            if not self._memory_unchanged_after(op):
+                return False
+        elif not op.name.startswith(("arith.", "math.")):
+            return False
+        return all(self._free(v) for v in op.operands)
+
+    def _free(self, value: SSAValue) -> bool:
+        return _def_block(value) is self.entry or self._recomputable(value)
+
+    def _memory_unchanged_after(self, load: memref.LoadOp) -> bool:
+        """No write to the loaded buffer may execute after `load`."""
+        loops = {a for a in _ancestors(load) if isinstance(a, LOOP_OPS)}
+        for writer in self.writers.get(load.memref, ()):
+            if any(a in loops for a in _ancestors(writer)):
+                return False
+            if self.order.get(writer, -1) > self.order[load]:
+                return False
+        return True
+
+    def _cache(self, value: SSAValue) -> SSAValue:
+        cache = self.caches.get(value)
+        if cache is not None:
+            return cache
+        init = InitOp(value.type)
+        Rewriter.insert_op(init, InsertPoint.before(self.init_anchor))
+        cache = self.caches[value] = init.cache
+        push = PushOp(cache, value)
+        if isinstance(value, BlockArgument):
+            block, index, point = value.block, value.index, None
+            others = [v for v in self.cached_by_block[block] if isinstance(v, BlockArgument)]
+            before = [v for v in others if v.index < index]
+            if before:
+                point = InsertPoint.after(self.pushes[max(before, key=lambda v: v.index)])
+            else:
+                point = InsertPoint.at_start(block)
+        else:
+            op = value.owner
+            assert isinstance(op, Operation)
+            index = value.index
+            before = [r for r in op.results[:index] if r in self.pushes]
+            point = InsertPoint.after(self.pushes[before[-1]] if before else op)
+            block = op.parent_block()
+            assert block is not None
+        Rewriter.insert_op(push, point)
+        self.pushes[value] = push
+        self.cached_by_block[block].append(value)
+        return cache
+
+    def _push_key(self, value: SSAValue) -> tuple[int, int]:
+        if isinstance(value, BlockArgument):
+            return (-1, value.index)
+        op = value.owner
+        assert isinstance(op, Operation) and op.parent_block() is not None
+        return (op.parent_block().get_operation_index(op), value.index)
+
+    def _finish_contexts(self) -> None:
+        """Balances pops (every instance of a block pops every cache of that block), puts
+        them in reverse push order, and removes the anchors."""
+        for c in self.contexts:
+            for value in self.cached_by_block.get(c.block, ()):
+                if value not in c.pops:
+                    pop = PopOp(self.caches[value])
+                    Rewriter.insert_op(pop, InsertPoint.before(c.pop_anchor))
+                    c.pops[value] = pop
+            ordered = sorted(c.pops.items(), key=lambda kv: self._push_key(kv[0]), reverse=True)
+            for _, pop in ordered:
+                pop.detach()
+                Rewriter.insert_op(pop, InsertPoint.before(c.pop_anchor))
+            Rewriter.erase_op(c.pop_anchor)
+            Rewriter.erase_op(c.rec_anchor)
+
+    # -- the whole function ----------------------------------------------------------
+    def build(self) -> None:
+        fn, entry = self.fn, self.entry
+        ret = entry.last_op
+        assert isinstance(ret, func.ReturnOp)
+        primal_args = list(entry.args)
+
+        # Signature: a shadow after each float memref, seeds for float results at the end.
+        inputs: list[Attribute] = []
+        active_scalars: list[SSAValue] = []
+        position = 0
+        for arg in primal_args:
+            inputs.append(arg.type)
+            position += 1
+            if is_float_memref(arg.type):
+                self.shadows[arg] = entry.insert_arg(arg.type, position)
+                inputs.append(arg.type)
+                position += 1
+            elif is_float(arg.type):
+                active_scalars.append(arg)
+        seeds: list[tuple[SSAValue, SSAValue]] = []
+        for v in ret.arguments:
+            if is_float(v.type):
+                seeds.append((v, entry.insert_arg(v.type, len(entry.args))))
+                inputs.append(v.type)
+
+        # Tape inits go first; top-level deallocations move after the reverse sweep.
+        self.init_anchor = _anchor()
+        Rewriter.insert_op(self.init_anchor, InsertPoint.at_start(entry))
+        deallocs = [op for op in entry.ops if isinstance(op, memref.DeallocOp)]
+        for op in deallocs:
+            op.detach()
+        ret.detach()
+        shadow_deallocs = self._shadow_buffers()
+
+        # The reverse sweep.
+        self.ctx = self.new_context(entry, InsertPoint.at_end(entry))
+        for value, seed in seeds:
+            self.accumulate(value, seed)
+        self.reverse_block(entry)
+        grads = [self.adjoint_or_zero(a) for a in active_scalars]
+        self._finish_contexts()
+        Rewriter.erase_op(self.init_anchor)
+
+        for cache in self.caches.values():
+            self.b.insert(FreeOp(cache))
+        for op in [*deallocs, *shadow_deallocs]:
+            self.b.insert(op)
+        self.b.insert(func.ReturnOp(*grads))
+        fn.function_type = FunctionType.from_lists(inputs, [g.type for g in grads])
+
+    def _shadow_buffers(self) -> list[Operation]:
+        """A zero-filled shadow next to each active top-level allocation."""
+        deallocs: list[Operation] = []
+        for op in list(self.entry.ops):
+            if not isinstance(op, memref.AllocOp | memref.AllocaOp):
+                continue
+            buffer = op.results[0]
+            if not self.is_active(buffer):
+                continue
+            shadow_op = op.clone()
+            Rewriter.insert_op(shadow_op, InsertPoint.after(op))
+            shadow = shadow_op.results[0]
+            self.shadows[buffer] = shadow
+            fill = _zero_fill(shadow, list(op.operands))
+            Rewriter.insert_op(fill, InsertPoint.after(shadow_op))
+            if isinstance(op, memref.AllocOp):
+                deallocs.append(memref.DeallocOp.get(shadow))
+        return deallocs
+
+
+def _ancestors(op: Operation) -> Iterator[Operation]:
+    current = op.parent_op()
+    while current is not None:
+        yield current
+        current = current.parent_op()
+
+
+def _zero_fill(buffer: SSAValue, dynamic_sizes: list[SSAValue]) -> list[Operation]:
+    """`buffer[...] = 0` as a loop nest (sizes from the type, `?` from the alloc's operands)."""
+    mtype = buffer.type
+    assert isinstance(mtype, MemRefType)
+    ops: list[Operation] = []
+    zero_f = constant(0.0, mtype.element_type)
+    ops.append(zero_f)
+    if not mtype.get_shape():
+        ops.append(memref.StoreOp.get(zero_f, buffer, []))
+        return ops
+    c0, c1 = constant(0, IndexType()), constant(1, IndexType())
+    ops += [c0, c1]
+    dyn = iter(dynamic_sizes)
+    bounds: list[SSAValue] = []
+    for size in mtype.get_shape():
+        if size < 0:
+            bounds.append(next(dyn))
+        else:
+            cst = constant(size, IndexType())
+            ops.append(cst)
+            bounds.append(cst.result)
+
+    def nest(depth: int, ivs: list[SSAValue]) -> Operation:
+        block = Block(arg_types=[IndexType()])
+        inner = [*ivs, block.args[0]]
+        if depth + 1 == len(bounds):
+            block.add_op(memref.StoreOp.get(zero_f, buffer, inner))
+        else:
+            block.add_op(nest(depth + 1, inner))
+        block.add_op(scf.YieldOp())
+        return scf.ForOp(c0, bounds[depth], c1, [], Region(block))
+
+    ops.append(nest(0, []))
+    return ops

@@ -1,0 +1,158 @@
+"""Normalisation of a function before differentiation (on a clone, never on the input).
+
+1. `affine.for/load/store/apply/yield` become `scf.for`, `memref.load/store` and `arith`
+   index arithmetic (single-result bound maps only; `affine.if/min/max/parallel` are
+   rejected with a diagnostic).
+2. `func.call`s of functions defined in the module are inlined (recursively, with a depth
+   limit that turns recursion into a diagnostic).
+3. Every `scf.while` gets a trailing `index` iteration counter (an extra argument, result,
+   forwarded value and `+1` in the after region): its last result is the trip count the
+   reverse sweep loops over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
+from xdsl.transforms.lower_affine import affine_expr_ops
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+
+MAX_INLINE_DEPTH = 16
+
+
+def _map_ops(
+    op: Operation, amap: affine.AffineMapAttr | None, operands: Sequence[SSAValue]
+) -> tuple[list[Operation], list[SSAValue]]:
+    if amap is None:
+        return [], list(operands)
+    data = amap.data
+    dims, syms = list(operands[: data.num_dims]), list(operands[data.num_dims :])
+    ops: list[Operation] = []
+    values: list[SSAValue] = []
+    for expr in data.results:
+        try:
+            new_ops, value = affine_expr_ops(expr, dims, syms)
+        except Exception as e:  # malformed map
+            raise PassFailedException(op_error(op, f"cannot lower affine map: {e}")) from e
+        ops.extend(new_ops)
+        values.append(value)
+    return ops, values
+
+
+def _bound(op: affine.ForOp, amap: affine.AffineMapAttr, operands, what: str):
+    if len(amap.data.results) != 1:
+        raise PassFailedException(
+            op_error(op, f"unsupported: {what} bound with {len(amap.data.results)} results "
+                     "(min/max bounds)")
+        )
+    ops, (value,) = _map_ops(op, amap, operands)
+    return ops, value
+
+
+def lower_affine(fn: func.FuncOp) -> None:
+    for op in list(fn.walk()):
+        if isinstance(op, affine.ForOp):
+            lb_ops, lb = _bound(op, op.lowerBoundMap, op.lowerBoundOperands, "lower")
+            ub_ops, ub = _bound(op, op.upperBoundMap, op.upperBoundOperands, "upper")
+            step = arith.ConstantOp(IntegerAttr(op.step.value.data, IndexType()))
+            Rewriter.insert_op([*lb_ops, *ub_ops, step], InsertPoint.before(op))
+            new = scf.ForOp(lb, ub, step, list(op.inits), op.detach_region(op.body))
+            new.location = op.location
+            new.attributes.update(op.attributes)
+            Rewriter.replace_op(op, new)
+        elif isinstance(op, affine.YieldOp):
+            new = scf.YieldOp(*op.arguments)
+            new.location = op.location
+            Rewriter.replace_op(op, new)
+        elif isinstance(op, affine.LoadOp):
+            ops, indices = _map_ops(op, op.map, op.indices)
+            Rewriter.insert_op(ops, InsertPoint.before(op))
+            new = memref.LoadOp.get(op.memref, indices)
+            new.location = op.location
+            Rewriter.replace_op(op, new)
+        elif isinstance(op, affine.StoreOp):
+            ops, indices = _map_ops(op, op.map, op.indices)
+            Rewriter.insert_op(ops, InsertPoint.before(op))
+            new = memref.StoreOp.get(op.value, op.memref, indices)
+            new.location = op.location
+            Rewriter.replace_op(op, new)
+        elif isinstance(op, affine.ApplyOp):
+            ops, (value,) = _map_ops(op, op.map, op.mapOperands)
+            Rewriter.insert_op(ops, InsertPoint.before(op))
+            Rewriter.replace_op(op, [], [value])
+        elif op.name.startswith("affine."):
+            raise PassFailedException(op_error(op, "unsupported affine construct"))
+
+
+def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
+    for _ in range(MAX_INLINE_DEPTH + 1):
+        calls = [op for op in fn.walk() if isinstance(op, func.CallOp)]
+        if not calls:
+            return
+        for call in calls:
+            callee = SymbolTable.lookup_symbol(module, call.callee)
+            if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
+                raise PassFailedException(
+                    op_error(call, f"cannot differentiate a call to @{call.callee.string_value()}"
+                             " (not a function defined in this module)")
+                )
+            if len(callee.body.blocks) != 1:
+                raise PassFailedException(
+                    op_error(call, "unsupported: callee with unstructured control flow")
+                )
+            body = callee.body.clone()
+            block = body.block
+            for arg, operand in zip(block.args, call.arguments, strict=True):
+                arg.replace_by(operand)
+            ret = block.last_op
+            assert isinstance(ret, func.ReturnOp)
+            for op in list(block.ops)[:-1]:
+                op.detach()
+                Rewriter.insert_op(op, InsertPoint.before(call))
+            Rewriter.replace_op(call, [], list(ret.arguments))
+    raise PassFailedException(
+        op_error(fn, f"calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion?)")
+    )
+
+
+def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
+    """Adds the trailing iteration counter to every scf.while; returns the new ops."""
+    counted: set[scf.WhileOp] = set()
+    for op in list(fn.walk()):
+        if not isinstance(op, scf.WhileOp):
+            continue
+        before, after = op.before_region.block, op.after_region.block
+        cond = before.last_op
+        yield_ = after.last_op
+        assert isinstance(cond, scf.ConditionOp) and isinstance(yield_, scf.YieldOp)
+        index = IndexType()
+        n_before = before.insert_arg(index, len(before.args))
+        new_cond = scf.ConditionOp(cond.condition, *cond.args, n_before)
+        new_cond.location = cond.location
+        Rewriter.replace_op(cond, new_cond)
+        n_after = after.insert_arg(index, len(after.args))
+        one = arith.ConstantOp(IntegerAttr(1, index))
+        inc = arith.AddiOp(n_after, one)
+        Rewriter.insert_op([one, inc], InsertPoint.before(yield_))
+        new_yield = scf.YieldOp(*yield_.arguments, inc)
+        new_yield.location = yield_.location
+        Rewriter.replace_op(yield_, new_yield)
+        zero = arith.ConstantOp(IntegerAttr(0, index))
+        Rewriter.insert_op(zero, InsertPoint.before(op))
+        before_region = op.detach_region(op.before_region)
+        after_region = op.detach_region(op.after_region)
+        new = scf.WhileOp(
+            [*op.arguments, zero], [*op.result_types, index], before_region, after_region
+        )
+        new.location = op.location
+        new.attributes.update(op.attributes)
+        Rewriter.replace_op(op, new, list(new.results[:-1]))
+        counted.add(new)
+    return counted

@@ -1,0 +1,162 @@
+"""Adjoints of the `math` ops, as in Enzyme's `MathDerivatives.td` (`d` = adjoint of y).
+
+| op             | contribution                         |
+|----------------|--------------------------------------|
+| y = exp x      | dx += d*y                            |
+| y = exp2 x     | dx += d*y*ln 2                       |
+| y = expm1 x    | dx += d*(y+1)                        |
+| y = log x      | dx += d/x                            |
+| y = log2/log10 | dx += d/(x*ln b)                     |
+| y = log1p x    | dx += d/(1+x)                        |
+| y = sqrt x     | dx += d*0.5/y                        |
+| y = rsqrt x    | dx += d*(-0.5)*y*y*y                 |
+| y = sin x      | dx += d*cos x                        |
+| y = cos x      | dx += -d*sin x                       |
+| y = tanh x     | dx += d*(1-y*y)                      |
+| y = atan x     | dx += d/(1+x*x)                      |
+| y = sinh/cosh  | dx += d*cosh x / d*sinh x            |
+| y = powf a, b  | da += d*b*pow(a, b-1); db += d*y*log a (only if b is active) |
+| y = fpowi a, n | da += d*n*fpowi(a, n-1)              |
+| y = absf x     | dx += x < 0 ? -d : d                 |
+| y = fma a,b,c  | da += d*b; db += d*a; dc += d        |
+| floor, ceil, round, roundeven, trunc | nothing (zero almost everywhere) |
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
+
+from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
+from tapeflow.transforms.autodiff.rules.arith import div, mul, neg, select
+
+
+def _ins(g: ReverseBuilder, op: Operation) -> SSAValue:
+    return g.b.insert(op).results[0]
+
+
+def _add(g: ReverseBuilder, a: SSAValue, b: SSAValue) -> SSAValue:
+    return _ins(g, arith.AddfOp(a, b))
+
+
+def _unary(derivative) -> Rule:
+    """A rule `dx += derivative(g, x, y, d)` for a one-operand op."""
+
+    def rule(g: ReverseBuilder, op: Operation) -> None:
+        d = g.adjoint(op.results[0])
+        if d is None:
+            return
+        (x,) = op.operands
+        g.accumulate(x, derivative(g, op, d))
+
+    return rule
+
+
+def _x(g: ReverseBuilder, op: Operation) -> SSAValue:
+    return g.primal(op.operands[0])
+
+
+def _y(g: ReverseBuilder, op: Operation) -> SSAValue:
+    return g.primal(op.results[0])
+
+
+def _c(g: ReverseBuilder, value: float, like: SSAValue) -> SSAValue:
+    return g.const(value, like.type)
+
+
+def _powf(g: ReverseBuilder, op: math.PowFOp) -> None:
+    d = g.adjoint(op.result)
+    if d is None:
+        return
+    a, b = g.primal(op.lhs), g.primal(op.rhs)
+    if g.is_active(op.lhs):
+        bm1 = _ins(g, arith.SubfOp(b, _c(g, 1.0, b)))
+        g.accumulate(op.lhs, mul(g, d, mul(g, b, _ins(g, math.PowFOp(a, bm1)))))
+    if g.is_active(op.rhs):
+        y = g.primal(op.result)
+        g.accumulate(op.rhs, mul(g, d, mul(g, y, _ins(g, math.LogOp(a)))))
+
+
+def _fpowi(g: ReverseBuilder, op: math.FPowIOp) -> None:
+    d = g.adjoint(op.result)
+    if d is None:
+        return
+    a, n = g.primal(op.lhs), g.primal(op.rhs)
+    one = g.b.insert(arith.ConstantOp(IntegerAttr(1, n.type))).result
+    nm1 = _ins(g, arith.SubiOp(n, one))
+    nf = _ins(g, arith.SIToFPOp(n, a.type))
+    g.accumulate(op.lhs, mul(g, d, mul(g, nf, _ins(g, math.FPowIOp(a, nm1)))))
+
+
+def _fma(g: ReverseBuilder, op: math.FmaOp) -> None:
+    d = g.adjoint(op.result)
+    if d is None:
+        return
+    if g.is_active(op.a):
+        g.accumulate(op.a, mul(g, d, g.primal(op.b)))
+    if g.is_active(op.b):
+        g.accumulate(op.b, mul(g, d, g.primal(op.a)))
+    g.accumulate(op.c, d)
+
+
+def _absf(g: ReverseBuilder, op: Operation, d: SSAValue) -> SSAValue:
+    x = _x(g, op)
+    negative = _ins(g, arith.CmpfOp(x, _c(g, 0.0, x), "olt"))
+    return select(g, negative, neg(g, d), d)
+
+
+def _nothing(g: ReverseBuilder, op: Operation) -> None:
+    """Piecewise constant: the derivative is zero almost everywhere."""
+
+
+RULES: dict[type[Operation], Rule] = {
+    math.ExpOp: _unary(lambda g, op, d: mul(g, d, _y(g, op))),
+    math.Exp2Op: _unary(
+        lambda g, op, d: mul(g, d, mul(g, _y(g, op), _c(g, pymath.log(2.0), d)))
+    ),
+    math.ExpM1Op: _unary(lambda g, op, d: mul(g, d, _add(g, _y(g, op), _c(g, 1.0, d)))),
+    math.LogOp: _unary(lambda g, op, d: div(g, d, _x(g, op))),
+    math.Log2Op: _unary(
+        lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(2.0), d)))
+    ),
+    math.Log10Op: _unary(
+        lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(10.0), d)))
+    ),
+    math.Log1pOp: _unary(lambda g, op, d: div(g, d, _add(g, _x(g, op), _c(g, 1.0, d)))),
+    math.SqrtOp: _unary(lambda g, op, d: div(g, mul(g, d, _c(g, 0.5, d)), _y(g, op))),
+    math.RsqrtOp: _unary(
+        lambda g, op, d: mul(
+            g,
+            mul(g, d, _c(g, -0.5, d)),
+            mul(g, _y(g, op), mul(g, _y(g, op), _y(g, op))),
+        )
+    ),
+    math.SinOp: _unary(lambda g, op, d: mul(g, d, _ins(g, math.CosOp(_x(g, op))))),
+    math.CosOp: _unary(lambda g, op, d: neg(g, mul(g, d, _ins(g, math.SinOp(_x(g, op)))))),
+    math.SinhOp: _unary(lambda g, op, d: mul(g, d, _ins(g, math.CoshOp(_x(g, op))))),
+    math.CoshOp: _unary(lambda g, op, d: mul(g, d, _ins(g, math.SinhOp(_x(g, op))))),
+    math.TanhOp: _unary(
+        lambda g, op, d: mul(
+            g,
+            d,
+            _ins(g, arith.SubfOp(_c(g, 1.0, d), mul(g, _y(g, op), _y(g, op)))),
+        )
+    ),
+    math.AtanOp: _unary(
+        lambda g, op, d: div(
+            g, d, _add(g, _c(g, 1.0, d), mul(g, _x(g, op), _x(g, op)))
+        )
+    ),
+    math.AbsFOp: _unary(_absf),
+    math.PowFOp: _powf,
+    math.FPowIOp: _fpowi,
+    math.FmaOp: _fma,
+    math.FloorOp: _nothing,
+    math.CeilOp: _nothing,
+    math.RoundOp: _nothing,
+    math.RoundEvenOp: _nothing,
+    math.TruncOp: _nothing,
+}
