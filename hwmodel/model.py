@@ -27,7 +27,8 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
     T_L2   = (N_L1_fills + N_L1_writebacks) * line / BW_L2                (L1 <-> L2 lines)
     T_DRAM = (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM  (L2 <-> DRAM)
     T_exp  = N_demand_DRAM_misses * lat_DRAM / MLP     (misses the prefetcher did not cover)
-    T_core = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp                     (ECM-style)
+    T_phase = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp                    (ECM-style)
+    T_core = sum over phases of T_phase
     DMA i:  T_dma(i) = setup + B_i / BW_dma,  BW_dma = min(BW_DRAM, spm_port)
             a transfer issued at core time t starts its setup once one of the `in_flight`
             slots is free, and moves data once the previous transfer's data is done
@@ -35,9 +36,12 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
     stall at an acquire/wait of transfer i at core time now:  max(0, end_i - now)
     T      = T_core + sum(stalls) + T_drain,  T_drain = max(0, last end_i - (T_core+stalls))
 
-"now" during the run is T_core of the counts so far plus the stalls so far (the cache
-batch is flushed first), so DMA overlaps whatever compute the program does between the
-start of a transfer and its wait. DMA traffic and cache traffic do not contend for DRAM
+Phases: every DMA op (commit, prefetch, acquire, wait) is a fence: it closes the current
+phase, whose counts are timed by the T_phase equation (so work after a fence cannot
+overlap port time spent before it). A program without DMA is one phase. "now" at a DMA
+op is the sum of the closed phases plus the stalls so far (the cache batch is flushed
+first), so a DMA overlaps exactly the compute the program does between issuing it and
+waiting for it. DMA traffic and cache traffic do not contend for DRAM
 bandwidth in this model (a stated simplification).
 
 Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
@@ -209,9 +213,15 @@ class HardwareModel(Interpreter.Listener):
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
         self._pipe_free = 0.0
+        self._phase_start = self._snapshot()
+        self._closed = dict.fromkeys(
+            ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core"), 0.0
+        )
+        self._phases = 0
         self._tape_memrefs: set[int] = set()
         m = self.machine
         self._spm_capacity = m.spm_size
+        self._ops = m.ops
         self._line = m.l1.line
 
     # ------------------------------------------------------------------ listener hooks
@@ -473,9 +483,29 @@ class HardwareModel(Interpreter.Listener):
     # ------------------------------------------------------------------ DMA and time
 
     def now(self) -> float:
-        """Core time so far: T_core of the counts so far plus DMA stalls."""
+        """Core time so far: closes the current phase (a DMA op is a fence), and returns
+        the sum of the phases' T_core plus the DMA stalls so far."""
+        self._close_phase()
+        return self._closed["T_core"] + self.counts.dma_stall
+
+    def _snapshot(self) -> tuple[list[int], int, int, dict[str, int]]:
+        c = self.counts
+        return (list(c.ops), c.loads, c.stores, self.cache.counters)
+
+    def _close_phase(self) -> None:
         self.flush()
-        return self.core_terms()["T_core"] + self.counts.dma_stall
+        snap = self._snapshot()
+        ops0, loads0, stores0, k0 = self._phase_start
+        terms = self._terms(
+            [a - b for a, b in zip(snap[0], ops0)],
+            snap[1] - loads0,
+            snap[2] - stores0,
+            {key: v - k0[key] for key, v in snap[3].items()},
+        )
+        for key, v in terms.items():
+            self._closed[key] += v
+        self._phase_start = snap
+        self._phases += 1
 
     def _dma(self, h: tuple[Any, ...], token: Any) -> None:
         """A commit/prefetch was issued (`token`: the stream interpreter's DmaToken)."""
@@ -519,14 +549,15 @@ class HardwareModel(Interpreter.Listener):
             self.counts.dma_stall += transfer.end - now
             self.counts.dma_stalls += 1
 
-    def core_terms(self) -> dict[str, float]:
-        """The T_* terms of the module docstring, from the counts so far (flush first)."""
+    def _terms(
+        self, op_counts: list[int], loads: int, stores: int, k: dict[str, int]
+    ) -> dict[str, float]:
+        """The T_* terms of the module docstring for one phase's counts."""
         m = self.machine
-        ops = m.ops
-        c = self.counts
+        ops = self._ops
         slots = 0.0
         fp_slots = 0.0
-        for name, n in zip(OP_CLASSES, c.ops):
+        for name, n in zip(OP_CLASSES, op_counts):
             if not n:
                 continue
             oc = ops[name]
@@ -535,8 +566,7 @@ class HardwareModel(Interpreter.Listener):
                 fp_slots += n * oc.cycles
         core = m.raw["core"]
         t_ol = max(slots / core["issue_width"], fp_slots / core["fp_ports"])
-        t_nol = max(c.loads / core["load_ports"], c.stores / core["store_ports"])
-        k = self.cache.counters
+        t_nol = max(loads / core["load_ports"], stores / core["store_ports"])
         line = self._line
         t_l2 = (k["l1_fills"] + k["l1_writebacks"]) * line / m.l2.bandwidth
         t_dram = (k["dram_lines_read"] + k["dram_lines_written"]) * line / m.get(
@@ -553,9 +583,10 @@ class HardwareModel(Interpreter.Listener):
         }
 
     def finish(self) -> dict[str, float]:
-        """Flushes, and returns every timing term including stalls, drain and the total."""
-        self.flush()
-        terms = self.core_terms()
+        """Closes the last phase; returns every timing term (summed over phases) with the
+        stalls, the drain and the total."""
+        self._close_phase()
+        terms = dict(self._closed)
         busy = terms["T_core"] + self.counts.dma_stall
         last = max((t.end for t in self._transfers), default=0.0)
         drain = max(0.0, last - busy)

@@ -99,6 +99,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "cycles": terms["cycles"],
         "time_ns": terms["cycles"] / m.get("core", "clock_ghz"),
         "cycle_terms": terms,
+        "phases": model._phases,
         "ops": {
             "by_class": op_counts,
             "instructions": instructions,
@@ -204,8 +205,8 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"machine: {report['machine']}")
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
-        "  T_core = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed; "
-        "cycles = T_core + T_dma_stall + T_drain"
+        f"  T_core = sum over {report['phases']} phase(s) of "
+        "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed; cycles = T_core + T_dma_stall + T_drain"
     )
     for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core", "T_dma_stall",
                  "T_drain"):  # fmt: skip

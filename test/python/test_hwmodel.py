@@ -1,0 +1,390 @@
+"""The hardware model (tapeflow-sim) against numbers derived by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow import runner
+from tapeflow.hwmodel.config import ConfigError, load_machine
+from tapeflow.hwmodel.model import simulate
+
+LINE = 64
+
+
+def sim(text: str, entry: str, args=(), sets=(), **kw):
+    module = runner.load_module(text, "k.mlir")
+    return simulate(module, entry, list(args), load_machine(overrides=sets), **kw)
+
+
+STREAM = """
+func.func @sum(%a: memref<{n}xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %z = arith.constant 0.0 : f64
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
+    %v = memref.load %a[%i] : memref<{n}xf64>
+    %s = arith.addf %acc, %v : f64
+    scf.yield %s : f64
+  }}
+  func.return %r : f64
+}}
+"""
+
+
+@pytest.mark.parametrize("n", [64, 4096])
+def test_stream_once_misses_once_per_line_without_prefetch(n: int):
+    data = np.linspace(-1, 1, n)
+    r = sim(STREAM.format(n=n), "sum", [data], sets=["prefetch.enabled=false"])
+    lv = r.report["levels"]
+    assert lv["L1"]["accesses"] == n
+    assert lv["L1"]["misses"] == n * 8 // LINE
+    assert lv["L2"]["misses"] == n * 8 // LINE
+    assert r.report["dram"]["bytes_read"] == n * 8
+    assert r.report["dram"]["bytes_written"] == 0
+    # Values are the interpreter's.
+    assert r.report["results"][0]["value"] == runner.run_function(
+        runner.load_module(STREAM.format(n=n), "k.mlir"), "sum", [data]
+    ).results[0]
+
+
+def test_stream_with_prefetcher_mostly_covered():
+    n = 8192
+    off = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    on = sim(STREAM.format(n=n), "sum", [np.ones(n)])
+    misses_off = off.report["levels"]["L1"]["misses"]
+    misses_on = on.report["levels"]["L1"]["misses"]
+    assert misses_off == n * 8 // LINE
+    assert misses_on <= n * 8 // 4096 + 2  # about one per 4 KiB page
+    # Fewer exposed misses -> fewer cycles; the DRAM bytes are the same lines.
+    assert on.report["cycle_terms"]["T_exposed"] < off.report["cycle_terms"]["T_exposed"] / 10
+    assert on.report["cycles"] < off.report["cycles"]
+    assert on.report["dram"]["bytes_read"] >= n * 8
+
+
+def test_cycle_terms_follow_the_equations():
+    n = 4096
+    r = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    t = r.report["cycle_terms"]
+    m = load_machine()
+    lines = n * 8 // LINE
+    # n loads on 2 load ports.
+    assert t["T_nOL"] == n / m.get("core", "load_ports")
+    # n addf + n loads + (n+1) loop branches on a 4-wide core; n addf on 2 fp ports.
+    assert t["T_OL"] == pytest.approx(max((3 * n + 1) / 4, n / 2))
+    assert t["T_L2"] == pytest.approx(lines * LINE / m.l2.bandwidth)
+    assert t["T_DRAM"] == pytest.approx(lines * LINE / m.get("dram", "bandwidth"))
+    assert t["T_exposed"] == pytest.approx(
+        lines * m.get("dram", "latency") / m.get("core", "mlp")
+    )
+    assert r.report["cycles"] == pytest.approx(
+        max(t["T_OL"], t["T_nOL"] + t["T_L2"] + t["T_DRAM"]) + t["T_exposed"]
+    )
+
+
+DMA = """
+func.func @dma(%x: f64) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %k = arith.constant {k} : index
+  %w0 = arith.constant {work} : index
+  %buf = region.alloc count = {k} : !region.tape<!region.record<f64>, #stream.spm>
+  %f = stream.fifo_alloc tiles = 1 : !stream.fifo<!region.record<f64>, {k}>
+  stream.acquire_write %buf : !region.tape<!region.record<f64>, #stream.spm>
+  scf.for %i = %c0 to %k step %c1 {{
+    region.write %buf[%i], %x : !region.tape<!region.record<f64>, #stream.spm>
+  }}
+  %w = stream.commit %buf -> %f[%c0] : !stream.fifo<!region.record<f64>, {k}>
+  %y = scf.for %j = %c0 to %w0 step %c1 iter_args(%acc = %x) -> (f64) {{
+    %a = arith.mulf %acc, %x : f64
+    scf.yield %a : f64
+  }}
+  stream.wait %w
+  %r = stream.prefetch %f[%c0] -> %buf : !stream.fifo<!region.record<f64>, {k}>
+  stream.acquire_read %buf, %r : !region.tape<!region.record<f64>, #stream.spm>
+  %v = region.read %buf[%c1] : !region.tape<!region.record<f64>, #stream.spm>
+  stream.release %buf : !region.tape<!region.record<f64>, #stream.spm>
+  stream.fifo_dealloc %f : !stream.fifo<!region.record<f64>, {k}>
+  region.dealloc %buf : !region.tape<!region.record<f64>, #stream.spm>
+  %out = arith.addf %v, %y : f64
+  func.return %out : f64
+}}
+"""
+
+
+@pytest.mark.parametrize(("k", "setup", "bw"), [(512, 50, 12.8), (2048, 0, 8.0), (256, 300, 16.0)])
+def test_dma_takes_setup_plus_bytes_over_bandwidth(k: int, setup: int, bw: float):
+    # No work between commit and wait, nor between prefetch and acquire: both DMAs are
+    # fully exposed, each setup + B/W cycles.
+    sets = [f"dma.setup={setup}", f"dram.bandwidth={bw}", "dma.spm_port=64.0"]
+    r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=sets)
+    nbytes = k * 8
+    expected = setup + nbytes / bw
+    d = r.report["dma"]
+    assert d["transfers"] == 2
+    assert d["bytes_to_dram"] == nbytes and d["bytes_to_spm"] == nbytes
+    assert d["stalls"] == 2
+    assert d["stall_cycles"] == pytest.approx(2 * expected)
+    t = r.report["cycle_terms"]
+    assert r.report["cycles"] == pytest.approx(t["T_core"] + 2 * expected)
+    assert r.report["dram"]["bytes_read"] == nbytes
+    assert r.report["dram"]["bytes_written"] == nbytes
+
+
+def test_dma_bandwidth_is_bounded_by_the_scratchpad_port():
+    # BW_dma = min(dram.bandwidth, dma.spm_port)
+    r = sim(DMA.format(k=512, work=0), "dma", [1.0], sets=["dma.spm_port=4.0", "dma.setup=0"])
+    assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * 4096 / 4.0)
+    assert r.report["dma"]["bandwidth_bound_by"] == "dma.spm_port"
+
+
+def test_compute_between_commit_and_wait_hides_the_dma():
+    k = 512
+    exposed = 50 + k * 8 / 12.8  # 370 cycles
+    # The mulf loop is bound by the 4-wide issue: (mulf + mem-free yield) ... each
+    # iteration is 1 fp_mul + 1 branch = 2 slots -> 0.5 cycle; 4000 iterations = 2000
+    # cycles, far more than 370: the commit is hidden; the prefetch is still exposed.
+    hidden = sim(DMA.format(k=k, work=4000), "dma", [1.0])
+    assert hidden.report["dma"]["stalls"] == 1
+    assert hidden.report["dma"]["stall_cycles"] == pytest.approx(exposed)
+    # 200 iterations = 100 cycles of work: the commit is exposed by 370 - 100.
+    partly = sim(DMA.format(k=k, work=200), "dma", [1.0])
+    assert partly.report["dma"]["stall_cycles"] == pytest.approx(exposed + exposed - 100)
+    # Values are unaffected by timing.
+    assert hidden.report["results"][0]["value"] == 2.0
+    assert partly.report["results"][0]["value"] == 2.0
+
+
+def test_energy_components_add_up_and_follow_the_table():
+    k = 512
+    r = sim(DMA.format(k=k, work=10), "dma", [1.0])
+    e = r.report["energy"]
+    comp = e["components_pj"]
+    assert sum(comp.values()) == pytest.approx(e["total_pj"])
+    assert e["on_chip_pj"] + e["off_chip_pj"] == pytest.approx(e["total_pj"])
+    assert e["off_chip_pj"] == comp["DRAM"]
+    m = load_machine()
+    # DRAM: two tiles of k doubles moved by DMA, no cache traffic.
+    assert comp["DRAM"] == pytest.approx(2 * k * 8 * m.get("dram", "energy_pj_per_byte"))
+    # SPM: k stores + 1 load by the core, plus 2 tiles of k words by DMA.
+    assert comp["SPM"] == pytest.approx((k + 1 + 2 * k) * m.spm_access_energy_pj)
+    # SPM energy scales as sqrt(capacity): 32 KiB -> 0.6 * 10 * 2 = 12 pJ per word.
+    assert m.spm_access_energy_pj == pytest.approx(12.0)
+
+
+def test_energy_adds_up_with_caches():
+    n = 4096
+    r = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    e = r.report["energy"]
+    assert sum(e["components_pj"].values()) == pytest.approx(e["total_pj"])
+    m = load_machine()
+    lines = n * 8 // LINE
+    # L1: n word reads + `lines` fills of 8 words; L2: `lines` supplied + `lines` filled.
+    assert e["components_pj"]["L1"] == pytest.approx((n + 8 * lines) * 20.0)
+    assert e["components_pj"]["L2"] == pytest.approx(2 * 8 * lines * 100.0)
+    assert e["components_pj"]["DRAM"] == pytest.approx(n * 8 * 162.5)
+    # compute: n fp adds + (n+1) loop branches
+    ops = m.ops
+    assert e["components_pj"]["compute"] == pytest.approx(
+        n * ops["fp_add"].energy_pj + (n + 1) * ops["branch"].energy_pj
+    )
+
+
+def test_scratchpad_overflow_is_an_error():
+    with pytest.raises(InterpretationError, match="scratchpad overflow"):
+        sim(DMA.format(k=512, work=0), "dma", [1.0], sets=["spm.size=2048"])
+
+
+SPM_MEMREF = """
+func.func @f() -> f64 {
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 3.0 : f64
+  %a = memref.alloc() : memref<256xf64, #stream.spm>
+  %b = memref.alloc() : memref<128xf64, #stream.spm>
+  memref.store %x, %a[%c0] : memref<256xf64, #stream.spm>
+  memref.dealloc %a : memref<256xf64, #stream.spm>
+  %c = memref.alloc() : memref<64xf64, #stream.spm>
+  memref.store %x, %c[%c0] : memref<64xf64, #stream.spm>
+  %v = memref.load %c[%c0] : memref<64xf64, #stream.spm>
+  memref.dealloc %b : memref<128xf64, #stream.spm>
+  memref.dealloc %c : memref<64xf64, #stream.spm>
+  func.return %v : f64
+}
+"""
+
+
+def test_scratchpad_memrefs_high_water_mark():
+    r = sim(SPM_MEMREF, "f")
+    s = r.report["sram"]
+    # 256 + 128 doubles live at once; later 128 + 64 < that.
+    assert s["spm_high_water_bytes"] == (256 + 128) * 8
+    assert s["in_use_bytes"] == (256 + 128) * 8
+    assert r.report["levels"]["SPM"]["accesses"] == 3
+    assert r.report["levels"]["L1"]["accesses"] == 0
+    with pytest.raises(InterpretationError, match="scratchpad overflow"):
+        sim(SPM_MEMREF, "f", sets=["spm.size=3000"])
+
+
+TAPE = """
+func.func @t(%a: memref<{n}xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %z = arith.constant 0.0 : f64
+  %c = tape.init : !tape.cache<f64>
+  scf.for %i = %c0 to %n step %c1 {{
+    %v = memref.load %a[%i] : memref<{n}xf64>
+    tape.push %c, %v : !tape.cache<f64>
+  }}
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
+    %v = tape.pop %c : !tape.cache<f64>
+    %s = arith.addf %acc, %v : f64
+    scf.yield %s : f64
+  }}
+  tape.free %c : !tape.cache<f64>
+  func.return %r : f64
+}}
+"""
+
+
+def test_unlowered_tape_goes_through_the_caches():
+    n = 2048
+    r = sim(TAPE.format(n=n), "t", [np.ones(n)], sets=["prefetch.enabled=false"])
+    rep = r.report
+    assert rep["tape_bytes"] == n * 8
+    # n loads of the input, n pushes (stores), n pops (loads).
+    assert rep["levels"]["L1"]["accesses"] == 3 * n
+    assert rep["ops"]["stores"] == n
+    # 16 KiB input + 16 KiB tape: both fit in L1 (32 KiB), so pops hit; misses are
+    # the compulsory ones of input and tape.
+    assert rep["levels"]["L1"]["misses"] == 2 * n * 8 // LINE
+    assert rep["results"][0]["value"] == float(n)
+
+
+RECORDS = """
+func.func @r(%x: f64, %b: i1) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1024 : index
+  %t = region.alloc count = 1024 : !region.tape<!region.record<f64, i1>>
+  scf.for %i = %c0 to %n step %c1 {
+    region.write %t[%i], %x, %b : !region.tape<!region.record<f64, i1>>
+  }
+  %v, %c = region.read %t[%c1] : !region.tape<!region.record<f64, i1>>
+  region.dealloc %t : !region.tape<!region.record<f64, i1>>
+  func.return %v : f64
+}
+"""
+
+
+def test_dram_record_tape_through_caches():
+    r = sim(RECORDS, "r", [2.0, True], sets=["prefetch.enabled=false"])
+    rep = r.report
+    # record<f64, i1> is 16 bytes: 1024 records = 16 KiB = 256 lines, two field
+    # accesses per write.
+    assert rep["tape_bytes"] == 1024 * 16
+    assert rep["levels"]["L1"]["accesses"] == 2 * 1024 + 2
+    assert rep["levels"]["L1"]["misses"] == 1024 * 16 // LINE
+    assert rep["sram"]["in_use_is"] == "cache_capacity"
+
+
+def test_config_overrides_and_errors(tmp_path: Path):
+    m = load_machine(overrides=["l2.size=262144", "prefetch.enabled=false"])
+    assert m.l2.size == 262144 and m.raw["prefetch"]["enabled"] is False
+    f = tmp_path / "m.toml"
+    f.write_text("[spm]\nsize = 8192\n[dram]\nbandwidth = 6.4\n")
+    m = load_machine(f, ["dram.latency=200"])
+    assert m.spm_size == 8192 and m.get("dram", "bandwidth") == 6.4
+    assert m.get("dram", "latency") == 200
+    # 8 KiB: 0.6 * 10 pJ * sqrt(1) = 6 pJ; latency round(4 * (1/4)^0.36) = 2 cycles.
+    assert m.spm_access_energy_pj == pytest.approx(6.0)
+    assert m.spm_latency == 2
+    for bad, message in [
+        ("l2.size=1000", "'l2.size' must be a power of two"),
+        ("l1.bogus=1", "unknown machine key 'l1.bogus'"),
+        ("core.issue_width=wide", "'core.issue_width' must be an integer"),
+        ("dram.bandwidth=-1", "'dram.bandwidth' must be > 0"),
+        ("ops.fp_mul.port=gpu", "'ops.fp_mul.port' must be one of"),
+        ("nonsense", "--set expects section.key=value"),
+        ("ops.fp_quad.cycles=1", "unknown op class 'ops.fp_quad'"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            load_machine(overrides=[bad])
+    f.write_text("[l1\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_machine(f)
+
+
+def test_every_default_number_has_a_source():
+    text = (Path(__file__).parents[2] / "hwmodel" / "defaults.toml").read_text()
+    section = ""
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            section = s
+            continue
+        if not s or s.startswith("#") or "=" not in s:
+            continue
+        key = s.split("=")[0].strip()
+        if section.startswith("[ops.") or section == "[meta]":
+            continue  # op classes carry a `source` field (checked below)
+        assert "#" in s, f"{section} {key} has no source comment"
+    m = load_machine()
+    for name, entry in m.raw["ops"].items():
+        assert entry.get("source"), f"ops.{name} has no source"
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from tapeflow.tools.sim import main; raise SystemExit(main())",
+         *args],
+        capture_output=True, text=True, input=stdin, timeout=300,
+    )  # fmt: skip
+
+
+def test_cli_json_and_table(tmp_path: Path):
+    f = tmp_path / "k.mlir"
+    f.write_text(STREAM.format(n=512))
+    p = _cli(str(f), "--entry", "sum", "--json", "--set", "prefetch.enabled=false")
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    assert rep["levels"]["L1"]["misses"] == 512 * 8 // LINE
+    # default fill rule: uniform(-1, 1) with seed [0, 0]
+    expect = float(np.sum(np.random.default_rng([0, 0]).uniform(-1.0, 1.0, 512)))
+    assert math.isclose(rep["results"][0]["value"], expect, rel_tol=1e-12)
+    p = _cli(str(f), "--entry", "sum")
+    assert p.returncode == 0, p.stderr
+    assert "cycles:" in p.stdout and "energy (pJ):" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--entry", "nope"], "no function @nope"),
+        (["--entry", "sum", "--set", "l1.assoc=0"], "'l1.assoc' must be > 0"),
+        (["--entry", "sum", "--machine", "/nonexistent.toml"], "cannot read machine file"),
+    ],
+)
+def test_cli_errors_have_no_traceback(tmp_path: Path, args: list[str], message: str):
+    f = tmp_path / "k.mlir"
+    f.write_text(STREAM.format(n=64))
+    p = _cli(str(f), *args)
+    assert p.returncode == 1
+    assert p.stderr.startswith("error: ") and message in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_cli_scratchpad_overflow(tmp_path: Path):
+    f = tmp_path / "d.mlir"
+    f.write_text(DMA.format(k=512, work=0))
+    p = _cli(str(f), "--entry", "dma", "--args", "1.0", "--set", "spm.size=1024")
+    assert p.returncode == 1
+    assert "scratchpad overflow" in p.stderr and "Traceback" not in p.stderr
