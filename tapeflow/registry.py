@@ -113,6 +113,7 @@ TAPEFLOW_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tapeflow-stream": _stream,
     "tapeflow": _pipeline,
     "tapeflow-lower-to-std": _lower_to_std,
+    "tapeflow-lower-tape": _lower_tape,
 }
 
 

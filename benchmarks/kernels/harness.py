@@ -45,14 +45,20 @@ def parse(text: str, name: str = "<kernel>") -> ModuleOp:
     return module
 
 
-def interpreter(module: ModuleOp, listeners: Sequence[Interpreter.Listener] = ()) -> Interpreter:
+def interpreter(module: ModuleOp, listeners: Sequence[Interpreter.Listener] = (),
+                functions: Sequence[Any] = ()) -> Interpreter:
+    """`make_interpreter`, plus `functions` (InterpreterFunctions) overriding its ops."""
     from tapeflow.interpreters import make_interpreter
 
-    return make_interpreter(module, listeners=listeners)
+    interp = make_interpreter(module, listeners=listeners)
+    for f in functions:
+        interp.register_implementations(f, override=True)
+    return interp
 
 
 def run(module: ModuleOp, entry: str, args: Sequence[Any],
-        listeners: Sequence[Interpreter.Listener] = ()) -> tuple[Any, ...]:
+        listeners: Sequence[Interpreter.Listener] = (),
+        functions: Sequence[Any] = ()) -> tuple[Any, ...]:
     """Calls `entry` with `args` (NumPy arrays become fresh memrefs; scalars stay).
 
     Returns `(results, memrefs)`: the function's results and the memref objects passed in
@@ -60,6 +66,6 @@ def run(module: ModuleOp, entry: str, args: Sequence[Any],
     values: list[Any] = []
     for a in args:
         values.append(to_memref(a) if isinstance(a, np.ndarray) else a)
-    interp = interpreter(module, listeners)
+    interp = interpreter(module, listeners, functions)
     results = interp.call_op(entry, tuple(values))
     return tuple(results), values

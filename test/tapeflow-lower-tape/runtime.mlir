@@ -1,0 +1,47 @@
+// RUN: tapeflow-opt %s -p tapeflow-lower-tape --split-input-file | filecheck %s
+
+// The trip count is an argument, known when the loop starts: the stack's buffer is
+// allocated right before the loop, sized max(0, ceil((n - 0) / 1)) at run time.
+func.func @dyn_grad(%x: memref<?xf64>, %n: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %cache = tape.init capacity = 4 : !tape.cache<f64>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    tape.push %cache, %v : !tape.cache<f64>
+  } {tapeflow.loop = 0 : i64}
+  %s = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
+    %v = tape.pop %cache : !tape.cache<f64>
+    %a2 = arith.addf %acc, %v : f64
+    scf.yield %a2 : f64
+  } {tapeflow.loop = 0 : i64}
+  tape.free %cache : !tape.cache<f64>
+  func.return %s : f64
+}
+
+// CHECK-LABEL: func.func @dyn_grad
+// CHECK-NOT:     tape.init
+// CHECK:         %[[SPAN:.*]] = arith.subi %n, %c0 : index
+// CHECK-NEXT:    %[[SM1:.*]] = arith.subi %c1, %{{.*}} : index
+// CHECK-NEXT:    %[[NUM:.*]] = arith.addi %[[SPAN]], %[[SM1]] : index
+// CHECK-NEXT:    %[[TR:.*]] = arith.divsi %[[NUM]], %c1 : index
+// CHECK-NEXT:    %[[POS:.*]] = arith.cmpi sgt, %[[TR]], %{{.*}} : index
+// CHECK-NEXT:    %[[TRIPS:.*]] = arith.select %[[POS]], %[[TR]], %{{.*}} : index
+// CHECK-NEXT:    %[[CNT:.*]] = arith.muli %{{.*}}, %[[TRIPS]] : index
+// CHECK-NEXT:    %[[TOT:.*]] = arith.addi %{{.*}}, %[[CNT]] : index
+// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[TOT]]) : memref<?xf64>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:         scf.for %i = %c0 to %n step %c1 {
+// CHECK-NEXT:      %v = memref.load %x[%i] : memref<?xf64>
+// CHECK-NEXT:      %[[N:.*]] = memref.load %[[SP]][] : memref<index>
+// CHECK-NEXT:      memref.store %v, %[[BUF]][%[[N]]] : memref<?xf64>
+// CHECK:         scf.for
+// CHECK-NEXT:      %[[M:.*]] = memref.load %[[SP]][] : memref<index>
+// CHECK-NOT:       cf.assert
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[TOP:.*]] = arith.subi %[[M]], %[[ONE]] : index
+// CHECK-NEXT:      memref.store %[[TOP]], %[[SP]][] : memref<index>
+// CHECK-NEXT:      %{{.*}} = memref.load %[[BUF]][%[[TOP]]] : memref<?xf64>
+// CHECK:         memref.dealloc %[[BUF]] : memref<?xf64>
+// CHECK-NEXT:    memref.dealloc %[[SP]] : memref<index>

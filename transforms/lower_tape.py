@@ -1,0 +1,509 @@
+"""`tapeflow-lower-tape`: the Enzyme baseline layout of the gradient tape.
+
+Every `!tape.cache<T>` becomes its own DRAM buffer (struct of arrays: one array per cached
+value, never packed into records), and the `tape.*` ops become plain `memref` loads and
+stores. This is the layout TapeFlow is compared against, so it is as frugal as Enzyme's:
+one element per push, sized by the trip counts, no padding, no metadata traffic in loops
+whose trip counts are known.
+
+Layout rule, per cache (chosen in this order):
+
+1. **Indexed** (LLVM Enzyme's layout, the common case). The cache has one `tape.push`,
+   nested in `scf.for` loops `L1..Ld` (outermost first, nothing else around it: no
+   `scf.if`, no `scf.while`) whose trip counts `n1..nd` are compile-time constants; every
+   `tape.pop` sits in reversed loops `R1..Rd` carrying the same `tapeflow.loop` ids as
+   `L1..Ld`, each running a counter `k` from 0 to `n` step 1 (the contract of
+   `tapeflow-autodiff`). The cache becomes `memref<n1 x ... x nd x T>` (rank 0 for a push
+   outside any loop). The push stores at the normalized indices `((iv - lb) / step)` of
+   `L1..Ld`; the pop loads at `(n - 1 - k)` of `R1..Rd`, i.e. the element its forward
+   iteration wrote. Row-major, so the forward sweep writes increasing addresses and the
+   reverse sweep reads them back in decreasing order, exactly as Enzyme's cache arrays
+   indexed by the loop induction variables. No counter is kept in memory.
+
+2. **Stack, static capacity** (conditional pushes: `scf.if` inside constant-trip-count
+   loops, several push sites, or pops not in the mirrored loop nest). The capacity is the
+   number of pushes in the worst case (product of the trip counts around each push site,
+   each `scf.if` branch counted as taken), known at compile time. The cache becomes
+   `memref<CAP x T>` plus a stack pointer `memref<index>`; a push stores at `sp` and
+   increments it, a pop decrements it and loads. Addresses still increase in the forward
+   sweep and decrease in the reverse sweep; conditional pushes are packed (no holes).
+
+3. **Stack, sized at run time** (trip counts unknown at compile time but fixed before the
+   loops start: bounds that are function arguments or values computed before the nest).
+   Like 2, with `memref<?xT>` allocated right before the outermost loop around the first
+   push, its size computed there from the bounds: what Enzyme does for a loop whose trip
+   count is known on entry.
+
+4. **Stack, growable** (an iteration count known only as the loop runs: `scf.while`, a
+   bound that depends on an outer induction variable). As Enzyme's `EnzymeToMemRef`:
+   `{elements, size, capacity}` = a `memref<memref<?xT>>` slot holding the current buffer,
+   a `memref<index>` size and a `memref<index>` capacity. The initial capacity is
+   `tape.init`'s `capacity` hint (else 16); a push on a full buffer doubles it (allocate,
+   copy, free the old one).
+
+Element types are kept: `f64` as f64, `index` as index, `i1` as a `memref<...xi1>`
+(one byte per element once lowered to LLVM). `tape.free` becomes `memref.dealloc` of the
+buffers. In the indexed layout a pop cannot miss its push by construction; in the stack
+layouts a pop on an empty stack loads at index -1, which the interpreter reports as an
+out-of-bounds load located at the `tape.pop`; option `assert-pops=true` adds Enzyme's
+`cf.assert "pop on empty cache"` for native runs. After the pass no `tape` op is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, cf, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+from tapeflow.dialects import tape
+
+DEFAULT_GROWABLE_CAPACITY = 16
+"""Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
+
+LOOP_ID_ATTR = "tapeflow.loop"
+
+_FOLDABLE = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.maxsi": max,
+    "arith.minsi": min,
+}
+
+
+def constant_value(value: SSAValue, depth: int = 0) -> int | None:
+    """The integer `value` always holds, if it folds from constants; else None."""
+    op = value.owner
+    if not isinstance(op, Operation) or depth > 32:
+        return None
+    if isinstance(op, arith.ConstantOp):
+        attr = op.value
+        return attr.value.data if isinstance(attr, IntegerAttr) else None
+    if isinstance(op, arith.IndexCastOp):
+        return constant_value(op.input, depth + 1)
+    if op.name in _FOLDABLE or op.name in ("arith.divsi", "arith.divui", "arith.ceildivsi"):
+        a = constant_value(op.operands[0], depth + 1)
+        b = constant_value(op.operands[1], depth + 1)
+        if a is None or b is None:
+            return None
+        if op.name in _FOLDABLE:
+            return _FOLDABLE[op.name](a, b)
+        if b == 0:
+            return None
+        if op.name == "arith.ceildivsi":
+            return -(-a // b)
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return None
+
+
+def trip_count(loop: scf.ForOp) -> int | None:
+    """Constant trip count of `loop`, or None when a bound or the step is not constant."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+def _enclosing(op: Operation) -> list[Operation] | None:
+    """The ops around `op` up to its `func.func`, outermost first (None if no func)."""
+    chain: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        chain.append(parent)
+        parent = parent.parent_op()
+    if parent is None:
+        return None
+    return chain[::-1]
+
+
+def _loop_id(op: Operation) -> object | None:
+    attr = op.attributes.get(LOOP_ID_ATTR)
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    return None
+
+
+class _At:
+    """Builds ops before a fixed insertion point."""
+
+    def __init__(self, point: InsertPoint):
+        self.point = point
+
+    def op(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, self.point)
+        return op
+
+    def val(self, op: Operation) -> SSAValue:
+        return self.op(op).results[0]
+
+    def index(self, value: int) -> SSAValue:
+        return self.val(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def alloc(self, element: Attribute, shape: Sequence[int],
+              dynamic: Sequence[SSAValue] = ()) -> SSAValue:
+        return self.val(memref.AllocOp.get(element, shape=list(shape), dynamic_sizes=dynamic))
+
+    def load(self, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> SSAValue:
+        return self.val(memref.LoadOp.get(ref, list(indices)))
+
+    def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> None:
+        self.op(memref.StoreOp.get(value, ref, list(indices)))
+
+
+# --------------------------------------------------------------------------------------
+# Analysis: which layout each cache gets
+
+
+@dataclass
+class _Indexed:
+    trip_counts: list[int]
+    push_loops: list[scf.ForOp]
+
+
+@dataclass
+class _StaticStack:
+    capacity: int
+
+
+@dataclass
+class _RuntimeStack:
+    anchor: Operation
+    """The top-level op (in the function's entry block) before which the capacity is
+    computed: the outermost loop around the first push site."""
+    sites: list[list[Operation]]
+    """For each push, the ops around it (outermost first)."""
+
+
+@dataclass
+class _GrowableStack:
+    initial: int
+
+
+def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
+                    pops: list[tape.PopOp]) -> _Indexed | None:
+    if len(pushes) != 1:
+        return None
+    around = _enclosing(pushes[0])
+    if around is None or not all(isinstance(o, scf.ForOp) for o in around):
+        return None
+    loops: list[scf.ForOp] = around  # type: ignore[assignment]
+    counts = [trip_count(loop) for loop in loops]
+    if any(c is None for c in counts):
+        return None
+    ids = [_loop_id(loop) for loop in loops]
+    if any(i is None for i in ids):
+        return None
+    for pop in pops:
+        rev = _enclosing(pop)
+        if rev is None or len(rev) != len(loops):
+            return None
+        for r, loop_id, n in zip(rev, ids, counts, strict=True):
+            if not isinstance(r, scf.ForOp) or _loop_id(r) != loop_id:
+                return None
+            if (constant_value(r.lb), constant_value(r.step), constant_value(r.ub)) != (0, 1, n):
+                return None
+    return _Indexed([c for c in counts if c is not None], loops)
+
+
+def _static_capacity(pushes: list[tape.PushOp]) -> int | None:
+    total = 0
+    for push in pushes:
+        around = _enclosing(push)
+        if around is None:
+            return None
+        count = 1
+        for o in around:
+            if isinstance(o, scf.ForOp):
+                n = trip_count(o)
+                if n is None:
+                    return None
+                count *= n
+            elif not isinstance(o, scf.IfOp):
+                return None  # scf.while, execute_region...: unknown count
+        total += count
+    return total
+
+
+def _defined_before(value: SSAValue, anchor: Operation) -> bool:
+    """Whether `value` is available right before `anchor` (a top-level op of a function)."""
+    entry = anchor.parent_block()
+    if entry is None:
+        return False
+    if isinstance(value.owner, Block):
+        return value.owner is entry
+    owner = value.owner
+    if owner.parent_block() is not entry:
+        return False
+    return entry.get_operation_index(owner) < entry.get_operation_index(anchor)
+
+
+def _runtime_capacity(pushes: list[tape.PushOp]) -> _RuntimeStack | None:
+    """Trip counts unknown at compile time but fixed before the loops start (bounds are
+    arguments or values computed before the nest): the capacity is computed at run time."""
+    sites: list[list[Operation]] = []
+    anchor: Operation | None = None
+    for push in pushes:
+        around = _enclosing(push)
+        if not around:
+            return None
+        if not all(isinstance(o, scf.ForOp | scf.IfOp) for o in around):
+            return None
+        sites.append(around)
+        top = around[0]
+        if anchor is None or (
+            top.parent_block() is anchor.parent_block()
+            and top.parent_block().get_operation_index(top)
+            < anchor.parent_block().get_operation_index(anchor)
+        ):
+            anchor = top
+    if anchor is None or not isinstance(anchor.parent_op(), func.FuncOp):
+        return None
+    for around in sites:
+        if around[0].parent_block() is not anchor.parent_block():
+            return None
+        for o in around:
+            if isinstance(o, scf.ForOp):
+                if not all(_defined_before(v, anchor) for v in (o.lb, o.ub, o.step)):
+                    return None
+    return _RuntimeStack(anchor, sites)
+
+
+def choose_layout(init: tape.InitOp) -> _Indexed | _StaticStack | _RuntimeStack | _GrowableStack:
+    """The layout `init`'s cache gets (see the module docstring)."""
+    users = [use.operation for use in init.cache.uses]
+    pushes = [u for u in users if isinstance(u, tape.PushOp)]
+    pops = [u for u in users if isinstance(u, tape.PopOp)]
+    indexed = _indexed_layout(init, pushes, pops)
+    if indexed is not None:
+        return indexed
+    capacity = _static_capacity(pushes)
+    if capacity is not None:
+        return _StaticStack(capacity)
+    runtime = _runtime_capacity(pushes)
+    if runtime is not None:
+        return runtime
+    hint = init.capacity.value.data if init.capacity is not None else DEFAULT_GROWABLE_CAPACITY
+    return _GrowableStack(max(1, hint))
+
+
+# --------------------------------------------------------------------------------------
+# Rewriting
+
+
+class _LoopIndices:
+    """Per-loop index values, built once at the top of the loop body and shared by every
+    push or pop in it (so an inner loop does not recompute an outer loop's index)."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[int, str], SSAValue] = {}
+
+    def normalized(self, loop: scf.ForOp) -> SSAValue:
+        """`(iv - lb) / step` of a forward loop (the iv itself when lb = 0, step = 1)."""
+        iv = loop.body.block.args[0]
+        lb, step = constant_value(loop.lb), constant_value(loop.step)
+        if lb == 0 and step == 1:
+            return iv
+        key = (id(loop), "fwd")
+        if key not in self._values:
+            at = _At(InsertPoint.at_start(loop.body.block))
+            shifted = iv if lb == 0 else at.val(arith.SubiOp(iv, loop.lb))
+            self._values[key] = (
+                shifted if step == 1 else at.val(arith.DivUIOp(shifted, loop.step))
+            )
+        return self._values[key]
+
+    def reversed(self, loop: scf.ForOp, n: int) -> SSAValue:
+        """`n - 1 - k` of a reverse loop whose counter `k` runs from 0 to `n`."""
+        key = (id(loop), "rev")
+        if key not in self._values:
+            at = _At(InsertPoint.at_start(loop.body.block))
+            last = at.index(n - 1)
+            self._values[key] = at.val(arith.SubiOp(last, loop.body.block.args[0]))
+        return self._values[key]
+
+
+def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
+                   loop_indices: _LoopIndices) -> None:
+    element = init.cache.type.element_type
+    buffer = _At(InsertPoint.before(init)).alloc(element, layout.trip_counts)
+    for user in users:
+        at = _At(InsertPoint.before(user))
+        if isinstance(user, tape.PushOp):
+            indices = [loop_indices.normalized(loop) for loop in layout.push_loops]
+            at.store(user.value, buffer, indices)
+            Rewriter.erase_op(user)
+        elif isinstance(user, tape.PopOp):
+            rev = _enclosing(user)
+            assert rev is not None
+            indices = []
+            for r, n in zip(rev, layout.trip_counts, strict=True):
+                assert isinstance(r, scf.ForOp)
+                indices.append(loop_indices.reversed(r, n))
+            value = at.load(buffer, indices)
+            user.value.replace_all_uses_with(value)
+            Rewriter.erase_op(user)
+        else:
+            at.op(memref.DeallocOp.get(buffer))
+            Rewriter.erase_op(user)
+
+
+def _runtime_count(at: _At, layout: _RuntimeStack) -> SSAValue:
+    """Emits the number of pushes in the worst case: sum over push sites of the product of
+    the trip counts max(0, ceil((ub - lb) / step)) of the loops around them."""
+    zero, one = at.index(0), at.index(1)
+    total = zero
+    for around in layout.sites:
+        count = one
+        for o in around:
+            if isinstance(o, scf.ForOp):
+                span = at.val(arith.SubiOp(o.ub, o.lb))
+                step_m1 = at.val(arith.SubiOp(o.step, one))
+                trips = at.val(arith.DivSIOp(at.val(arith.AddiOp(span, step_m1)), o.step))
+                positive = at.val(arith.CmpiOp(trips, zero, "sgt"))
+                trips = at.val(arith.SelectOp(positive, trips, zero))
+                count = at.val(arith.MuliOp(count, trips))
+        total = at.val(arith.AddiOp(total, count))
+    return total
+
+
+def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
+                 users: list[Operation], assert_pops: bool) -> None:
+    element = init.cache.type.element_type
+    if isinstance(layout, _StaticStack):
+        at0 = _At(InsertPoint.before(init))
+        buffer = at0.alloc(element, [layout.capacity])
+    else:
+        at0 = _At(InsertPoint.before(layout.anchor))
+        buffer = at0.alloc(element, [DYNAMIC_INDEX], [_runtime_count(at0, layout)])
+    sp = at0.alloc(IndexType(), [])
+    at0.store(at0.index(0), sp)
+    for user in users:
+        at = _At(InsertPoint.before(user))
+        if isinstance(user, tape.PushOp):
+            n = at.load(sp)
+            at.store(user.value, buffer, [n])
+            at.store(at.val(arith.AddiOp(n, at.index(1))), sp)
+        elif isinstance(user, tape.PopOp):
+            n = at.load(sp)
+            if assert_pops:
+                ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
+                at.op(cf.AssertOp(ok, op_error(user, "pop on empty cache")))
+            top = at.val(arith.SubiOp(n, at.index(1)))
+            at.store(top, sp)
+            user.value.replace_all_uses_with(_located(at.load(buffer, [top]), user))
+        else:
+            at.op(memref.DeallocOp.get(buffer))
+            at.op(memref.DeallocOp.get(sp))
+        Rewriter.erase_op(user)
+
+
+def _located(value: SSAValue, like: Operation) -> SSAValue:
+    """Gives the op defining `value` the source location of `like` (the tape op it
+    replaces), so a run-time error (out-of-bounds pop on an empty stack) points there."""
+    if isinstance(value.owner, Operation):
+        value.owner.location = like.location
+    return value
+
+
+def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Operation],
+                    assert_pops: bool) -> None:
+    element = init.cache.type.element_type
+    at0 = _At(InsertPoint.before(init))
+    slot = at0.alloc(MemRefType(element, [DYNAMIC_INDEX]), [])
+    size = at0.alloc(IndexType(), [])
+    capacity = at0.alloc(IndexType(), [])
+    initial = at0.index(layout.initial)
+    at0.store(at0.alloc(element, [DYNAMIC_INDEX], [initial]), slot)
+    at0.store(at0.index(0), size)
+    at0.store(initial, capacity)
+    for user in users:
+        at = _At(InsertPoint.before(user))
+        if isinstance(user, tape.PushOp):
+            n = at.load(size)
+            cap = at.load(capacity)
+            full = at.val(arith.CmpiOp(n, cap, "sge"))
+            grow = Block()
+            g = _At(InsertPoint.at_end(grow))
+            new_cap = g.val(arith.MuliOp(cap, g.index(2)))
+            old = g.load(slot)
+            new = g.alloc(element, [DYNAMIC_INDEX], [new_cap])
+            copy = Block(arg_types=[IndexType()])
+            c = _At(InsertPoint.at_end(copy))
+            c.store(c.load(old, [copy.args[0]]), new, [copy.args[0]])
+            c.op(scf.YieldOp())
+            g.op(scf.ForOp(g.index(0), n, g.index(1), [], copy))
+            g.op(memref.DeallocOp.get(old))
+            g.store(new, slot)
+            g.store(new_cap, capacity)
+            g.op(scf.YieldOp())
+            at.op(scf.IfOp(full, [], [grow]))
+            at.store(user.value, at.load(slot), [n])
+            at.store(at.val(arith.AddiOp(n, at.index(1))), size)
+        elif isinstance(user, tape.PopOp):
+            n = at.load(size)
+            if assert_pops:
+                ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
+                at.op(cf.AssertOp(ok, op_error(user, "pop on empty cache")))
+            top = at.val(arith.SubiOp(n, at.index(1)))
+            at.store(top, size)
+            user.value.replace_all_uses_with(_located(at.load(at.load(slot), [top]), user))
+        else:
+            at.op(memref.DeallocOp.get(at.load(slot)))
+            for ref in (slot, size, capacity):
+                at.op(memref.DeallocOp.get(ref))
+        Rewriter.erase_op(user)
+
+
+def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False) -> None:
+    """Lowers every `tape` op of `module` to the Enzyme layout (module docstring)."""
+    inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
+    for init in inits:
+        users = [use.operation for use in init.cache.uses]
+        for user in users:
+            bad_push = isinstance(user, tape.PushOp) and user.value is init.cache
+            if not isinstance(user, tape.PushOp | tape.PopOp | tape.FreeOp) or bad_push:
+                raise PassFailedException(
+                    op_error(user, "uses a tape.cache in a way tapeflow-lower-tape cannot "
+                             "lower (only tape.push/pop/free of a tape.init result)")
+                )
+    loop_indices = _LoopIndices()
+    for init in inits:
+        users = [use.operation for use in init.cache.uses]
+        layout = choose_layout(init)
+        if isinstance(layout, _Indexed):
+            _lower_indexed(init, layout, users, loop_indices)
+        elif isinstance(layout, _StaticStack | _RuntimeStack):
+            _lower_stack(init, layout, users, assert_pops)
+        else:
+            _lower_growable(init, layout, users, assert_pops)
+        Rewriter.erase_op(init)
+    for op in module.walk():
+        if op.dialect_name() == "tape":
+            raise PassFailedException(
+                op_error(op, "has a tape.cache operand not produced by tape.init")
+            )
+
+
+@dataclass(frozen=True)
+class LowerTapePass(ModulePass):
+    """Lowers tape caches to Enzyme's layout: one DRAM array per cached value."""
+
+    name = "tapeflow-lower-tape"
+
+    assert_pops: bool = False
+    """Guard every stack pop with `cf.assert "pop on empty cache"` (as EnzymeToMemRef
+    does). Off by default: the baseline's op stream stays that of Enzyme at -O2, and the
+    interpreter already reports a pop on an empty stack as an out-of-bounds load located
+    at the `tape.pop`."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        lower_tape(op, self.assert_pops)
