@@ -1,0 +1,1386 @@
+"""The fast execution path: a module's functions compiled to Python source and `exec`ed.
+
+The op-by-op xDSL interpreter (with the hardware model as an `Interpreter.Listener`) is
+the reference. It runs about 200k ops/s; the evaluation needs millions of ops per run. This
+module compiles every `func.func` of a module into one Python function and records, on the
+way, exactly what the hardware model needs, so that `tapeflow.hwmodel.fastsim` can produce
+the same report as the op-by-op model from the recorded trace.
+
+Translation (one Python function per `func.func`):
+- SSA values -> Python locals; `scf.for` -> `for` over `range`; `scf.if` -> `if`;
+  `scf.while` -> `while True`; `affine.for` -> `for` over `range` of its bound maps;
+  `func.call` -> a call of the compiled callee.
+- arith/math -> Python expressions with the interpreter's semantics (the same Python
+  floats, the same integer wrapping for narrow types); an op with no inline translation
+  that has no regions and no memref/tape operands falls back to the interpreter's own
+  implementation of that op, so its value is the interpreter's by construction.
+- A memref stays the interpreter's `ShapedArray` (so callers see the same objects), and is
+  accessed through a `memoryview` cast to its element format over the same bytes (f32
+  stores round exactly as `struct.pack` does). Row-major offsets as `ShapedArray.offset`.
+- `tape.cache` -> a Python list, `region`/`stream` runtime objects -> those of
+  `tapeflow.interpreters.{region,stream}`.
+
+What a run records (`Trace`):
+- Op executions: every block gets a counter, incremented once per execution of the block;
+  the ops of a block are known statically, so `Trace.op_executions()` gives how many times
+  each op ran and `Trace.op_counts()` the counts per op name (what `OpCounter` gives).
+- Memory accesses to memrefs in DRAM (the default memory space): one int64 per access,
+  `address * 2 + is_write`, appended to an `array('q')` and handed to a consumer in
+  batches (`Trace.batch_size`). Addresses are `base + flat_offset * element_size`, where
+  `base` comes from the caller's `address_of(shaped_array)` (the hardware model's
+  allocator), called once where the memref value enters a function (argument, alloc,
+  get_global). Scratchpad memrefs record nothing: their accesses are counted by op.
+- Events (DMA, tape, region ops that the model times or charges dynamically) with the
+  access-stream position and a snapshot of the block counters at which they happen.
+
+Unsupported IR raises `UnsupportedOpError` naming the op, at compile time, so a caller can
+fall back to the op-by-op path.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from xdsl.dialects import affine, arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import TypedPtr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
+from xdsl.traits import IsTerminator as _IsTerminator
+from xdsl.utils.comparisons import to_signed, to_unsigned
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError
+
+from tapeflow.diagnostics import op_error
+
+INDEX_BITWIDTH = 64
+"""The interpreter's index width on this (64-bit) host."""
+
+_I64_MIN = -(1 << 63)
+_I64_MAX = (1 << 63) - 1
+
+
+class UnsupportedOpError(DiagnosticException):
+    """The fast path cannot compile this op; fall back to the op-by-op interpreter."""
+
+    def __init__(self, op: Operation, why: str = "not supported by the fast path"):
+        super().__init__(op_error(op, why))
+        self.op = op
+
+
+# ------------------------------------------------------------------------------------------
+# The trace a compiled run records.
+
+# One recorded access is one int64: bit 0 = store, bits 1-16 = the static id of the memory
+# op (`CompiledModule.mem_ops`), bits 17-44 = byte offset inside its buffer, bits 45-62 =
+# the buffer's provisional id (`Trace.buffers`). Provisional ids become the hardware
+# model's base addresses when a batch is flushed, in order of first access, which is the
+# order in which the op-by-op model allocates addresses.
+SID_SHIFT = 1
+SID_LIMIT = 1 << 16
+OFF_SHIFT = 17
+OFF_LIMIT = 1 << 28
+BUF_SHIFT = 45
+BUF_LIMIT = 1 << 18
+
+MEMREF, RECORDS, TAPE = "memref", "records", "tape"
+
+TAPE_BASE = 1 << 44
+"""Addresses of un-lowered `tape.cache` arrays (as `tapeflow.hwmodel.model`)."""
+TAPE_STRIDE = 1 << 36
+FIRST_ADDRESS = 1 << 16
+ALIGN = 64
+
+
+@dataclass
+class Event:
+    """An op run through the interpreter's own implementation (DMA, SPM allocation...)."""
+
+    op: Operation
+    args: tuple[Any, ...]
+    results: tuple[Any, ...]
+    access_pos: int
+
+
+class Trace:
+    """The state of one compiled run: counters, access stream, first-execution order.
+
+    Subclass hooks (the hardware-model adapter overrides them):
+    - `base_of(kind, obj)`: the base address of a buffer at its first access;
+    - `consume(addrs, pcs, writes)`: a batch of final addresses (numpy int64 arrays);
+    - `run_event(k, op, args)`: runs an event op (default: the interpreter's impl).
+    """
+
+    def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
+        self.program = program
+        self.batch_size = batch_size
+        self.block_counts: list[int] = [0] * len(program.segments)
+        self.accesses = array("q")
+        self.flushed = 0
+        self.dyn = [0, 0, 0]
+        """Dynamic counts the segments cannot give: loads, stores, cache bytes (memref.copy)."""
+        self.pc_of: dict[Operation, int] = {}
+        """Every op executed so far -> its id in first-execution order (the model's PC)."""
+        self.order: list[Operation] = []
+        self.pc_table = np.zeros(max(1, len(program.mem_ops)), dtype=np.int64)
+        self.buffers: list[tuple[str, Any, int]] = []
+        """Provisional buffer id -> (kind, object, element bytes for tapes)."""
+        self._buffer_ids: dict[int, int] = {}
+        self._bases = np.full(64, -1, dtype=np.int64)
+        self.tape_peaks: dict[int, int] = {}
+        self.events: list[Event] = []
+        self.batches: list[tuple[Any, Any, Any]] | None = []
+        """Flushed (addrs, pcs, writes) batches, kept by the default `consume`."""
+        self._next_addr = FIRST_ADDRESS
+        self._tapes = 0
+
+    # -- called by the generated code ------------------------------------------------------
+    def first(self, k: int) -> None:
+        """First execution of segment `k`: its ops get PCs in order (as the model's)."""
+        self.block_counts[k] = 1
+        pc_of = self.pc_of
+        program = self.program
+        for op in program.segments[k]:
+            if op not in pc_of:
+                pc = len(pc_of) & 0xFFFF
+                pc_of[op] = pc
+                self.order.append(op)
+                for sid, delta in program.sids_of.get(op, ()):
+                    self.pc_table[sid] = (pc + delta) & 0xFFFF
+
+    def buffer_id(self, kind: str, obj: Any, elsize: int = 0) -> int:
+        """The provisional id of `obj` (a bytearray, RecordBuffer or tape list), shifted."""
+        key = id(obj)
+        pid = self._buffer_ids.get(key)
+        if pid is None:
+            pid = len(self.buffers)
+            if pid >= BUF_LIMIT:
+                raise InterpretationError(f"fast path: more than {BUF_LIMIT} buffers")
+            self.buffers.append((kind, obj, elsize))
+            self._buffer_ids[key] = pid
+        return pid << BUF_SHIFT
+
+    def memref_id(self, sa: ShapedArray[Any]) -> int:
+        raw = sa.data_ptr.raw
+        if len(raw.memory) >= OFF_LIMIT:
+            raise InterpretationError(
+                f"fast path: a buffer of {len(raw.memory)} bytes (limit {OFF_LIMIT})"
+            )
+        return self.buffer_id(MEMREF, raw.memory) + (raw.offset << OFF_SHIFT)
+
+    def records_id(self, buf: Any) -> int:
+        if buf.size_bytes >= OFF_LIMIT:
+            raise InterpretationError(f"fast path: a record tape of {buf.size_bytes} bytes")
+        return self.buffer_id(RECORDS, buf)
+
+    def tape_id(self, cache: list[Any], elsize: int) -> int:
+        return self.buffer_id(TAPE, cache, elsize)
+
+    def flush(self) -> None:
+        n = len(self.accesses)
+        if not n:
+            return
+        a = np.frombuffer(self.accesses, dtype=np.int64).copy()
+        del self.accesses[:]
+        self.flushed += n
+        bufs = a >> BUF_SHIFT
+        ids, first = np.unique(bufs, return_index=True)
+        if len(self._bases) < len(self.buffers):
+            grown = np.full(max(len(self.buffers), 2 * len(self._bases)), -1, dtype=np.int64)
+            grown[: len(self._bases)] = self._bases
+            self._bases = grown
+        bases = self._bases
+        new = ids[bases[ids] < 0]
+        if len(new):
+            order = np.argsort(first[bases[ids] < 0], kind="stable")
+            for pid in new[order]:
+                kind, obj, _ = self.buffers[int(pid)]
+                bases[pid] = self.base_of(kind, obj)
+        offs = (a >> OFF_SHIFT) & (OFF_LIMIT - 1)
+        addrs = bases[bufs] + offs
+        pcs = self.pc_table[(a >> SID_SHIFT) & (SID_LIMIT - 1)]
+        writes = a & 1
+        if self._tapes:
+            self._tape_peaks(bufs, offs, writes)
+        self.consume(addrs, pcs, writes)
+
+    def _tape_peaks(self, bufs: Any, offs: Any, writes: Any) -> None:
+        for pid in np.unique(bufs[writes == 1]):
+            kind, obj, elsize = self.buffers[int(pid)]
+            if kind != TAPE:
+                continue
+            sel = (bufs == pid) & (writes == 1)
+            peak = int(offs[sel].max()) + elsize
+            if peak > self.tape_peaks.get(int(pid), 0):
+                self.tape_peaks[int(pid)] = peak
+                self.tape_peak(obj, peak)
+
+    def event(self, k: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        op = self.program.event_ops[k]
+        return self.run_event(k, op, args)
+
+    # -- hooks -----------------------------------------------------------------------------
+    def base_of(self, kind: str, obj: Any) -> int:
+        """Base address of a buffer at its first access (the model's rule)."""
+        if kind == TAPE:
+            base = TAPE_BASE + self._tapes * TAPE_STRIDE
+            self._tapes += 1
+            return base
+        size = len(obj) if kind == MEMREF else obj.size_bytes
+        base = self._next_addr
+        self._next_addr = base + (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
+        return base
+
+    def tape_peak(self, cache: list[Any], peak: int) -> None:
+        """A tape cache grew to `peak` bytes."""
+
+    def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
+        if self.batches is not None:
+            self.batches.append((addrs, pcs, writes))
+
+    def run_event(self, k: int, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        results = tuple(self.program.run_op(op, args))
+        self.events.append(Event(op, args, results, self.access_count))
+        return results
+
+    # -- results ---------------------------------------------------------------------------
+    @property
+    def access_count(self) -> int:
+        return self.flushed + len(self.accesses)
+
+    def all_accesses(self) -> tuple[Any, Any, Any]:
+        """(addrs, pcs, writes) of every access (when `consume` kept the batches)."""
+        self.flush()
+        assert self.batches is not None
+        if not self.batches:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e, e
+        return tuple(np.concatenate([b[i] for b in self.batches]) for i in range(3))  # type: ignore[return-value]
+
+    def op_executions(self) -> dict[Operation, int]:
+        out: dict[Operation, int] = {}
+        for n, ops in zip(self.block_counts, self.program.segments, strict=True):
+            if n:
+                for op in ops:
+                    out[op] = out.get(op, 0) + n
+        return out
+
+    def op_counts(self) -> Counter[str]:
+        """Executions per op name, as xDSL's `OpCounter` counts them."""
+        out: Counter[str] = Counter()
+        for n, ops in zip(self.block_counts, self.program.segments, strict=True):
+            if n:
+                for op in ops:
+                    out[op.name] += n
+        return out
+
+    @property
+    def op_total(self) -> int:
+        return sum(n * len(ops) for n, ops in zip(self.block_counts, self.program.segments))
+
+
+# ------------------------------------------------------------------------------------------
+# Runtime helpers the generated code calls (mirror the interpreter's semantics).
+
+_FORMATS = {"<d": "d", "<f": "f", "<q": "q", "<i": "i", "<h": "h", "<b": "b"}
+
+
+def memref_view(sa: ShapedArray[Any]) -> memoryview:
+    """A memoryview over `sa`'s bytes, cast to its element format (shares the memory)."""
+    ptr = sa.data_ptr
+    fmt = _FORMATS.get(ptr.xtype.format)
+    if fmt is None:
+        raise InterpretationError(f"fast path: no memoryview format for {ptr.xtype}")
+    size = ptr.xtype.compile_time_size
+    n = math.prod(sa.shape)
+    raw = ptr.raw
+    return memoryview(raw.memory)[raw.offset : raw.offset + n * size].cast(fmt)
+
+
+def _int_helpers() -> dict[str, Any]:
+    def wrap(v: int, bw: int) -> int:
+        return to_signed(v, bw)
+
+    def divsi(a: int, b: int, bw: int) -> int:
+        a = to_signed(a, bw)
+        b = to_signed(b, bw)
+        assert b != 0
+        d = abs(a) // abs(b)
+        if (a > 0) != (b > 0):
+            d = -d
+        return to_signed(d, bw)
+
+    def remsi(a: int, b: int, bw: int) -> int:
+        a = to_signed(a, bw)
+        b = to_signed(b, bw)
+        assert b != 0
+        d = abs(a) // abs(b)
+        if (a > 0) != (b > 0):
+            d = -d
+        return a - d * b
+
+    def floordivsi(a: int, b: int, bw: int) -> int:
+        a = to_signed(a, bw)
+        b = to_signed(b, bw)
+        assert b != 0
+        return to_signed(a // b, bw)
+
+    def cmpu(a: int, b: int, bw: int) -> tuple[int, int]:
+        return to_unsigned(a, bw), to_unsigned(b, bw)
+
+    def truncate(value: int, bw: int) -> int:
+        t = value & ((1 << bw) - 1)
+        if t & (1 << (bw - 1)):
+            return t - (1 << bw)
+        return t
+
+    def sign_extend(value: int, bw: int) -> int:
+        sign_bit = 1 << (bw - 1)
+        return (value & (sign_bit - 1)) - (value & sign_bit)
+
+    def index_cast(v: int, in_bw: int, out_bw: int) -> int:
+        if in_bw > out_bw:
+            return truncate(v, out_bw)
+        if in_bw < out_bw:
+            return sign_extend(v, in_bw)
+        return to_signed(v, out_bw)
+
+    def minimumf(a: float, b: float) -> float:
+        if a != a or b != b:
+            return float("nan")
+        if a == 0 and b == 0:
+            if math.copysign(1.0, a) < 0 or math.copysign(1.0, b) < 0:
+                return -0.0
+            return 0.0
+        return min(a, b)
+
+    def maximumf(a: float, b: float) -> float:
+        if a != a or b != b:
+            return float("nan")
+        if a == 0 and b == 0:
+            if math.copysign(1.0, a) > 0 or math.copysign(1.0, b) > 0:
+                return 0.0
+            return -0.0
+        return max(a, b)
+
+    return {
+        "_wrap": wrap,
+        "_divsi": divsi,
+        "_remsi": remsi,
+        "_floordivsi": floordivsi,
+        "_cmpu": cmpu,
+        "_index_cast": index_cast,
+        "_minimumf": minimumf,
+        "_maximumf": maximumf,
+        "_to_signed": to_signed,
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# The compiler.
+
+
+def _int_width(t: Any) -> int | None:
+    if isinstance(t, IndexType):
+        return INDEX_BITWIDTH
+    if isinstance(t, IntegerType):
+        return t.width.data
+    return None
+
+
+def _is_spm_space(space: Any) -> bool:
+    try:
+        from tapeflow.dialects.stream import SpmAttr
+    except ImportError:  # pragma: no cover - the stream dialect not there yet
+        return False
+    return isinstance(space, SpmAttr)
+
+
+def _affine_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
+    if isinstance(e, AffineConstantExpr):
+        return str(e.value)
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position]
+    if isinstance(e, AffineBinaryOpExpr):
+        lhs = _affine_expr(e.lhs, dims, syms)
+        rhs = _affine_expr(e.rhs, dims, syms)
+        match e.kind:
+            case AffineBinaryOpKind.Add:
+                return f"({lhs} + {rhs})"
+            case AffineBinaryOpKind.Mul:
+                return f"({lhs} * {rhs})"
+            case AffineBinaryOpKind.Mod:
+                return f"({lhs} % {rhs})"
+            case AffineBinaryOpKind.FloorDiv:
+                return f"({lhs} // {rhs})"
+            case AffineBinaryOpKind.CeilDiv:
+                return f"(-((-{lhs}) // {rhs}))"
+    raise TypeError(f"unknown affine expression {e}")
+
+
+def _affine_results(m: AffineMap, operands: Sequence[str]) -> list[str]:
+    dims = operands[: m.num_dims]
+    syms = operands[m.num_dims :]
+    return [_affine_expr(r, dims, syms) for r in m.results]
+
+
+@dataclass
+class _MemInfo:
+    """Compile-time facts about a memref SSA value's Python locals."""
+
+    obj: str  # the ShapedArray
+    data: str  # memoryview
+    base: str | None  # provisional buffer id + offset (encoded), None for the scratchpad
+    strides: list[str]  # per-dimension stride expressions (constants or locals)
+    esize: int  # element bytes
+
+
+_NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
+
+
+def _elsize(t: Any) -> int:
+    if isinstance(t, IndexType):
+        return INDEX_BITWIDTH // 8
+    w = _int_width(t)
+    if w is not None:
+        return max(1, (w + 7) // 8)
+    if isinstance(t, builtin.Float64Type):
+        return 8
+    if isinstance(t, builtin.Float32Type):
+        return 4
+    if isinstance(t, builtin.Float16Type | builtin.BFloat16Type):
+        return 2
+    raise TypeError(f"no element size for {t}")
+
+
+class _FunctionCompiler:
+    def __init__(self, cm: CompiledModule, fn: func.FuncOp):
+        self.cm = cm
+        self.fn = fn
+        self.lines: list[str] = []
+        self.names: dict[SSAValue, str] = {}
+        self.mem: dict[SSAValue, _MemInfo] = {}
+        self.prov: dict[SSAValue, str] = {}  # record tapes and tape caches
+        self.counter = 0
+        self.has_access = False
+
+    # -- naming ----------------------------------------------------------------------------
+    def fresh(self, prefix: str = "t") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def define(self, value: SSAValue) -> str:
+        name = self.fresh("v")
+        self.names[value] = name
+        return name
+
+    def use(self, value: SSAValue) -> str:
+        name = self.names.get(value)
+        if name is None:
+            owner = value.owner
+            op = owner if isinstance(owner, Operation) else self.fn
+            raise UnsupportedOpError(op, f"fast path: value {value} used before definition")
+        return name
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+    # -- values that live in memory --------------------------------------------------------
+    def bind(self, value: SSAValue, indent: int, origin: Operation) -> None:
+        """Emit the locals that describe `value` if it is a memref, record tape or cache."""
+        t = value.type
+        name = self.names[value]
+        if isinstance(t, MemRefType):
+            self.bind_memref(value, name, t, indent, origin)
+        elif t.name == "region.tape":
+            if not t.in_spm:  # type: ignore[attr-defined]
+                self.prov[value] = f"{name}_a"
+                self.emit(indent, f"{name}_a = _RID({name})")
+        elif t.name == "tape.cache":
+            try:
+                size = _elsize(t.element_type)  # type: ignore[attr-defined]
+            except TypeError:
+                raise UnsupportedOpError(origin, f"fast path: tape of {t}") from None
+            self.prov[value] = f"{name}_a"
+            self.emit(indent, f"{name}_a = _TID({name}, {size})")
+
+    def bind_memref(
+        self, value: SSAValue, name: str, t: MemRefType[Any], indent: int, origin: Operation
+    ) -> None:
+        if not isinstance(t.layout, builtin.NoneAttr):
+            raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
+        shape = list(t.get_shape())
+        try:
+            esize = _elsize(t.element_type)
+        except TypeError:
+            raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
+        data = f"{name}_d"
+        self.emit(indent, f"{data} = _view({name})")
+        base: str | None = None
+        if not _is_spm_space(t.memory_space):
+            base = f"{name}_a"
+            self.emit(indent, f"{base} = _MID({name})")
+        strides: list[str] = []
+        acc: str | int = 1
+        for k in reversed(range(len(shape))):
+            strides.append(str(acc))
+            if k > 0:
+                if isinstance(acc, int) and shape[k] != -1:
+                    acc = acc * shape[k]
+                else:
+                    dim = str(shape[k]) if shape[k] != -1 else f"{name}.shape[{k}]"
+                    sname = f"{name}_s{k - 1}"
+                    self.emit(indent, f"{sname} = {acc} * {dim}")
+                    acc = sname
+        strides.reverse()
+        self.mem[value] = _MemInfo(name, data, base, strides, esize)
+
+    def mem_access(
+        self, indent: int, op: Operation, memval: SSAValue, indices: Sequence[str], write: bool
+    ) -> tuple[_MemInfo, str]:
+        info = self.mem.get(memval)
+        if info is None:
+            raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
+        terms = [i if s == "1" else f"{i} * {s}" for i, s in zip(indices, info.strides, strict=True)]
+        if len(terms) == 1 and terms[0].isidentifier():
+            off = terms[0]
+        else:
+            off = self.fresh("o")
+            self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
+        if info.base is not None:
+            sid = self.cm.new_sid(op)
+            low = (sid << SID_SHIFT) | (1 if write else 0)
+            self.emit(indent, f"_A({info.base} + {off} * {info.esize << OFF_SHIFT} + {low})")
+            self.has_access = True
+        return info, off
+
+    # -- blocks ----------------------------------------------------------------------------
+    def segment(self, indent: int) -> list[Operation]:
+        k, ops = self.cm.new_segment()
+        self.emit(indent, f"if _BC[{k}]: _BC[{k}] += 1")
+        self.emit(indent, f"else: _FIRST({k})")
+        return ops
+
+    def block(self, block: Block, indent: int, args: Sequence[str] | None = None) -> list[str]:
+        """Emit `block`'s ops; returns the names of the terminator's operands."""
+        if args is not None:
+            for a, name in zip(block.args, args, strict=True):
+                self.names[a] = name
+        for a in block.args:
+            if a in self.names and not isinstance(a.type, IndexType):
+                self.bind(a, indent, block.parent_op() or self.fn)
+        seg = self.segment(indent)
+        yielded: list[str] = []
+        last = block.last_op
+        for op in block.ops:
+            seg.append(op)
+            self.cm.segment_of[op] = len(self.cm.segments) - 1
+            if op is last and op.has_trait(_IsTerminator):
+                yielded = self.terminator(op, indent)
+            else:
+                self.op(op, indent)
+                if isinstance(op, _NESTING) and op is not last:
+                    seg = self.segment(indent)
+        return yielded
+
+    def terminator(self, op: Operation, indent: int) -> list[str]:
+        if isinstance(op, func.ReturnOp):
+            vals = [self.use(v) for v in op.operands]
+            self.emit(indent, f"return ({', '.join(vals)}{',' if vals else ''})")
+            return []
+        if isinstance(op, scf.YieldOp | affine.YieldOp | scf.ConditionOp):
+            return [self.use(v) for v in op.operands]
+        raise UnsupportedOpError(op)
+
+    def assign(self, indent: int, targets: Sequence[str], sources: Sequence[str]) -> None:
+        if targets:
+            self.emit(indent, f"{', '.join(targets)}, = {', '.join(sources)},")
+
+    # -- ops -------------------------------------------------------------------------------
+    def op(self, op: Operation, indent: int) -> None:
+        gen = EMITTERS.get(op.name)
+        if gen is not None:
+            gen(self, op, indent)
+            return
+        self.fallback(op, indent)
+
+    def fallback(self, op: Operation, indent: int) -> None:
+        """An op without an inline translation: call the interpreter's implementation.
+
+        Only for ops on scalars (no regions, no memory): they have no effect the hardware
+        model charges beyond their op class, and their value is the interpreter's."""
+        if op.regions:
+            raise UnsupportedOpError(op)
+        for v in (*op.operands, *op.results):
+            if _int_width(v.type) is None and not isinstance(v.type, builtin.AnyFloat):
+                raise UnsupportedOpError(op)
+        if not self.cm.has_impl(op):
+            raise UnsupportedOpError(op)
+        k = self.cm.const(op)
+        args = [self.use(v) for v in op.operands]
+        res = [self.define(r) for r in op.results]
+        call = f"_RUN({k}, ({', '.join(args)}{',' if args else ''}))"
+        if res:
+            self.emit(indent, f"{', '.join(res)}, = {call}")
+        else:
+            self.emit(indent, call)
+
+    def event(self, op: Operation, indent: int) -> None:
+        """An op the interpreter runs (and the hardware model hears of) as an event."""
+        k = self.cm.new_event(op)
+        args = [self.use(v) for v in op.operands]
+        res = [self.define(r) for r in op.results]
+        call = f"_EVENT({k}, ({', '.join(args)}{',' if args else ''}))"
+        if res:
+            self.emit(indent, f"{', '.join(res)}, = {call}")
+        else:
+            self.emit(indent, call)
+        for r in op.results:
+            self.bind(r, indent, op)
+
+    def compile(self) -> str:
+        fname = self.cm.py_name(self.fn.sym_name.data)
+        if len(self.fn.body.blocks) > 1:
+            raise UnsupportedOpError(self.fn, "fast path: unstructured control flow (cf)")
+        entry = self.fn.body.blocks[0]
+        params = [self.define(a) for a in entry.args]
+        self.lines = []
+        self.emit(1, f"def {fname}({', '.join(params)}):")
+        self.block(entry, 2, params)
+        return "\n".join(self.lines)
+
+
+# ------------------------------------------------------------------------------------------
+# Op emitters. Each takes (compiler, op, indent).
+
+Emitter = Callable[[_FunctionCompiler, Operation, int], None]
+EMITTERS: dict[str, Emitter] = {}
+TERMINATOR_EMITTERS: dict[str, Callable[[_FunctionCompiler, Operation, int], list[str]]] = {}
+
+
+def emitter(*names: str) -> Callable[[Emitter], Emitter]:
+    def deco(fn: Emitter) -> Emitter:
+        for n in names:
+            EMITTERS[n] = fn
+        return fn
+
+    return deco
+
+
+@emitter("arith.constant")
+def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, arith.ConstantOp)
+    value = op.value
+    r = c.define(op.result)
+    if isinstance(value, IntegerAttr):
+        v = value.value.data
+        if isinstance(value.type, IndexType):
+            v = to_signed(v, INDEX_BITWIDTH)
+        c.emit(indent, f"{r} = {v!r}")
+    elif isinstance(value, FloatAttr):
+        v = value.value.data
+        if math.isfinite(v):
+            c.emit(indent, f"{r} = {v!r}")
+        else:
+            c.emit(indent, f"{r} = {c.cm.const(v)}")
+    else:
+        c.fallback(op, indent)
+
+
+_FLOAT_BIN = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*"}
+_INT_BIN = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
+_INT_BITS = {"arith.andi": "&", "arith.ori": "|", "arith.xori": "^"}
+
+
+def _bin(c: _FunctionCompiler, op: Operation) -> tuple[str, str, str]:
+    return c.define(op.results[0]), c.use(op.operands[0]), c.use(op.operands[1])
+
+
+def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str) -> bool:
+    """Emit `result = expr` rounded to the result's float type; False if not f64/f32."""
+    t = op.results[0].type
+    if isinstance(t, builtin.Float64Type):
+        c.emit(indent, f"{c.names[op.results[0]]} = {expr}")
+    elif isinstance(t, builtin.Float32Type):
+        c.emit(indent, f"{c.names[op.results[0]]} = _f32({expr})")
+    else:
+        return False
+    return True
+
+
+def _float_type_ok(op: Operation) -> bool:
+    return isinstance(op.results[0].type, builtin.Float64Type | builtin.Float32Type)
+
+
+@emitter(*_FLOAT_BIN)
+def _float_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if not _float_type_ok(op):
+        return c.fallback(op, indent)
+    _, a, b = _bin(c, op)
+    _rounded(c, op, indent, f"{a} {_FLOAT_BIN[op.name]} {b}")
+
+
+@emitter("arith.divf")
+def _divf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if not _float_type_ok(op):
+        return c.fallback(op, indent)
+    _, a, b = _bin(c, op)
+    _rounded(c, op, indent, f"({a} / {b} if {b} else _divf({a}, {b}))")
+
+
+@emitter("arith.negf")
+def _negf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.emit(indent, f"{c.define(op.results[0])} = -{c.use(op.operands[0])}")
+
+
+@emitter("arith.extf")
+def _extf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.emit(indent, f"{c.define(op.results[0])} = float({c.use(op.operands[0])})")
+
+
+@emitter("arith.sitofp")
+def _sitofp(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if _int_width(op.operands[0].type) != 64 or not isinstance(
+        op.results[0].type, builtin.Float64Type
+    ):
+        return c.fallback(op, indent)
+    c.emit(indent, f"{c.define(op.results[0])} = float({c.use(op.operands[0])})")
+
+
+@emitter("arith.maxnumf", "arith.minnumf")
+def _minmaxnum(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if not _float_type_ok(op):
+        return c.fallback(op, indent)
+    _, a, b = _bin(c, op)
+    _rounded(c, op, indent, f"_{op.name[6:9]}num({a}, {b})")
+
+
+_MATH_UNARY = ("tanh", "exp", "log", "sqrt", "sin", "cos", "absf")
+
+
+@emitter(*(f"math.{n}" for n in _MATH_UNARY))
+def _math_unary(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if not _float_type_ok(op):
+        return c.fallback(op, indent)
+    c.define(op.results[0])
+    x = c.use(op.operands[0])
+    short = op.name[5:]
+    _rounded(c, op, indent, f"abs({x})" if short == "absf" else f"_m_{short}({x})")
+
+
+@emitter(*_INT_BIN)
+def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    w = _int_width(op.results[0].type)
+    if w is None:
+        return c.fallback(op, indent)
+    r, a, b = _bin(c, op)
+    sym = _INT_BIN[op.name]
+    if w == 64:
+        c.emit(indent, f"{r} = {a} {sym} {b}")
+        c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
+    else:
+        c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})")
+
+
+@emitter(*_INT_BITS)
+def _int_bits(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    w = _int_width(op.results[0].type)
+    if w is None:
+        return c.fallback(op, indent)
+    r, a, b = _bin(c, op)
+    c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})")
+
+
+@emitter("arith.divsi", "arith.remsi", "arith.floordivsi")
+def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    w = _int_width(op.results[0].type)
+    if w is None:
+        return c.fallback(op, indent)
+    r, a, b = _bin(c, op)
+    c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b}, {w})")
+
+
+_CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
+
+
+@emitter("arith.cmpi")
+def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, arith.CmpiOp)
+    w = _int_width(op.lhs.type)
+    if w is None:
+        return c.fallback(op, indent)
+    p = op.predicate.value.data
+    r, a, b = _bin(c, op)
+    if p not in _CMPI:
+        return c.fallback(op, indent)
+    if p >= 6:
+        c.emit(indent, f"_x, _y = _cmpu({a}, {b}, {w})")
+        c.emit(indent, f"{r} = _x {_CMPI[p]} _y")
+    elif w == 64:
+        c.emit(indent, f"{r} = {a} {_CMPI[p]} {b}")
+    else:
+        c.emit(indent, f"{r} = _wrap({a}, {w}) {_CMPI[p]} _wrap({b}, {w})")
+
+
+_CMPF = {
+    0: "False",
+    1: "{x} == {y}",
+    2: "{x} > {y}",
+    3: "{x} >= {y}",
+    4: "{x} < {y}",
+    5: "{x} <= {y}",
+    6: "({x} != {y} and {x} == {x} and {y} == {y})",
+    7: "({x} == {x} and {y} == {y})",
+    8: "({x} == {y} or {x} != {x} or {y} != {y})",
+    9: "not ({x} <= {y})",
+    10: "not ({x} < {y})",
+    11: "not ({x} >= {y})",
+    12: "not ({x} > {y})",
+    13: "{x} != {y}",
+    14: "({x} != {x} or {y} != {y})",
+    15: "True",
+}
+
+
+@emitter("arith.cmpf")
+def _cmpf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, arith.CmpfOp)
+    r, a, b = _bin(c, op)
+    c.emit(indent, f"{r} = {_CMPF[op.predicate.value.data].format(x=a, y=b)}")
+
+
+@emitter("arith.select")
+def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    if isinstance(op.operands[1].type, MemRefType):
+        raise UnsupportedOpError(op, "fast path: select of memrefs")
+    r = c.define(op.results[0])
+    cond, a, b = (c.use(v) for v in op.operands)
+    c.emit(indent, f"{r} = {a} if {cond} else {b}")
+
+
+@emitter("arith.index_cast")
+def _index_cast(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    wi = _int_width(op.operands[0].type)
+    wo = _int_width(op.results[0].type)
+    if wi is None or wo is None:
+        return c.fallback(op, indent)
+    r = c.define(op.results[0])
+    a = c.use(op.operands[0])
+    if wi == wo == 64:
+        c.emit(indent, f"{r} = {a}")
+    else:
+        c.emit(indent, f"{r} = _index_cast({a}, {wi}, {wo})")
+
+
+@emitter("arith.minimumf", "arith.maximumf")
+def _minmaxf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    r, a, b = _bin(c, op)
+    c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b})")
+
+
+# -- control flow ------------------------------------------------------------------------
+
+
+@emitter("scf.for")
+def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, scf.ForOp)
+    lb, ub, step = c.use(op.lb), c.use(op.ub), c.use(op.step)
+    body = op.body.block
+    iv = c.fresh("i")
+    carried = [c.fresh("c") for _ in op.iter_args]
+    c.assign(indent, carried, [c.use(v) for v in op.iter_args])
+    c.emit(indent, f"for {iv} in range({lb}, {ub}, {step}):")
+    before = c.has_access
+    c.has_access = False
+    yielded = c.block(body, indent + 1, [iv, *carried])
+    c.assign(indent + 1, carried, yielded)
+    if c.has_access:
+        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
+    c.has_access = c.has_access or before
+    results = [c.define(r) for r in op.results]
+    c.assign(indent, results, carried)
+
+
+@emitter("scf.if")
+def _scf_if(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, scf.IfOp)
+    cond = c.use(op.cond)
+    results = [c.fresh("c") for _ in op.results]
+    c.emit(indent, f"if {cond}:")
+    y = c.block(op.true_region.block, indent + 1)
+    c.assign(indent + 1, results, y)
+    c.emit(indent + 1, "pass")
+    if op.false_region.blocks:
+        c.emit(indent, "else:")
+        y = c.block(op.false_region.block, indent + 1)
+        c.assign(indent + 1, results, y)
+        c.emit(indent + 1, "pass")
+    for r, name in zip(op.results, results, strict=True):
+        c.names[r] = name
+
+
+@emitter("scf.while")
+def _scf_while(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, scf.WhileOp)
+    before = op.before_region.block
+    after = op.after_region.block
+    bargs = [c.fresh("c") for _ in before.args]
+    aargs = [c.fresh("c") for _ in after.args]
+    results = [c.define(r) for r in op.results]
+    c.assign(indent, bargs, [c.use(v) for v in op.arguments])
+    c.emit(indent, "while True:")
+    had = c.has_access
+    c.has_access = False
+    cond, *fwd = c.block(before, indent + 1, bargs)
+    c.emit(indent + 1, f"if not {cond}:")
+    c.assign(indent + 2, results, fwd)
+    c.emit(indent + 2, "break")
+    c.assign(indent + 1, aargs, fwd)
+    y = c.block(after, indent + 1, aargs)
+    c.assign(indent + 1, bargs, y)
+    if c.has_access:
+        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
+    c.has_access = c.has_access or had
+
+
+@emitter("func.call")
+def _call(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, func.CallOp)
+    callee = op.callee.root_reference.data
+    if callee not in c.cm.functions:
+        raise UnsupportedOpError(op, f"fast path: call of unknown function @{callee}")
+    args = [c.use(v) for v in op.operands]
+    results = [c.define(r) for r in op.results]
+    call = f"{c.cm.py_name(callee)}({', '.join(args)})"
+    if results:
+        c.emit(indent, f"{', '.join(results)}, = {call}")
+    else:
+        c.emit(indent, call)
+    for r in op.results:
+        c.bind(r, indent, op)
+
+
+# -- affine ------------------------------------------------------------------------------
+
+
+def _map_of(op: Operation, name: str) -> AffineMap:
+    attr = op.properties.get(name) or op.attributes.get(name)
+    assert isinstance(attr, AffineMapAttr)
+    return attr.data
+
+
+@emitter("affine.for")
+def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, affine.ForOp)
+    lbm, ubm = op.lowerBoundMap.data, op.upperBoundMap.data
+    lbs = _affine_results(lbm, [c.use(v) for v in op.lowerBoundOperands])
+    ubs = _affine_results(ubm, [c.use(v) for v in op.upperBoundOperands])
+    lb = lbs[0] if len(lbs) == 1 else f"max({', '.join(lbs)})"
+    ub = ubs[0] if len(ubs) == 1 else f"min({', '.join(ubs)})"
+    iv = c.fresh("i")
+    carried = [c.fresh("c") for _ in op.inits]
+    c.assign(indent, carried, [c.use(v) for v in op.inits])
+    c.emit(indent, f"for {iv} in range({lb}, {ub}, {op.step.value.data}):")
+    had = c.has_access
+    c.has_access = False
+    y = c.block(op.body.block, indent + 1, [iv, *carried])
+    c.assign(indent + 1, carried, y)
+    if c.has_access:
+        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
+    c.has_access = c.has_access or had
+    results = [c.define(r) for r in op.results]
+    c.assign(indent, results, carried)
+
+
+@emitter("affine.apply")
+def _affine_apply(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, affine.ApplyOp)
+    (e,) = _affine_results(op.map.data, [c.use(v) for v in op.operands])
+    c.emit(indent, f"{c.define(op.results[0])} = {e}")
+
+
+@emitter("affine.load")
+def _affine_load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, affine.LoadOp)
+    m = _map_of(op, "map")
+    idx = _affine_results(m, [c.use(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    c.emit(indent, f"{c.define(op.result)} = {info.data}[{off}]")
+
+
+@emitter("affine.store")
+def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, affine.StoreOp)
+    m = _map_of(op, "map")
+    idx = _affine_results(m, [c.use(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
+
+
+# -- memref ------------------------------------------------------------------------------
+
+
+@emitter("memref.load")
+def _load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, memref.LoadOp)
+    idx = [c.use(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    c.emit(indent, f"{c.define(op.res)} = {info.data}[{off}]")
+
+
+@emitter("memref.store")
+def _store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, memref.StoreOp)
+    idx = [c.use(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
+
+
+@emitter("memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global")
+def _memref_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.event(op, indent)
+
+
+@emitter(
+    "memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape"
+)
+def _memref_view_op(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    k = c.cm.const(op)
+    args = [c.use(v) for v in op.operands]
+    (r,) = (c.define(v) for v in op.results)
+    c.emit(indent, f"{r}, = _RUN({k}, ({', '.join(args)},))")
+    c.bind(op.results[0], indent, op)
+
+
+@emitter("memref.dim")
+def _dim(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    assert isinstance(op, memref.DimOp)
+    src, idx = c.use(op.source), c.use(op.index)
+    c.emit(indent, f"if not 0 <= {idx} < len({src}.shape): _RUN({c.cm.const(op)}, ({src}, {idx}))")
+    c.emit(indent, f"{c.define(op.result)} = {src}.shape[{idx}]")
+
+
+@emitter("memref.copy")
+def _copy(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    src, dst = (c.use(v) for v in op.operands)
+    s1 = c.cm.new_sid(op, 0)
+    s2 = c.cm.new_sid(op, 1)
+    c.emit(indent, f"_COPY({c.cm.const(op)}, {src}, {dst}, {s1}, {s2})")
+    c.has_access = True
+
+
+# -- tape --------------------------------------------------------------------------------
+
+
+@emitter("tape.init")
+def _tape_init(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.emit(indent, f"{c.define(op.results[0])} = []")
+    c.bind(op.results[0], indent, op)
+
+
+def _tape_elsize(op: Operation) -> int:
+    return _elsize(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+
+
+@emitter("tape.push")
+def _tape_push(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    cache, value = (c.use(v) for v in op.operands)
+    base = c.prov[op.operands[0]]
+    low = (c.cm.new_sid(op) << SID_SHIFT) | 1
+    c.emit(indent, f"_A({base} + len({cache}) * {_tape_elsize(op) << OFF_SHIFT} + {low})")
+    c.emit(indent, f"{cache}.append({value})")
+    c.has_access = True
+
+
+@emitter("tape.pop")
+def _tape_pop(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    cache = c.use(op.operands[0])
+    base = c.prov[op.operands[0]]
+    low = c.cm.new_sid(op) << SID_SHIFT
+    c.emit(indent, f"if not {cache}: _POP_EMPTY({c.cm.const(op)})")
+    c.emit(indent, f"_A({base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low})")
+    c.emit(indent, f"{c.define(op.results[0])} = {cache}.pop()")
+    c.has_access = True
+
+
+@emitter("tape.free")
+def _tape_free(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    cache = c.use(op.operands[0])
+    c.emit(indent, f"if {cache}: _FREE_NONEMPTY({c.cm.const(op)}, {cache})")
+
+
+# -- region ------------------------------------------------------------------------------
+
+
+@emitter("region.alloc", "region.dealloc")
+def _region_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.event(op, indent)
+
+
+def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool) -> str:
+    """Checks and (for a DRAM tape) records the accesses of one region.read/write."""
+    tape_v = op.operands[0]
+    t, i = c.use(tape_v), c.use(op.operands[1])
+    k = c.cm.const(op)
+    c.emit(
+        indent,
+        f"if {t}.freed or {t}.dma is not None or not 0 <= {i} < {t}.count: "
+        f"_RCHECK({k}, {t}, {i})",
+    )
+    base = c.prov.get(tape_v)
+    if base is not None:  # a DRAM tape: one access per field, as the model charges
+        rec = tape_v.type.record  # type: ignore[attr-defined]
+        sid = c.cm.new_sid(op)
+        p = c.fresh("p")
+        c.emit(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}")
+        for off in rec.offsets:
+            low = (off << OFF_SHIFT) | (sid << SID_SHIFT) | (1 if write else 0)
+            c.emit(indent, f"_A({p} + {low})")
+        c.has_access = True
+    return t
+
+
+@emitter("region.write")
+def _region_write(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    t = _record_access(c, op, indent, True)
+    vals = [c.use(v) for v in op.operands[2:]]
+    c.emit(indent, f"{t}.records[{c.use(op.operands[1])}] = ({', '.join(vals)},)")
+
+
+@emitter("region.read")
+def _region_read(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    t = _record_access(c, op, indent, False)
+    i = c.use(op.operands[1])
+    rec = c.fresh("r")
+    c.emit(indent, f"{rec} = {t}.records[{i}]")
+    c.emit(indent, f"if {rec} is None: _RNONE({c.cm.const(op)}, {t}, {i})")
+    res = [c.define(r) for r in op.results]
+    c.emit(indent, f"{', '.join(res)}, = {rec}")
+
+
+# -- stream ------------------------------------------------------------------------------
+
+
+@emitter(
+    "stream.fifo_alloc", "stream.fifo_dealloc", "stream.acquire_write", "stream.acquire_read",
+    "stream.commit", "stream.prefetch", "stream.release", "stream.wait",
+)  # fmt: skip
+def _stream_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    c.event(op, indent)
+
+
+# ------------------------------------------------------------------------------------------
+# The compiled module.
+
+
+def _math_helpers() -> dict[str, Any]:
+    """The float helpers of `tapeflow.interpreters.extra_ops`, so values are identical."""
+    import numpy as np_
+
+    from tapeflow.interpreters import extra_ops as x
+
+    out: dict[str, Any] = {
+        "_f32": x._f32,  # pyright: ignore[reportPrivateUsage]
+        "_divf": x._divf,  # pyright: ignore[reportPrivateUsage]
+        "_maxnum": x._maxnum,  # pyright: ignore[reportPrivateUsage]
+        "_minnum": x._minnum,  # pyright: ignore[reportPrivateUsage]
+    }
+    for name in ("tanh", "exp", "log", "sqrt", "sin", "cos"):
+        fn = getattr(math, name)
+        npfn = getattr(np_, name)
+
+        def safe(v: float, fn: Any = fn, npfn: Any = npfn) -> float:
+            try:
+                return fn(v)
+            except (ValueError, OverflowError, ZeroDivisionError):
+                with np_.errstate(all="ignore"):
+                    return float(npfn(np_.float64(v)))
+
+        out[f"_m_{name}"] = safe
+    return out
+
+
+class CompiledModule:
+    """Every `func.func` of `module`, compiled to Python. Compile once, run many times.
+
+    Static tables (indexed by what the generated code records):
+    - `segments[k]`: the ops of straight-line segment `k` (a block, cut after every op
+      with regions and every call); its counter counts its executions.
+    - `mem_ops[sid]`: the op of each recorded memory access site, and `sids_of[op]`
+      its `(sid, pc delta)` pairs (memref.copy has two: source and destination).
+    - `event_ops[k]`: the ops run as events (allocation, DMA...).
+    """
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.segments: list[list[Operation]] = []
+        self.segment_of: dict[Operation, int] = {}
+        self.mem_ops: list[Operation] = []
+        self.sids_of: dict[Operation, list[tuple[int, int]]] = {}
+        self.event_ops: list[Operation] = []
+        self.consts: list[Any] = []
+        self._const_ids: dict[int, int] = {}
+        self.functions: dict[str, func.FuncOp] = {}
+        for op in module.ops:
+            if isinstance(op, func.FuncOp):
+                self.functions[op.sym_name.data] = op
+        self._fallback_interp: Any = None
+        parts: list[str] = ["def _factory(_RT):"]
+        parts.append("    _BC = _RT.block_counts; _FIRST = _RT.first")
+        parts.append("    _T = _RT.accesses; _A = _T.append; _LIM = _RT.batch_size")
+        parts.append("    _FLUSH = _RT.flush; _EVENT = _RT.event; _view = _memref_view")
+        parts.append("    _MID = _RT.memref_id; _RID = _RT.records_id; _TID = _RT.tape_id")
+        parts.append("    _RUN = _RT.run_op; _POP_EMPTY = _RT.pop_empty")
+        parts.append("    _FREE_NONEMPTY = _RT.free_nonempty; _COPY = _RT.copy")
+        parts.append("    _RCHECK = _RT.record_check; _RNONE = _RT.record_unwritten")
+        for fn in self.functions.values():
+            if fn.body.blocks:
+                parts.append(_FunctionCompiler(self, fn).compile())
+        names = ", ".join(
+            f"{n!r}: {self.py_name(n)}" for n, f in self.functions.items() if f.body.blocks
+        )
+        parts.append(f"    return {{{names}}}")
+        if len(self.mem_ops) > SID_LIMIT:
+            raise UnsupportedOpError(self.mem_ops[SID_LIMIT], "fast path: too many memory ops")
+        self.event_set = set(self.event_ops)
+        self.source = "\n".join(parts) + "\n"
+        namespace: dict[str, Any] = dict(_int_helpers())
+        namespace.update(_math_helpers())
+        namespace["_K"] = self.consts
+        namespace["_memref_view"] = memref_view
+        exec(compile(self.source, "<tapeflow-compiled>", "exec"), namespace)
+        self._factory = namespace["_factory"]
+
+    # -- compile-time helpers --------------------------------------------------------------
+    def py_name(self, sym: str) -> str:
+        return "f_" + "".join(ch if ch.isalnum() else "_" for ch in sym) + f"_{len(sym)}"
+
+    def new_segment(self) -> tuple[int, list[Operation]]:
+        ops: list[Operation] = []
+        self.segments.append(ops)
+        return len(self.segments) - 1, ops
+
+    def new_sid(self, op: Operation, pc_delta: int = 0) -> int:
+        self.mem_ops.append(op)
+        sid = len(self.mem_ops) - 1
+        self.sids_of.setdefault(op, []).append((sid, pc_delta))
+        return sid
+
+    def new_event(self, op: Operation) -> int:
+        self.event_ops.append(op)
+        return len(self.event_ops) - 1
+
+    def const(self, value: Any) -> str:
+        """A compile-time object made available to the generated code as `_K[i]`."""
+        key = id(value)
+        if key not in self._const_ids:
+            self._const_ids[key] = len(self.consts)
+            self.consts.append(value)
+        return f"_K[{self._const_ids[key]}]"
+
+    def has_impl(self, op: Operation) -> bool:
+        interp = self.fallback_interpreter()
+        return type(op) in interp._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+
+    def fallback_interpreter(self) -> Any:
+        if self._fallback_interp is None:
+            from tapeflow.interpreters import make_interpreter
+
+            self._fallback_interp = make_interpreter(self.module)
+        return self._fallback_interp
+
+    def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The interpreter's own implementation of `op` (no listeners)."""
+        return self.fallback_interpreter().run_op(op, args)
+
+    # -- running ---------------------------------------------------------------------------
+    def run(
+        self, entry: str, args: Sequence[Any], trace: Trace | None = None
+    ) -> tuple[tuple[Any, ...], Trace]:
+        """Calls `entry` with the interpreter's runtime values `args` (`ShapedArray` for
+        memrefs, lists for caches...). Returns its results, as `Interpreter.call_op` does,
+        and the trace (flushed)."""
+        fn = self.functions.get(entry)
+        if fn is None or not fn.body.blocks:
+            raise InterpretationError(f"fast path: no function @{entry} with a body")
+        trace = trace if trace is not None else Trace(self)
+        rt = _Runtime(self, trace)
+        fns = self._factory(rt)
+        results = fns[entry](*args)
+        trace.flush()
+        return results, trace
+
+
+class _Runtime:
+    """The objects the generated code closes over for one run."""
+
+    def __init__(self, cm: CompiledModule, trace: Trace):
+        self.cm = cm
+        self.trace = trace
+        self.block_counts = trace.block_counts
+        self.first = trace.first
+        self.accesses = trace.accesses
+        self.batch_size = trace.batch_size
+        self.flush = trace.flush
+        self.event = trace.event
+        self.memref_id = trace.memref_id
+        self.records_id = trace.records_id
+        self.tape_id = trace.tape_id
+        self.run_op = cm.run_op
+
+    def pop_empty(self, op: Operation) -> None:
+        raise InterpretationError(op_error(op, "pop on empty cache"))
+
+    def free_nonempty(self, op: Operation, cache: list[Any]) -> None:
+        self.run_op(op, (cache,))
+
+    def record_check(self, op: Operation, buf: Any, index: int) -> None:
+        buf.check_usable(op)
+        buf.check_index(op, index)
+
+    def record_unwritten(self, op: Operation, buf: Any, index: int) -> None:
+        raise InterpretationError(
+            op_error(op, f"record {index} of {buf.describe()} read before it was written")
+        )
+
+    def copy(self, op: Operation, src: Any, dst: Any, sid_src: int, sid_dst: int) -> None:
+        """memref.copy: the interpreter's copy, then every element read and written (the
+        model charges a copy as element-wise accesses through the caches)."""
+        self.run_op(op, (src, dst))
+        t = self.trace
+        for arr, sid, w in ((src, sid_src, 0), (dst, sid_dst, 1)):
+            n = arr.size
+            size = arr.data_ptr.xtype.compile_time_size
+            if w:
+                t.dyn[1] += n
+            else:
+                t.dyn[0] += n
+            t.dyn[2] += n * size
+            base = t.memref_id(arr) + (sid << SID_SHIFT) + w
+            offs = np.arange(n, dtype=np.int64) * (size << OFF_SHIFT) + base
+            t.accesses.extend(offs.tolist())
+        if len(t.accesses) >= t.batch_size:
+            t.flush()
+
+
+def compile_module(module: ModuleOp) -> CompiledModule:
+    """Compiles every function of `module` (raises `UnsupportedOpError` naming the op)."""
+    return CompiledModule(module)

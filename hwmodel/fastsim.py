@@ -1,0 +1,298 @@
+"""`simulate_fast`: the hardware model's report from a compiled run (`hwmodel.compiled`).
+
+The op-by-op model (`tapeflow.hwmodel.model.HardwareModel`, an interpreter listener) is the
+reference. This adapter drives the *same* `HardwareModel` object from a compiled run, so
+that the cache simulator, the DMA/timing code and `build_report` are the model's own:
+
+- the access stream, with the model's base addresses (given at each buffer's first
+  access, in the same order as the listener) and PCs (the order in which ops first run),
+  is fed to `model.cache.access_batch` in batches;
+- op counts per class, loads/stores and bytes per memory are computed from the segment
+  counters (`Trace.block_counts`) and each op's static contribution, and written into
+  `model.counts`; before a DMA, acquire or wait they are brought up to that exact op
+  (the segment's ops after it are subtracted), so `model.now()` is the listener's;
+- allocation, DMA and FIFO ops run through the interpreter's own implementation with the
+  model's `will_interpret_op`/`did_interpret_op` around them (SPM capacity, high-water
+  mark, tape bytes, DMA timing and stalls are the model's code).
+
+`simulate_fast` returns the same `SimResult` as `tapeflow.hwmodel.model.simulate`;
+`simulate_auto` falls back to the op-by-op path when the compiler does not support an op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from tapeflow.hwmodel.compiled import (
+    MEMREF,
+    RECORDS,
+    TAPE,
+    TAPE_BASE,
+    TAPE_STRIDE,
+    CompiledModule,
+    Trace,
+    UnsupportedOpError,
+)
+from tapeflow.hwmodel.config import OP_CLASSES, Machine
+from tapeflow.hwmodel.model import HardwareModel, SimResult, classify
+
+_NCLS = len(OP_CLASSES)
+_CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
+# Columns after the op classes.
+LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
+_NCOLS = _NCLS + 6
+
+_TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.acquire_read",
+          "stream.wait")  # fmt: skip
+
+
+def _field_size(t: Any) -> int:
+    from tapeflow.dialects.region import field_size
+
+    return field_size(t)
+
+
+def _is_spm(space: Any) -> bool:
+    return getattr(space, "name", None) == "stream.spm"
+
+
+def op_charges(op: Operation) -> np.ndarray:
+    """What one execution of `op` adds to the model's counts (as `will_interpret_op`)."""
+    v = np.zeros(_NCOLS, dtype=np.int64)
+    cls = classify(op) or "int"
+    v[_CLASS_INDEX[cls]] = 1
+    name = op.name
+    if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
+        mtype = op.memref.type  # type: ignore[attr-defined]
+        size = _field_size(mtype.element_type)
+        load = name.endswith("load")
+        v[LOADS if load else STORES] += 1
+        if _is_spm(mtype.memory_space):
+            v[SPM_LOADS if load else SPM_STORES] += 1
+            v[SPM_BYTES] += size
+        else:
+            v[CACHE_BYTES] += size
+    elif name in ("tape.push", "tape.pop"):
+        size = _field_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        v[STORES if name == "tape.push" else LOADS] += 1
+        v[CACHE_BYTES] += size
+    elif name in ("region.write", "region.read"):
+        ttype = op.operands[0].type
+        sizes = [_field_size(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
+        write = name == "region.write"
+        v[STORES if write else LOADS] += len(sizes)
+        if ttype.in_spm:  # type: ignore[attr-defined]
+            v[SPM_STORES if write else SPM_LOADS] += len(sizes)
+            v[SPM_BYTES] += sum(sizes)
+        else:
+            v[CACHE_BYTES] += sum(sizes)
+    return v
+
+
+class ModelTrace(Trace):
+    """A compiled run that drives a `HardwareModel` (see the module docstring)."""
+
+    def __init__(self, program: CompiledModule, model: HardwareModel, batch_size: int):
+        super().__init__(program, batch_size)
+        self.model = model
+        self.batches = None
+        self._charges = _segment_charges(program)
+        self._tails: dict[Operation, np.ndarray] = {}
+
+    # -- addresses and PCs: the model's rules, the model's state ---------------------------
+    def base_of(self, kind: str, obj: Any) -> int:
+        m = self.model
+        if kind == MEMREF:
+            return m._base_of(obj, len(obj))  # pyright: ignore[reportPrivateUsage]
+        if kind == RECORDS:
+            base = m._next_addr  # pyright: ignore[reportPrivateUsage]
+            m._next_addr = base + (max(obj.size_bytes, 1) + 63) // 64 * 64
+            m._records[id(obj)] = (obj, base)  # pyright: ignore[reportPrivateUsage]
+            return base
+        assert kind == TAPE
+        tapes = m._tapes  # pyright: ignore[reportPrivateUsage]
+        entry = (obj, TAPE_BASE + len(tapes) * TAPE_STRIDE, 0)
+        tapes[id(obj)] = entry
+        return entry[1]
+
+    def tape_peak(self, cache: list[Any], peak: int) -> None:
+        tapes = self.model._tapes  # pyright: ignore[reportPrivateUsage]
+        obj, base, old = tapes[id(cache)]
+        tapes[id(cache)] = (obj, base, max(old, peak))
+
+    def first(self, k: int) -> None:
+        before = len(self.order)
+        super().first(k)
+        m = self.model
+        events = self.program.event_set
+        for op in self.order[before:]:
+            m._pcs[op] = self.pc_of[op]  # pyright: ignore[reportPrivateUsage]
+            if op not in events and not classify(op):
+                u = m.counts.unclassified
+                u[op.name] = u.get(op.name, 0) + 1
+
+    def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
+        self.model.cache.access_batch(addrs, pcs, writes)
+
+    # -- counts ----------------------------------------------------------------------------
+    def sync(self, before: Operation | None = None) -> None:
+        """Brings `model.counts` (and its cache) up to now; with `before`, to just before
+        that op (which the model is about to hear of)."""
+        self.flush()
+        vec = np.asarray(self.block_counts, dtype=np.int64) @ self._charges
+        if before is not None:
+            vec = vec - self._tail(before)
+        c = self.model.counts
+        c.ops = [int(x) for x in vec[:_NCLS]]
+        c.loads = int(vec[LOADS]) + self.dyn[0]
+        c.stores = int(vec[STORES]) + self.dyn[1]
+        c.cache_bytes = int(vec[CACHE_BYTES]) + self.dyn[2]
+        c.spm_loads = int(vec[SPM_LOADS])
+        c.spm_stores = int(vec[SPM_STORES])
+        c.spm_bytes = int(vec[SPM_BYTES])
+
+    def _tail(self, op: Operation) -> np.ndarray:
+        """Charges of `op` and the ops after it in its segment (counted, not yet run)."""
+        tail = self._tails.get(op)
+        if tail is None:
+            seg = self.program.segments[self.program.segment_of[op]]
+            tail = np.zeros(_NCOLS, dtype=np.int64)
+            for o in seg[seg.index(op) :]:
+                tail += op_charges(o)
+            self._tails[op] = tail
+        return tail
+
+    def run_event(self, k: int, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        m = self.model
+        if op.name in _TIMED:
+            self.sync(op)
+        m.will_interpret_op(op, args)
+        results = tuple(self.program.run_op(op, args))
+        m.did_interpret_op(op, results)
+        return results
+
+
+def _segment_charges(program: CompiledModule) -> np.ndarray:
+    cached = getattr(program, "_model_charges", None)
+    if cached is not None:
+        return cached
+    out = np.zeros((max(1, len(program.segments)), _NCOLS), dtype=np.int64)
+    memo: dict[Operation, np.ndarray] = {}
+    for k, ops in enumerate(program.segments):
+        for op in ops:
+            v = memo.get(op)
+            if v is None:
+                v = memo[op] = op_charges(op)
+            out[k] += v
+    program._model_charges = out  # type: ignore[attr-defined]
+    return out
+
+
+_COMPILED: dict[int, tuple[ModuleOp, CompiledModule]] = {}
+
+
+def compiled(module: ModuleOp) -> CompiledModule:
+    """`CompiledModule(module)`, compiled once per module object."""
+    hit = _COMPILED.get(id(module))
+    if hit is None or hit[0] is not module:
+        hit = (module, CompiledModule(module))
+        _COMPILED[id(module)] = hit
+    return hit[1]
+
+
+def run_compiled(
+    program: CompiledModule, name: str, args: Sequence[Any], trace: Trace | None = None
+) -> tuple[Any, Trace]:
+    """As `tapeflow.runner.run_function` (NumPy arrays in and out, same `RunResult`), on
+    the compiled path. Returns the `RunResult` and the trace."""
+    from xdsl.dialects.builtin import MemRefType
+    from xdsl.interpreters.shaped_array import ShapedArray
+    from xdsl.utils.exceptions import InterpretationError
+
+    from tapeflow import runner
+    from tapeflow.diagnostics import ToolError
+
+    func_op = runner.find_function(program.module, name)
+    arg_types = list(func_op.function_type.inputs.data)
+    result_types = list(func_op.function_type.outputs.data)
+    if len(args) != len(arg_types):
+        raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
+    bw = 64
+    values: list[Any] = []
+    for p, (value, t) in enumerate(zip(args, arg_types)):
+        if isinstance(t, MemRefType):
+            if isinstance(value, ShapedArray):
+                values.append(value)
+            else:
+                values.append(runner.from_numpy(runner._check_array(p, value, t, bw), t, bw))  # pyright: ignore[reportPrivateUsage]
+        else:
+            values.append(runner._scalar(value, t, bw))  # pyright: ignore[reportPrivateUsage]
+    try:
+        raw_results, trace = program.run(func_op.sym_name.data, tuple(values), trace)
+    except RecursionError:
+        raise InterpretationError(f"@{name}: recursion too deep") from None
+    except (InterpretationError, ToolError):
+        raise
+    except Exception as error:  # a Python error inside the generated code
+        raise InterpretationError(f"@{name} (fast path): {type(error).__name__}: {error}") from error
+    final_args: list[Any] = []
+    memref_positions: list[int] = []
+    for p, (given, value, t) in enumerate(zip(args, values, arg_types)):
+        if isinstance(t, MemRefType):
+            memref_positions.append(p)
+            final = runner.to_numpy(value, t.get_element_type(), bw)
+            if isinstance(given, np.ndarray) and given.flags.writeable:
+                np.copyto(given, final.astype(given.dtype, copy=False), casting="unsafe")
+            final_args.append(final)
+        else:
+            final_args.append(given)
+    results = [runner._to_python(v, t, bw) for v, t in zip(raw_results, result_types)]  # pyright: ignore[reportPrivateUsage]
+    run = runner.RunResult(name, results, result_types, final_args, arg_types, memref_positions)
+    return run, trace
+
+
+def simulate_fast(
+    module: ModuleOp | CompiledModule,
+    entry: str,
+    args: Sequence[Any] = (),
+    machine: Machine | None = None,
+    *,
+    backend: str = "auto",
+    batch: int = 1 << 16,
+    prefetch: bool | None = None,
+) -> SimResult:
+    """As `tapeflow.hwmodel.model.simulate` (same arguments, same `SimResult` and report),
+    from a compiled run. Raises `UnsupportedOpError` (naming the op) for IR the compiler
+    does not handle; `simulate_auto` falls back instead."""
+    from tapeflow import runner
+    from tapeflow.hwmodel.report import build_report
+
+    program = module if isinstance(module, CompiledModule) else compiled(module)
+    model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
+    trace = ModelTrace(program, model, batch)
+    run, _ = run_compiled(program, entry, args, trace)
+    trace.sync()
+    report = build_report(model, runner.format_json(run)["results"])
+    return SimResult(run, model, report)
+
+
+def simulate_auto(
+    module: ModuleOp,
+    entry: str,
+    args: Sequence[Any] = (),
+    machine: Machine | None = None,
+    **kwargs: Any,
+) -> SimResult:
+    """`simulate_fast`, or the op-by-op `simulate` when the compiler rejects the IR."""
+    from tapeflow.hwmodel.model import simulate
+
+    try:
+        program = compiled(module)
+    except UnsupportedOpError:
+        return simulate(module, entry, args, machine, **kwargs)
+    return simulate_fast(program, entry, args, machine, **kwargs)
