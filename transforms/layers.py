@@ -192,7 +192,9 @@ def layer_regions(
     for r in regions:
         by_fwd.setdefault(id(r.fwd[-1]), []).append(r)
     done_rev: set[int] = set()
-    for group in by_fwd.values():
+    # Deepest loops first: strip-mining replaces a loop, and the loops around it must
+    # still be the ones the other regions refer to.
+    for group in sorted(by_fwd.values(), key=lambda g: -len(g[0].fwd)):
         layer = min(records[id(r)] for r in group)
         first = group[0]
         ib = IndexBuilder(InsertPoint.before(first.fwd[0]))

@@ -207,7 +207,35 @@ def _field_order(caches: list[CacheUse]) -> list[CacheUse]:
     return sorted(caches, key=lambda u: -region.field_size(u.push.value.type))
 
 
-def _rewrite(group: RegionGroup) -> region.AllocOp:
+def _nest_index(
+    loops: list[scf.ForOp], sizes: list[SSAValue], reverse: bool, cache: dict
+) -> SSAValue:
+    """The linear record index of the current iteration of `loops` (outermost first).
+
+    Each level's part is computed at the top of that loop's body, so an inner loop only
+    adds its own iteration: `idx_d = idx_{d-1} * n_d + it_d`, where `it_d` is the
+    normalized iteration `(iv - lb) / step` of a forward loop, or `n_d - 1 - (k - lb) / step`
+    (the primal iteration the reverse loop's counter `k` stands for) of a reverse loop.
+    """
+    index: SSAValue | None = None
+    for depth, (loop, size) in enumerate(zip(loops, sizes)):
+        key = (tuple(loops[: depth + 1]), reverse)
+        if key in cache:
+            index = cache[key]
+            continue
+        ib = IndexBuilder(InsertPoint.at_start(loop.body.block))
+        it = ib.normalized_iv(loop)
+        if reverse:
+            it = ib.sub(ib.sub(size, ib.const(1)), it)
+        index = it if index is None else ib.add(ib.mul(index, size), it)
+        cache[key] = index
+    assert index is not None
+    return index
+
+
+def _rewrite(
+    group: RegionGroup, trip_counts: dict[scf.ForOp, SSAValue], cache: dict
+) -> region.AllocOp:
     fields = _field_order(group.caches)
     record = region.RecordType([u.push.value.type for u in fields])
     tape_type = region.TapeType(record)
@@ -215,7 +243,8 @@ def _rewrite(group: RegionGroup) -> region.AllocOp:
     # Allocation, with the trip counts reused by the writes and reads.
     anchor = _anchor(group)
     ib = IndexBuilder(InsertPoint.before(anchor))
-    sizes = [ib.trip_count(loop) for loop in group.fwd_loops]
+    sizes = [trip_counts.get(loop) or ib.trip_count(loop) for loop in group.fwd_loops]
+    trip_counts.update(zip(group.fwd_loops, sizes))
     count: SSAValue | int = 1
     if sizes:
         total = sizes[0]
@@ -229,10 +258,7 @@ def _rewrite(group: RegionGroup) -> region.AllocOp:
     # One write after the last push.
     last_push = max((u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.after(last_push))
-    if group.fwd_loops:
-        index = ib.linearize([ib.normalized_iv(lp) for lp in group.fwd_loops], sizes)
-    else:
-        index = ib.const(0)
+    index = _nest_index(group.fwd_loops, sizes, False, cache) if sizes else ib.const(0)
     Rewriter.insert_op(
         region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point
     )
@@ -241,14 +267,7 @@ def _rewrite(group: RegionGroup) -> region.AllocOp:
     # One read before the first pop.
     first_pop = min((u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.before(first_pop))
-    if group.rev_loops:
-        primal = [
-            ib.sub(ib.sub(n, ib.const(1)), ib.normalized_iv(lp))
-            for lp, n in zip(group.rev_loops, sizes)
-        ]
-        index = ib.linearize(primal, sizes)
-    else:
-        index = ib.const(0)
+    index = _nest_index(group.rev_loops, sizes, True, cache) if sizes else ib.const(0)
     read = region.ReadOp(tape_value, index)
     Rewriter.insert_op(read, ib.point)
     ib.prune()
@@ -283,5 +302,7 @@ class RegionsPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             regions, _ = find_regions(fn)
+            trip_counts: dict[scf.ForOp, SSAValue] = {}
+            index_cache: dict = {}
             for group in regions:
-                _rewrite(group)
+                _rewrite(group, trip_counts, index_cache)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
-from xdsl.dialects.arith import CmpiOp, RemSIOp, SelectOp
+from xdsl.dialects.arith import CmpiOp, MinSIOp, RemSIOp, SelectOp
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -117,14 +117,82 @@ class _Emitter(IndexBuilder):
         self.op(scf.IfOp(cond, [], [block]))
 
 
-def _outer_index(eb: _Emitter, loops: list[scf.ForOp], sizes: list[SSAValue], rev: bool):
-    if not loops:
-        return eb.const(0)
-    if rev:
-        idx = [eb.sub(eb.sub(n, eb.const(1)), eb.normalized_iv(lp)) for lp, n in zip(loops, sizes)]
-    else:
-        idx = [eb.normalized_iv(lp) for lp in loops]
-    return eb.linearize(idx, sizes)
+def _logical_loops(
+    chain: list[scf.ForOp], anchor: _Emitter
+) -> list[tuple[list[scf.ForOp], SSAValue]]:
+    """Groups `chain` into the loops of the original program with their sizes.
+
+    A layer loop and its tile loop (an outer region strip-mined by `tapeflow-layers`) count
+    as one loop, of the original trip count; any other loop counts with its trip count.
+    Sizes are computed by `anchor`, before the outermost loop.
+    """
+    groups: list[tuple[list[scf.ForOp], SSAValue]] = []
+    i = 0
+    while i < len(chain):
+        loop = chain[i]
+        attr = loop.attributes.get(LAYER_ATTR)
+        if isinstance(attr, IntegerAttr) and i + 1 < len(chain):
+            groups.append(([loop, chain[i + 1]], _strip_mined_trip_count(chain[i + 1])))
+            i += 2
+        else:
+            groups.append(([loop], anchor.trip_count(loop)))
+            i += 1
+    return groups
+
+
+def _strip_mined_trip_count(tile: scf.ForOp) -> SSAValue:
+    """The original trip count `n` of a forward tile loop `%start to min(%start + L, n)`."""
+    bound = tile.ub.owner
+    if isinstance(bound, SelectOp):
+        return bound.operands[2]
+    if isinstance(bound, MinSIOp):
+        return bound.operands[1]
+    raise PassFailedException(
+        op_error(tile, "cannot recover the trip count of a loop strip-mined by tapeflow-layers")
+    )
+
+
+def _outer_index(
+    groups: list[tuple[list[scf.ForOp], SSAValue]], rev: bool
+) -> SSAValue | None:
+    """Linear index of the current iteration of `groups`, built level by level at the top
+    of each innermost body; for a reverse nest, of the primal iteration it stands for."""
+    index: SSAValue | None = None
+    for loops, size in groups:
+        inner = loops[-1]
+        eb = _Emitter(InsertPoint.at_start(inner.body.block))
+        if len(loops) == 2:
+            layer, tile = loops
+            attr = layer.attributes[LAYER_ATTR]
+            assert isinstance(attr, IntegerAttr)
+            size_l = eb.const(attr.value.data)
+            if rev:
+                j = eb.sub(eb.sub(layer.ub, eb.const(1)), eb.normalized_iv(layer))
+                within = eb.sub(eb.sub(eb.trip_count(tile), eb.const(1)), eb.normalized_iv(tile))
+            else:
+                j = eb.normalized_iv(layer)
+                within = eb.normalized_iv(tile)
+            it = eb.add(eb.mul(j, size_l), within)
+        else:
+            it = eb.normalized_iv(inner)
+            if rev:
+                it = eb.sub(eb.sub(size, eb.const(1)), it)
+        index = it if index is None else eb.add(eb.mul(index, size), it)
+    return index
+
+
+def _pair(chain: list[scf.ForOp]) -> list[list[scf.ForOp]]:
+    """`chain` grouped like `_logical_loops` does, without computing sizes."""
+    groups: list[list[scf.ForOp]] = []
+    i = 0
+    while i < len(chain):
+        if LAYER_ATTR in chain[i].attributes and i + 1 < len(chain):
+            groups.append(chain[i : i + 2])
+            i += 2
+        else:
+            groups.append([chain[i]])
+            i += 1
+    return groups
 
 
 def _stream_region(r: LoopRegion, depth: int) -> None:
@@ -137,10 +205,16 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # FIFO and buffers, before the outermost forward loop.
     eb = _Emitter(InsertPoint.before(r.fwd[0]))
-    sizes = [eb.trip_count(lp) for lp in outer_f]
+    groups_f = _logical_loops(outer_f, eb)
+    pairs_r = _pair(outer_r)
+    if [len(p) for p in pairs_r] != [len(g) for g, _ in groups_f]:
+        raise PassFailedException(
+            op_error(r.alloc, "forward and reverse loop nests of the region do not match")
+        )
+    groups_r = [(loops_r, size) for loops_r, (_, size) in zip(pairs_r, groups_f)]
     nl = fl.ub
     total = nl
-    for s in sizes:
+    for _, s in groups_f:
         total = eb.mul(total, s)
     ct = const_int(total)
     fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else total)
@@ -154,7 +228,9 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # Forward: acquire before the tile loop, write into the buffer, commit after it.
     fb = _Emitter(InsertPoint.before(ft))
-    g = fb.add(fb.mul(_outer_index(fb, outer_f, sizes, False), nl), fb.normalized_iv(fl))
+    outer = _outer_index(groups_f, False)
+    j = fb.normalized_iv(fl)
+    g = j if outer is None else fb.add(fb.mul(outer, nl), j)
     buf = fb.buffer(g, buffers)
     fb.op(stream.AcquireWriteOp(buf))
     wb = _Emitter(InsertPoint.before(r.write))
@@ -187,7 +263,8 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     # Reverse: acquire before the tile loop, read from the buffer, release and prefetch after.
     rb = _Emitter(InsertPoint.before(rt))
     j = rb.sub(rb.sub(nl, c1), rb.normalized_iv(rl))
-    g = rb.add(rb.mul(_outer_index(rb, outer_r, sizes, True), nl), j)
+    outer = _outer_index(groups_r, True)
+    g = j if outer is None else rb.add(rb.mul(outer, nl), j)
     buf = rb.buffer(g, buffers)
     rb.op(stream.AcquireReadOp(buf))
     count_m1 = rb.sub(rb.trip_count(rt), c1)
