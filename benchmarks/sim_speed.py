@@ -1,0 +1,136 @@
+"""How fast the hardware model simulates: ops and memory accesses per second.
+
+    python benchmarks/sim_speed.py                       # small kernels + a 64K stream
+    python benchmarks/sim_speed.py benchmarks/kernels/default/jacobi2d.mlir
+    python benchmarks/sim_speed.py --stream 262144 --backend python
+
+For each kernel it runs the function three ways and prints wall time and rates:
+- `interp`: the plain interpreter (tapeflow.runner, no listener): the floor;
+- `model`: the interpreter with the hardware model listening (the op-by-op model);
+- `cache`: the cache simulator alone on the address stream the model recorded, i.e. what
+  a faster front end (address streams generated without the interpreter) could reach.
+Ops are every interpreted op (OpCounter semantics); accesses are core memory accesses
+(L1 + scratchpad). The numba JIT is warmed up before timing (and cached on disk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tapeflow import runner
+from tapeflow.hwmodel.cache import CacheParams, CacheSim
+from tapeflow.hwmodel.config import load_machine
+from tapeflow.hwmodel.model import HardwareModel
+
+ROOT = Path(__file__).resolve().parent
+
+STREAM = """
+func.func @stream(%a: memref<{n}xf64>, %b: memref<{n}xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %z = arith.constant 0.0 : f64
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
+    %v = memref.load %a[%i] : memref<{n}xf64>
+    %w = arith.mulf %v, %v : f64
+    memref.store %w, %b[%i] : memref<{n}xf64>
+    %s = arith.addf %acc, %w : f64
+    scf.yield %s : f64
+  }}
+  func.return %r : f64
+}}
+"""
+
+
+class _Recorder(HardwareModel):
+    """The model, also keeping every flushed batch (for the cache-only timing)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.batches: list[np.ndarray] = []
+
+    def flush(self) -> None:
+        if self._buf:
+            self.batches.append(np.array(self._buf, dtype=np.int64))
+        super().flush()
+
+
+def measure(name: str, text: str, backend: str) -> dict[str, float]:
+    module = runner.load_module(text, name)
+    func_op = runner.find_function(module, None)
+    entry = func_op.sym_name.data
+    args = runner.make_arguments(func_op, seed=0)
+
+    t0 = time.perf_counter()
+    runner.run_function(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args])
+    t_interp = time.perf_counter() - t0
+
+    machine = load_machine()
+    model = _Recorder(machine, backend=backend)
+    t0 = time.perf_counter()
+    runner.run_function(module, entry, args, listeners=[model])
+    model.finish()
+    t_model = time.perf_counter() - t0
+
+    c = model.counts
+    n_ops = sum(c.ops)
+    n_acc = c.loads + c.stores
+
+    sim = CacheSim(CacheParams.from_machine(machine), backend=backend)
+    t0 = time.perf_counter()
+    for packed in model.batches:
+        sim.access_batch(packed >> 17, (packed >> 1) & 0xFFFF, packed & 1)
+    t_cache = time.perf_counter() - t0
+    n_cached = sum(len(b) for b in model.batches)
+    assert sim.counters == model.cache.counters
+    return {
+        "ops": n_ops,
+        "accesses": n_acc,
+        "t_interp": t_interp,
+        "t_model": t_model,
+        "t_cache": t_cache,
+        "cache_accesses": n_cached,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("kernels", nargs="*", help=".mlir files (default: the small kernels)")
+    p.add_argument("--stream", type=int, default=65536, help="size of the stream kernel")
+    p.add_argument("--backend", default="auto", choices=["auto", "numba", "python"])
+    args = p.parse_args(argv)
+
+    # Warm up (JIT / load the cached machine code).
+    CacheSim(CacheParams(), backend=args.backend).access_batch([64], [0], [0])
+
+    files = [Path(k) for k in args.kernels] or sorted((ROOT / "kernels" / "small").glob("*.mlir"))
+    work = [(f.name, f.read_text()) for f in files]
+    if args.stream:
+        work.append((f"stream{args.stream}", STREAM.format(n=args.stream)))
+    print(f"{'kernel':<22}{'ops':>10}{'accesses':>10}{'interp ops/s':>14}"
+          f"{'model ops/s':>13}{'model acc/s':>13}{'cache-only acc/s':>18}")  # fmt: skip
+    tot = {"ops": 0.0, "accesses": 0.0, "t_interp": 0.0, "t_model": 0.0, "t_cache": 0.0,
+           "cache_accesses": 0.0}  # fmt: skip
+    for name, text in work:
+        r = measure(name, text, args.backend)
+        for k in tot:
+            tot[k] += r[k]
+        _row(name, r)
+    _row("TOTAL", tot)
+    return 0
+
+
+def _row(name: str, r: dict[str, float]) -> None:
+    cache_rate = r["cache_accesses"] / r["t_cache"] if r["t_cache"] > 0 else float("inf")
+    print(f"{name:<22}{int(r['ops']):>10}{int(r['accesses']):>10}"
+          f"{r['ops'] / r['t_interp']:>14,.0f}{r['ops'] / r['t_model']:>13,.0f}"
+          f"{r['accesses'] / r['t_model']:>13,.0f}{cache_rate:>18,.0f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())
