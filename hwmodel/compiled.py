@@ -149,6 +149,7 @@ class Trace:
         """Flushed (addrs, pcs, writes) batches, kept by the default `consume`."""
         self._next_addr = FIRST_ADDRESS
         self._tapes = 0
+        self.has_tapes = False
 
     # -- called by the generated code ------------------------------------------------------
     def first(self, k: int) -> None:
@@ -174,6 +175,8 @@ class Trace:
                 raise InterpretationError(f"fast path: more than {BUF_LIMIT} buffers")
             self.buffers.append((kind, obj, elsize))
             self._buffer_ids[key] = pid
+            if kind == TAPE:
+                self.has_tapes = True
         return pid << BUF_SHIFT
 
     def memref_id(self, sa: ShapedArray[Any]) -> int:
@@ -216,7 +219,7 @@ class Trace:
         addrs = bases[bufs] + offs
         pcs = self.pc_table[(a >> SID_SHIFT) & (SID_LIMIT - 1)]
         writes = a & 1
-        if self._tapes:
+        if self.has_tapes:
             self._tape_peaks(bufs, offs, writes)
         self.consume(addrs, pcs, writes)
 
