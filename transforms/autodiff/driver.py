@@ -340,24 +340,49 @@ class Gradient:
         if self.policy == "cache-all" or op.regions:
             return False
         if isinstance(op, memref.LoadOp):
-            if not self._memory_unchanged_after(op):
-                return False
-        elif not op.name.startswith(("arith.", "math.")):
-            return False
-        return all(self._free(v) for v in op.operands)
-
-    def _free(self, value: SSAValue) -> bool:
-        return _def_block(value) is self.entry or self._recomputable(value)
+            return self._memory_unchanged_after(op)
+        # Pure arithmetic is recomputed from its operands, which are themselves recomputed
+        # or, at the leaves, cached: the tape holds only what cannot be recomputed.
+        return op.name.startswith(("arith.", "math."))
 
     def _memory_unchanged_after(self, load: memref.LoadOp) -> bool:
         """No write to the loaded buffer may execute after `load`."""
-        loops = {a for a in _ancestors(load) if isinstance(a, LOOP_OPS)}
+        loops = [a for a in _ancestors(load) if isinstance(a, LOOP_OPS)]
         for writer in self.writers.get(load.memref, ()):
-            if any(a in loops for a in _ancestors(writer)):
-                return False
-            if self.order.get(writer, -1) > self.order[load]:
+            common = [a for a in _ancestors(writer) if a in loops]
+            if common:
+                if not self._separated(load, writer, common[-1]):
+                    return False
+            elif self.order.get(writer, -1) > self.order[load]:
                 return False
         return True
+
+    def _separated(self, load: memref.LoadOp, writer: Operation, loop: Operation) -> bool:
+        """True when no instance of `writer` overwrites what `load` read, after it.
+
+        `loop` is the outermost loop around both. If, in some dimension, the load reads
+        `iv + a` and the store writes `iv + b` (iv = `loop`'s induction variable, a and b
+        constants), the store of iteration t' hits the load of iteration t only when
+        t' = t + a - b: never later if b > a; in the same iteration if b == a, which is
+        harmless when the store comes first and no inner loop surrounds both.
+        (LSTM-style recurrences: `h[t+1] = f(h[t])`.)
+        """
+        if not isinstance(writer, memref.StoreOp) or not isinstance(loop, scf.ForOp):
+            return False
+        iv = loop.body.block.args[0]
+        inner_common = [
+            a for a in _ancestors(writer) if a in set(_ancestors(load)) and isinstance(a, LOOP_OPS)
+        ]
+        for li, si in zip(load.indices, writer.indices, strict=True):
+            lb, a = _offset(li)
+            sb, b = _offset(si)
+            if lb is not iv or sb is not iv:
+                continue
+            if b > a:
+                return True
+            if b == a and len(inner_common) == 1 and self.order[writer] < self.order[load]:
+                return True
+        return False
 
     def _cache(self, value: SSAValue) -> SSAValue:
         cache = self.caches.get(value)
@@ -480,6 +505,32 @@ class Gradient:
             if isinstance(op, memref.AllocOp):
                 deallocs.append(memref.DeallocOp.get(shadow))
         return deallocs
+
+
+def _offset(value: SSAValue) -> tuple[SSAValue, int]:
+    """`value` as `base + constant`, peeling `arith.addi`/`subi` with constant operands."""
+    total = 0
+    while isinstance(value.owner, arith.AddiOp | arith.SubiOp):
+        op = value.owner
+        lhs, rhs = op.lhs, op.rhs
+        rc = _int_constant(rhs)
+        lc = _int_constant(lhs)
+        if rc is not None:
+            total += rc if isinstance(op, arith.AddiOp) else -rc
+            value = lhs
+        elif lc is not None and isinstance(op, arith.AddiOp):
+            total += lc
+            value = rhs
+        else:
+            break
+    return value, total
+
+
+def _int_constant(value: SSAValue) -> int | None:
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
 
 
 def _ancestors(op: Operation) -> Iterator[Operation]:
