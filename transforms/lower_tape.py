@@ -79,6 +79,16 @@ _FOLDABLE = {
 }
 
 
+_CMPI = {  # arith.cmpi predicates on signed (index) values
+    0: lambda a, b: a == b,
+    1: lambda a, b: a != b,
+    2: lambda a, b: a < b,
+    3: lambda a, b: a <= b,
+    4: lambda a, b: a > b,
+    5: lambda a, b: a >= b,
+}
+
+
 def constant_value(value: SSAValue, depth: int = 0) -> int | None:
     """The integer `value` always holds, if it folds from constants; else None."""
     op = value.owner
@@ -89,6 +99,18 @@ def constant_value(value: SSAValue, depth: int = 0) -> int | None:
         return attr.value.data if isinstance(attr, IntegerAttr) else None
     if isinstance(op, arith.IndexCastOp):
         return constant_value(op.input, depth + 1)
+    if isinstance(op, arith.SelectOp):
+        cond = constant_value(op.cond, depth + 1)
+        if cond is None:
+            return None
+        return constant_value(op.lhs if cond else op.rhs, depth + 1)
+    if isinstance(op, arith.CmpiOp):
+        a = constant_value(op.lhs, depth + 1)
+        b = constant_value(op.rhs, depth + 1)
+        predicate = _CMPI.get(op.predicate.value.data)
+        if a is None or b is None or predicate is None:
+            return None
+        return int(predicate(a, b))
     if op.name in _FOLDABLE or op.name in ("arith.divsi", "arith.divui", "arith.ceildivsi"):
         a = constant_value(op.operands[0], depth + 1)
         b = constant_value(op.operands[1], depth + 1)

@@ -382,7 +382,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "conv2d",
-    {"small": dict(CI=2, CO=2, H=5, W=5), "default": dict(CI=1, CO=8, H=266, W=266)},
+    {"small": dict(CI=2, CO=2, H=4, W=4), "default": dict(CI=1, CO=8, H=266, W=266)},
     (
         ArgSpec("X", "input", _shape("CI", "H", "W")),
         ArgSpec("K", "input", _shape("CO", "CI", 3, 3)),
@@ -407,7 +407,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "lstm",
-    {"small": dict(T=3, B=2, I=2, H=3), "default": dict(T=128, B=128, I=4, H=8)},
+    {"small": dict(T=3, B=1, I=2, H=3), "default": dict(T=128, B=128, I=4, H=8)},
     (
         ArgSpec("X", "input", _shape("T", "B", "I")),
         ArgSpec("W", "input", _shape(lambda s: 4 * s["H"], "I")),

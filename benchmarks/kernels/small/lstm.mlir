@@ -1,8 +1,8 @@
-func.func @lstm(%X: memref<3x2x2xf64>, %W: memref<12x2xf64>, %U: memref<12x3xf64>, %bias: memref<12xf64>, %Hs: memref<4x2x3xf64>, %Cs: memref<4x2x3xf64>) -> f64 attributes {tapeflow.autodiff} {
+func.func @lstm(%X: memref<3x1x2xf64>, %W: memref<12x2xf64>, %U: memref<12x3xf64>, %bias: memref<12xf64>, %Hs: memref<4x1x3xf64>, %Cs: memref<4x1x3xf64>) -> f64 attributes {tapeflow.autodiff} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cT = arith.constant 3 : index
-  %cB = arith.constant 2 : index
+  %cB = arith.constant 1 : index
   %cI = arith.constant 2 : index
   %cH = arith.constant 3 : index
   %cH2 = arith.constant 6 : index
@@ -22,7 +22,7 @@ func.func @lstm(%X: memref<3x2x2xf64>, %W: memref<12x2xf64>, %U: memref<12x3xf64
         %b2 = memref.load %bias[%r2] : memref<12xf64>
         %b3 = memref.load %bias[%r3] : memref<12xf64>
         %x0, %x1, %x2, %x3 = scf.for %i = %c0 to %cI step %c1 iter_args(%s0 = %b0, %s1 = %b1, %s2 = %b2, %s3 = %b3) -> (f64, f64, f64, f64) {
-          %x = memref.load %X[%t, %b, %i] : memref<3x2x2xf64>
+          %x = memref.load %X[%t, %b, %i] : memref<3x1x2xf64>
           %w0 = memref.load %W[%j, %i] : memref<12x2xf64>
           %w1 = memref.load %W[%r1, %i] : memref<12x2xf64>
           %w2 = memref.load %W[%r2, %i] : memref<12x2xf64>
@@ -38,7 +38,7 @@ func.func @lstm(%X: memref<3x2x2xf64>, %W: memref<12x2xf64>, %U: memref<12x3xf64
           scf.yield %n0, %n1, %n2, %n3 : f64, f64, f64, f64
         }
         %z0, %z1, %z2, %z3 = scf.for %m = %c0 to %cH step %c1 iter_args(%s0 = %x0, %s1 = %x1, %s2 = %x2, %s3 = %x3) -> (f64, f64, f64, f64) {
-          %hp = memref.load %Hs[%t, %b, %m] : memref<4x2x3xf64>
+          %hp = memref.load %Hs[%t, %b, %m] : memref<4x1x3xf64>
           %u0 = memref.load %U[%j, %m] : memref<12x3xf64>
           %u1 = memref.load %U[%r1, %m] : memref<12x3xf64>
           %u2 = memref.load %U[%r2, %m] : memref<12x3xf64>
@@ -66,14 +66,14 @@ func.func @lstm(%X: memref<3x2x2xf64>, %W: memref<12x2xf64>, %U: memref<12x3xf64
         %og_d = arith.addf %one, %og_e : f64
         %og = arith.divf %one, %og_d : f64
         %g = math.tanh %z3 : f64
-        %cp = memref.load %Cs[%t, %b, %j] : memref<4x2x3xf64>
+        %cp = memref.load %Cs[%t, %b, %j] : memref<4x1x3xf64>
         %fc = arith.mulf %fg, %cp : f64
         %igg = arith.mulf %ig, %g : f64
         %c = arith.addf %fc, %igg : f64
-        memref.store %c, %Cs[%t1, %b, %j] : memref<4x2x3xf64>
+        memref.store %c, %Cs[%t1, %b, %j] : memref<4x1x3xf64>
         %tc = math.tanh %c : f64
         %h = arith.mulf %og, %tc : f64
-        memref.store %h, %Hs[%t1, %b, %j] : memref<4x2x3xf64>
+        memref.store %h, %Hs[%t1, %b, %j] : memref<4x1x3xf64>
         %hh = arith.mulf %h, %h : f64
         %hh2 = arith.mulf %half, %hh : f64
         %ln = arith.addf %l, %hh2 : f64
