@@ -54,6 +54,8 @@ PREFETCH = "prefetch"
 
 Tile = tuple[Record | None, ...]
 
+_ING = {"write": "writing", "read": "reading"}
+
 
 @dataclass(eq=False)
 class TileFifo:
@@ -175,7 +177,7 @@ def _acquire(op: Operation, buffer: RecordBuffer, token: DmaToken | None, kind: 
     if buffer.freed:
         raise _fail(op, f"{buffer.describe()} used after dealloc")
     if buffer.acquired is not None:
-        raise _fail(op, f"{buffer.describe()} is already acquired for {buffer.acquired}ing")
+        raise _fail(op, f"{buffer.describe()} is already acquired for {_ING[buffer.acquired]}")
     if token is None:
         token = buffer.dma
         if token is None and kind == PREFETCH:
@@ -259,7 +261,7 @@ class StreamFunctions(InterpreterFunctions):
         if buffer.acquired is not None:
             hint = "release it" if buffer.acquired == "read" else "commit it"
             raise _fail(
-                op, f"{buffer.describe()} is still acquired for {buffer.acquired}ing ({hint} first)"
+                op, f"{buffer.describe()} is still acquired for {_ING[buffer.acquired]} ({hint} first)"
             )
         pending = fifo.in_flight_on(tile, COMMIT)
         if pending is not None:
