@@ -389,9 +389,45 @@ def run_llvm(llvm: str, tools: NativeTools | None = None) -> str:
     ]
     done = subprocess.run(command, input=llvm, capture_output=True, text=True)
     if done.returncode != 0:
-        detail = done.stderr.strip() or f"exit status {done.returncode}"
-        raise InterpretationError(f"mlir-runner-{MLIR_VERSION} failed:\n{detail}")
+        raise InterpretationError(_failure_message(command, llvm, done))
     return done.stdout
+
+
+def _failure_message(command: list[str], llvm: str, done: subprocess.CompletedProcess[str]) -> str:
+    """What went wrong in a failed native run, without LLVM's crash dump.
+
+    A failed `cf.assert` (e.g. `tape.pop` on an empty cache) `puts` its message and
+    aborts, so the message is lost in stdout's buffer; the run is deterministic, so it is
+    repeated with stdout unbuffered (`stdbuf -o0`) to recover the message."""
+    messages = _non_integer_lines(done.stdout)
+    stdbuf = shutil.which("stdbuf")
+    if not messages and stdbuf is not None:
+        again = subprocess.run(
+            [stdbuf, "-o0", *command], input=llvm, capture_output=True, text=True
+        )
+        messages = _non_integer_lines(again.stdout)
+    stderr = [
+        line
+        for line in done.stderr.splitlines()
+        if line.strip()
+        and not line.startswith(("PLEASE submit", "Stack dump:", " #", "#", "0.\t"))
+        and not line.lstrip().startswith("#")
+    ]
+    status = (
+        f"killed by signal {-done.returncode}" if done.returncode < 0
+        else f"exit status {done.returncode}"
+    )
+    detail = "\n".join([*messages, *stderr]) or "no message"
+    return f"native run failed ({status}): {detail}"
+
+
+def _non_integer_lines(output: str) -> list[str]:
+    lines: list[str] = []
+    for line in output.splitlines():
+        text = line.strip()
+        if text and not text.lstrip("-").isdigit():
+            lines.append(text)
+    return lines
 
 
 def run_function_native(

@@ -1,0 +1,452 @@
+"""Native execution with upstream MLIR (`tapeflow-lower-to-std`, `tapeflow.native`,
+`tapeflow-exec`) gives the interpreter's numbers.
+
+For every benchmark kernel at its small size, and for small hand-written kernels that use
+the tape, region and stream dialects directly, the function is run in the xDSL interpreter
+and natively (lowered to upstream dialects, compiled by mlir-opt-22, run by
+mlir-runner-22) after each stage of the pipeline; every result and every memref argument
+must agree to a relative difference of at most 1e-12 (values travel bit for bit, so in
+practice they are identical). Tests that need the upstream tools skip, with the reason,
+where they are absent; `.ci/run` installs them.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow import native, registry
+from tapeflow.diagnostics import ToolError
+from tapeflow.runner import (
+    RunResult,
+    find_function,
+    format_json,
+    format_text,
+    load_module,
+    make_arguments,
+    run_function,
+)
+from tapeflow.transforms.lower_to_std import LowerToStdPass, check_upstream_only
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.kernels import KERNELS, make_inputs  # noqa: E402
+
+needs_mlir = pytest.mark.skipif(
+    not native.tools_available(),
+    reason="upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)",
+)
+
+RTOL = 1e-12
+
+# ---------------------------------------------------------------------------------------
+# helpers
+
+
+def max_rel_diff(a: Any, b: Any) -> float:
+    """Largest relative difference between two values (0 when equal, inf on mismatch)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return math.inf
+        if a.dtype.kind != "f":
+            return 0.0 if np.array_equal(a, b) else math.inf
+        return max((max_rel_diff(float(x), float(y)) for x, y in zip(a.flat, b.flat)), default=0.0)
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return 0.0 if math.isnan(a) and math.isnan(b) else math.inf
+        if a == b:
+            return 0.0
+        if math.isinf(a) or math.isinf(b):
+            return math.inf
+        return abs(a - b) / max(abs(a), abs(b))
+    return 0.0 if (type(a), a) == (type(b), b) else math.inf
+
+
+def assert_same_run(expected: RunResult, actual: RunResult) -> None:
+    assert len(expected.results) == len(actual.results)
+    for i, (e, a) in enumerate(zip(expected.results, actual.results)):
+        assert max_rel_diff(e, a) <= RTOL, f"result {i}: {e!r} != {a!r}"
+    assert expected.memref_positions == actual.memref_positions
+    for p in expected.memref_positions:
+        e, a = expected.arguments[p], actual.arguments[p]
+        assert max_rel_diff(e, a) <= RTOL, f"memref argument {p} differs"
+
+
+def copy_args(args: Sequence[Any]) -> list[Any]:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def interpret_and_native(module: ModuleOp, entry: str, args: Sequence[Any]) -> None:
+    expected = run_function(module, entry, copy_args(args))
+    actual = native.run_function_native(module, entry, copy_args(args))
+    assert_same_run(expected, actual)
+
+
+def pass_available(name: str) -> str | None:
+    """None if pass `name` can be loaded, else why not."""
+    factory = registry.get_all_passes().get(name)
+    if factory is None:
+        return f"pass {name} is not registered yet"
+    try:
+        factory()
+    except ImportError as e:
+        return f"pass {name} does not load: {e}"
+    return None
+
+
+def apply_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
+    if not spec:
+        return module
+    for name in [p.split("{")[0] for p in _split_spec(spec)]:
+        why = pass_available(name)
+        if why is not None:
+            pytest.skip(why)
+    result = module.clone()
+    PassPipeline.parse_spec(registry.get_all_passes(), spec).apply(registry.make_context(), result)
+    result.verify()
+    return result
+
+
+def _split_spec(spec: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in spec:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current]
+
+
+# ---------------------------------------------------------------------------------------
+# hand-written kernels: a gradient in the autodiff contract's form, and region/stream IR
+
+GRAD = """
+func.func @f_grad(%x: memref<37xf64>, %dx: memref<37xf64>, %n: index, %seed: f64) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nm1 = arith.subi %n, %c1 : index
+  %zero = arith.constant 0.0 : f64
+  %one = arith.constant 1.0 : f64
+  %t = tape.init : !tape.cache<f64>
+  %b = tape.init capacity = 2 : !tape.cache<i1>
+  %j = tape.init : !tape.cache<index>
+  %loss = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
+    %v = memref.load %x[%i] : memref<37xf64>
+    %th = math.tanh %v : f64
+    tape.push %t, %th : !tape.cache<f64>
+    %p = arith.cmpf ogt, %v, %zero : f64
+    tape.push %b, %p : !tape.cache<i1>
+    %i2 = arith.muli %i, %i : index
+    tape.push %j, %i2 : !tape.cache<index>
+    %s = arith.select %p, %th, %v : f64
+    %a2 = arith.addf %acc, %s : f64
+    scf.yield %a2 : f64
+  } {tapeflow.loop = 0 : i64}
+  scf.for %k = %c0 to %n step %c1 {
+    %i2 = tape.pop %j : !tape.cache<index>
+    %p = tape.pop %b : !tape.cache<i1>
+    %th = tape.pop %t : !tape.cache<f64>
+    %i = arith.subi %nm1, %k : index
+    %th2 = arith.mulf %th, %th : f64
+    %d = arith.subf %one, %th2 : f64
+    %g = arith.select %p, %d, %one : f64
+    %gs = arith.mulf %g, %seed : f64
+    %i2i = arith.index_cast %i2 : index to i64
+    %i2f = arith.sitofp %i2i : i64 to f64
+    %w = arith.divf %gs, %i2f : f64
+    %old = memref.load %dx[%i] : memref<37xf64>
+    %new = arith.addf %old, %w : f64
+    memref.store %new, %dx[%i] : memref<37xf64>
+  } {tapeflow.loop = 0 : i64}
+  tape.free %t : !tape.cache<f64>
+  tape.free %b : !tape.cache<i1>
+  tape.free %j : !tape.cache<index>
+  return %loss : f64
+}
+"""
+
+REGION_STREAM = """
+!R = !region.record<f64, i1, index>
+!B = !region.tape<!R, #stream.spm>
+!F = !stream.fifo<!R, 4>
+func.func @g(%a: memref<12xf64>, %out: memref<12xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f64
+  %b0 = region.alloc count = 4 : !B
+  %b1 = region.alloc(%c4) : !B
+  %f = stream.fifo_alloc(%c3) : !F
+  %scratch = memref.alloc() : memref<4xf64, #stream.spm>
+  scf.for %t = %c0 to %c3 step %c1 {
+    %odd = arith.remsi %t, %c2 : index
+    %isodd = arith.cmpi eq, %odd, %c1 : index
+    %buf = arith.select %isodd, %b1, %b0 : !B
+    stream.acquire_write %buf : !B
+    scf.for %k = %c0 to %c4 step %c1 {
+      %t4 = arith.muli %t, %c4 : index
+      %i = arith.addi %t4, %k : index
+      %x = memref.load %a[%i] : memref<12xf64>
+      %s = math.tanh %x : f64
+      memref.store %s, %scratch[%k] : memref<4xf64, #stream.spm>
+      %p = arith.cmpf ogt, %s, %z : f64
+      region.write %buf[%k], %s, %p, %i : !B
+    }
+    %w = stream.commit %buf -> %f[%t] : !F
+    stream.wait %w
+  }
+  %r = scf.for %u = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (f64) {
+    %t2 = arith.subi %c3, %u : index
+    %t = arith.subi %t2, %c1 : index
+    %tok = stream.prefetch %f[%t] -> %b0 : !F
+    stream.acquire_read %b0, %tok : !B
+    %acc2 = scf.for %k = %c0 to %c4 step %c1 iter_args(%a2 = %acc) -> (f64) {
+      %v, %p, %i = region.read %b0[%k] : !B
+      %w = arith.select %p, %v, %z : f64
+      %sc = memref.load %scratch[%k] : memref<4xf64, #stream.spm>
+      %w2 = arith.addf %w, %sc : f64
+      memref.store %w2, %out[%i] : memref<12xf64>
+      %y = arith.addf %a2, %w2 : f64
+      scf.yield %y : f64
+    }
+    stream.release %b0 : !B
+    scf.yield %acc2 : f64
+  }
+  memref.dealloc %scratch : memref<4xf64, #stream.spm>
+  stream.fifo_dealloc %f : !F
+  region.dealloc %b0 : !B
+  region.dealloc %b1 : !B
+  return %r : f64
+}
+"""
+
+SCALARS = """
+func.func @scalars(%a: f64, %b: f32, %c: i32, %d: index, %e: i1, %m: memref<2x3xi32>, %v: memref<3xf64>)
+    -> (f64, f32, i32, index, i1, f64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %third = arith.constant 3.0 : f64
+  %q = arith.divf %a, %third : f64
+  %x = memref.load %v[%c1] : memref<3xf64>
+  %y = arith.mulf %x, %q : f64
+  memref.store %y, %v[%c0] : memref<3xf64>
+  %neg = arith.constant -7 : i32
+  memref.store %neg, %m[%c1, %c1] : memref<2x3xi32>
+  return %q, %b, %c, %d, %e, %x : f64, f32, i32, index, i1, f64
+}
+"""
+
+EMPTY_POP = """
+func.func @e(%x: f64) -> f64 {
+  %t = tape.init : !tape.cache<f64>
+  tape.push %t, %x : !tape.cache<f64>
+  %a = tape.pop %t : !tape.cache<f64>
+  %b = tape.pop %t : !tape.cache<f64>
+  %s = arith.addf %a, %b : f64
+  tape.free %t : !tape.cache<f64>
+  return %s : f64
+}
+"""
+
+OWN_STAGES = {
+    "input": "",
+    "lower-tape": "tapeflow-lower-tape",
+    "regions": "tapeflow-regions",
+    "lower-regions": "tapeflow-regions,tapeflow-lower-regions",
+    "layers": "tapeflow-regions,tapeflow-layers{spm-bytes=128}",
+    "stream-depth1": "tapeflow-regions,tapeflow-layers{spm-bytes=128},"
+    "tapeflow-stream{tile-bytes=48 depth=1}",
+    "stream-depth2": "tapeflow-regions,tapeflow-layers{spm-bytes=128},"
+    "tapeflow-stream{tile-bytes=64 depth=2}",
+}
+
+
+def _grad_args(n: int) -> list[Any]:
+    module = load_module(GRAD, "grad.mlir")
+    return make_arguments(find_function(module, "f_grad"), seed=3, scalars=[str(n), "1.5"])
+
+
+@needs_mlir
+@pytest.mark.parametrize("stage", sorted(OWN_STAGES))
+@pytest.mark.parametrize("n", [1, 37])
+def test_own_gradient_kernel_each_stage(stage: str, n: int):
+    module = apply_pipeline(load_module(GRAD, "grad.mlir"), OWN_STAGES[stage])
+    interpret_and_native(module, "f_grad", _grad_args(n))
+
+
+@needs_mlir
+def test_region_and_stream_ops_with_double_buffers():
+    module = load_module(REGION_STREAM, "rs.mlir")
+    args = [np.linspace(-1.0, 1.3, 12), np.zeros(12)]
+    interpret_and_native(module, "g", args)
+    out = copy_args(args)
+    result = native.run_function_native(module, "g", out)
+    assert np.count_nonzero(out[1]) > 0, "the native run wrote nothing"
+    assert result.results[0] != 0.0
+
+
+@needs_mlir
+def test_scalars_and_memrefs_travel_bit_for_bit():
+    module = load_module(SCALARS, "s.mlir")
+    v = np.array([0.0, 0.1, 0.7])
+    args = [1 / 7, 0.1, -123456, 2**40, True, np.arange(6, dtype=np.int32).reshape(2, 3), v]
+    expected = run_function(module, "scalars", copy_args(args))
+    actual = native.run_function_native(module, "scalars", copy_args(args))
+    assert format_text(actual) == format_text(expected)
+    assert format_json(actual) == format_json(expected)
+    q = actual.results[0]
+    assert q == (1 / 7) / 3.0 and f"{q:.6f}" != repr(q)  # beyond printF64's 6 digits
+    assert actual.results[1:5] == [float(np.float32(0.1)), -123456, 2**40, True]
+    assert actual.arguments[5][1, 1] == -7 and actual.arguments[5].dtype == np.int32
+    assert actual.arguments[6][0] == 0.1 * q
+
+
+@needs_mlir
+def test_native_updates_given_arrays_in_place():
+    module = load_module(SCALARS, "s.mlir")
+    m, v = np.zeros((2, 3), dtype=np.int32), np.array([0.0, 2.0, 0.0])
+    native.run_function_native(module, "scalars", [3.0, 1.0, 1, 1, False, m, v])
+    assert m[1, 1] == -7 and v[0] == 2.0
+
+
+@needs_mlir
+def test_pop_on_empty_cache_is_a_native_runtime_error():
+    module = load_module(EMPTY_POP, "empty.mlir")
+    with pytest.raises(InterpretationError, match=r"empty\.mlir:6:3: 'tape\.pop' pop on empty"):
+        native.run_function_native(module, "e", [2.0])
+
+
+@needs_mlir
+def test_lowered_module_uses_upstream_dialects_only():
+    for text in (GRAD, REGION_STREAM):
+        module = load_module(text)
+        LowerToStdPass().apply(registry.make_context(), module)
+        check_upstream_only(module)
+        names = {op.dialect_name() for op in module.walk()}
+        assert not names & {"tape", "region", "stream"}
+        assert "#stream.spm" not in str(module)
+
+
+def test_missing_tools_say_how_to_install(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(native.shutil, "which", lambda name: None)
+    with pytest.raises(ToolError, match=r"apt-get install -y mlir-22-tools libmlir-22"):
+        native.find_tools()
+
+
+def test_tapeflow_exec_without_tools_exits_1(tmp_path: Path):
+    source = tmp_path / "k.mlir"
+    source.write_text(EMPTY_POP)
+    exe = Path(sys.executable).parent / "tapeflow-exec"
+    if not exe.exists():
+        pytest.skip("tapeflow-exec is not installed (pip install -e .)")
+    env = {"PATH": str(tmp_path), "TAPEFLOW_MLIR_LIB_DIR": str(tmp_path)}
+    done = subprocess.run([str(exe), str(source), "--args", "1"], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 1
+    assert "apt-get install" in done.stderr and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# the benchmark kernels
+
+
+def _kernel_module(name: str, size: str = "small") -> ModuleOp:
+    kernel = KERNELS[name]
+    return load_module(kernel.source(size), str(kernel.path(size)))
+
+
+@needs_mlir
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_primal_kernel_native_equals_interpreter(name: str):
+    kernel = KERNELS[name]
+    module = _kernel_module(name)
+    args = [a for a in make_inputs(name, "small", 0)]
+    interpret_and_native(module, kernel.entry, args)
+
+
+KERNEL_STAGES = {
+    "autodiff": "tapeflow-autodiff",
+    "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
+    "regions": "tapeflow-autodiff,tapeflow-regions",
+    "lower-regions": "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions",
+    "layers": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=256}",
+    "stream": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=256},"
+    "tapeflow-stream{depth=2}",
+    "tapeflow": "tapeflow",
+}
+
+
+def gradient_arguments(name: str, module: ModuleOp, size: str = "small") -> tuple[str, list[Any]]:
+    """`@<entry>_grad`'s arguments: the kernel's inputs, each float memref followed by a
+    zero shadow (CONTRACTS.md), then 1.0 for every float scalar (the seed)."""
+    kernel = KERNELS[name]
+    entry = f"{kernel.entry}_grad"
+    func_op = find_function(module, entry)
+    args: list[Any] = []
+    for a in make_inputs(name, size, 0):
+        args.append(a)
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+            args.append(np.zeros_like(a))
+    types = func_op.function_type.inputs.data
+    while len(args) < len(types) and not isinstance(types[len(args)], MemRefType):
+        args.append(1.0)
+    if len(args) != len(types):
+        return entry, make_arguments(func_op, seed=0, scalars=[
+            "1.0" for t in types if not isinstance(t, MemRefType)])
+    return entry, args
+
+
+@needs_mlir
+@pytest.mark.parametrize("stage", list(KERNEL_STAGES))
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_gradient_kernel_native_equals_interpreter_each_stage(name: str, stage: str):
+    module = apply_pipeline(_kernel_module(name), KERNEL_STAGES[stage])
+    entry, args = gradient_arguments(name, module)
+    interpret_and_native(module, entry, args)
+
+
+@needs_mlir
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_default_size_enzyme_layout_and_tapeflow_agree_natively(name: str):
+    base = apply_pipeline(_kernel_module(name, "default"), KERNEL_STAGES["lower-tape"])
+    flow = apply_pipeline(_kernel_module(name, "default"), KERNEL_STAGES["tapeflow"])
+    entry, args = gradient_arguments(name, base, "default")
+    assert_same_run(
+        native.run_function_native(base, entry, copy_args(args)),
+        native.run_function_native(flow, entry, copy_args(args)),
+    )
+
+
+@needs_mlir
+def test_tapeflow_exec_prints_what_tapeflow_run_prints(tmp_path: Path):
+    source = tmp_path / "grad.mlir"
+    source.write_text(GRAD)
+    bindir = Path(sys.executable).parent
+    if not (bindir / "tapeflow-exec").exists() or not (bindir / "tapeflow-run").exists():
+        pytest.skip("console scripts not installed (pip install -e .)")
+    for extra in ([], ["--json"]):
+        command = [str(source), "--entry", "f_grad", "--args", "37", "1.5", "--zero", "1", *extra]
+        run = subprocess.run([str(bindir / "tapeflow-run"), *command], capture_output=True,
+                             text=True)
+        exe = subprocess.run([str(bindir / "tapeflow-exec"), *command], capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stderr
+        assert exe.returncode == 0, exe.stderr
+        assert exe.stdout == run.stdout
