@@ -393,7 +393,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "softmax_ce",
-    {"small": dict(B=4, C=5), "default": dict(B=4096, C=1024)},
+    {"small": dict(B=4, C=5), "default": dict(B=512, C=1024)},
     (ArgSpec("Z", "input", _shape("B", "C")), ArgSpec("labels", "index", _shape("B"))),
     _smce_make, _smce_ref, _smce_grad,
     "max-shifted softmax cross-entropy over a batch",
@@ -407,7 +407,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "lstm",
-    {"small": dict(T=3, B=1, I=2, H=3), "default": dict(T=128, B=128, I=4, H=8)},
+    {"small": dict(T=3, B=1, I=2, H=3), "default": dict(T=144, B=128, I=4, H=8)},
     (
         ArgSpec("X", "input", _shape("T", "B", "I")),
         ArgSpec("W", "input", _shape(lambda s: 4 * s["H"], "I")),
@@ -421,7 +421,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "ba",
-    {"small": dict(NC=2, NP=4, NO=6), "default": dict(NC=16, NP=4096, NO=131072)},
+    {"small": dict(NC=2, NP=4, NO=6), "default": dict(NC=16, NP=4096, NO=65536)},
     (
         ArgSpec("cams", "input", _shape("NC", 6)), ArgSpec("pts", "input", _shape("NP", 3)),
         ArgSpec("obs", "input", _shape("NO", 2)), ArgSpec("cam_idx", "index", _shape("NO")),
@@ -432,7 +432,7 @@ _add(Kernel(
 ))
 _add(Kernel(
     "mass_spring",
-    {"small": dict(N=6, T=4), "default": dict(N=1024, T=256)},
+    {"small": dict(N=6, T=4), "default": dict(N=1024, T=192)},
     (
         ArgSpec("x", "input", _shape(lambda s: s["N"] + 2)),
         ArgSpec("v", "input", _shape(lambda s: s["N"] + 2)),
@@ -443,14 +443,14 @@ _add(Kernel(
 ))
 _add(Kernel(
     "pairwise",
-    {"small": dict(N=6), "default": dict(N=1024)},
+    {"small": dict(N=6), "default": dict(N=512)},
     (ArgSpec("P", "input", _shape("N", 3)),),
     _pw_make, _pw_ref, _pw_grad,
     "sum over pairs of 1/sqrt(d^2 + eps), triangular loop",
 ))
 _add(Kernel(
     "pwl",
-    {"small": dict(N=5, M=4, T=3), "default": dict(N=4096, M=64, T=64)},
+    {"small": dict(N=5, M=4, T=3), "default": dict(N=4096, M=64, T=144)},
     (ArgSpec("x", "input", _shape("N")), ArgSpec("table", "input", _shape(lambda s: s["M"] + 1))),
     _pwl_make, None, None,  # type: ignore[arg-type]
     "piecewise-linear table lookup (fptosi, clamp) iterated T times in place",

@@ -1,16 +1,16 @@
-func.func @ba(%cams: memref<16x6xf64>, %pts: memref<4096x3xf64>, %obs: memref<131072x2xf64>, %cam_idx: memref<131072xi32>, %pt_idx: memref<131072xi32>) -> f64 attributes {tapeflow.autodiff} {
+func.func @ba(%cams: memref<16x6xf64>, %pts: memref<4096x3xf64>, %obs: memref<65536x2xf64>, %cam_idx: memref<65536xi32>, %pt_idx: memref<65536xi32>) -> f64 attributes {tapeflow.autodiff} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c5 = arith.constant 5 : index
-  %cNO = arith.constant 131072 : index
+  %cNO = arith.constant 65536 : index
   %zero = arith.constant 0.0 : f64
   %one = arith.constant 1.0 : f64
   %loss = scf.for %o = %c0 to %cNO step %c1 iter_args(%l = %zero) -> (f64) {
-    %ci32 = memref.load %cam_idx[%o] : memref<131072xi32>
-    %pi32 = memref.load %pt_idx[%o] : memref<131072xi32>
+    %ci32 = memref.load %cam_idx[%o] : memref<65536xi32>
+    %pi32 = memref.load %pt_idx[%o] : memref<65536xi32>
     %c = arith.index_cast %ci32 : i32 to index
     %p = arith.index_cast %pi32 : i32 to index
     %th = memref.load %cams[%c, %c0] : memref<16x6xf64>
@@ -43,8 +43,8 @@ func.func @ba(%cams: memref<16x6xf64>, %pts: memref<4096x3xf64>, %obs: memref<13
     %fd = arith.mulf %f, %d : f64
     %pu = arith.mulf %fd, %u : f64
     %pv = arith.mulf %fd, %v : f64
-    %mu = memref.load %obs[%o, %c0] : memref<131072x2xf64>
-    %mv = memref.load %obs[%o, %c1] : memref<131072x2xf64>
+    %mu = memref.load %obs[%o, %c0] : memref<65536x2xf64>
+    %mv = memref.load %obs[%o, %c1] : memref<65536x2xf64>
     %ru = arith.subf %pu, %mu : f64
     %rv = arith.subf %pv, %mv : f64
     %ru2 = arith.mulf %ru, %ru : f64

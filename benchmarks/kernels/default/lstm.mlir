@@ -1,7 +1,7 @@
-func.func @lstm(%X: memref<128x128x4xf64>, %W: memref<32x4xf64>, %U: memref<32x8xf64>, %bias: memref<32xf64>, %Hs: memref<129x128x8xf64>, %Cs: memref<129x128x8xf64>) -> f64 attributes {tapeflow.autodiff} {
+func.func @lstm(%X: memref<144x128x4xf64>, %W: memref<32x4xf64>, %U: memref<32x8xf64>, %bias: memref<32xf64>, %Hs: memref<145x128x8xf64>, %Cs: memref<145x128x8xf64>) -> f64 attributes {tapeflow.autodiff} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %cT = arith.constant 128 : index
+  %cT = arith.constant 144 : index
   %cB = arith.constant 128 : index
   %cI = arith.constant 4 : index
   %cH = arith.constant 8 : index
@@ -22,7 +22,7 @@ func.func @lstm(%X: memref<128x128x4xf64>, %W: memref<32x4xf64>, %U: memref<32x8
         %b2 = memref.load %bias[%r2] : memref<32xf64>
         %b3 = memref.load %bias[%r3] : memref<32xf64>
         %x0, %x1, %x2, %x3 = scf.for %i = %c0 to %cI step %c1 iter_args(%s0 = %b0, %s1 = %b1, %s2 = %b2, %s3 = %b3) -> (f64, f64, f64, f64) {
-          %x = memref.load %X[%t, %b, %i] : memref<128x128x4xf64>
+          %x = memref.load %X[%t, %b, %i] : memref<144x128x4xf64>
           %w0 = memref.load %W[%j, %i] : memref<32x4xf64>
           %w1 = memref.load %W[%r1, %i] : memref<32x4xf64>
           %w2 = memref.load %W[%r2, %i] : memref<32x4xf64>
@@ -38,7 +38,7 @@ func.func @lstm(%X: memref<128x128x4xf64>, %W: memref<32x4xf64>, %U: memref<32x8
           scf.yield %n0, %n1, %n2, %n3 : f64, f64, f64, f64
         }
         %z0, %z1, %z2, %z3 = scf.for %m = %c0 to %cH step %c1 iter_args(%s0 = %x0, %s1 = %x1, %s2 = %x2, %s3 = %x3) -> (f64, f64, f64, f64) {
-          %hp = memref.load %Hs[%t, %b, %m] : memref<129x128x8xf64>
+          %hp = memref.load %Hs[%t, %b, %m] : memref<145x128x8xf64>
           %u0 = memref.load %U[%j, %m] : memref<32x8xf64>
           %u1 = memref.load %U[%r1, %m] : memref<32x8xf64>
           %u2 = memref.load %U[%r2, %m] : memref<32x8xf64>
@@ -66,14 +66,14 @@ func.func @lstm(%X: memref<128x128x4xf64>, %W: memref<32x4xf64>, %U: memref<32x8
         %og_d = arith.addf %one, %og_e : f64
         %og = arith.divf %one, %og_d : f64
         %g = math.tanh %z3 : f64
-        %cp = memref.load %Cs[%t, %b, %j] : memref<129x128x8xf64>
+        %cp = memref.load %Cs[%t, %b, %j] : memref<145x128x8xf64>
         %fc = arith.mulf %fg, %cp : f64
         %igg = arith.mulf %ig, %g : f64
         %c = arith.addf %fc, %igg : f64
-        memref.store %c, %Cs[%t1, %b, %j] : memref<129x128x8xf64>
+        memref.store %c, %Cs[%t1, %b, %j] : memref<145x128x8xf64>
         %tc = math.tanh %c : f64
         %h = arith.mulf %og, %tc : f64
-        memref.store %h, %Hs[%t1, %b, %j] : memref<129x128x8xf64>
+        memref.store %h, %Hs[%t1, %b, %j] : memref<145x128x8xf64>
         %hh = arith.mulf %h, %h : f64
         %hh2 = arith.mulf %half, %hh : f64
         %ln = arith.addf %l, %hh2 : f64

@@ -3,7 +3,7 @@ func.func @mass_spring(%x: memref<1026xf64>, %v: memref<1026xf64>, %F: memref<10
   %c1 = arith.constant 1 : index
   %cN1 = arith.constant 1025 : index
   %cN2 = arith.constant 1026 : index
-  %cT = arith.constant 256 : index
+  %cT = arith.constant 192 : index
   %zero = arith.constant 0.0 : f64
   %k = arith.constant 1.0 : f64
   %cub = arith.constant 0.5 : f64

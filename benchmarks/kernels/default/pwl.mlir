@@ -2,7 +2,7 @@ func.func @pwl(%x: memref<4096xf64>, %table: memref<65xf64>) -> f64 attributes {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cN = arith.constant 4096 : index
-  %cT = arith.constant 64 : index
+  %cT = arith.constant 144 : index
   %i0 = arith.constant 0 : i64
   %iM1 = arith.constant 63 : i64
   %zero = arith.constant 0.0 : f64
