@@ -75,9 +75,7 @@ def field_size(field: Attribute) -> int:
         nbytes = max(1, (field.bitwidth + 7) // 8)
         # Natural alignment is a power of two: i24 -> 4 bytes, f80 -> 16 bytes.
         return 1 << (nbytes - 1).bit_length()
-    raise VerifyException(
-        f"record fields must be integer, index or float types, got {field}"
-    )
+    raise VerifyException(f"record fields must be integer, index or float types, got {field}")
 
 
 @irdl_attr_definition
@@ -226,9 +224,7 @@ class AllocOp(IRDLOperation):
     """Number of records, when known at compile time."""
     tape = result_def(TapeType)
 
-    assembly_format = (
-        "(`(` $dynamic_count^ `)`)? (`count` `=` $count^)? attr-dict `:` type($tape)"
-    )
+    assembly_format = "(`(` $dynamic_count^ `)`)? (`count` `=` $count^)? attr-dict `:` type($tape)"
 
     def __init__(self, tape_type: TapeType, count: SSAValue | int):
         if isinstance(count, int):
@@ -242,9 +238,7 @@ class AllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         if (self.dynamic_count is None) == (self.count is None):
-            raise VerifyException(
-                "expected exactly one of a count operand or a count property"
-            )
+            raise VerifyException("expected exactly one of a count operand or a count property")
         if self.count is not None and self.count.value.data < 1:
             raise VerifyException(f"count must be >= 1, got {self.count.value.data}")
 
@@ -329,9 +323,7 @@ class ReadOp(IRDLOperation):
     def __init__(self, tape: SSAValue, index: SSAValue):
         tape_type = tape.type
         assert isinstance(tape_type, TapeType)
-        super().__init__(
-            operands=[tape, index], result_types=[list(tape_type.record.field_types)]
-        )
+        super().__init__(operands=[tape, index], result_types=[list(tape_type.record.field_types)])
 
     def verify_(self) -> None:
         fields = _tape_type(self, self.tape).record.field_types

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tapeflow.dialects.region import AllocOp, RecordType, TapeType
 from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -68,8 +69,6 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-
-from tapeflow.dialects.region import AllocOp, RecordType, TapeType
 
 
 @irdl_attr_definition

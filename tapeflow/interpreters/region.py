@@ -152,8 +152,9 @@ class RegionFunctions(InterpreterFunctions):
         if buffer.dma is not None:
             raise InterpretationError(
                 op_error(
-                    op, f"{buffer.describe()} deallocated while a {buffer.dma.kind} DMA on it "
-                    "is in flight"
+                    op,
+                    f"{buffer.describe()} deallocated while a {buffer.dma.kind} DMA on it "
+                    "is in flight",
                 )
             )
         buffer.freed = True

@@ -162,12 +162,12 @@ def _check_slot(op: Operation, fifo: TileFifo, tile: int, buffer: RecordBuffer) 
     if buffer.count != fifo.tile_records:
         raise _fail(
             op,
-            f"{buffer.describe()} holds {buffer.count} records but a tile has "
-            f"{fifo.tile_records}",
+            f"{buffer.describe()} holds {buffer.count} records but a tile has {fifo.tile_records}",
         )
     if buffer.dma is not None:
         raise _fail(
-            op, f"{buffer.describe()} still has a {buffer.dma.kind} DMA in flight (acquire it first)"
+            op,
+            f"{buffer.describe()} still has a {buffer.dma.kind} DMA in flight (acquire it first)",
         )
 
 
@@ -183,8 +183,10 @@ def _acquire(op: Operation, buffer: RecordBuffer, token: DmaToken | None, kind: 
         if token is None and kind == PREFETCH:
             raise _fail(op, f"no prefetch in flight into {buffer.describe()}")
     elif token.buffer is not buffer:
-        raise _fail(op, f"{token.describe()} is a DMA on {token.buffer.describe()}, not on "
-                    f"{buffer.describe()}")
+        raise _fail(
+            op,
+            f"{token.describe()} is a DMA on {token.buffer.describe()}, not on {buffer.describe()}",
+        )
     if token is not None:
         if token.kind != kind:
             raise _fail(op, f"expected a {kind} on {buffer.describe()}, got {token.describe()}")
@@ -195,9 +197,7 @@ def _acquire(op: Operation, buffer: RecordBuffer, token: DmaToken | None, kind: 
 @register_impls
 class StreamFunctions(InterpreterFunctions):
     @impl(stream.FifoAllocOp)
-    def run_fifo_alloc(
-        self, interpreter: Interpreter, op: stream.FifoAllocOp, args: PythonValues
-    ):
+    def run_fifo_alloc(self, interpreter: Interpreter, op: stream.FifoAllocOp, args: PythonValues):
         fifo_type = op.fifo.type
         assert isinstance(fifo_type, stream.FifoType)
         n = op.num_tiles.value.data if op.num_tiles is not None else int(args[0])
@@ -240,8 +240,9 @@ class StreamFunctions(InterpreterFunctions):
         _check_slot(op, fifo, tile, buffer)
         if buffer.acquired != "write":
             raise _fail(
-                op, f"{buffer.describe()} must be acquired with stream.acquire_write before "
-                "it is committed"
+                op,
+                f"{buffer.describe()} must be acquired with stream.acquire_write before "
+                "it is committed",
             )
         busy = fifo.in_flight_on(tile)
         if busy is not None:
@@ -261,12 +262,15 @@ class StreamFunctions(InterpreterFunctions):
         if buffer.acquired is not None:
             hint = "release it" if buffer.acquired == "read" else "commit it"
             raise _fail(
-                op, f"{buffer.describe()} is still acquired for {_ING[buffer.acquired]} ({hint} first)"
+                op,
+                f"{buffer.describe()} is still acquired for {_ING[buffer.acquired]} ({hint} first)",
             )
         pending = fifo.in_flight_on(tile, COMMIT)
         if pending is not None:
-            raise _fail(op, f"tile {tile} is still being committed ({pending.describe()}); "
-                        "wait for it first")
+            raise _fail(
+                op,
+                f"tile {tile} is still being committed ({pending.describe()}); wait for it first",
+            )
         data = fifo.tiles[tile]
         if data is None:
             raise _fail(op, f"tile {tile} was never committed")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from tapeflow.dialects import region, stream
+from tapeflow.dialects.region import RecordType, TapeType
+from xdsl.dialects import test as test_dialect
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
-    Float32Type,
-    Float64Type,
     Float80Type,
     IndexType,
     IntegerType,
@@ -20,11 +21,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects import test as test_dialect
 from xdsl.utils.exceptions import VerifyException
-
-from tapeflow.dialects import region, stream
-from tapeflow.dialects.region import RecordType, TapeType
 
 index = IndexType()
 

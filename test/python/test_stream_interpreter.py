@@ -78,13 +78,16 @@ def test_runtime_objects_describe_the_dmas():
     assert isinstance(fifo, TileFifo)
     assert (fifo.num_tiles, fifo.tile_records, fifo.tile_bytes) == (2, 2, TILE_BYTES)
     assert fifo.tiles == [((1.0, 10), (2.0, 11)), ((3.0, 12), (4.0, 13))]
-    assert fifo.freed and fifo.in_flight == []
+    assert fifo.freed
+    assert fifo.in_flight == []
     assert fifo.byte_offset(1) == TILE_BYTES
 
-    assert isinstance(w1, DmaToken) and isinstance(r0, DmaToken)
+    assert isinstance(w1, DmaToken)
+    assert isinstance(r0, DmaToken)
     assert (w1.kind, w1.tile, w1.done, w1.bytes) == (COMMIT, 1, True, TILE_BYTES)
     assert (w1.source, w1.destination, w1.dram_offset) == (SPM, DRAM, TILE_BYTES)
-    assert w1.fifo is fifo and w1.buffer is buf
+    assert w1.fifo is fifo
+    assert w1.buffer is buf
     assert w1.op.name == "stream.commit"
     assert (r0.kind, r0.tile, r0.done, r0.bytes) == (PREFETCH, 0, True, TILE_BYTES)
     assert (r0.source, r0.destination, r0.dram_offset) == (DRAM, SPM, 0)
@@ -92,7 +95,8 @@ def test_runtime_objects_describe_the_dmas():
     assert w1.id != r0.id
 
     assert buf.memory_space == SPM
-    assert buf.dma is None and buf.acquired is None
+    assert buf.dma is None
+    assert buf.acquired is None
 
 
 def test_op_counts():
@@ -152,10 +156,7 @@ func.func @main(%x: f64) {{
 
 
 def fill(buf: str = "%buf") -> str:
-    return (
-        f"  region.write {buf}[%c0], %x, %k : {B}\n"
-        f"  region.write {buf}[%c1], %x, %k : {B}\n"
-    )
+    return f"  region.write {buf}[%c0], %x, %k : {B}\n  region.write {buf}[%c1], %x, %k : {B}\n"
 
 
 COMMIT_TILE_0 = f"""
@@ -416,9 +417,7 @@ def commits_and_prefetches(draw):
     ntiles = draw(st.integers(min_value=0, max_value=8))
     order = draw(st.permutations(range(ntiles)))
     a = draw(st.lists(st.floats(allow_nan=False), min_size=ntiles * K, max_size=ntiles * K))
-    b = draw(
-        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=ntiles * K, max_size=ntiles * K)
-    )
+    b = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=ntiles * K, max_size=ntiles * K))
     rorder = draw(st.lists(st.sampled_from(range(ntiles)), max_size=12)) if ntiles else []
     return ntiles, order, a, b, rorder
 
