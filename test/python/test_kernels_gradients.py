@@ -188,3 +188,50 @@ def test_fd_check_can_fail():
     wrong = ad["P"].copy()
     wrong[2, 1] += 1e-5 * max(1.0, abs(wrong[2, 1]))
     assert _fd_error(wrong, fd["P"]) > FD_REL
+
+
+class _TapeAddresses:
+    """Linear element addresses of the stores and loads into each tape buffer."""
+
+    def __init__(self, buffers: set[int]):
+        self.buffers = buffers
+        self.stores: dict[int, list[int]] = {b: [] for b in buffers}
+        self.loads: dict[int, list[int]] = {b: [] for b in buffers}
+
+    @staticmethod
+    def _linear(shape, indices) -> int:
+        offset = 0
+        for dim, i in zip(shape, indices, strict=True):
+            offset = offset * dim + i
+        return offset
+
+    def will_interpret_op(self, op, args) -> None:
+        if op.name == "memref.store" and id(op.operands[1].owner) in self.buffers:
+            self.stores[id(op.operands[1].owner)].append(self._linear(args[1].shape, args[2:]))
+        elif op.name == "memref.load" and id(op.operands[0].owner) in self.buffers:
+            self.loads[id(op.operands[0].owner)].append(self._linear(args[0].shape, args[1:]))
+
+    def did_interpret_op(self, op, results) -> None:
+        pass
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lowered_tape_address_stream_is_enzymes(name: str):
+    """Each cache's buffer is written once per element in increasing address order by the
+    forward sweep and read back in decreasing order by the reverse sweep."""
+    from tapeflow.dialects import tape
+
+    ad = _ad_module(name)
+    n_caches = len([op for op in ad.walk() if isinstance(op, tape.InitOp)])
+    module = _lowered_module(name)
+    # The tape buffers are the allocs of the lowered @f_grad (the kernels allocate nothing).
+    buffers = {id(op) for op in module.walk() if op.name == "memref.alloc"}
+    assert len(buffers) == n_caches
+    trace = _TapeAddresses(buffers)
+    args, _ = _grad_args(name, make_inputs(name, "small", 0))
+    run(module, KERNELS[name].grad_entry, args, listeners=(trace,))
+    for b in buffers:
+        stores, loads = trace.stores[b], trace.loads[b]
+        assert stores, "a cache never written"
+        assert stores == list(range(len(stores))), "forward sweep: not 0, 1, 2, ..."
+        assert loads == stores[::-1], "reverse sweep: not the same addresses, decreasing"
