@@ -56,11 +56,20 @@ tape.pop on an empty cache) print `error: ...` on stderr and exit with status 1.
 """
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """Usage errors look like every other error: `error: ...`, exit status 1."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="tapeflow-run",
-        description="Runs one function of an MLIR module in TapeFlow's interpreter and "
-        "prints its results and its memref arguments.",
+        description="Runs one function of an MLIR module in TapeFlow's interpreter and\n"
+        "prints its results and its memref arguments afterwards.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -76,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         default=[],
         metavar="VALUE",
-        help="the scalar arguments, in order (see below)",
+        help="the scalar arguments, in order (see below); they run up to the next --option",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the fill rule (0)")
     parser.add_argument(
@@ -161,12 +170,36 @@ def _zero_positions(specs: Sequence[str]) -> list[int]:
     return positions
 
 
+def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Pulls the values of every `--args` out of argv, so that values argparse would
+    take for options (`-1e-3`, `-inf`, `-0x1p3`) still count as values. The values end
+    at the next token starting with `--`, or at `-h`/`-e`."""
+    rest: list[str] = []
+    scalars: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--args" or token.startswith("--args="):
+            if token.startswith("--args="):
+                scalars.append(token.split("=", 1)[1])
+            i += 1
+            while i < len(argv) and not argv[i].startswith("--") and argv[i] not in ("-h", "-e"):
+                scalars.append(argv[i])
+                i += 1
+            continue
+        rest.append(token)
+        i += 1
+    return rest, scalars
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow import runner
 
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_args(rest)
+    args.args = scalars
     with report_errors():
         text, name = _read_source(args.file)
         module = runner.load_module(text, name)
