@@ -451,7 +451,9 @@ class Gradient:
             inputs.append(arg.type)
             position += 1
             if is_float_memref(arg.type):
-                self.shadows[arg] = entry.insert_arg(arg.type, position)
+                shadow = self.shadows[arg] = entry.insert_arg(arg.type, position)
+                if arg.name_hint:
+                    shadow.name_hint = f"d_{arg.name_hint}"
                 inputs.append(arg.type)
                 position += 1
             elif is_float(arg.type):
@@ -459,7 +461,9 @@ class Gradient:
         seeds: list[tuple[SSAValue, SSAValue]] = []
         for v in ret.arguments:
             if is_float(v.type):
-                seeds.append((v, entry.insert_arg(v.type, len(entry.args))))
+                seed = entry.insert_arg(v.type, len(entry.args))
+                seed.name_hint = "seed"
+                seeds.append((v, seed))
                 inputs.append(v.type)
 
         # Tape inits go first; top-level deallocations move after the reverse sweep.

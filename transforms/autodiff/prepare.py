@@ -110,7 +110,7 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
             body = callee.body.clone()
             block = body.block
             for arg, operand in zip(block.args, call.arguments, strict=True):
-                arg.replace_by(operand)
+                arg.replace_all_uses_with(operand)
             ret = block.last_op
             assert isinstance(ret, func.ReturnOp)
             for op in list(block.ops)[:-1]:
@@ -146,8 +146,9 @@ def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
         Rewriter.replace_op(yield_, new_yield)
         zero = arith.ConstantOp(IntegerAttr(0, index))
         Rewriter.insert_op(zero, InsertPoint.before(op))
-        before_region = op.detach_region(op.before_region)
-        after_region = op.detach_region(op.after_region)
+        before_region, after_region = op.before_region, op.after_region
+        op.detach_region(before_region)
+        op.detach_region(after_region)
         new = scf.WhileOp(
             [*op.arguments, zero], [*op.result_types, index], before_region, after_region
         )
