@@ -135,11 +135,15 @@ def trip_count(loop: scf.ForOp) -> int | None:
     return max(0, -(-(ub - lb) // step))
 
 
-def _enclosing(op: Operation) -> list[Operation] | None:
-    """The ops around `op` up to its `func.func`, outermost first (None if no func)."""
+def _enclosing(op: Operation, scope: Operation | None) -> list[Operation] | None:
+    """The ops around `op` up to `scope` (the op holding the cache's `tape.init`: its
+    `func.func` per the contract, or a loop for a per-iteration cache), outermost first.
+    None if `op` is not inside `scope`."""
     chain: list[Operation] = []
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
+    while parent is not None and parent is not scope:
+        if isinstance(parent, func.FuncOp):
+            return None
         chain.append(parent)
         parent = parent.parent_op()
     if parent is None:
@@ -214,7 +218,8 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
                     pops: list[tape.PopOp]) -> _Indexed | None:
     if len(pushes) != 1:
         return None
-    around = _enclosing(pushes[0])
+    scope = init.parent_op()
+    around = _enclosing(pushes[0], scope)
     if around is None or not all(isinstance(o, scf.ForOp) for o in around):
         return None
     loops: list[scf.ForOp] = around  # type: ignore[assignment]
@@ -225,7 +230,7 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
     if any(i is None for i in ids):
         return None
     for pop in pops:
-        rev = _enclosing(pop)
+        rev = _enclosing(pop, scope)
         if rev is None or len(rev) != len(loops):
             return None
         for r, loop_id, n in zip(rev, ids, counts, strict=True):
@@ -236,10 +241,10 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
     return _Indexed([c for c in counts if c is not None], loops)
 
 
-def _static_capacity(pushes: list[tape.PushOp]) -> int | None:
+def _static_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> int | None:
     total = 0
     for push in pushes:
-        around = _enclosing(push)
+        around = _enclosing(push, init.parent_op())
         if around is None:
             return None
         count = 1
@@ -256,25 +261,29 @@ def _static_capacity(pushes: list[tape.PushOp]) -> int | None:
 
 
 def _defined_before(value: SSAValue, anchor: Operation) -> bool:
-    """Whether `value` is available right before `anchor` (a top-level op of a function)."""
-    entry = anchor.parent_block()
-    if entry is None:
-        return False
-    if isinstance(value.owner, Block):
-        return value.owner is entry
-    owner = value.owner
-    if owner.parent_block() is not entry:
-        return False
-    return entry.get_operation_index(owner) < entry.get_operation_index(anchor)
+    """Whether `value` is available right before `anchor` (defined earlier in its block or
+    in an enclosing block, before the op that contains `anchor`)."""
+    current: Operation | None = anchor
+    while current is not None:
+        block = current.parent_block()
+        if block is None:
+            return False
+        if value.owner is block:
+            return True
+        owner = value.owner
+        if isinstance(owner, Operation) and owner.parent_block() is block:
+            return block.get_operation_index(owner) < block.get_operation_index(current)
+        current = block.parent_op()
+    return False
 
 
-def _runtime_capacity(pushes: list[tape.PushOp]) -> _RuntimeStack | None:
+def _runtime_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> _RuntimeStack | None:
     """Trip counts unknown at compile time but fixed before the loops start (bounds are
     arguments or values computed before the nest): the capacity is computed at run time."""
     sites: list[list[Operation]] = []
     anchor: Operation | None = None
     for push in pushes:
-        around = _enclosing(push)
+        around = _enclosing(push, init.parent_op())
         if not around:
             return None
         if not all(isinstance(o, scf.ForOp | scf.IfOp) for o in around):
@@ -287,7 +296,11 @@ def _runtime_capacity(pushes: list[tape.PushOp]) -> _RuntimeStack | None:
             < anchor.parent_block().get_operation_index(anchor)
         ):
             anchor = top
-    if anchor is None or not isinstance(anchor.parent_op(), func.FuncOp):
+    if anchor is None or anchor.parent_block() is not init.parent_block():
+        return None
+    block = init.parent_block()
+    assert block is not None
+    if block.get_operation_index(anchor) < block.get_operation_index(init):
         return None
     for around in sites:
         if around[0].parent_block() is not anchor.parent_block():
@@ -307,10 +320,10 @@ def choose_layout(init: tape.InitOp) -> _Indexed | _StaticStack | _RuntimeStack 
     indexed = _indexed_layout(init, pushes, pops)
     if indexed is not None:
         return indexed
-    capacity = _static_capacity(pushes)
+    capacity = _static_capacity(init, pushes)
     if capacity is not None:
         return _StaticStack(capacity)
-    runtime = _runtime_capacity(pushes)
+    runtime = _runtime_capacity(init, pushes)
     if runtime is not None:
         return runtime
     hint = init.capacity.value.data if init.capacity is not None else DEFAULT_GROWABLE_CAPACITY
@@ -364,7 +377,7 @@ def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
             at.store(user.value, buffer, indices)
             Rewriter.erase_op(user)
         elif isinstance(user, tape.PopOp):
-            rev = _enclosing(user)
+            rev = _enclosing(user, init.parent_op())
             assert rev is not None
             indices = []
             for r, n in zip(rev, layout.trip_counts, strict=True):

@@ -200,3 +200,16 @@ def test_address_stream_is_enzymes(name, chunk, entry, args):
     assert trace.stores == sorted(set(trace.stores)), "forward pushes not increasing"
     assert trace.loads == sorted(set(trace.loads), reverse=True), "reverse pops not decreasing"
     assert sorted(trace.loads) == sorted(trace.stores)
+
+
+def test_per_iteration_cache_sized_at_run_time():
+    text = _chunks("runtime.mlir")[1]
+    counts = np.array([3, 0, 8], dtype=np.int64)
+    x = np.linspace(-1, 1, 24).reshape(3, 8)
+    before, after = _both(text, "per_row_grad", [counts, x])
+    _same(before, after)
+    # Inside the outer loop, before the inner one: a dynamic alloc per outer iteration.
+    module = _lowered(text)
+    allocs = [op for op in module.walk() if isinstance(op, memref.AllocOp)]
+    assert any(op.dynamic_sizes for op in allocs)
+    assert all(op.parent_op().name == "scf.for" for op in allocs)

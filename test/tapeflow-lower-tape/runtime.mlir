@@ -45,3 +45,43 @@ func.func @dyn_grad(%x: memref<?xf64>, %n: index) -> f64 {
 // CHECK-NEXT:      %{{.*}} = memref.load %[[BUF]][%[[TOP]]] : memref<?xf64>
 // CHECK:         memref.dealloc %[[BUF]] : memref<?xf64>
 // CHECK-NEXT:    memref.dealloc %[[SP]] : memref<index>
+
+// -----
+
+// A cache created per outer iteration (the trip count of the inner loop is loaded from
+// memory: data dependent), as Enzyme does for such loops: one small array per outer
+// iteration, sized when the inner loop starts and freed after its reverse.
+func.func @per_row_grad(%counts: memref<3xindex>, %x: memref<3x8xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f64
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %cache = tape.init : !tape.cache<f64>
+    %m = memref.load %counts[%i] : memref<3xindex>
+    scf.for %j = %c0 to %m step %c1 {
+      %v = memref.load %x[%i, %j] : memref<3x8xf64>
+      %e = math.exp %v : f64
+      tape.push %cache, %e : !tape.cache<f64>
+    } {tapeflow.loop = 1 : i64}
+    %s = scf.for %k = %c0 to %m step %c1 iter_args(%a = %acc) -> (f64) {
+      %e = tape.pop %cache : !tape.cache<f64>
+      %w = arith.mulf %a, %e : f64
+      %a2 = arith.addf %w, %e : f64
+      scf.yield %a2 : f64
+    } {tapeflow.loop = 1 : i64}
+    tape.free %cache : !tape.cache<f64>
+    scf.yield %s : f64
+  } {tapeflow.loop = 0 : i64}
+  func.return %r : f64
+}
+
+// CHECK-LABEL: func.func @per_row_grad
+// CHECK:         scf.for %i = %c0 to %c3 step %c1
+// CHECK-NEXT:      %m = memref.load %counts[%i] : memref<3xindex>
+// CHECK:           %[[BUF:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-NEXT:      %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:           scf.for %j = %c0 to %m step %c1
+// CHECK:           memref.dealloc %[[BUF]] : memref<?xf64>
+// CHECK-NEXT:      memref.dealloc %[[SP]] : memref<index>
+// CHECK-NEXT:      scf.yield
