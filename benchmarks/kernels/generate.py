@@ -4,9 +4,10 @@ Run `python benchmarks/kernels/generate.py` from the repository root after chang
 template or a size; the generated files are committed. One template function per kernel
 takes the sizes (a dict, see `benchmarks/kernels/__init__.py:KERNELS`) and returns the
 MLIR text of a module holding one `func.func` marked `tapeflow.autodiff` that returns a
-scalar f64 loss. Kernels use only func, scf.for, arith, math and memref, with static
-shapes, so every trip count is a compile-time constant except where a bound depends on
-an outer induction variable (pairwise: `j` runs from `i+1`).
+scalar f64 loss. Kernels use only func, scf.for (affine.for/load/store in jacobi2d, as
+PolyBench writes it), arith, math and memref, with static shapes, so every trip count is
+a compile-time constant except where a bound depends on an outer induction variable
+(pairwise: `j` runs from `i+1`).
 """
 
 from __future__ import annotations
@@ -181,42 +182,36 @@ func.func @softmax_ce(%Z: {tZ}, %labels: {tL}) -> f64 attributes {{tapeflow.auto
 
 
 def jacobi2d(s: dict[str, int]) -> str:
-    """PolyBench jacobi-2d: T steps, B = 5-point mean of A, then A = 5-point mean of B,
-    on the interior; loss = 0.5 * sum A^2 at the end. Linear in the inputs until the loss."""
+    """PolyBench jacobi-2d, written with affine loops and accesses as PolyBench is: T steps,
+    B = 5-point mean of A, then A = 5-point mean of B, on the interior; loss = 0.5 * sum A^2
+    at the end. Linear in the inputs until the loss."""
     N, T = s["N"], s["T"]
     tA = f"memref<{N}x{N}xf64>"
 
     def sweep(src: str, dst: str, tag: str) -> str:
         return f"""\
-    scf.for %i{tag} = %c1 to %cN1 step %c1 {{
-      %im{tag} = arith.subi %i{tag}, %c1 : index
-      %ip{tag} = arith.addi %i{tag}, %c1 : index
-      scf.for %j{tag} = %c1 to %cN1 step %c1 {{
-        %jm{tag} = arith.subi %j{tag}, %c1 : index
-        %jp{tag} = arith.addi %j{tag}, %c1 : index
-        %v0{tag} = memref.load %{src}[%i{tag}, %j{tag}] : {tA}
-        %v1{tag} = memref.load %{src}[%i{tag}, %jm{tag}] : {tA}
-        %v2{tag} = memref.load %{src}[%i{tag}, %jp{tag}] : {tA}
-        %v3{tag} = memref.load %{src}[%ip{tag}, %j{tag}] : {tA}
-        %v4{tag} = memref.load %{src}[%im{tag}, %j{tag}] : {tA}
+    affine.for %i{tag} = 1 to {N - 1} {{
+      affine.for %j{tag} = 1 to {N - 1} {{
+        %v0{tag} = affine.load %{src}[%i{tag}, %j{tag}] : {tA}
+        %v1{tag} = affine.load %{src}[%i{tag}, %j{tag} - 1] : {tA}
+        %v2{tag} = affine.load %{src}[%i{tag}, %j{tag} + 1] : {tA}
+        %v3{tag} = affine.load %{src}[%i{tag} + 1, %j{tag}] : {tA}
+        %v4{tag} = affine.load %{src}[%i{tag} - 1, %j{tag}] : {tA}
         %a1{tag} = arith.addf %v0{tag}, %v1{tag} : f64
         %a2{tag} = arith.addf %a1{tag}, %v2{tag} : f64
         %a3{tag} = arith.addf %a2{tag}, %v3{tag} : f64
         %a4{tag} = arith.addf %a3{tag}, %v4{tag} : f64
         %r{tag} = arith.mulf %fifth, %a4{tag} : f64
-        memref.store %r{tag}, %{dst}[%i{tag}, %j{tag}] : {tA}
-        scf.yield
+        affine.store %r{tag}, %{dst}[%i{tag}, %j{tag}] : {tA}
       }}
-      scf.yield
     }}"""
 
     return f"""\
 func.func @jacobi2d(%A: {tA}, %B: {tA}) -> f64 attributes {{tapeflow.autodiff}} {{
-{_consts(dict(c0=0, c1=1, cN=N, cN1=N - 1, cT=T), dict(zero=0.0, half=0.5, fifth=0.2))}
-  scf.for %t = %c0 to %cT step %c1 {{
+{_consts(dict(c0=0, c1=1, cN=N), dict(zero=0.0, half=0.5, fifth=0.2))}
+  affine.for %t = 0 to {T} {{
 {sweep("A", "B", "f")}
 {sweep("B", "A", "b")}
-    scf.yield
   }}
   %loss = scf.for %i = %c0 to %cN step %c1 iter_args(%la = %zero) -> (f64) {{
     %lj = scf.for %j = %c0 to %cN step %c1 iter_args(%l = %la) -> (f64) {{
