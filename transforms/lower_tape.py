@@ -41,6 +41,10 @@ Layout rule, per cache (chosen in this order):
    `tape.init`'s `capacity` hint (else 16); a push on a full buffer doubles it (allocate,
    copy, free the old one).
 
+Every tape buffer's `memref.alloc` carries the unit attribute `tapeflow.tape`; the
+bookkeeping buffers of the stack layouts (stack pointer, size, capacity, slot) carry
+`tapeflow.tape_meta`, so a cost model can attribute traffic to the tape.
+
 Element types are kept: `f64` as f64, `index` as index, `i1` as a `memref<...xi1>`
 (one byte per element once lowered to LLVM). `tape.free` becomes `memref.dealloc` of the
 buffers. In the indexed layout a pop cannot miss its push by construction; in the stack
@@ -69,6 +73,13 @@ DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
 
 LOOP_ID_ATTR = "tapeflow.loop"
+
+TAPE_ATTR = "tapeflow.tape"
+"""Unit attribute on the `memref.alloc` of every tape buffer (the cached values)."""
+
+TAPE_META_ATTR = "tapeflow.tape_meta"
+"""Unit attribute on the allocs of a stack's bookkeeping (stack pointer, size, capacity,
+buffer slot), so that a cost model can tell tape data from tape metadata."""
 
 _FOLDABLE = {
     "arith.addi": lambda a, b: a + b,
@@ -175,8 +186,10 @@ class _At:
         return self.val(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
     def alloc(self, element: Attribute, shape: Sequence[int],
-              dynamic: Sequence[SSAValue] = ()) -> SSAValue:
-        return self.val(memref.AllocOp.get(element, shape=list(shape), dynamic_sizes=dynamic))
+              dynamic: Sequence[SSAValue] = (), role: str = TAPE_ATTR) -> SSAValue:
+        op = memref.AllocOp.get(element, shape=list(shape), dynamic_sizes=dynamic)
+        op.attributes[role] = builtin.UnitAttr()
+        return self.val(op)
 
     def load(self, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> SSAValue:
         return self.val(memref.LoadOp.get(ref, list(indices)))
@@ -419,7 +432,7 @@ def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
     else:
         at0 = _At(InsertPoint.before(layout.anchor))
         buffer = at0.alloc(element, [DYNAMIC_INDEX], [_runtime_count(at0, layout)])
-    sp = at0.alloc(IndexType(), [])
+    sp = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
     at0.store(at0.index(0), sp)
     for user in users:
         at = _At(InsertPoint.before(user))
@@ -453,9 +466,9 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
                     assert_pops: bool) -> None:
     element = init.cache.type.element_type
     at0 = _At(InsertPoint.before(init))
-    slot = at0.alloc(MemRefType(element, [DYNAMIC_INDEX]), [])
-    size = at0.alloc(IndexType(), [])
-    capacity = at0.alloc(IndexType(), [])
+    slot = at0.alloc(MemRefType(element, [DYNAMIC_INDEX]), [], role=TAPE_META_ATTR)
+    size = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
+    capacity = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
     initial = at0.index(layout.initial)
     at0.store(at0.alloc(element, [DYNAMIC_INDEX], [initial]), slot)
     at0.store(at0.index(0), size)

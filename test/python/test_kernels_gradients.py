@@ -224,8 +224,9 @@ def test_lowered_tape_address_stream_is_enzymes(name: str):
     ad = _ad_module(name)
     n_caches = len([op for op in ad.walk() if isinstance(op, tape.InitOp)])
     module = _lowered_module(name)
-    # The tape buffers are the allocs of the lowered @f_grad (the kernels allocate nothing).
-    buffers = {id(op) for op in module.walk() if op.name == "memref.alloc"}
+    # The tape buffers: the allocs the pass marks `tapeflow.tape`.
+    buffers = {id(op) for op in module.walk()
+               if op.name == "memref.alloc" and "tapeflow.tape" in op.attributes}
     assert len(buffers) == n_caches
     trace = _TapeAddresses(buffers)
     args, _ = _grad_args(name, make_inputs(name, "small", 0))

@@ -37,11 +37,11 @@ func.func @tri_grad(%x: memref<6xf64>) -> f64 {
 }
 
 // CHECK-LABEL: func.func @tri_grad
-// CHECK:         %[[SLOT:.*]] = memref.alloc() : memref<memref<?xf64>>
-// CHECK-NEXT:    %[[SIZE:.*]] = memref.alloc() : memref<index>
-// CHECK-NEXT:    %[[CAP:.*]] = memref.alloc() : memref<index>
+// CHECK:         %[[SLOT:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<memref<?xf64>>
+// CHECK-NEXT:    %[[SIZE:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
+// CHECK-NEXT:    %[[CAP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK-NEXT:    %[[INIT:.*]] = arith.constant 4 : index
-// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[INIT]]) : memref<?xf64>
+// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[INIT]]) {tapeflow.tape} : memref<?xf64>
 // CHECK-NEXT:    memref.store %[[BUF]], %[[SLOT]][] : memref<memref<?xf64>>
 // CHECK:         scf.for
 // CHECK:           %p = arith.mulf
@@ -52,7 +52,7 @@ func.func @tri_grad(%x: memref<6xf64>) -> f64 {
 // CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT:        %[[NC:.*]] = arith.muli %[[C]], %[[TWO]] : index
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[SLOT]][] : memref<memref<?xf64>>
-// CHECK-NEXT:        %[[NEW:.*]] = memref.alloc(%[[NC]]) : memref<?xf64>
+// CHECK-NEXT:        %[[NEW:.*]] = memref.alloc(%[[NC]]) {tapeflow.tape} : memref<?xf64>
 // CHECK:             scf.for %[[CI:.*]] = %{{.*}} to %[[N]] step
 // CHECK-NEXT:          %[[V:.*]] = memref.load %[[OLD]][%[[CI]]] : memref<?xf64>
 // CHECK-NEXT:          memref.store %[[V]], %[[NEW]][%[[CI]]] : memref<?xf64>
@@ -99,7 +99,7 @@ func.func @while_grad(%x: f64) -> index {
 }
 
 // CHECK-LABEL: func.func @while_grad
-// CHECK:         %[[SLOT:.*]] = memref.alloc() : memref<memref<?xindex>>
+// CHECK:         %[[SLOT:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<memref<?xindex>>
 // CHECK:         arith.constant 16 : index
 // CHECK:         scf.while
 // CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xindex>

@@ -35,7 +35,7 @@ func.func @f_grad(%x: memref<4x3xf64>, %dx: memref<4x3xf64>, %seed: f64) {
 
 // CHECK-LABEL: func.func @f_grad
 // CHECK-NOT:     {{^ *(%[^ ]+ = )?tape\.}}
-// CHECK:         %[[BUF:.*]] = memref.alloc() : memref<4x3xf64>
+// CHECK:         %[[BUF:.*]] = memref.alloc() {tapeflow.tape} : memref<4x3xf64>
 // CHECK:         scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
 // CHECK-NEXT:      scf.for %[[J:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT:        %{{.*}} = memref.load %x
@@ -82,8 +82,8 @@ func.func @norm_grad(%a: f64, %n: index) -> (f64, index) {
 }
 
 // CHECK-LABEL: func.func @norm_grad
-// CHECK:         %[[S:.*]] = memref.alloc() : memref<f64>
-// CHECK-NEXT:    %[[B:.*]] = memref.alloc() : memref<3xindex>
+// CHECK:         %[[S:.*]] = memref.alloc() {tapeflow.tape} : memref<f64>
+// CHECK-NEXT:    %[[B:.*]] = memref.alloc() {tapeflow.tape} : memref<3xindex>
 // CHECK-NEXT:    %[[E:.*]] = math.exp
 // CHECK-NEXT:    memref.store %[[E]], %[[S]][] : memref<f64>
 // CHECK-NEXT:    scf.for %[[I:.*]] = %c2 to %c11 step %c3 {
@@ -123,8 +123,8 @@ func.func @not_mirrored(%n: index) -> index {
 }
 
 // CHECK-LABEL: func.func @not_mirrored
-// CHECK:         %[[B:.*]] = memref.alloc() : memref<3xindex>
-// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:         %[[B:.*]] = memref.alloc() {tapeflow.tape} : memref<3xindex>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK:         scf.for %[[I:.*]] = %c2 to %c11 step %c3 {
 // CHECK-NEXT:      %[[N:.*]] = memref.load %[[SP]][] : memref<index>
 // CHECK-NEXT:      memref.store %[[I]], %[[B]][%[[N]]] : memref<3xindex>

@@ -30,8 +30,8 @@ func.func @dyn_grad(%x: memref<?xf64>, %n: index) -> f64 {
 // CHECK-NEXT:    %[[TRIPS:.*]] = arith.select %[[POS]], %[[TR]], %{{.*}} : index
 // CHECK-NEXT:    %[[CNT:.*]] = arith.muli %{{.*}}, %[[TRIPS]] : index
 // CHECK-NEXT:    %[[TOT:.*]] = arith.addi %{{.*}}, %[[CNT]] : index
-// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[TOT]]) : memref<?xf64>
-// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[TOT]]) {tapeflow.tape} : memref<?xf64>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK:         scf.for %i = %c0 to %n step %c1 {
 // CHECK-NEXT:      %v = memref.load %x[%i] : memref<?xf64>
 // CHECK-NEXT:      %[[N:.*]] = memref.load %[[SP]][] : memref<index>
@@ -79,8 +79,8 @@ func.func @per_row_grad(%counts: memref<3xindex>, %x: memref<3x8xf64>) -> f64 {
 // CHECK-LABEL: func.func @per_row_grad
 // CHECK:         scf.for %i = %c0 to %c3 step %c1
 // CHECK-NEXT:      %m = memref.load %counts[%i] : memref<3xindex>
-// CHECK:           %[[BUF:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
-// CHECK-NEXT:      %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:           %[[BUF:.*]] = memref.alloc(%{{.*}}) {tapeflow.tape} : memref<?xf64>
+// CHECK-NEXT:      %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK:           scf.for %j = %c0 to %m step %c1
 // CHECK:           memref.dealloc %[[BUF]] : memref<?xf64>
 // CHECK-NEXT:      memref.dealloc %[[SP]] : memref<index>

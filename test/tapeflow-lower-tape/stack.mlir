@@ -37,11 +37,11 @@ func.func @cond_grad(%x: memref<8xf64>, %dx: memref<8xf64>) {
 
 // The i1 cache has one unconditional push: indexed, stored as memref<8xi1>.
 // CHECK-LABEL: func.func @cond_grad
-// CHECK:         %[[B:.*]] = memref.alloc() : memref<8xf64>
-// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:         %[[B:.*]] = memref.alloc() {tapeflow.tape} : memref<8xf64>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    memref.store %[[Z]], %[[SP]][] : memref<index>
-// CHECK-NEXT:    %[[C:.*]] = memref.alloc() : memref<8xi1>
+// CHECK-NEXT:    %[[C:.*]] = memref.alloc() {tapeflow.tape} : memref<8xi1>
 // CHECK:           memref.store %p, %[[C]][%i] : memref<8xi1>
 // CHECK-NEXT:      scf.if %p {
 // CHECK-NEXT:        %[[E:.*]] = math.exp
@@ -91,8 +91,8 @@ func.func @two_sites(%a: f64) -> f64 {
 }
 
 // CHECK-LABEL: func.func @two_sites
-// CHECK:         %[[B:.*]] = memref.alloc() : memref<6xf64>
-// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() : memref<index>
+// CHECK:         %[[B:.*]] = memref.alloc() {tapeflow.tape} : memref<6xf64>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK-NOT:     {{^ *(%[^ ]+ = )?tape\.}}
 // CHECK:         memref.dealloc %[[B]] : memref<6xf64>
 // CHECK-NEXT:    memref.dealloc %[[SP]] : memref<index>
