@@ -1,0 +1,66 @@
+"""`tapeflow`: the whole TapeFlow pipeline in one pass.
+
+`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g}` runs
+
+    tapeflow-autodiff{policy=P functions=f,g}
+    tapeflow-regions
+    tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}
+    tapeflow-stream{tile-bytes=T depth=D}
+
+on the primal program: reverse-mode AD, then one record per region instance, layers
+whose `D` tile buffers fit the `N`-byte scratchpad (tiles capped at `T` bytes when
+`T` > 0), and tiles streamed through a DRAM FIFO with `D`-deep prefetching. Options are
+validated by the passes that use them; `policy` and `functions` are passed to the AD pass
+unchanged (`functions` empty: every function marked `tapeflow.autodiff`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.passes import ModulePass
+
+from tapeflow.transforms.layers import LayersPass
+from tapeflow.transforms.regions import RegionsPass
+from tapeflow.transforms.stream import StreamPass
+
+
+@dataclass(frozen=True)
+class TapeFlowPipelinePass(ModulePass):
+    """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream."""
+
+    name = "tapeflow"
+
+    spm_bytes: int = 65536
+    tile_bytes: int = 0
+    depth: int = 2
+    policy: str = "min-tape"
+    functions: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from tapeflow.transforms.autodiff import AutodiffPass
+
+        ad_options = {f.name for f in dataclasses.fields(AutodiffPass)}
+        kwargs: dict[str, object] = {}
+        if "policy" in ad_options:
+            kwargs["policy"] = self.policy
+        if "functions" in ad_options:
+            kwargs["functions"] = tuple(self.functions)
+        # Validate every option before changing anything.
+        layers = LayersPass(spm_bytes=self.spm_bytes, depth=self.depth, tile_bytes=self.tile_bytes)
+        stream = StreamPass(tile_bytes=self.tile_bytes, depth=self.depth)
+        from tapeflow.transforms.layers import check_options
+
+        check_options(
+            self.name,
+            spm_bytes=(self.spm_bytes, 1),  # type: ignore[arg-type]
+            depth=(self.depth, 1),  # type: ignore[arg-type]
+            tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
+        )
+        AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
+        RegionsPass().apply(ctx, op)
+        layers.apply(ctx, op)
+        stream.apply(ctx, op)
