@@ -4,11 +4,13 @@
     python benchmarks/sim_speed.py benchmarks/kernels/default/jacobi2d.mlir
     python benchmarks/sim_speed.py --stream 262144 --backend python
 
-For each kernel it runs the function three ways and prints wall time and rates:
-- `interp`: the plain interpreter (tapeflow.runner, no listener): the floor;
-- `model`: the interpreter with the hardware model listening (the op-by-op model);
-- `cache`: the cache simulator alone on the address stream the model recorded, i.e. what
-  a faster front end (address streams generated without the interpreter) could reach.
+For each kernel it runs the function four ways and prints rates:
+- `interp`: the plain interpreter (tapeflow.runner, no listener): the floor of `model`;
+- `model`: the interpreter with the hardware model listening (the op-by-op reference);
+- `fast`: the compiled path (hwmodel.compiled + hwmodel.fastsim) driving the same model,
+  checked to give the same report (`fast==`);
+- `cache`: the cache simulator alone on the address stream the model recorded.
+`--no-model` skips the op-by-op runs (for kernels too large for the interpreter).
 Ops are every interpreted op (OpCounter semantics); accesses are core memory accesses
 (L1 + scratchpad). The numba JIT is warmed up before timing (and cached on disk).
 """
@@ -60,22 +62,41 @@ class _Recorder(HardwareModel):
         super().flush()
 
 
-def measure(name: str, text: str, backend: str) -> dict[str, float]:
+def measure(name: str, text: str, backend: str, op_by_op: bool = True) -> dict[str, float]:
+    import json
+
+    from tapeflow.hwmodel.fastsim import simulate_fast
+
     module = runner.load_module(text, name)
     func_op = runner.find_function(module, None)
     entry = func_op.sym_name.data
     args = runner.make_arguments(func_op, seed=0)
+    machine = load_machine()
+
+    t0 = time.perf_counter()
+    fast = simulate_fast(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args],
+                         machine, backend=backend)  # fmt: skip
+    t_fast = time.perf_counter() - t0
+    fc = fast.model.counts
+    out = {"ops": float(sum(fc.ops)), "accesses": float(fc.loads + fc.stores),
+           "t_fast": t_fast, "t_interp": 0.0, "t_model": 0.0, "t_cache": 0.0,
+           "cache_accesses": 0.0, "same": 1.0}  # fmt: skip
+    if not op_by_op:
+        return out
 
     t0 = time.perf_counter()
     runner.run_function(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args])
     t_interp = time.perf_counter() - t0
 
-    machine = load_machine()
     model = _Recorder(machine, backend=backend)
     t0 = time.perf_counter()
-    runner.run_function(module, entry, args, listeners=[model])
+    run = runner.run_function(module, entry, args, listeners=[model])
     model.finish()
     t_model = time.perf_counter() - t0
+    from tapeflow.hwmodel.report import build_report
+
+    ref = build_report(model, runner.format_json(run)["results"])
+    same = json.dumps(ref, sort_keys=True) == json.dumps(fast.report, sort_keys=True)
 
     c = model.counts
     n_ops = sum(c.ops)
@@ -88,14 +109,10 @@ def measure(name: str, text: str, backend: str) -> dict[str, float]:
     t_cache = time.perf_counter() - t0
     n_cached = sum(len(b) for b in model.batches)
     assert sim.counters == model.cache.counters
-    return {
-        "ops": n_ops,
-        "accesses": n_acc,
-        "t_interp": t_interp,
-        "t_model": t_model,
-        "t_cache": t_cache,
-        "cache_accesses": n_cached,
-    }
+    assert (n_ops, n_acc) == (out["ops"], out["accesses"])
+    out.update(t_interp=t_interp, t_model=t_model, t_cache=t_cache,
+               cache_accesses=float(n_cached), same=float(same))  # fmt: skip
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("kernels", nargs="*", help=".mlir files (default: the small kernels)")
     p.add_argument("--stream", type=int, default=65536, help="size of the stream kernel")
     p.add_argument("--backend", default="auto", choices=["auto", "numba", "python"])
+    p.add_argument("--no-model", action="store_true", help="skip the op-by-op runs")
     args = p.parse_args(argv)
 
     # Warm up (JIT / load the cached machine code).
@@ -112,24 +130,32 @@ def main(argv: list[str] | None = None) -> int:
     work = [(f.name, f.read_text()) for f in files]
     if args.stream:
         work.append((f"stream{args.stream}", STREAM.format(n=args.stream)))
-    print(f"{'kernel':<22}{'ops':>10}{'accesses':>10}{'interp ops/s':>14}"
-          f"{'model ops/s':>13}{'model acc/s':>13}{'cache-only acc/s':>18}")  # fmt: skip
-    tot = {"ops": 0.0, "accesses": 0.0, "t_interp": 0.0, "t_model": 0.0, "t_cache": 0.0,
-           "cache_accesses": 0.0}  # fmt: skip
+    print(f"{'kernel':<20}{'ops':>11}{'accesses':>11}{'interp ops/s':>13}"
+          f"{'model ops/s':>12}{'model acc/s':>12}{'fast ops/s':>12}{'fast acc/s':>12}"
+          f"{'cache acc/s':>13}{'fast==':>7}")  # fmt: skip
+    tot = dict.fromkeys(("ops", "accesses", "t_interp", "t_model", "t_cache",
+                         "cache_accesses", "t_fast"), 0.0)  # fmt: skip
+    tot["same"] = 1.0
     for name, text in work:
-        r = measure(name, text, args.backend)
+        r = measure(name, text, args.backend, not args.no_model)
         for k in tot:
-            tot[k] += r[k]
+            tot[k] = min(tot[k], r[k]) if k == "same" else tot[k] + r[k]
         _row(name, r)
     _row("TOTAL", tot)
     return 0
 
 
+def _rate(n: float, t: float) -> str:
+    return f"{n / t:,.0f}" if t > 0 else "-"
+
+
 def _row(name: str, r: dict[str, float]) -> None:
-    cache_rate = r["cache_accesses"] / r["t_cache"] if r["t_cache"] > 0 else float("inf")
-    print(f"{name:<22}{int(r['ops']):>10}{int(r['accesses']):>10}"
-          f"{r['ops'] / r['t_interp']:>14,.0f}{r['ops'] / r['t_model']:>13,.0f}"
-          f"{r['accesses'] / r['t_model']:>13,.0f}{cache_rate:>18,.0f}")  # fmt: skip
+    print(f"{name:<20}{int(r['ops']):>11}{int(r['accesses']):>11}"
+          f"{_rate(r['ops'], r['t_interp']):>13}{_rate(r['ops'], r['t_model']):>12}"
+          f"{_rate(r['accesses'], r['t_model']):>12}{_rate(r['ops'], r['t_fast']):>12}"
+          f"{_rate(r['accesses'], r['t_fast']):>12}"
+          f"{_rate(r['cache_accesses'], r['t_cache']):>13}"
+          f"{('yes' if r['same'] else 'NO') if r['t_model'] else '-':>7}")  # fmt: skip
 
 
 if __name__ == "__main__":

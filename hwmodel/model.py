@@ -254,8 +254,9 @@ class HardwareModel(Interpreter.Listener):
                 array, indices = args[1], args[2:]
                 write = 1
                 c.stores += 1
-            if h[4] is not None:  # affine map
-                indices = h[4].eval(indices, ())
+            if h[4] is not None:  # affine map: operands are its dims, then its symbols
+                nd = h[4].num_dims
+                indices = h[4].eval(indices[:nd], indices[nd:])
             info = self._arrays.get(id(array))
             if info is None:
                 info = self._array_info(array)
@@ -495,6 +496,8 @@ class HardwareModel(Interpreter.Listener):
     def _close_phase(self) -> None:
         self.flush()
         snap = self._snapshot()
+        if snap == self._phase_start:
+            return  # nothing ran since the last fence: no new phase
         ops0, loads0, stores0, k0 = self._phase_start
         terms = self._terms(
             [a - b for a, b in zip(snap[0], ops0)],

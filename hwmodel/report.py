@@ -202,7 +202,7 @@ def format_table(report: dict[str, Any]) -> str:
     """A human-readable table of the report."""
     out: list[str] = []
     t = report["cycle_terms"]
-    out.append(f"machine: {report['machine']}")
+    out.append(f"machine: {report['machine']}   (path: {report.get('path', 'interp')})")
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "

@@ -61,7 +61,42 @@ def _parser() -> argparse.ArgumentParser:
                         help="fill these memref arguments with zeros")  # fmt: skip
     parser.add_argument("--backend", choices=["auto", "numba", "python"], default="auto",
                         help="cache simulator backend (auto: numba when installed)")  # fmt: skip
+    parser.add_argument(
+        "--path",
+        choices=["auto", "fast", "interp"],
+        default="auto",
+        help="interp: the op-by-op interpreter with the model as a listener (the "
+        "reference); fast: the compiled path (hwmodel.compiled), same report; auto "
+        "(default): fast when it supports every op of the module, else interp",
+    )
     return parser
+
+
+def run_simulation(module, entry, values, machine, path: str = "auto", backend: str = "auto"):
+    """The `SimResult` of `entry(*values)` on `path`; the report says which path ran."""
+    from tapeflow.hwmodel.model import simulate
+
+    used = "interp"
+    if path != "interp":
+        try:
+            from tapeflow.hwmodel.compiled import UnsupportedOpError
+            from tapeflow.hwmodel.fastsim import compiled, simulate_fast
+        except ImportError:
+            if path == "fast":
+                raise
+        else:
+            try:
+                program = compiled(module)
+                used = "fast"
+            except UnsupportedOpError:
+                if path == "fast":
+                    raise
+    if used == "fast":
+        sim = simulate_fast(program, entry, values, machine, backend=backend)
+    else:
+        sim = simulate(module, entry, values, machine, backend=backend)
+    sim.report["path"] = used
+    return sim
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -70,7 +105,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tapeflow import runner
     from tapeflow.diagnostics import report_errors
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.model import simulate
     from tapeflow.hwmodel.report import format_table, to_json
     from tapeflow.tools.run import _read_inputs, _read_source, _zero_positions
 
@@ -92,7 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             scalars=args.args,
             zero=_zero_positions(args.zero),
         )
-        sim = simulate(module, func_op.sym_name.data, values, machine, backend=args.backend)
+        sim = run_simulation(module, func_op.sym_name.data, values, machine, args.path,
+                             args.backend)  # fmt: skip
         output = to_json(sim.report) if args.json else format_table(sim.report)
         sys.stdout.write(output + "\n")
     return 0

@@ -388,3 +388,87 @@ def test_cli_scratchpad_overflow(tmp_path: Path):
     p = _cli(str(f), "--entry", "dma", "--args", "1.0", "--set", "spm.size=1024")
     assert p.returncode == 1
     assert "scratchpad overflow" in p.stderr and "Traceback" not in p.stderr
+
+
+# ---- the fast (compiled) path must give the op-by-op model's report, number for number
+
+_FAST_CASES = [
+    (STREAM.format(n=1024), "sum", [np.linspace(0, 1, 1024)]),
+    (DMA.format(k=512, work=200), "dma", [1.5]),
+    (DMA.format(k=64, work=3000), "dma", [0.5]),
+    (TAPE.format(n=700), "t", [np.arange(700.0)]),
+    (RECORDS, "r", [2.0, True]),
+    (SPM_MEMREF, "f", []),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_FAST_CASES)))
+@pytest.mark.parametrize("prefetch", [True, False])
+def test_fast_path_matches_op_by_op(case: int, prefetch: bool):
+    fastsim = pytest.importorskip("tapeflow.hwmodel.fastsim")
+    text, entry, args = _FAST_CASES[case]
+    machine = load_machine(overrides=[f"prefetch.enabled={str(prefetch).lower()}"])
+    module = runner.load_module(text, "k.mlir")
+    ref = simulate(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args],
+                   machine)  # fmt: skip
+    fast = fastsim.simulate_fast(module, entry, list(args), machine)
+    assert json.dumps(fast.report, sort_keys=True) == json.dumps(ref.report, sort_keys=True)
+    assert ref.report["levels"]["L1"]["accesses"] + ref.report["levels"]["SPM"]["accesses"] > 0
+
+
+KERNELS = Path(__file__).parents[2] / "benchmarks" / "kernels" / "small"
+
+
+@pytest.mark.parametrize("kernel", ["lstm", "jacobi2d", "softmax_ce"])
+@pytest.mark.parametrize(
+    "pipeline",
+    ["tapeflow-autodiff,tapeflow-lower-tape",
+     "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=4096},tapeflow-stream"],
+)  # fmt: skip
+def test_fast_path_matches_op_by_op_on_gradients(kernel: str, pipeline: str):
+    fastsim = pytest.importorskip("tapeflow.hwmodel.fastsim")
+    from xdsl.dialects.builtin import MemRefType
+    from xdsl.passes import PassPipeline
+
+    from tapeflow.registry import get_all_passes, make_context
+
+    path = KERNELS / f"{kernel}.mlir"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    module = runner.load_module(path.read_text(), str(path))
+    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+    func_op = runner.find_function(module, f"{kernel}_grad")
+    scalars = [
+        "1.0" for t in func_op.function_type.inputs.data if not isinstance(t, MemRefType)
+    ]
+    args = runner.make_arguments(func_op, seed=1, scalars=scalars)
+    ref = simulate(module, f"{kernel}_grad", [np.copy(a) for a in args])
+    fast = fastsim.simulate_fast(module, f"{kernel}_grad", args)
+    assert json.dumps(fast.report, sort_keys=True) == json.dumps(ref.report, sort_keys=True)
+    if "stream" in pipeline and kernel == "lstm":  # lstm caches a value per step
+        assert ref.report["dma"]["transfers"] > 0
+
+
+AFFINE = """
+func.func @s(%a: memref<1025xf64>, %n: index) -> f64 {
+  %z = arith.constant 0.0 : f64
+  %r = affine.for %i = 0 to 1024 iter_args(%acc = %z) -> (f64) {
+    %v = affine.load %a[%i + 1] : memref<1025xf64>
+    %w = affine.load %a[%i] : memref<1025xf64>
+    %s = arith.addf %acc, %v : f64
+    %t = arith.addf %s, %w : f64
+    affine.yield %t : f64
+  }
+  func.return %r : f64
+}
+"""
+
+
+def test_affine_accesses_use_the_map():
+    # a[i + 1] and a[i] for i < 1024 touch elements 0..1024: 8200 bytes = lines 0..128.
+    data = np.arange(1025.0)
+    r = sim(AFFINE, "s", [data, 0], sets=["prefetch.enabled=false"])
+    lv = r.report["levels"]["L1"]
+    assert lv["accesses"] == 2 * 1024
+    assert lv["misses"] == 129
+    assert r.report["results"][0]["value"] == float(np.sum(data[1:]) + np.sum(data[:-1]))
