@@ -15,7 +15,7 @@ from xdsl.dialects import builtin, func
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from tapeflow.diagnostics import op_error
 
@@ -88,12 +88,6 @@ class AutodiffPass(ModulePass):
     policy: str = "min-tape"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        from tapeflow.transforms.autodiff.driver import Gradient
-        from tapeflow.transforms.autodiff.prepare import (
-            count_while_iterations,
-            inline_calls,
-            lower_affine,
-        )
         from tapeflow.transforms.autodiff.rules import all_rules
 
         if self.policy not in POLICIES:
@@ -125,17 +119,37 @@ class AutodiffPass(ModulePass):
                 raise PassFailedException(
                     op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
                 )
-            fn = primal.clone()
-            fn.sym_name = builtin.StringAttr(grad_name)
-            fn.attributes.pop(AUTODIFF_ATTR, None)
-            fn.arg_attrs = None
-            fn.res_attrs = None
-            fn.sym_visibility = None
-            lower_affine(fn)
-            inline_calls(fn, op)
-            counted = count_while_iterations(fn)
-            Gradient(fn, rules, self.policy, counted).build()
+            try:
+                fn = self._differentiate(primal, grad_name, op, rules)
+            except DiagnosticException:
+                raise
+            except Exception as e:  # a bug here must still be a diagnostic, not a traceback
+                raise PassFailedException(
+                    op_error(primal, f"internal error while differentiating: {e!r}")
+                ) from e
             built.append((primal, fn))
         # Only now, with every gradient built, touch the module.
         for primal, fn in built:
             Rewriter.insert_op(fn, InsertPoint.after(primal))
+
+    def _differentiate(
+        self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
+    ) -> func.FuncOp:
+        from tapeflow.transforms.autodiff.driver import Gradient
+        from tapeflow.transforms.autodiff.prepare import (
+            count_while_iterations,
+            inline_calls,
+            lower_affine,
+        )
+
+        fn = primal.clone()
+        fn.sym_name = builtin.StringAttr(grad_name)
+        fn.attributes.pop(AUTODIFF_ATTR, None)
+        fn.arg_attrs = None
+        fn.res_attrs = None
+        fn.sym_visibility = None
+        lower_affine(fn)
+        inline_calls(fn, module)
+        counted = count_while_iterations(fn)
+        Gradient(fn, rules, self.policy, counted).build()
+        return fn

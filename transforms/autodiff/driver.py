@@ -503,6 +503,7 @@ class Gradient:
             shadow_op = op.clone()
             Rewriter.insert_op(shadow_op, InsertPoint.after(op))
             shadow = shadow_op.results[0]
+            shadow.name_hint = f"d_{buffer.name_hint}" if buffer.name_hint else None
             self.shadows[buffer] = shadow
             fill = _zero_fill(shadow, list(op.operands))
             Rewriter.insert_op(fill, InsertPoint.after(shadow_op))

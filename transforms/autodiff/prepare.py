@@ -134,10 +134,12 @@ def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
         assert isinstance(cond, scf.ConditionOp) and isinstance(yield_, scf.YieldOp)
         index = IndexType()
         n_before = before.insert_arg(index, len(before.args))
+        n_before.name_hint = "iter"
         new_cond = scf.ConditionOp(cond.condition, *cond.args, n_before)
         new_cond.location = cond.location
         Rewriter.replace_op(cond, new_cond)
         n_after = after.insert_arg(index, len(after.args))
+        n_after.name_hint = "iter"
         one = arith.ConstantOp(IntegerAttr(1, index))
         inc = arith.AddiOp(n_after, one)
         Rewriter.insert_op([one, inc], InsertPoint.before(yield_))
@@ -154,6 +156,7 @@ def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
         )
         new.location = op.location
         new.attributes.update(op.attributes)
+        new.results[-1].name_hint = "trips"
         Rewriter.replace_op(op, new, list(new.results[:-1]))
         counted.add(new)
     return counted

@@ -1,0 +1,22 @@
+// RUN: not tapeflow-opt %s -p tapeflow-autodiff --split-input-file 2>&1 | filecheck %s
+// RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{policy=fast}' 2>&1 | filecheck %s --check-prefix=POLICY
+// RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{functions=nope}' 2>&1 | filecheck %s --check-prefix=FUNC
+// RUN: not tapeflow-opt %s -p tapeflow-autodiff -o %t.out 2>&1 | filecheck %s
+// RUN: not test -e %t.out
+
+// An active op with no adjoint rule: the diagnostic names the op and where it is; the
+// pass stops there and prints nothing (no half-written gradient, no traceback).
+func.func @f(%x: f64, %y: f64) -> f64 attributes {tapeflow.autodiff} {
+  %r = math.atan2 %x, %y : f64
+  func.return %r : f64
+}
+
+// CHECK-NOT: Traceback
+// CHECK: error: {{.*}}errors.mlir:10:3: 'math.atan2' cannot be differentiated
+// CHECK-NOT: func.func
+// CHECK-NOT: Traceback
+
+// POLICY-NOT: Traceback
+// POLICY: error: tapeflow-autodiff: unknown policy 'fast' (expected one of min-tape, cache-all)
+// FUNC-NOT: Traceback
+// FUNC: error: tapeflow-autodiff: functions: no function named 'nope' in the module
