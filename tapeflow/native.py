@@ -450,13 +450,13 @@ def run_function_native(
         raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
     values = [_argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
     program, printed = native_program(module, name, values, ctx)
-    numbers = _parse_integers(run_llvm(compile_to_llvm(program, tools), tools))
+    numbers = _Numbers(_parse_integers(run_llvm(compile_to_llvm(program, tools), tools)))
     results: list[Any] = []
     final_args: list[Any] = list(args)
     for kind, typ, position in printed:
         assert position is not None
         value = _take_memref(numbers, typ) if isinstance(typ, MemRefType) else (
-            _decode_scalar(numbers.pop(0), typ)
+            _decode_scalar(int(numbers.take(1)[0]), typ)
         )
         if kind == "result":
             results.append(value)
@@ -465,8 +465,8 @@ def run_function_native(
             given = args[position]
             if isinstance(given, np.ndarray) and given.flags.writeable:
                 np.copyto(given, value.astype(given.dtype, copy=False), casting="unsafe")
-    if numbers:
-        raise InterpretationError(f"native run printed {len(numbers)} unexpected value(s)")
+    if numbers.left:
+        raise InterpretationError(f"native run printed {numbers.left} unexpected value(s)")
     memref_positions = [p for p, t in enumerate(arg_types) if isinstance(t, MemRefType)]
     return RunResult(name, results, result_types, final_args, arg_types, memref_positions)
 
@@ -481,19 +481,33 @@ def _argument_value(position: int, value: Any, typ: Attribute) -> Any:
     return _scalar(value, typ, 64)
 
 
-def _parse_integers(output: str) -> list[int]:
-    numbers: list[int] = []
-    for line in output.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            numbers.append(int(line))
-        except ValueError:
-            raise InterpretationError(
-                f"unexpected output from the native run: {line!r}"
-            ) from None
-    return numbers
+def _parse_integers(output: str) -> np.ndarray:
+    """The integers the wrapper printed, one per line."""
+    words = output.split()
+    try:
+        return np.array(words, dtype=np.int64)
+    except (ValueError, OverflowError):
+        bad = next(w for w in words if not w.lstrip("-").isdigit())
+        raise InterpretationError(f"unexpected output from the native run: {bad!r}") from None
+
+
+class _Numbers:
+    """A cursor over the printed integers."""
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+        self.position = 0
+
+    @property
+    def left(self) -> int:
+        return len(self.values) - self.position
+
+    def take(self, count: int) -> np.ndarray:
+        if count > self.left:
+            raise InterpretationError("native run printed fewer values than expected")
+        chunk = self.values[self.position : self.position + count]
+        self.position += count
+        return chunk
 
 
 def _decode_scalar(raw: int, typ: Attribute) -> Any:
@@ -505,16 +519,9 @@ def _decode_scalar(raw: int, typ: Attribute) -> Any:
     return raw
 
 
-def _take_memref(numbers: list[int], typ: MemRefType[Attribute]) -> np.ndarray:
-    rank = typ.get_num_dims()
-    if len(numbers) < rank:
-        raise InterpretationError("native run printed fewer values than expected")
-    shape = [numbers.pop(0) for _ in range(rank)]
-    count = math.prod(shape)
-    if len(numbers) < count:
-        raise InterpretationError("native run printed fewer values than expected")
-    raw = np.array(numbers[:count], dtype=np.int64)
-    del numbers[:count]
+def _take_memref(numbers: _Numbers, typ: MemRefType[Attribute]) -> np.ndarray:
+    shape = [int(v) for v in numbers.take(typ.get_num_dims())]
+    raw = numbers.take(math.prod(shape))
     element = typ.element_type
     storage = _storage_dtype(element)
     if isinstance(element, AnyFloat):
