@@ -179,9 +179,7 @@ def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: in
     el_type = memref_type.get_element_type()
     arr = np.asarray(array)
     shape = list(memref_type.get_shape())
-    if len(arr.shape) != len(shape) or any(
-        s != -1 and s != a for s, a in zip(shape, arr.shape)
-    ):
+    if len(arr.shape) != len(shape) or any(s != -1 and s != a for s, a in zip(shape, arr.shape)):
         raise ToolError(
             f"argument {position} ({memref_type}) given an array of shape {list(arr.shape)}"
         )
@@ -189,9 +187,7 @@ def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: in
     if arr.dtype == dt:
         return arr
     if dt.kind in "iub" and arr.dtype.kind not in "iub":
-        raise ToolError(
-            f"argument {position} ({memref_type}) needs integer data, got {arr.dtype}"
-        )
+        raise ToolError(f"argument {position} ({memref_type}) needs integer data, got {arr.dtype}")
     converted = arr.astype(dt)
     if dt.kind in "iu" and not np.array_equal(converted, arr):
         raise ToolError(f"argument {position} ({memref_type}): values out of range for {dt}")
@@ -242,8 +238,7 @@ def _default_fill(position: int, memref_type: MemRefType[Any], seed: int, bw: in
     shape = list(memref_type.get_shape())
     if any(d < 0 for d in shape):
         raise ToolError(
-            f"argument {position} ({memref_type}) has a dynamic shape: give its data "
-            "with --inputs"
+            f"argument {position} ({memref_type}) has a dynamic shape: give its data with --inputs"
         )
     dt = _dtype(el_type, bw)
     if _is_float(el_type):
@@ -275,9 +270,7 @@ def make_arguments(
         if not 0 <= p < len(arg_types) or not isinstance(arg_types[p], MemRefType):
             raise ToolError(f"--zero {p}: argument {p} is not a memref argument")
     scalar_positions = [
-        p
-        for p, t in enumerate(arg_types)
-        if not isinstance(t, MemRefType) and p not in by_position
+        p for p, t in enumerate(arg_types) if not isinstance(t, MemRefType) and p not in by_position
     ]
     if len(scalars) != len(scalar_positions):
         types = ", ".join(str(arg_types[p]) for p in scalar_positions) or "none"
@@ -292,8 +285,11 @@ def make_arguments(
             if p in by_position:
                 values.append(_check_array(p, by_position[p], t, index_bitwidth))
             elif p in zero:
-                values.append(np.zeros(_static_shape(p, t), dtype=_dtype(
-                    t.get_element_type(), index_bitwidth)))
+                values.append(
+                    np.zeros(
+                        _static_shape(p, t), dtype=_dtype(t.get_element_type(), index_bitwidth)
+                    )
+                )
             else:
                 values.append(_default_fill(p, t, seed, index_bitwidth))
         else:
@@ -346,11 +342,11 @@ def _inputs_by_position(func_op: func.FuncOp, inputs: Mapping[int | str, Any]):
         elif key in names:
             position = names.index(key)
         if position is None or not 0 <= position < n:
-            known = ", ".join(
-                f"arg{p}" + (f" (%{nm})" if nm else "") for p, nm in enumerate(names)
+            known = ", ".join(f"arg{p}" + (f" (%{nm})" if nm else "") for p, nm in enumerate(names))
+            raise ToolError(
+                f"input '{key}' matches no argument of @{func_op.sym_name.data} "
+                f"(arguments: {known or 'none'})"
             )
-            raise ToolError(f"input '{key}' matches no argument of @{func_op.sym_name.data} "
-                            f"(arguments: {known or 'none'})")
         if position in result:
             raise ToolError(f"argument {position} given twice in the inputs")
         result[position] = value
@@ -487,9 +483,7 @@ def format_text(result: RunResult) -> str:
         for i, (v, t) in enumerate(zip(result.results, result.result_types))
     ]
     for p in result.memref_positions:
-        lines.append(
-            f"arg[{p}]: {result.argument_types[p]} = {_text(result.arguments[p])}"
-        )
+        lines.append(f"arg[{p}]: {result.argument_types[p]} = {_text(result.arguments[p])}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -304,16 +304,12 @@ class ExtraMathFunctions(InterpreterFunctions):
         return (0,)
 
     @impl(math.CountLeadingZerosOp)
-    def run_ctlz(
-        self, interpreter: Interpreter, op: math.CountLeadingZerosOp, args: PythonValues
-    ):
+    def run_ctlz(self, interpreter: Interpreter, op: math.CountLeadingZerosOp, args: PythonValues):
         w = _width(interpreter, op.result.type)
         return (w - _u(args[0], w).bit_length(),)
 
     @impl(math.CountTrailingZerosOp)
-    def run_cttz(
-        self, interpreter: Interpreter, op: math.CountTrailingZerosOp, args: PythonValues
-    ):
+    def run_cttz(self, interpreter: Interpreter, op: math.CountTrailingZerosOp, args: PythonValues):
         w = _width(interpreter, op.result.type)
         v = _u(args[0], w)
         return (w if v == 0 else (v & -v).bit_length() - 1,)
@@ -416,18 +412,14 @@ class ExtraArithFunctions(InterpreterFunctions):
         return (_s(a % b, w),)
 
     @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(
-        self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues
-    ):
+    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
         w = _width(interpreter, op.result.type)
         a, b = _s(args[0], w), _s(args[1], w)
         _checked_div(op, b)
         return (_s(-((-a) // b), w),)
 
     @impl(arith.CeilDivUIOp)
-    def run_ceildivui(
-        self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues
-    ):
+    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
         w = _width(interpreter, op.result.type)
         a, b = _u(args[0], w), _u(args[1], w)
         _checked_div(op, b)
@@ -677,8 +669,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
     ):
         (array,) = args
         shape = [
-            _prod(array.shape[i.value.data] for i in group.data)
-            for group in op.reassociation.data
+            _prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
         ]
         return (ShapedArray(array.data_ptr, shape),)
 
@@ -697,9 +688,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         return (ShapedArray(array.data_ptr, shape),)
 
     @impl(memref.AtomicRMWOp)
-    def run_atomic_rmw(
-        self, interpreter: Interpreter, op: memref.AtomicRMWOp, args: PythonValues
-    ):
+    def run_atomic_rmw(self, interpreter: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):
         value, array, *indices = args
         kind = op.kind.value.data
         if kind not in _RMW_KINDS:

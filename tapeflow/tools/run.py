@@ -205,9 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module = runner.load_module(text, name)
         func_op = runner.find_function(module, args.entry)
         memrefs = [
-            p
-            for p, t in enumerate(func_op.function_type.inputs.data)
-            if isinstance(t, MemRefType)
+            p for p, t in enumerate(func_op.function_type.inputs.data) if isinstance(t, MemRefType)
         ]
         values = runner.make_arguments(
             func_op,

@@ -298,7 +298,7 @@ def test_casts(op, src, dst, x, expected):
 
 @pytest.mark.parametrize(("x", "type_"), [(300.0, "i8"), (math.nan, "i32"), (math.inf, "i64")])
 def test_fptosi_out_of_range_is_an_error(x, type_):
-    with pytest.raises(InterpretationError, match="arith.fptosi"):
+    with pytest.raises(InterpretationError, match=r"arith\.fptosi"):
         run_op("arith.fptosi", ["f64"], [type_], x)
 
 
@@ -318,7 +318,8 @@ def test_extended_ops(op, type_, a, b, expected):
 
 
 def test_round_float():
-    from xdsl.dialects.builtin import f16, f32 as F32, f64
+    from xdsl.dialects.builtin import f16, f64
+    from xdsl.dialects.builtin import f32 as F32
 
     assert round_float(f64, 0.1) == 0.1
     assert round_float(F32, 0.1) == float(np.float32(0.1)) != 0.1
