@@ -164,6 +164,17 @@ def _entry_block(block: Block | None) -> Block | None:
     return op.body.first_block
 
 
+def prune_constants(module: Operation) -> None:
+    """Erases the hoisted index constants of `module`'s functions that ended up unused."""
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and op.body.first_block is not None:
+            cache = _CONSTANTS.get(op.body.first_block, {})
+            for value, const in list(cache.items()):
+                if const.parent is not None and not const.results[0].uses:
+                    Rewriter.erase_op(const)
+                    del cache[value]
+
+
 def erase_dead(value: SSAValue) -> None:
     """Erases the pure index arithmetic that computed `value` once nothing uses it."""
     owner = value.owner

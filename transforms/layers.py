@@ -56,6 +56,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tapeflow.dialects import region
+from tapeflow.transforms.index_utils import (
+    NONNEGATIVE_ATTR,
+    IndexBuilder,
+    const_int,
+    prune_constants,
+)
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
@@ -65,8 +72,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.dialects import region
-from tapeflow.transforms.index_utils import NONNEGATIVE_ATTR, IndexBuilder, const_int
 
 LAYER_ATTR = "tapeflow.layer"
 """On a layer loop: the number of iterations (records) per layer."""
@@ -288,3 +293,4 @@ class LayersPass(ModulePass):
         # Check every function before changing any: nothing is half-done on failure.
         for regions, layer, shares in plans:
             layer_regions(regions, {id(r): layer for r in regions}, shares)
+        prune_constants(op)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tapeflow.dialects import region, tape
+from tapeflow.transforms.index_utils import const_int, erase_dead
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import IntegerAttr, i64
@@ -32,8 +34,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.dialects import region, tape
-from tapeflow.transforms.index_utils import const_int, erase_dead
 
 BYTES_ATTR = "tapeflow.bytes"
 """On a DRAM `region.alloc` with a compile-time count: the tape's size in bytes."""

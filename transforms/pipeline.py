@@ -19,13 +19,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects import builtin
-from xdsl.passes import ModulePass
-
 from tapeflow.transforms.layers import LayersPass
 from tapeflow.transforms.regions import RegionsPass
 from tapeflow.transforms.stream import StreamPass
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.passes import ModulePass
 
 
 @dataclass(frozen=True)

@@ -56,18 +56,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
-
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     defined_outside,
     loop_id,
+    prune_constants,
 )
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, scf
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 
 @dataclass
@@ -306,3 +306,4 @@ class RegionsPass(ModulePass):
             index_cache: dict = {}
             for group in regions:
                 _rewrite(group, trip_counts, index_cache)
+        prune_constants(op)

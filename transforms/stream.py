@@ -42,6 +42,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tapeflow.dialects import region, stream
+from tapeflow.transforms.index_utils import (
+    IndexBuilder,
+    const_int,
+    erase_dead,
+    prune_constants,
+)
+from tapeflow.transforms.layers import (
+    LAYER_ATTR,
+    SPM_BYTES_ATTR,
+    LoopRegion,
+    check_options,
+    find_loop_regions,
+    layer_regions,
+)
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.arith import CmpiOp, MinSIOp, RemSIOp, SelectOp
@@ -52,16 +67,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.dialects import region, stream
-from tapeflow.transforms.index_utils import IndexBuilder, const_int, erase_dead
-from tapeflow.transforms.layers import (
-    LAYER_ATTR,
-    SPM_BYTES_ATTR,
-    LoopRegion,
-    check_options,
-    find_loop_regions,
-    layer_regions,
-)
 
 
 def _layer_records(r: LoopRegion) -> int:
@@ -366,3 +371,4 @@ class StreamPass(ModulePass):
             for r in find_loop_regions(fn):
                 if r.layered:
                     _stream_region(r, self.depth)
+        prune_constants(op)

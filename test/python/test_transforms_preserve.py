@@ -12,19 +12,19 @@ record, layers that do not divide the trip counts, and prefetch depths 1, 2 and 
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from tapeflow.dialects import region
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float64Type, MemRefType, ModuleOp
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.passes import PassPipeline
 
 from tapeflow.diagnostics import parse_module
-from tapeflow.dialects import region
 from tapeflow.registry import get_all_passes, make_context
 
 KERNELS: dict[str, Any] = {}
@@ -63,7 +63,6 @@ def _bits(values: list[Any]) -> list[Any]:
 def _run(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
     """Runs `entry` on fresh copies of `args`; returns the results and every memref's bits."""
     from benchmarks.kernels.harness import to_memref  # type: ignore[import-not-found]
-
     from tapeflow.interpreters import make_interpreter
 
     values = [to_memref(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
