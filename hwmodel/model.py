@@ -70,6 +70,7 @@ from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD = range(7)
 _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(7, 16)
+_FDEALLOC = 16
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 
@@ -143,8 +144,13 @@ def classify(op: Operation) -> str:
 
 
 def _elsize(t: Attribute) -> int:
+    """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
+    from xdsl.dialects.builtin import MemRefType
+
     from tapeflow.dialects.region import field_size
 
+    if isinstance(t, MemRefType):
+        return 8
     return field_size(t)
 
 
@@ -182,7 +188,8 @@ class Counts:
     dma_stalls: int = 0
     spm_in_use: int = 0
     spm_high_water: int = 0
-    tape_bytes: int = 0  # DRAM bytes allocated for tape storage
+    tape_bytes: int = 0  # peak DRAM bytes of live tape storage
+    tape_live: int = 0
     tape_spm_bytes: int = 0  # scratchpad bytes allocated for tape tiles (high-water)
 
 
@@ -209,6 +216,7 @@ class HardwareModel(Interpreter.Listener):
         self._tapes: dict[int, tuple[Any, int, int]] = {}  # id(list) -> (list, base, peak)
         self._buf: list[int] = []
         self._spm_objects: dict[int, tuple[Any, int]] = {}
+        self._tape_objects: dict[int, tuple[Any, int]] = {}
         self._records: dict[int, tuple[Any, int]] = {}  # id(RecordBuffer) -> (obj, base)
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
@@ -302,12 +310,15 @@ class HardwareModel(Interpreter.Listener):
         if kind == _ACQUIRE or kind == _WAIT:
             self._acquire(op, h, args)
             return
-        if kind == _DEALLOC or kind == _RDEALLOC:
+        if kind == _DEALLOC or kind == _RDEALLOC or kind == _FDEALLOC:
             obj = args[0]
             key = id(obj._data.raw.memory) if kind == _DEALLOC else id(obj)
             entry = self._spm_objects.pop(key, None)
             if entry is not None:
                 c.spm_in_use -= entry[1]
+            entry = self._tape_objects.pop(key, None)
+            if entry is not None:
+                c.tape_live -= entry[1]
             return
 
     def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
@@ -320,7 +331,7 @@ class HardwareModel(Interpreter.Listener):
             self._spm_alloc(op, id(array._data.raw.memory), array, array.size * h[3])
         elif kind == _ALLOC and h[4]:
             array = results[0]
-            self.counts.tape_bytes += array.size * h[3]
+            self._tape_alloc(id(array._data.raw.memory), array, array.size * h[3])
         elif kind == _RALLOC:
             buf = results[0]
             if h[2]:
@@ -331,9 +342,9 @@ class HardwareModel(Interpreter.Listener):
                         if hasattr(b, "size_bytes")),  # fmt: skip
                 )
             else:
-                self.counts.tape_bytes += buf.size_bytes
+                self._tape_alloc(id(buf), buf, buf.size_bytes)
         elif kind == _FIFO:
-            self.counts.tape_bytes += results[0].size_bytes
+            self._tape_alloc(id(results[0]), results[0], results[0].size_bytes)
         elif kind == _DMA:
             self._dma(h, results[0])
 
@@ -380,6 +391,8 @@ class HardwareModel(Interpreter.Listener):
             h = (_RDEALLOC, ci)
         elif name == "stream.fifo_alloc":
             h = (_FIFO, ci)
+        elif name == "stream.fifo_dealloc":
+            h = (_FDEALLOC, ci)
         elif name in ("stream.commit", "stream.prefetch"):
             h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch")
         elif name in ("stream.acquire_write", "stream.acquire_read"):
@@ -412,6 +425,13 @@ class HardwareModel(Interpreter.Listener):
         info = (array, base, tuple(strides), size)
         self._arrays[id(array)] = info
         return info
+
+    def _tape_alloc(self, key: int, obj: Any, nbytes: int) -> None:
+        """DRAM tape storage allocated (marked memref, DRAM record tape, FIFO)."""
+        c = self.counts
+        self._tape_objects[key] = (obj, nbytes)
+        c.tape_live += nbytes
+        c.tape_bytes = max(c.tape_bytes, c.tape_live)
 
     def _spm_alloc(self, op: Operation, key: int, obj: Any, nbytes: int) -> None:
         c = self.counts

@@ -16,10 +16,11 @@ Definitions (what each number counts):
 - `sram.in_use`: the on-chip SRAM the tape needs: the scratchpad's high-water mark when the
   program used the scratchpad, else the cache capacity (L1 + L2) the baseline's tape goes
   through. Both numbers are also given.
-- `tape_bytes`: DRAM bytes allocated for tape storage: record tapes in DRAM, FIFOs, memrefs
-  that the tape lowering marked (a `tapeflow.tape*` attribute on the alloc), and the peak
-  size of un-lowered `tape.cache`s as Enzyme-style arrays. `tape_spm_bytes` is the peak of
-  scratchpad tile buffers.
+- `tape_bytes`: the peak of live DRAM tape storage: record tapes in DRAM, FIFOs, memrefs
+  that the tape lowering marked (`tapeflow.tape` / `tapeflow.tape_meta` on the alloc;
+  a growable tape's old buffer counts until its dealloc), plus the peak size of un-lowered
+  `tape.cache`s as Enzyme-style arrays. `tape_spm_bytes` is the peak of scratchpad tile
+  buffers.
 """
 
 from __future__ import annotations
