@@ -29,7 +29,8 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
     T_exp  = N_demand_DRAM_misses * lat_DRAM / MLP     (misses the prefetcher did not cover)
     T_phase = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp                    (ECM-style)
     T_core = sum over phases of T_phase
-    DMA i:  T_dma(i) = setup + B_i / BW_dma,  BW_dma = min(BW_DRAM, spm_port)
+    DMA i:  T_dma(i) = setup + ceil(B_i / request) * request / BW_dma,
+            BW_dma = min(BW_DRAM, spm_port)   (the report names the one that binds)
             a transfer issued at core time t starts its setup once one of the `in_flight`
             slots is free, and moves data once the previous transfer's data is done
             (one data pipe); it ends at end_i.
@@ -540,7 +541,9 @@ class HardwareModel(Interpreter.Listener):
         if len(self._transfers) >= slots:
             start = max(start, self._transfers[-slots].end)
         data_start = max(start + float(m.get("dma", "setup")), self._pipe_free)
-        end = data_start + nbytes / m.dma_bandwidth
+        request = int(m.get("dma", "request"))
+        moved = -(-nbytes // request) * request  # whole requests
+        end = data_start + moved / m.dma_bandwidth
         self._pipe_free = end
         t = _Transfer(h[2], nbytes, issue, start, end)
         self._transfers.append(t)

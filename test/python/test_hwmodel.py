@@ -139,6 +139,14 @@ def test_dma_takes_setup_plus_bytes_over_bandwidth(k: int, setup: int, bw: float
     assert r.report["dram"]["bytes_written"] == nbytes
 
 
+def test_dma_moves_whole_requests():
+    # 5 records of f64 = 40 bytes: one 64-byte request; 9 records = 72 bytes: two.
+    for k, requests in ((5, 1), (9, 2)):
+        r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=["dma.setup=10"])
+        assert r.report["dma"]["bytes"] == 2 * k * 8  # bytes moved for the program
+        assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * (10 + requests * 64 / 12.8))
+
+
 def test_dma_bandwidth_is_bounded_by_the_scratchpad_port():
     # BW_dma = min(dram.bandwidth, dma.spm_port)
     r = sim(DMA.format(k=512, work=0), "dma", [1.0], sets=["dma.spm_port=4.0", "dma.setup=0"])
