@@ -159,7 +159,7 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     t = tile_block.args[0]
     if reverse:
         # Original counter: k = lb + (n - end + kk) * step.
-        iteration = tb.add(tb.sub(n, end), t)
+        iteration = tb.add(lb_.sub(n, end), t)
         tile_lb, tile_ub = c0, lb_.sub(end, start)
     else:
         iteration = t
