@@ -203,16 +203,15 @@ class Trace:
         del self.accesses[:]
         self.flushed += n
         bufs = a >> BUF_SHIFT
-        ids, first = np.unique(bufs, return_index=True)
         if len(self._bases) < len(self.buffers):
             grown = np.full(max(len(self.buffers), 2 * len(self._bases)), -1, dtype=np.int64)
             grown[: len(self._bases)] = self._bases
             self._bases = grown
         bases = self._bases
-        new = ids[bases[ids] < 0]
-        if len(new):
-            order = np.argsort(first[bases[ids] < 0], kind="stable")
-            for pid in new[order]:
+        fresh = np.flatnonzero(bases[bufs] < 0)
+        if len(fresh):  # buffers touched for the first time: bases in first-touch order
+            ids, first = np.unique(bufs[fresh], return_index=True)
+            for pid in ids[np.argsort(first, kind="stable")]:
                 kind, obj, _ = self.buffers[int(pid)]
                 bases[pid] = self.base_of(kind, obj)
         offs = (a >> OFF_SHIFT) & (OFF_LIMIT - 1)
@@ -458,6 +457,24 @@ class _MemInfo:
 
 _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
 
+EVENT_NAMES = frozenset(
+    (
+        "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
+        "region.alloc", "region.dealloc", "stream.fifo_alloc", "stream.fifo_dealloc",
+        "stream.acquire_write", "stream.acquire_read", "stream.commit", "stream.prefetch",
+        "stream.release", "stream.wait",
+    )
+)  # fmt: skip
+"""Ops run as events (`Trace.event`): the interpreter's implementation, model hooks."""
+
+
+def simple_body(block: Block) -> bool:
+    """A loop body that is a single segment without events: counted in bulk."""
+    return all(
+        not op.regions and not isinstance(op, func.CallOp) and op.name not in EVENT_NAMES
+        for op in block.ops
+    )
+
 
 def _elsize(t: Any) -> int:
     if isinstance(t, IndexType):
@@ -484,6 +501,8 @@ class _FunctionCompiler:
         self.prov: dict[SSAValue, str] = {}  # record tapes and tape caches
         self.counter = 0
         self.has_access = False
+        self.offsets: list[dict[tuple[str, tuple[str, ...]], str]] = []
+        """Flat offsets computed so far, per enclosing block (reused: same SSA indices)."""
 
     # -- naming ----------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -563,11 +582,16 @@ class _FunctionCompiler:
         if info is None:
             raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
         terms = [i if s == "1" else f"{i} * {s}" for i, s in zip(indices, info.strides, strict=True)]
-        if len(terms) == 1 and terms[0].isidentifier():
+        key = (info.obj, tuple(indices))
+        known = next((scope[key] for scope in reversed(self.offsets) if key in scope), None)
+        if known is not None:
+            off = known
+        elif len(terms) == 1 and terms[0].isidentifier():
             off = terms[0]
         else:
             off = self.fresh("o")
             self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
+            self.offsets[-1][key] = off
         if info.base is not None:
             sid = self.cm.new_sid(op)
             low = (sid << SID_SHIFT) | (1 if write else 0)
@@ -582,15 +606,25 @@ class _FunctionCompiler:
         self.emit(indent, f"else: _FIRST({k})")
         return ops
 
-    def block(self, block: Block, indent: int, args: Sequence[str] | None = None) -> list[str]:
-        """Emit `block`'s ops; returns the names of the terminator's operands."""
+    def block(
+        self,
+        block: Block,
+        indent: int,
+        args: Sequence[str] | None = None,
+        counted: list[Operation] | None = None,
+    ) -> list[str]:
+        """Emit `block`'s ops; returns the names of the terminator's operands.
+
+        `counted`: the block is one segment whose counter the caller maintains (a loop
+        body counted in bulk, see `simple_body`)."""
         if args is not None:
             for a, name in zip(block.args, args, strict=True):
                 self.names[a] = name
         for a in block.args:
             if a in self.names and not isinstance(a.type, IndexType):
                 self.bind(a, indent, block.parent_op() or self.fn)
-        seg = self.segment(indent)
+        seg = counted if counted is not None else self.segment(indent)
+        self.offsets.append({})
         yielded: list[str] = []
         last = block.last_op
         for op in block.ops:
@@ -602,6 +636,7 @@ class _FunctionCompiler:
                 self.op(op, indent)
                 if isinstance(op, _NESTING) and op is not last:
                     seg = self.segment(indent)
+        self.offsets.pop()
         return yielded
 
     def terminator(self, op: Operation, indent: int) -> list[str]:
@@ -614,8 +649,27 @@ class _FunctionCompiler:
         raise UnsupportedOpError(op)
 
     def assign(self, indent: int, targets: Sequence[str], sources: Sequence[str]) -> None:
-        if targets:
-            self.emit(indent, f"{', '.join(targets)}, = {', '.join(sources)},")
+        pairs = [(t, s) for t, s in zip(targets, sources, strict=True) if t != s]
+        if len(pairs) == 1:
+            self.emit(indent, f"{pairs[0][0]} = {pairs[0][1]}")
+        elif pairs:
+            self.emit(indent, f"{', '.join(t for t, _ in pairs)} = {', '.join(s for _, s in pairs)}")
+
+    def loop_header(self, indent: int, body: Block, rng: str, iv: str) -> list[Operation] | None:
+        """`for iv in rng:`; a simple body (one segment, no events) is counted in bulk
+        before the loop (its ops get their PCs there, as they would at its first
+        iteration), and gets no flush check. Returns that segment's op list."""
+        if not simple_body(body):
+            self.emit(indent, f"for {iv} in {rng}:")
+            return None
+        k, ops = self.cm.new_segment()
+        r, n = self.fresh("r"), self.fresh("n")
+        self.emit(indent, f"{r} = {rng}; {n} = len({r})")
+        self.emit(indent, f"if {n}:")
+        self.emit(indent + 1, f"if _BC[{k}]: _BC[{k}] += {n}")
+        self.emit(indent + 1, f"else: _FIRST({k}); _BC[{k}] += {n} - 1")
+        self.emit(indent, f"for {iv} in {r}:")
+        return ops
 
     # -- ops -------------------------------------------------------------------------------
     def op(self, op: Operation, indent: int) -> None:
@@ -690,20 +744,20 @@ def emitter(*names: str) -> Callable[[Emitter], Emitter]:
 
 @emitter("arith.constant")
 def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """Constants become literals at their uses (or `_K[i]` for inf/nan)."""
     assert isinstance(op, arith.ConstantOp)
     value = op.value
-    r = c.define(op.result)
     if isinstance(value, IntegerAttr):
         v = value.value.data
         if isinstance(value.type, IndexType):
             v = to_signed(v, INDEX_BITWIDTH)
-        c.emit(indent, f"{r} = {v!r}")
+        c.names[op.result] = f"({v!r})" if v < 0 else repr(v)
     elif isinstance(value, FloatAttr):
         v = value.value.data
         if math.isfinite(v):
-            c.emit(indent, f"{r} = {v!r}")
+            c.names[op.result] = f"({v!r})" if math.copysign(1.0, v) < 0 else repr(v)
         else:
-            c.emit(indent, f"{r} = {c.cm.const(v)}")
+            c.names[op.result] = c.cm.const(v)
     else:
         c.fallback(op, indent)
 
@@ -798,7 +852,8 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     sym = _INT_BIN[op.name]
     if w == 64:
         c.emit(indent, f"{r} = {a} {sym} {b}")
-        c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
+        if not isinstance(op.results[0].type, IndexType):
+            c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
     else:
         c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})")
 
@@ -818,6 +873,13 @@ def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     r, a, b = _bin(c, op)
+    if w == 64 and op.name in ("arith.divsi", "arith.remsi"):
+        d = r if op.name == "arith.divsi" else c.fresh("d")
+        c.emit(indent, f"{d} = abs({a}) // abs({b})")
+        c.emit(indent, f"if ({a} > 0) != ({b} > 0): {d} = -{d}")
+        if op.name == "arith.remsi":
+            c.emit(indent, f"{r} = {a} - {d} * {b}")
+        return
     c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b}, {w})")
 
 
@@ -910,12 +972,12 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     iv = c.fresh("i")
     carried = [c.fresh("c") for _ in op.iter_args]
     c.assign(indent, carried, [c.use(v) for v in op.iter_args])
-    c.emit(indent, f"for {iv} in range({lb}, {ub}, {step}):")
+    counted = c.loop_header(indent, body, f"range({lb}, {ub}, {step})", iv)
     before = c.has_access
     c.has_access = False
-    yielded = c.block(body, indent + 1, [iv, *carried])
+    yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
-    if c.has_access:
+    if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
     results = [c.define(r) for r in op.results]
@@ -1001,12 +1063,13 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     iv = c.fresh("i")
     carried = [c.fresh("c") for _ in op.inits]
     c.assign(indent, carried, [c.use(v) for v in op.inits])
-    c.emit(indent, f"for {iv} in range({lb}, {ub}, {op.step.value.data}):")
+    body = op.body.block
+    counted = c.loop_header(indent, body, f"range({lb}, {ub}, {op.step.value.data})", iv)
     had = c.has_access
     c.has_access = False
-    y = c.block(op.body.block, indent + 1, [iv, *carried])
+    y = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, y)
-    if c.has_access:
+    if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or had
     results = [c.define(r) for r in op.results]
