@@ -12,7 +12,7 @@ For each kernel it runs the function four ways and prints rates:
 - `cache`: the cache simulator alone on the address stream the model recorded.
 `--no-model` skips the op-by-op runs (for kernels too large for the interpreter).
 Ops are every interpreted op (OpCounter semantics); accesses are core memory accesses
-(L1 + scratchpad). The numba JIT is warmed up before timing (and cached on disk).
+(L1 + scratchpad). Rates are per CPU second of this process (`--wall`: per wall second). The numba JIT is warmed up before timing (and cached on disk).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ from tapeflow.hwmodel.config import load_machine
 from tapeflow.hwmodel.model import HardwareModel
 
 ROOT = Path(__file__).resolve().parent
+
+_clock = time.process_time
+"""CPU seconds of this process (the machine is shared: wall time depends on the load);
+`--wall` switches to wall-clock time."""
 
 STREAM = """
 func.func @stream(%a: memref<{n}xf64>, %b: memref<{n}xf64>) -> f64 {{
@@ -78,21 +82,23 @@ class _Recorder(HardwareModel):
         super().flush()
 
 
-def measure(name: str, text: str, backend: str, op_by_op: bool = True) -> dict[str, float]:
+def measure(name: str, text: str, backend: str, op_by_op: bool = True,
+            entry: str | None = None, scalars: list[str] | None = None) -> dict[str, float]:
     import json
 
     from tapeflow.hwmodel.fastsim import simulate_fast
 
     module = runner.load_module(text, name)
-    func_op = runner.find_function(module, None)
+    func_op = runner.find_function(module, entry)
     entry = func_op.sym_name.data
-    args = _inputs(name, func_op)
+    args = _inputs(name, func_op) if not scalars else runner.make_arguments(
+        func_op, seed=0, scalars=scalars)  # fmt: skip
     machine = load_machine()
 
-    t0 = time.perf_counter()
+    t0 = _clock()
     fast = simulate_fast(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args],
                          machine, backend=backend)  # fmt: skip
-    t_fast = time.perf_counter() - t0
+    t_fast = _clock() - t0
     fc = fast.model.counts
     out = {"ops": float(sum(fc.ops)), "accesses": float(fc.loads + fc.stores),
            "t_fast": t_fast, "t_interp": 0.0, "t_model": 0.0, "t_cache": 0.0,
@@ -100,15 +106,15 @@ def measure(name: str, text: str, backend: str, op_by_op: bool = True) -> dict[s
     if not op_by_op:
         return out
 
-    t0 = time.perf_counter()
+    t0 = _clock()
     runner.run_function(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args])
-    t_interp = time.perf_counter() - t0
+    t_interp = _clock() - t0
 
     model = _Recorder(machine, backend=backend)
-    t0 = time.perf_counter()
+    t0 = _clock()
     run = runner.run_function(module, entry, args, listeners=[model])
     model.finish()
-    t_model = time.perf_counter() - t0
+    t_model = _clock() - t0
     from tapeflow.hwmodel.report import build_report
 
     ref = build_report(model, runner.format_json(run)["results"])
@@ -119,10 +125,10 @@ def measure(name: str, text: str, backend: str, op_by_op: bool = True) -> dict[s
     n_acc = c.loads + c.stores
 
     sim = CacheSim(CacheParams.from_machine(machine), backend=backend)
-    t0 = time.perf_counter()
+    t0 = _clock()
     for packed in model.batches:
         sim.access_batch(packed >> 17, (packed >> 1) & 0xFFFF, packed & 1)
-    t_cache = time.perf_counter() - t0
+    t_cache = _clock() - t0
     n_cached = sum(len(b) for b in model.batches)
     assert sim.counters == model.cache.counters
     assert (n_ops, n_acc) == (out["ops"], out["accesses"])
@@ -137,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stream", type=int, default=65536, help="size of the stream kernel")
     p.add_argument("--backend", default="auto", choices=["auto", "numba", "python"])
     p.add_argument("--no-model", action="store_true", help="skip the op-by-op runs")
+    p.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
+    p.add_argument("--entry", help="function to run in every file (default: the only one)")
+    p.add_argument("--args", nargs="*", default=[], help="scalar arguments (tapeflow-run)")
     args = p.parse_args(argv)
+    global _clock
+    if args.wall:
+        _clock = time.perf_counter
 
     # Warm up (JIT / load the cached machine code).
     CacheSim(CacheParams(), backend=args.backend).access_batch([64], [0], [0])
@@ -155,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, text in work:
         label = Path(name).name if name.endswith(".mlir") else name
         try:
-            r = measure(name, text, args.backend, not args.no_model)
+            r = measure(name, text, args.backend, not args.no_model,
+                        args.entry if name.endswith(".mlir") else None,
+                        args.args if name.endswith(".mlir") else None)  # fmt: skip
         except Exception as e:  # report and go on with the other kernels
             print(f"{label:<20} error: {str(e).splitlines()[0]}")
             continue
