@@ -35,7 +35,8 @@ def _copy(args: Sequence[Any]) -> list[Any]:
 def loss(module: ModuleOp, name: str, args: Sequence[Any], seeds, weights) -> float:
     args = _copy(args)
     result = run_function(module, name, args)
-    total = sum(s * r for s, r in zip(seeds, result.results, strict=True))
+    floats = [r for r, t in zip(result.results, result.result_types, strict=True) if is_float(t)]
+    total = sum(s * r for s, r in zip(seeds, floats, strict=True))
     for p, w in weights.items():
         total += float(np.sum(w * args[p]))
     return float(total)

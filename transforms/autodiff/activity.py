@@ -79,6 +79,8 @@ class Activity:
             self._edge(op.memref, op.res)
         elif isinstance(op, memref.StoreOp):
             self._edge(op.value, op.memref)
+        elif isinstance(op, memref.CopyOp):
+            self._edge(op.source, op.destination)
         elif isinstance(op, scf.ForOp):
             body = op.body.block
             yield_ = body.last_op
@@ -134,6 +136,8 @@ class Activity:
             return True
         if isinstance(op, memref.StoreOp):
             return self.is_active(op.memref)
+        if isinstance(op, memref.CopyOp):
+            return self.is_active(op.destination)
         if isinstance(op, scf.ForOp):
             return any(self.is_active(a) for a in op.body.block.args[1:])
         if isinstance(op, scf.WhileOp):

@@ -133,6 +133,8 @@ class Gradient:
                     continue
                 if isinstance(op, memref.StoreOp) and v is not op.memref:
                     continue
+                if isinstance(op, memref.CopyOp) and v is not op.destination:
+                    continue
                 if isinstance(op, memref.DeallocOp) and op.parent_op() is fn:
                     continue  # moved after the reverse sweep
                 self.writers[v].append(op)

@@ -14,6 +14,13 @@
 | y = cos x      | dx += -d*sin x                       |
 | y = tanh x     | dx += d*(1-y*y)                      |
 | y = atan x     | dx += d/(1+x*x)                      |
+| y = tan x      | dx += d*(1+y*y)                      |
+| asin/acos      | dx += +-d/sqrt(1-x*x)                |
+| asinh/acosh    | dx += d/sqrt(x*x+-1)                 |
+| atanh          | dx += d/(1-x*x)                      |
+| erf            | dx += d*2/sqrt(pi)*exp(-x*x)         |
+| cbrt           | dx += d/(3*y*y)                      |
+| r = atan2 y, x | dy += d*x/(x*x+y*y); dx += -d*y/(x*x+y*y) |
 | y = sinh/cosh  | dx += d*cosh x / d*sinh x            |
 | y = powf a, b  | da += d*b*pow(a, b-1); db += d*y*log a (only if b is active) |
 | y = fpowi a, n | da += d*n*fpowi(a, n-1)              |
@@ -102,6 +109,34 @@ def _fma(g: ReverseBuilder, op: math.FmaOp) -> None:
     g.accumulate(op.c, d)
 
 
+def _atan2(g: ReverseBuilder, op: math.Atan2Op) -> None:
+    """r = atan2(y, x): dy += d*x/(x*x+y*y), dx += -d*y/(x*x+y*y)."""
+    d = g.adjoint(op.result)
+    if d is None:
+        return
+    y, x = g.primal(op.lhs), g.primal(op.rhs)
+    den = _add(g, mul(g, x, x), mul(g, y, y))
+    if g.is_active(op.lhs):
+        g.accumulate(op.lhs, div(g, mul(g, d, x), den))
+    if g.is_active(op.rhs):
+        g.accumulate(op.rhs, neg(g, div(g, mul(g, d, y), den)))
+
+
+def _one_minus_x2(g: ReverseBuilder, op: Operation, sign: float = -1.0) -> SSAValue:
+    """1 - x*x (sign=-1) or x*x + 1 (sign=+1) or x*x - 1 (sign=0)."""
+    x = _x(g, op)
+    x2 = mul(g, x, x)
+    if sign < 0:
+        return _ins(g, arith.SubfOp(_c(g, 1.0, x), x2))
+    if sign > 0:
+        return _add(g, x2, _c(g, 1.0, x))
+    return _ins(g, arith.SubfOp(x2, _c(g, 1.0, x)))
+
+
+def _sqrt(g: ReverseBuilder, v: SSAValue) -> SSAValue:
+    return _ins(g, math.SqrtOp(v))
+
+
 def _absf(g: ReverseBuilder, op: Operation, d: SSAValue) -> SSAValue:
     x = _x(g, op)
     negative = _ins(g, arith.CmpfOp(x, _c(g, 0.0, x), "olt"))
@@ -150,6 +185,27 @@ RULES: dict[type[Operation], Rule] = {
             g, d, _add(g, _c(g, 1.0, d), mul(g, _x(g, op), _x(g, op)))
         )
     ),
+    math.TanOp: _unary(
+        lambda g, op, d: mul(g, d, _add(g, _c(g, 1.0, d), mul(g, _y(g, op), _y(g, op))))
+    ),
+    math.AsinOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, -1.0)))),
+    math.AcosOp: _unary(
+        lambda g, op, d: neg(g, div(g, d, _sqrt(g, _one_minus_x2(g, op, -1.0))))
+    ),
+    math.AsinhOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, 1.0)))),
+    math.AcoshOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, 0.0)))),
+    math.AtanhOp: _unary(lambda g, op, d: div(g, d, _one_minus_x2(g, op, -1.0))),
+    math.ErfOp: _unary(
+        lambda g, op, d: mul(
+            g,
+            mul(g, d, _c(g, 2.0 / pymath.sqrt(pymath.pi), d)),
+            _ins(g, math.ExpOp(neg(g, mul(g, _x(g, op), _x(g, op))))),
+        )
+    ),
+    math.CbrtOp: _unary(
+        lambda g, op, d: div(g, d, mul(g, _c(g, 3.0, d), mul(g, _y(g, op), _y(g, op))))
+    ),
+    math.Atan2Op: _atan2,
     math.AbsFOp: _unary(_absf),
     math.PowFOp: _powf,
     math.FPowIOp: _fpowi,
