@@ -830,3 +830,70 @@ func.func @f(%x: memref<6xf64>, %n: i32) -> f64 attributes {tapeflow.autodiff} {
 @pytest.mark.parametrize("n", [0, 4, 6])
 def test_i32_loop_bounds(n: int):
     assert rel_err(I32_LOOP, "f", [np.linspace(0.1, 0.9, 6), n]) <= TOL
+
+
+SWAP = """
+// iter_args that swap every iteration, and a loop whose yield is an outer value.
+func.func @swap(%x: f64, %y: f64, %n: index) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x, %b = %y) -> (f64, f64) {
+    %p = arith.mulf %a, %b : f64
+    %s = math.sin %p : f64
+    scf.yield %s, %a : f64, f64
+  }
+  %q = scf.for %i = %c0 to %n step %c1 iter_args(%a = %r#1) -> (f64) {
+    scf.yield %x : f64
+  }
+  %out = arith.mulf %r#0, %q : f64
+  func.return %out : f64
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_swapping_iter_args_and_yield_of_outer_value(n: int):
+    assert rel_err(SWAP, "swap", [0.7, 1.2, n]) <= TOL
+
+
+WHILE_INDEX = """
+// A while loop walking an index through memory, with a branch inside: the index
+// (a while-loop argument) is cached, the loads are recomputed from it.
+func.func @walk(%x: memref<8xf64>, %s: f64) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f64
+  %lim = arith.constant 2.0 : f64
+  %r:2 = scf.while (%i = %c0, %acc = %z) : (index, f64) -> (index, f64) {
+    %in = arith.cmpi slt, %i, %c8 : index
+    %small = arith.cmpf olt, %acc, %lim : f64
+    %go = arith.andi %in, %small : i1
+    scf.condition(%go) %i, %acc : index, f64
+  } do {
+  ^bb0(%j: index, %a: f64):
+    %v = memref.load %x[%j] : memref<8xf64>
+    %pos = arith.cmpf ogt, %v, %z : f64
+    %t = scf.if %pos -> (f64) {
+      %m = arith.mulf %v, %s : f64
+      %e = math.exp %m : f64
+      scf.yield %e : f64
+    } else {
+      %m = arith.mulf %v, %v : f64
+      scf.yield %m : f64
+    }
+    %a1 = arith.addf %a, %t : f64
+    %j1 = arith.addi %j, %c1 : index
+    scf.yield %j1, %a1 : index, f64
+  }
+  %out = arith.mulf %r#1, %s : f64
+  func.return %out : f64
+}
+"""
+
+
+@pytest.mark.parametrize("policy", ["min-tape", "cache-all"])
+def test_while_with_index_and_branch(policy: str):
+    x = np.array([0.1, -0.3, 0.25, -0.2, 0.4, 0.3, -0.1, 0.2])
+    assert rel_err(WHILE_INDEX, "walk", [x, 0.9], policy=policy) <= TOL
+    assert rel_err(WHILE_INDEX, "walk", [x * 0.01, 0.9], policy=policy) <= TOL  # all 8 steps
