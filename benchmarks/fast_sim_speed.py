@@ -1,0 +1,221 @@
+"""Speed of the compiled fast path (hwmodel.compiled + hwmodel.fastsim) vs the op-by-op model.
+
+    python benchmarks/fast_sim_speed.py                          # gemm, mlp, lstm
+    python benchmarks/fast_sim_speed.py --kernels gemm --stages lower-tape,tapeflow
+    python benchmarks/fast_sim_speed.py --json out.json
+
+For each kernel and pipeline stage (`lower-tape`: the Enzyme-layout baseline,
+`tapeflow`: the whole pipeline, ...) it prints:
+- `fast@default`: `simulate_fast` on the default-size kernel (the evaluation's workload):
+  simulated ops and memory accesses (L1 + scratchpad) per second, with the split between
+  running the compiled code (`exec`) and the rest (cache simulator, timing, report);
+- `model@default`: the op-by-op model on the first `--model-ops` ops of the same run (a
+  whole default-size run would take many minutes): its rates over that prefix;
+- `fast@small` and `model@small`: the compiled path and the op-by-op model
+  (`hwmodel.model.simulate`, an interpreter listener) on the small size, where the
+  op-by-op model finishes in seconds, and their ratio; the two reports are compared
+  (`same` = identical reports).
+Rates use process CPU time (`time.process_time`), which a loaded machine perturbs less
+than wall time; wall time is printed too. The numba cache kernel is warmed up first.
+Sibling script: benchmarks/sim_speed.py (the hardware model's own benchmark).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+STAGES = {
+    "primal": None,
+    "autodiff": "tapeflow-autodiff",
+    "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
+    "regions": "tapeflow-autodiff,tapeflow-regions",
+    "tapeflow": "tapeflow",
+}
+
+
+def build(kernel: Any, size: str, stage: str) -> tuple[Any, str, list[Any]]:
+    from xdsl.dialects.builtin import MemRefType
+    from xdsl.passes import PassPipeline
+
+    from tapeflow import runner
+    from tapeflow.registry import get_all_passes, make_context
+
+    module = runner.load_module(kernel.source(size), f"{kernel.name}.mlir")
+    spec = STAGES[stage]
+    if spec is None:
+        return module, kernel.entry, kernel.inputs(size)
+    PassPipeline.parse_spec(get_all_passes(), spec).apply(make_context(), module)
+    fn = runner.find_function(module, kernel.grad_entry)
+    nscal = sum(1 for t in fn.function_type.inputs.data if not isinstance(t, MemRefType))
+    return module, kernel.grad_entry, runner.make_arguments(fn, seed=0, scalars=[1.0] * nscal)
+
+
+def counts(report: dict[str, Any]) -> tuple[int, int]:
+    ops = sum(report["ops"]["by_class"].values())
+    levels = report["levels"]
+    return ops, levels["L1"]["accesses"] + levels["SPM"]["accesses"]
+
+
+def timed(fn: Any) -> tuple[Any, float, float]:
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.process_time() - c0, time.perf_counter() - w0
+
+
+def fast_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
+    from tapeflow.hwmodel.compiled import CompiledModule, Trace
+    from tapeflow.hwmodel.fastsim import run_compiled, simulate_fast
+
+    program, t_compile, _ = timed(lambda: CompiledModule(module))
+
+    class _NoSink(Trace):
+        def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
+            pass
+
+    _, t_exec, _ = timed(lambda: run_compiled(program, entry, copy.deepcopy(args),
+                                              _NoSink(program)))  # fmt: skip
+    result, t_cpu, t_wall = timed(lambda: simulate_fast(program, entry, copy.deepcopy(args)))
+    ops, acc = counts(result.report)
+    return {
+        "compile_s": t_compile, "exec_s": t_exec, "cpu_s": t_cpu, "wall_s": t_wall,
+        "ops": ops, "accesses": acc, "ops_per_s": ops / t_cpu, "accesses_per_s": acc / t_cpu,
+        "report": result.report,
+    }  # fmt: skip
+
+
+def model_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
+    from tapeflow.hwmodel.model import simulate
+
+    result, t_cpu, t_wall = timed(lambda: simulate(module, entry, copy.deepcopy(args)))
+    ops, acc = counts(result.report)
+    return {
+        "cpu_s": t_cpu, "wall_s": t_wall, "ops": ops, "accesses": acc,
+        "ops_per_s": ops / t_cpu, "accesses_per_s": acc / t_cpu, "report": result.report,
+    }  # fmt: skip
+
+
+class _Stop(Exception):
+    pass
+
+
+def model_prefix(module: Any, entry: str, args: list[Any], limit: int) -> dict[str, Any]:
+    """The op-by-op model on the first `limit` ops of a run (it is too slow for a whole
+    default-size run): rates over that prefix."""
+    from xdsl.interpreter import Interpreter
+
+    from tapeflow import runner
+    from tapeflow.hwmodel.model import HardwareModel
+
+    model = HardwareModel()
+
+    class Limit(Interpreter.Listener):
+        n = 0
+
+        def will_interpret_op(self, op: Any, a: Any) -> None:
+            self.n += 1
+            if self.n > limit:
+                raise _Stop
+
+    stopper = Limit()
+
+    def go() -> None:
+        try:
+            runner.run_function(module, entry, copy.deepcopy(args), listeners=[model, stopper])
+        except Exception as e:  # runner re-raises as InterpretationError
+            if not isinstance(e, _Stop) and not isinstance(e.__cause__, _Stop):
+                raise
+
+    _, t_cpu, t_wall = timed(go)
+    model.flush()
+    ops = sum(model.counts.ops)
+    acc = model.counts.loads + model.counts.stores
+    return {
+        "cpu_s": t_cpu, "wall_s": t_wall, "ops": ops, "accesses": acc,
+        "ops_per_s": ops / t_cpu, "accesses_per_s": acc / t_cpu,
+    }  # fmt: skip
+
+
+def warm_up() -> None:
+    from tapeflow import runner
+    from tapeflow.hwmodel.fastsim import simulate_fast
+
+    text = """func.func @f(%a: memref<64xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<64xf64>
+  func.return %v : f64
+}"""
+    import numpy as np
+
+    simulate_fast(runner.load_module(text, "w.mlir"), "f", [np.zeros(64)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", default="gemm,mlp,lstm")
+    parser.add_argument("--stages", default="lower-tape,tapeflow")
+    parser.add_argument("--size", default="default", help="size for the fast path")
+    parser.add_argument("--no-model", action="store_true", help="skip the op-by-op runs")
+    parser.add_argument("--model-ops", type=int, default=1_000_000,
+                        help="ops of the default-size run the op-by-op model simulates")
+    parser.add_argument("--json", help="write the numbers (without reports) to this file")
+    args = parser.parse_args(argv)
+
+    from benchmarks.kernels import KERNELS
+
+    warm_up()
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (rates use process CPU time)")
+    header = (f"{'kernel':<12}{'stage':<12}{'path':<14}{'ops':>11}{'accesses':>11}"
+              f"{'cpu s':>8}{'wall s':>8}{'Mops/s':>8}{'Macc/s':>8}  notes")  # fmt: skip
+    print(header)
+    print("-" * len(header))
+    rows: list[dict[str, Any]] = []
+
+    def line(kernel: str, stage: str, path: str, r: dict[str, Any], note: str = "") -> None:
+        print(f"{kernel:<12}{stage:<12}{path:<14}{r['ops']:>11}{r['accesses']:>11}"
+              f"{r['cpu_s']:>8.2f}{r['wall_s']:>8.2f}{r['ops_per_s'] / 1e6:>8.2f}"
+              f"{r['accesses_per_s'] / 1e6:>8.2f}  {note}")  # fmt: skip
+        rows.append({"kernel": kernel, "stage": stage, "path": path}
+                    | {k: v for k, v in r.items() if k != "report"})  # fmt: skip
+        sys.stdout.flush()
+
+    for name in args.kernels.split(","):
+        kernel = KERNELS[name]
+        for stage in args.stages.split(","):
+            module, entry, fargs = build(kernel, args.size, stage)
+            r = fast_run(module, entry, fargs)
+            note = (f"exec {r['exec_s']:.2f}s, compile {r['compile_s']:.2f}s, "
+                    f"tape {r['report']['tape_bytes'] / 2**20:.1f} MiB")  # fmt: skip
+            line(name, stage, f"fast@{args.size}", r, note)
+            if args.no_model:
+                continue
+            p = model_prefix(module, entry, fargs, args.model_ops)
+            line(name, stage, f"model@{args.size}", p,
+                 f"first {args.model_ops} ops only; fast is {r['ops_per_s'] / p['ops_per_s']:.1f}x"
+                 " faster per op")  # fmt: skip
+            module, entry, fargs = build(kernel, "small", stage)
+            f = fast_run(module, entry, fargs)
+            m = model_run(module, entry, fargs)
+            same = json.dumps(f["report"], sort_keys=True, default=str) == json.dumps(
+                m["report"], sort_keys=True, default=str
+            )
+            line(name, stage, "fast@small", f, "same report" if same else "REPORTS DIFFER")
+            line(name, stage, "model@small", m, f"fast is {m['cpu_s'] / f['cpu_s']:.1f}x faster")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"load": load, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
