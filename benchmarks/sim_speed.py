@@ -12,7 +12,8 @@ For each kernel it runs the function four ways and prints rates:
 - `cache`: the cache simulator alone on the address stream the model recorded.
 `--no-model` skips the op-by-op runs (for kernels too large for the interpreter).
 Ops are every interpreted op (OpCounter semantics); accesses are core memory accesses
-(L1 + scratchpad). Rates are per CPU second of this process (`--wall`: per wall second). The numba JIT is warmed up before timing (and cached on disk).
+(L1 + scratchpad). Rates are per CPU second of this process (`--wall`: per wall
+second). The numba JIT is warmed up before timing (and cached on disk).
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from tapeflow import runner
 from tapeflow.hwmodel.cache import CacheParams, CacheSim
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.hwmodel.model import HardwareModel
+
+from tapeflow import runner
 
 ROOT = Path(__file__).resolve().parent
 

@@ -59,14 +59,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from tapeflow.hwmodel.cache import CacheParams, CacheSim
+from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
-from tapeflow.hwmodel.cache import CacheParams, CacheSim
-from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD = range(7)
@@ -146,9 +146,8 @@ def classify(op: Operation) -> str:
 
 def _elsize(t: Attribute) -> int:
     """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
-    from xdsl.dialects.builtin import MemRefType
-
     from tapeflow.dialects.region import field_size
+    from xdsl.dialects.builtin import MemRefType
 
     if isinstance(t, MemRefType):
         return 8
@@ -227,7 +226,6 @@ class HardwareModel(Interpreter.Listener):
             ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core"), 0.0
         )
         self._phases = 0
-        self._tape_memrefs: set[int] = set()
         m = self.machine
         self._spm_capacity = m.spm_size
         self._ops = m.ops
@@ -337,11 +335,10 @@ class HardwareModel(Interpreter.Listener):
             buf = results[0]
             if h[2]:
                 self._spm_alloc(op, id(buf), buf, buf.size_bytes)
-                self.counts.tape_spm_bytes = max(
-                    self.counts.tape_spm_bytes,
-                    sum(b.size_bytes for b, _ in self._spm_objects.values()
-                        if hasattr(b, "size_bytes")),  # fmt: skip
+                tiles = sum(
+                    b.size_bytes for b, _ in self._spm_objects.values() if hasattr(b, "size_bytes")
                 )
+                self.counts.tape_spm_bytes = max(self.counts.tape_spm_bytes, tiles)
             else:
                 self._tape_alloc(id(buf), buf, buf.size_bytes)
         elif kind == _FIFO:
@@ -650,8 +647,9 @@ def simulate(
 ) -> SimResult:
     """Runs `entry(*args)` with the model listening (through `tapeflow.runner`, so values
     and errors are exactly `tapeflow-run`'s); returns the run, the model and its report."""
-    from tapeflow import runner
     from tapeflow.hwmodel.report import build_report
+
+    from tapeflow import runner
 
     model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
     run = runner.run_function(module, entry, args, listeners=[model])

@@ -29,9 +29,8 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from xdsl.utils.exceptions import InterpretationError
-
 from tapeflow.hwmodel.config import OP_CLASSES
+from xdsl.utils.exceptions import InterpretationError
 
 if TYPE_CHECKING:
     from tapeflow.hwmodel.model import HardwareModel
@@ -249,7 +248,8 @@ def format_table(report: dict[str, Any]) -> str:
     s = report["sram"]
     out.append(f"SRAM in use: {_fmt(s['in_use_bytes'])} B ({s['in_use_is']}; caches "
                f"{_fmt(s['cache_capacity_bytes'])} B, scratchpad high-water "
-               f"{_fmt(s['spm_high_water_bytes'])} B of {_fmt(s['spm_capacity_bytes'])} B)")  # fmt: skip
+               f"{_fmt(s['spm_high_water_bytes'])} B of "
+               f"{_fmt(s['spm_capacity_bytes'])} B)")  # fmt: skip
     out.append(f"tape bytes: {_fmt(report['tape_bytes'])} in DRAM, "
                f"{_fmt(report['tape_spm_bytes'])} in scratchpad tiles")  # fmt: skip
     for r in report["results"]:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tapeflow.hwmodel.config import ConfigError, load_machine
+from tapeflow.hwmodel.model import simulate
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
-from tapeflow.hwmodel.config import ConfigError, load_machine
-from tapeflow.hwmodel.model import simulate
 
 LINE = 64
 
@@ -130,7 +130,8 @@ def test_dma_takes_setup_plus_bytes_over_bandwidth(k: int, setup: int, bw: float
     expected = setup + nbytes / bw
     d = r.report["dma"]
     assert d["transfers"] == 2
-    assert d["bytes_to_dram"] == nbytes and d["bytes_to_spm"] == nbytes
+    assert d["bytes_to_dram"] == nbytes
+    assert d["bytes_to_spm"] == nbytes
     assert d["stalls"] == 2
     assert d["stall_cycles"] == pytest.approx(2 * expected)
     t = r.report["cycle_terms"]
@@ -306,11 +307,13 @@ def test_dram_record_tape_through_caches():
 
 def test_config_overrides_and_errors(tmp_path: Path):
     m = load_machine(overrides=["l2.size=262144", "prefetch.enabled=false"])
-    assert m.l2.size == 262144 and m.raw["prefetch"]["enabled"] is False
+    assert m.l2.size == 262144
+    assert m.raw["prefetch"]["enabled"] is False
     f = tmp_path / "m.toml"
     f.write_text("[spm]\nsize = 8192\n[dram]\nbandwidth = 6.4\n")
     m = load_machine(f, ["dram.latency=200"])
-    assert m.spm_size == 8192 and m.get("dram", "bandwidth") == 6.4
+    assert m.spm_size == 8192
+    assert m.get("dram", "bandwidth") == 6.4
     assert m.get("dram", "latency") == 200
     # 8 KiB: 0.6 * 10 pJ * sqrt(1) = 6 pJ; latency round(4 * (1/4)^0.36) = 2 cycles.
     assert m.spm_access_energy_pj == pytest.approx(6.0)
@@ -370,7 +373,8 @@ def test_cli_json_and_table(tmp_path: Path):
     assert math.isclose(rep["results"][0]["value"], expect, rel_tol=1e-12)
     p = _cli(str(f), "--entry", "sum")
     assert p.returncode == 0, p.stderr
-    assert "cycles:" in p.stdout and "energy (pJ):" in p.stdout
+    assert "cycles:" in p.stdout
+    assert "energy (pJ):" in p.stdout
 
 
 @pytest.mark.parametrize(
@@ -386,7 +390,8 @@ def test_cli_errors_have_no_traceback(tmp_path: Path, args: list[str], message: 
     f.write_text(STREAM.format(n=64))
     p = _cli(str(f), *args)
     assert p.returncode == 1
-    assert p.stderr.startswith("error: ") and message in p.stderr
+    assert p.stderr.startswith("error: ")
+    assert message in p.stderr
     assert "Traceback" not in p.stderr
 
 
@@ -395,7 +400,8 @@ def test_cli_scratchpad_overflow(tmp_path: Path):
     f.write_text(DMA.format(k=512, work=0))
     p = _cli(str(f), "--entry", "dma", "--args", "1.0", "--set", "spm.size=1024")
     assert p.returncode == 1
-    assert "scratchpad overflow" in p.stderr and "Traceback" not in p.stderr
+    assert "scratchpad overflow" in p.stderr
+    assert "Traceback" not in p.stderr
 
 
 # ---- the fast (compiled) path must give the op-by-op model's report, number for number

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from tapeflow.hwmodel.cache import CacheParams, CacheSim, numba_available
 
 BACKENDS = ["python", *(["numba"] if numba_available() else [])]
