@@ -42,8 +42,13 @@ phase, whose counts are timed by the T_phase equation (so work after a fence can
 overlap port time spent before it). A program without DMA is one phase. "now" at a DMA
 op is the sum of the closed phases plus the stalls so far (the cache batch is flushed
 first), so a DMA overlaps exactly the compute the program does between issuing it and
-waiting for it. DMA traffic and cache traffic do not contend for DRAM
-bandwidth in this model (a stated simplification).
+waiting for it.
+
+Simplifications (stated, not hidden): DMA and cache traffic do not contend for DRAM
+bandwidth; a prefetched line counts as a hit however late it would arrive; L1/L2/SPM hit
+latencies are taken as hidden by the out-of-order core (only port and bandwidth limits
+and uncovered DRAM misses cost time); freed buffers' addresses are not reused; no
+leakage energy; no register-file or instruction-overhead energy unless configured.
 
 Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
             + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine,
