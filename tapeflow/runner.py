@@ -26,6 +26,9 @@ explicitly is filled as follows:
 - integer, index and i1 element types: zeros (an index that is in bounds for any
   non-empty dimension); give real integer data with `inputs`;
 - an argument listed in `zero`: zeros.
+For a gradient `@F_grad` of `@F` in the same module, `gradient_layout` gives the
+positions to fill the primal arguments as `@F`'s (same data as a run of `@F`) and the
+shadows to zero; `tapeflow-run` applies it by default.
 A memref with a dynamic dimension (`memref<?xf64>`) has no default: give it in `inputs`.
 Scalar arguments (float, integer, index) come from `scalars`, in signature order.
 
@@ -69,6 +72,7 @@ __all__ = [
     "format_json",
     "format_text",
     "from_numpy",
+    "gradient_layout",
     "load_module",
     "make_arguments",
     "parse_scalar",
@@ -255,6 +259,7 @@ def make_arguments(
     scalars: Sequence[str | float | int | bool] = (),
     zero: Sequence[int] = (),
     index_bitwidth: int = 64,
+    fill_positions: Mapping[int, int] | None = None,
 ) -> list[Value]:
     """The arguments for one call of `func_op`, following the module's fill rule.
 
@@ -262,7 +267,9 @@ def make_arguments(
     argument's SSA name in the source (`"A"` for `%A`); memrefs take arrays of their
     shape, scalars Python numbers. `scalars` gives the scalar arguments not in `inputs`,
     in signature order (strings are parsed by type). `zero` lists memref positions to
-    fill with zeros. Raises ToolError when something does not fit.
+    fill with zeros. `fill_positions` maps an argument's position to the position whose
+    default fill it takes (see `gradient_layout`). Raises ToolError when something does
+    not fit.
     """
     arg_types = list(func_op.function_type.inputs.data)
     by_position = _inputs_by_position(func_op, inputs or {})
@@ -291,11 +298,51 @@ def make_arguments(
                     )
                 )
             else:
-                values.append(_default_fill(p, t, seed, index_bitwidth))
+                fill_p = (fill_positions or {}).get(p, p)
+                values.append(_default_fill(fill_p, t, seed, index_bitwidth))
         else:
             raw = by_position[p] if p in by_position else given_scalars[p]
             values.append(_scalar(raw, t, index_bitwidth))
     return values
+
+
+def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, int], list[int]]:
+    """For `@F_grad` made by tapeflow-autodiff from `@F` (also in `module`): which
+    `@F` position each argument mirrors, and the shadow positions.
+
+    Enzyme's convention (docs/CONTRACTS.md): `@F_grad` takes `@F`'s arguments in order,
+    each float memref followed by its shadow, then any seed scalars. Filling argument
+    `q` as `@F`'s argument `p` gives `@F_grad` the same primal data as a run of `@F`;
+    shadows start at zero. Returns `({}, [])` when `func_op` is not such a function.
+    """
+    name = func_op.sym_name.data
+    if not name.endswith("_grad"):
+        return {}, []
+    primal = next(
+        (
+            op
+            for op in module.walk()
+            if isinstance(op, func.FuncOp) and op.sym_name.data == name[: -len("_grad")]
+        ),
+        None,
+    )
+    if primal is None:
+        return {}, []
+    grad_types = list(func_op.function_type.inputs.data)
+    mirror: dict[int, int] = {}
+    shadows: list[int] = []
+    q = 0
+    for p, t in enumerate(primal.function_type.inputs.data):
+        if q >= len(grad_types) or grad_types[q] != t:
+            return {}, []
+        mirror[q] = p
+        q += 1
+        if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
+            if q >= len(grad_types) or grad_types[q] != t:
+                return {}, []
+            shadows.append(q)
+            q += 1
+    return mirror, shadows
 
 
 def _static_shape(position: int, t: MemRefType[Any]) -> list[int]:

@@ -34,6 +34,12 @@ arguments of the function:
       drawn in float64 and rounded to the element type; SEED is --seed (default 0).
       Integer, index and i1 memrefs are filled with zeros. --zero P fills memref P
       with zeros. A memref with a dynamic shape (memref<?xf64>) must be given.
+  gradients (@F_grad made by tapeflow-autodiff from @F, both in the module)
+      @F_grad takes @F's arguments, each float memref followed by its shadow, then
+      the seed (given in --args). Each primal argument is filled as @F's argument at
+      its position in @F, so @F_grad sees the same data as a run of @F, and every
+      shadow starts at zero: after the run the shadows hold the gradients.
+      --plain-fill turns this off (positions in @F_grad, shadows filled too).
   --inputs
       data.npz: arrays named arg0, arg1 ... (or 0, 1 ..., or the argument's SSA name
       in the source, e.g. A for %A) replace the fill rule for those arguments.
@@ -101,6 +107,11 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="P[,P...]",
         help="fill these memref arguments with zeros (e.g. shadows)",
+    )
+    parser.add_argument(
+        "--plain-fill",
+        action="store_true",
+        help="for @F_grad, use the plain fill rule (no primal data, no zero shadows)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
@@ -207,12 +218,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         memrefs = [
             p for p, t in enumerate(func_op.function_type.inputs.data) if isinstance(t, MemRefType)
         ]
+        mirror, shadows = ({}, []) if args.plain_fill else runner.gradient_layout(module, func_op)
         values = runner.make_arguments(
             func_op,
             seed=args.seed,
             inputs=_read_inputs(args.inputs, memrefs),
             scalars=args.args,
-            zero=_zero_positions(args.zero),
+            zero=[*_zero_positions(args.zero), *shadows],
+            fill_positions=mirror,
         )
         result = runner.run_function(module, func_op.sym_name.data, values)
         if args.json:

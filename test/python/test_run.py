@@ -394,3 +394,82 @@ def test_parse_scalar_rejects(text, type_):
     t = runner.find_function(module, "f").function_type.inputs.data[0]
     with pytest.raises(ToolError):
         runner.parse_scalar(text, t)
+
+
+# A primal and a hand-written gradient in tapeflow-autodiff's convention: float memrefs
+# followed by their shadow, integer memrefs unshadowed, active float scalars' gradients
+# returned, the seed last. loss = s * sum_i x[i]^2 (n is unused data).
+PAIR = """
+func.func @f(%x: memref<4xf64>, %n: memref<4xi32>, %s: f64) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %sum = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %a = memref.load %x[%i] : memref<4xf64>
+    %sq = arith.mulf %a, %a : f64
+    %n2 = arith.addf %acc, %sq : f64
+    scf.yield %n2 : f64
+  }
+  %r = arith.mulf %s, %sum : f64
+  func.return %r : f64
+}
+func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>, %n: memref<4xi32>, %s: f64,
+                  %seed: f64) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %two = arith.constant 2.0 : f64
+  %ds = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %a = memref.load %x[%i] : memref<4xf64>
+    %sq = arith.mulf %a, %a : f64
+    %t = arith.mulf %sq, %seed : f64
+    %acc2 = arith.addf %acc, %t : f64
+    %g0 = arith.mulf %a, %two : f64
+    %g1 = arith.mulf %g0, %s : f64
+    %g = arith.mulf %g1, %seed : f64
+    %old = memref.load %dx[%i] : memref<4xf64>
+    %new = arith.addf %old, %g : f64
+    memref.store %new, %dx[%i] : memref<4xf64>
+    scf.yield %acc2 : f64
+  }
+  func.return %ds : f64
+}
+"""
+
+
+def test_gradient_layout():
+    module = runner.load_module(PAIR, "k.mlir")
+    grad = runner.find_function(module, "f_grad")
+    assert runner.gradient_layout(module, grad) == ({0: 0, 2: 1, 3: 2}, [1])
+    assert runner.gradient_layout(module, runner.find_function(module, "f")) == ({}, [])
+
+
+def test_gradient_layout_rejects_a_mismatched_signature():
+    # @f_grad with %s and %n swapped does not follow @f's argument order.
+    src = PAIR.replace("%n: memref<4xi32>, %s: f64,\n", "%s: f64, %n: memref<4xi32>,\n")
+    assert src != PAIR
+    module = runner.load_module(src, "k.mlir")
+    grad = runner.find_function(module, "f_grad")
+    assert runner.gradient_layout(module, grad) == ({}, [])
+
+
+def test_grad_entry_sees_primal_data_and_zero_shadows(capsys, kernel):
+    path = kernel(PAIR)
+    code, out, _ = cli(capsys, path, "--entry", "f_grad", "--args", "1.5", "2.0")
+    assert code == 0
+    x = fill(0, 0, 4).tolist()  # x is argument 0 of @f
+    lines = out.splitlines()
+    assert lines[0] == f"result[0]: f64 = {sum(v * v * 2.0 for v in x)!r}"
+    assert lines[1] == f"arg[0]: memref<4xf64> = {x!r}"
+    assert lines[2] == f"arg[1]: memref<4xf64> = {[0.0 + v * 2.0 * 1.5 * 2.0 for v in x]!r}"
+    assert lines[3] == "arg[2]: memref<4xi32> = [0, 0, 0, 0]"
+    # The primal run sees the same x.
+    _, primal, _ = cli(capsys, path, "--entry", "f", "--args", "1.5")
+    assert f"arg[0]: memref<4xf64> = {x!r}" in primal
+    # --plain-fill: the shadow keeps its fill-rule values, which add to the gradient.
+    _, plain, _ = cli(capsys, path, "--entry", "f_grad", "--plain-fill", "--args", "1.5", "2.0")
+    dx0 = fill(0, 1, 4).tolist()
+    expected = [d + v * 2.0 * 1.5 * 2.0 for d, v in zip(dx0, x)]
+    assert f"arg[1]: memref<4xf64> = {expected!r}" in plain
