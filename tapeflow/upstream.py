@@ -1,7 +1,7 @@
 """Checks TapeFlow's IR with upstream MLIR's own parser and verifier, in process.
 
-Upstream MLIR does not know our dialects, so a module is exported in generic form and
-parsed with unregistered dialects allowed: upstream then checks everything it does know
+Upstream MLIR does not know our dialects, so a module is exported with our ops in generic
+form (upstream ops keep their custom syntax) and parsed with unregistered dialects allowed: upstream then checks everything it does know
 (builtin, func, scf, arith, math, memref, cf, affine: operand and result types, regions,
 symbols, dominance) and accepts our ops as opaque.
 
@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -42,11 +43,39 @@ class UpstreamVerifyException(DiagnosticException):
     """Upstream MLIR rejected the module; the message is upstream's."""
 
 
-def export_generic(module: ModuleOp) -> str:
-    """`module` in generic form, with our dialects renamed for upstream (see module doc)."""
+class _ExportPrinter(Printer):
+    """Prints our ops in generic form and upstream ops in their custom syntax."""
+
+    def print_op(self, op: Operation) -> None:
+        saved = self.print_generic_format
+        self.print_generic_format = saved or op.dialect_name() in OUR_DIALECTS
+        try:
+            super().print_op(op)
+        finally:
+            self.print_generic_format = saved
+
+
+def export_for_upstream(module: ModuleOp, generic: bool = False) -> str:
+    """`module` as text upstream MLIR parses: our ops in generic form (upstream cannot know
+    their syntax) and renamed (see the module docstring); upstream ops in their custom
+    syntax, as a user writes them and as `mlir-opt` reads them, or generic with
+    `generic=True`.
+
+    The custom syntax is the default because xDSL 0.74's generic form is not always the
+    same op: it parses `affine.load %A[%i, %j]` into a map over symbols
+    (`()[s0, s1] -> (s0, s1)`), which upstream rejects for loop indices, while the custom
+    form reads back as dimensions."""
     out = io.StringIO()
-    Printer(stream=out, print_generic_format=True).print_op(module)
+    printer = Printer(stream=out, print_generic_format=True) if generic else _ExportPrinter(
+        stream=out
+    )
+    printer.print_op(module)
     return rename_for_export(out.getvalue() + "\n")
+
+
+def export_generic(module: ModuleOp) -> str:
+    """`module` entirely in generic form, our dialects renamed."""
+    return export_for_upstream(module, generic=True)
 
 
 def rename_for_export(text: str) -> str:
@@ -73,10 +102,10 @@ def _ir() -> Any:
 def verify_with_upstream(module: ModuleOp | str) -> None:
     """Parses and verifies `module` with upstream MLIR; raises `UpstreamVerifyException`.
 
-    `module` is an xDSL module (exported with `export_generic`) or text upstream can
-    parse (generic form for our ops).
+    `module` is an xDSL module (exported with `export_for_upstream`) or text upstream
+    can parse (generic form for our ops).
     """
-    text = export_generic(module) if isinstance(module, ModuleOp) else module
+    text = export_for_upstream(module) if isinstance(module, ModuleOp) else module
     try:
         ir = _ir()
     except ImportError as e:

@@ -22,6 +22,7 @@ from tapeflow.runner import load_module
 from tapeflow.transforms.lower_to_std import LowerToStdPass
 from tapeflow.upstream import (
     UpstreamVerifyException,
+    export_for_upstream,
     export_generic,
     rename_for_export,
     verify_with_upstream,
@@ -98,13 +99,21 @@ def test_rename_touches_only_our_op_names_types_and_attributes():
     assert '"upstream.stream.op"()' in renamed
 
 
-def test_export_leaves_no_name_of_ours():
+@pytest.mark.parametrize("export", [export_generic, export_for_upstream])
+def test_export_leaves_no_name_of_ours(export):
     module = load_module(STREAM_IR, "s.mlir")
-    text = export_generic(module)
+    text = export(module)
     for prefix in ('"stream.', '"region.', '"tape.', "!stream.", "!region.", "!tape.",
-                   "#stream."):
+                   "#stream.", " stream.", " region.", " tape."):
         assert prefix not in text, prefix
+    assert text.count('"tapeflow_stream.') == 8
     assert str(module).count("stream.") > 0  # TapeFlow's own IR keeps its names
+
+
+def test_export_keeps_upstream_custom_syntax():
+    text = export_for_upstream(load_module(STREAM_IR, "s.mlir"))
+    assert "func.func @s(" in text and "memref.alloc() : memref<4xf64, #tapeflow_stream.spm>" in text
+    assert '"tapeflow_tape.push"(' in text
 
 
 @needs_bindings
