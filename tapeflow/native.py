@@ -448,7 +448,7 @@ def run_function_native(
     result_types = list(func_op.function_type.outputs.data)
     if len(args) != len(arg_types):
         raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
-    values = [_argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
+    values = [argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
     program, printed = native_program(module, name, values, ctx)
     numbers = _Numbers(_parse_integers(run_llvm(compile_to_llvm(program, tools), tools)))
     results: list[Any] = []
@@ -471,7 +471,7 @@ def run_function_native(
     return RunResult(name, results, result_types, final_args, arg_types, memref_positions)
 
 
-def _argument_value(position: int, value: Any, typ: Attribute) -> Any:
+def argument_value(position: int, value: Any, typ: Attribute) -> Any:
     from tapeflow.runner import _check_array, _scalar, to_numpy
 
     if isinstance(typ, MemRefType):
