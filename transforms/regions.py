@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    const_int,
     defined_outside,
     loop_id,
     prune_constants,
@@ -212,10 +213,13 @@ def _nest_index(
 ) -> SSAValue:
     """The linear record index of the current iteration of `loops` (outermost first).
 
-    Each level's part is computed at the top of that loop's body, so an inner loop only
-    adds its own iteration: `idx_d = idx_{d-1} * n_d + it_d`, where `it_d` is the
-    normalized iteration `(iv - lb) / step` of a forward loop, or `n_d - 1 - (k - lb) / step`
-    (the primal iteration the reverse loop's counter `k` stands for) of a reverse loop.
+    `idx_d = idx_{d-1} * n_d + it_d`, where `it_d` is the normalized iteration
+    `(iv - lb) / step` of a forward loop, or `n_d - 1 - (k - lb) / step` (the primal
+    iteration the reverse loop's counter `k` stands for) of a reverse loop. Everything that
+    does not change with loop `d`'s iteration is computed right before loop `d`, so that a
+    unit-step loop pays one add (forward: `(idx_{d-1} * n_d - lb) + iv`) or one subtract
+    (reverse: `(idx_{d-1} * n_d + n_d - 1 + lb) - k`) per iteration, and nothing when that
+    folds to the induction variable itself.
     """
     index: SSAValue | None = None
     for depth, (loop, size) in enumerate(zip(loops, sizes)):
@@ -223,11 +227,22 @@ def _nest_index(
         if key in cache:
             index = cache[key]
             continue
-        ib = IndexBuilder(InsertPoint.at_start(loop.body.block))
-        it = ib.normalized_iv(loop)
-        if reverse:
-            it = ib.sub(ib.sub(size, ib.const(1)), it)
-        index = it if index is None else ib.add(ib.mul(index, size), it)
+        pre = IndexBuilder(InsertPoint.before(loop))
+        body = IndexBuilder(InsertPoint.at_start(loop.body.block))
+        base = pre.const(0) if index is None else pre.mul(index, size)
+        iv = loop.body.block.args[0]
+        if const_int(loop.step) == 1:
+            if reverse:
+                # n - 1 - (k - lb) = (n - 1 + lb) - k
+                offset = pre.add(pre.add(base, pre.sub(size, pre.const(1))), loop.lb)
+                index = body.sub(offset, iv)
+            else:
+                index = body.add(pre.sub(base, loop.lb), iv)
+        else:
+            it = body.normalized_iv(loop)
+            if reverse:
+                it = body.sub(body.sub(size, body.const(1)), it)
+            index = body.add(base, it)
         cache[key] = index
     assert index is not None
     return index

@@ -125,8 +125,8 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK-NEXT:      %[[IO:.*]] = arith.divsi %[[S]], %c2 : index
 // CHECK-NEXT:      %v0 = memref.load
 // CHECK-NEXT:      region.write %[[A]][%[[IO]]], %v0
+// CHECK-NEXT:      %[[M:.*]] = arith.muli %[[IO]], %[[NI]] : index
 // CHECK-NEXT:      scf.for %j = %c0 to %m step %c1 {
-// CHECK-NEXT:        %[[M:.*]] = arith.muli %[[IO]], %[[NI]] : index
 // CHECK-NEXT:        %[[L:.*]] = arith.addi %[[M]], %j : index
 // CHECK:             region.write %[[B]][%[[L]]], %w, %f, %c : !region.tape<!region.record<f64, f32, i1>>
 // CHECK:           } {tapeflow.loop = 1 : i64}
@@ -143,15 +143,16 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:         tape.pop %ty
 // CHECK:         tape.pop %tx
 // CHECK:         region.read %[[W]]
+// CHECK:         %[[RO0:.*]] = arith.subi %[[NO]], %{{.*}} : index
 // CHECK:         %r3 = scf.for %k_2 = %c0 to %nt step %c1 iter_args(%acc_2 = %r2) -> (f64) {
-// CHECK-NEXT:      %[[T1:.*]] = arith.subi %[[NO]], %{{.*}} : index
-// CHECK-NEXT:      %[[RO:.*]] = arith.subi %[[T1]], %k_2 : index
+// CHECK-NEXT:      %[[RO:.*]] = arith.subi %[[RO0]], %k_2 : index
 // CHECK-NEXT:      %e = region.read %[[E]][%[[RO]]] : !region.tape<!region.record<f64>>
-// CHECK:           scf.for %kj = %c0 to %m step %c1
-// CHECK-NEXT:        %[[T2:.*]] = arith.subi %[[NI]], %{{.*}} : index
-// CHECK-NEXT:        %[[RI:.*]] = arith.subi %[[T2]], %kj : index
-// CHECK-NEXT:        %[[RM:.*]] = arith.muli %[[RO]], %[[NI]] : index
-// CHECK-NEXT:        %[[RL:.*]] = arith.addi %[[RM]], %[[RI]] : index
+// CHECK-NEXT:      %s0 = arith.mulf %acc_2, %e : f64
+// CHECK-NEXT:      %[[RM:.*]] = arith.muli %[[RO]], %[[NI]] : index
+// CHECK-NEXT:      %[[NI1:.*]] = arith.subi %[[NI]], %{{.*}} : index
+// CHECK-NEXT:      %[[RB:.*]] = arith.addi %[[RM]], %[[NI1]] : index
+// CHECK-NEXT:      scf.for %kj = %c0 to %m step %c1
+// CHECK-NEXT:        %[[RL:.*]] = arith.subi %[[RB]], %kj : index
 // CHECK-NEXT:        %w_1, %f_1, %c_1 = region.read %[[B]][%[[RL]]] : !region.tape<!region.record<f64, f32, i1>>
 // CHECK:           } {tapeflow.loop = 1 : i64}
 // CHECK-NEXT:      %a_2 = region.read %[[A]][%[[RO]]] : !region.tape<!region.record<f64>>
