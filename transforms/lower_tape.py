@@ -21,9 +21,12 @@ Layout rule, per cache (chosen in this order):
    indexed by the loop induction variables. No counter is kept in memory.
 
 2. **Stack, static capacity** (conditional pushes: `scf.if` inside constant-trip-count
-   loops, several push sites, or pops not in the mirrored loop nest). The capacity is the
-   number of pushes in the worst case (product of the trip counts around each push site,
-   each `scf.if` branch counted as taken), known at compile time. The cache becomes
+   loops, several push sites, pops not in the mirrored loop nest, or loop bounds that
+   depend on outer induction variables with known ranges, as in a triangular nest). The
+   capacity is the number of pushes in the worst case (product of the largest trip counts
+   around each push site, each `scf.if` branch counted as taken), known at compile time;
+   for a triangular nest it over-reserves (about 2x), but only the packed prefix is
+   touched. The cache becomes
    `memref<CAP x T>` plus a stack pointer `memref<index>`; a push stores at `sp` and
    increments it, a pop decrements it and loads. Addresses still increase in the forward
    sweep and decrease in the reverse sweep; conditional pushes are packed (no holes).
@@ -35,7 +38,7 @@ Layout rule, per cache (chosen in this order):
    count is known on entry.
 
 4. **Stack, growable** (an iteration count known only as the loop runs: `scf.while`, a
-   bound that depends on an outer induction variable). As Enzyme's `EnzymeToMemRef`:
+   bound loaded from memory inside the nest). As Enzyme's `EnzymeToMemRef`:
    `{elements, size, capacity}` = a `memref<memref<?xT>>` slot holding the current buffer,
    a `memref<index>` size and a `memref<index>` capacity. The initial capacity is
    `tape.init`'s `capacity` hint (else 16); a push on a full buffer doubles it (allocate,
@@ -254,19 +257,74 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
     return _Indexed([c for c in counts if c is not None], loops)
 
 
+def value_range(value: SSAValue, ivs: dict[SSAValue, tuple[int, int]],
+                depth: int = 0) -> tuple[int, int] | None:
+    """An interval holding every value `value` takes, given the ranges `ivs` of the
+    enclosing loops' induction variables; None when unknown."""
+    if value in ivs:
+        return ivs[value]
+    c = constant_value(value)
+    if c is not None:
+        return (c, c)
+    op = value.owner
+    if not isinstance(op, Operation) or depth > 32:
+        return None
+    if isinstance(op, arith.IndexCastOp):
+        return value_range(op.input, ivs, depth + 1)
+    if isinstance(op, arith.SelectOp):
+        a = value_range(op.lhs, ivs, depth + 1)
+        b = value_range(op.rhs, ivs, depth + 1)
+        return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+    if op.name in ("arith.addi", "arith.subi", "arith.muli", "arith.maxsi", "arith.minsi"):
+        a = value_range(op.operands[0], ivs, depth + 1)
+        b = value_range(op.operands[1], ivs, depth + 1)
+        if a is None or b is None:
+            return None
+        if op.name == "arith.addi":
+            return (a[0] + b[0], a[1] + b[1])
+        if op.name == "arith.subi":
+            return (a[0] - b[1], a[1] - b[0])
+        if op.name == "arith.maxsi":
+            return (max(a[0], b[0]), max(a[1], b[1]))
+        if op.name == "arith.minsi":
+            return (min(a[0], b[0]), min(a[1], b[1]))
+        products = [x * y for x in a for y in b]
+        return (min(products), max(products))
+    return None
+
+
+def _max_trip_count(loop: scf.ForOp, ivs: dict[SSAValue, tuple[int, int]]) -> int | None:
+    """The largest trip count `loop` can have (its bounds may depend on outer ivs)."""
+    step = constant_value(loop.step)
+    lb = value_range(loop.lb, ivs)
+    ub = value_range(loop.ub, ivs)
+    if step is None or step <= 0 or lb is None or ub is None:
+        return None
+    return max(0, -(-(ub[1] - lb[0]) // step))
+
+
 def _static_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> int | None:
+    """The number of pushes in the worst case, when it is known at compile time: each
+    loop counted with its largest trip count (exact for constant bounds; an upper bound
+    from the ranges of the outer induction variables for, e.g., a triangular nest), each
+    `scf.if` as taken."""
     total = 0
     for push in pushes:
         around = _enclosing(push, init.parent_op())
         if around is None:
             return None
         count = 1
+        ivs: dict[SSAValue, tuple[int, int]] = {}
         for o in around:
             if isinstance(o, scf.ForOp):
-                n = trip_count(o)
+                n = _max_trip_count(o, ivs)
                 if n is None:
                     return None
                 count *= n
+                lb = value_range(o.lb, ivs)
+                ub = value_range(o.ub, ivs)
+                assert lb is not None and ub is not None
+                ivs[o.body.block.args[0]] = (lb[0], max(lb[0], ub[1] - 1))
             elif not isinstance(o, scf.IfOp):
                 return None  # scf.while, execute_region...: unknown count
         total += count

@@ -121,12 +121,22 @@ def test_runtime_sized_stack(n: int):
 
 
 def test_growable_grows_past_its_hint():
-    # 15 pushes into a buffer of initial capacity 4: grows to 8 then 16.
+    # 19 pushes into a buffer of initial capacity 4: grows to 8, 16 then 32.
     text = _chunks("growable.mlir")[0]
+    counts = np.array([3, 0, 8, 1, 5, 2], dtype=np.int64)
+    x = np.linspace(-0.9, 0.8, 48).reshape(6, 8)
+    before, after = _both(text, "ragged_grad", [counts, x])
+    _same(before, after)
+    assert after[0][0] != 0.0
+
+
+def test_triangular_nest_gets_a_static_stack():
+    text = _chunks("stack.mlir")[2]
     x = np.linspace(-0.9, 0.8, 6)
     before, after = _both(text, "tri_grad", [x])
     _same(before, after)
-    assert after[0][0] != 0.0
+    allocs = [op for op in _lowered(text).walk() if isinstance(op, memref.AllocOp)]
+    assert sorted(str(op.memref.type) for op in allocs) == ["memref<30xf64>", "memref<index>"]
 
 
 def test_while_loop_cache():
@@ -185,6 +195,7 @@ def _linear(shape, indices) -> int:
     ("indexed.mlir", 0, "f_grad", [np.ones((4, 3)), np.ones((4, 3)), 1.0]),
     ("stack.mlir", 0, "cond_grad", [np.linspace(-1, 1, 8), np.ones(8)]),
     ("stack.mlir", 1, "two_sites", [1.1]),
+    ("stack.mlir", 2, "tri_grad", [np.linspace(-0.9, 0.8, 6)]),
 ])
 def test_address_stream_is_enzymes(name, chunk, entry, args):
     module = _lowered(_chunks(name)[chunk])

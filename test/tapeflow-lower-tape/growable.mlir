@@ -1,29 +1,27 @@
 // RUN: tapeflow-opt %s -p 'tapeflow-lower-tape{assert-pops=true}' --split-input-file | filecheck %s
 
-// A triangular nest: the inner loop starts at i+1, so the number of pushes is known only as
-// the loops run. The cache grows as Enzyme's EnzymeToMemRef does ({elements, size,
+// A ragged nest: row i has counts[i] entries, loaded inside the nest, so the number of
+// pushes is known only as the loops run. The cache grows as Enzyme's EnzymeToMemRef does ({elements, size,
 // capacity}, the capacity doubled when full), starting at the capacity hint (4).
 // With assert-pops=true each pop is guarded by cf.assert.
-func.func @tri_grad(%x: memref<6xf64>) -> f64 {
+func.func @ragged_grad(%counts: memref<6xindex>, %x: memref<6x8xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c6 = arith.constant 6 : index
   %zero = arith.constant 0.0 : f64
   %cache = tape.init capacity = 4 : !tape.cache<f64>
   scf.for %i = %c0 to %c6 step %c1 {
-    %i1 = arith.addi %i, %c1 : index
-    scf.for %j = %i1 to %c6 step %c1 {
-      %a = memref.load %x[%i] : memref<6xf64>
-      %b = memref.load %x[%j] : memref<6xf64>
-      %p = arith.mulf %a, %b : f64
+    %m = memref.load %counts[%i] : memref<6xindex>
+    scf.for %j = %c0 to %m step %c1 {
+      %a = memref.load %x[%i, %j] : memref<6x8xf64>
+      %p = math.exp %a : f64
       tape.push %cache, %p : !tape.cache<f64>
     } {tapeflow.loop = 1 : i64}
   } {tapeflow.loop = 0 : i64}
   %s = scf.for %k = %c0 to %c6 step %c1 iter_args(%acc = %zero) -> (f64) {
     %c5 = arith.constant 5 : index
     %i = arith.subi %c5, %k : index
-    %i1 = arith.addi %i, %c1 : index
-    %n = arith.subi %c6, %i1 : index
+    %n = memref.load %counts[%i] : memref<6xindex>
     %s2 = scf.for %l = %c0 to %n step %c1 iter_args(%acc2 = %acc) -> (f64) {
       %v = tape.pop %cache : !tape.cache<f64>
       %w = arith.mulf %v, %acc2 : f64
@@ -36,7 +34,7 @@ func.func @tri_grad(%x: memref<6xf64>) -> f64 {
   func.return %s : f64
 }
 
-// CHECK-LABEL: func.func @tri_grad
+// CHECK-LABEL: func.func @ragged_grad
 // CHECK:         %[[SLOT:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<memref<?xf64>>
 // CHECK-NEXT:    %[[SIZE:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
 // CHECK-NEXT:    %[[CAP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
@@ -44,7 +42,7 @@ func.func @tri_grad(%x: memref<6xf64>) -> f64 {
 // CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[INIT]]) {tapeflow.tape} : memref<?xf64>
 // CHECK-NEXT:    memref.store %[[BUF]], %[[SLOT]][] : memref<memref<?xf64>>
 // CHECK:         scf.for
-// CHECK:           %p = arith.mulf
+// CHECK:           %p = math.exp
 // CHECK-NEXT:      %[[N:.*]] = memref.load %[[SIZE]][] : memref<index>
 // CHECK-NEXT:      %[[C:.*]] = memref.load %[[CAP]][] : memref<index>
 // CHECK-NEXT:      %[[FULL:.*]] = arith.cmpi sge, %[[N]], %[[C]] : index

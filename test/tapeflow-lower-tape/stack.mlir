@@ -96,3 +96,46 @@ func.func @two_sites(%a: f64) -> f64 {
 // CHECK-NOT:     {{^ *(%[^ ]+ = )?tape\.}}
 // CHECK:         memref.dealloc %[[B]] : memref<6xf64>
 // CHECK-NEXT:    memref.dealloc %[[SP]] : memref<index>
+
+// -----
+
+
+// A triangular nest: the inner loop starts at i+1 (i in [0, 5]), so it runs at most 5 times:
+// a stack of static capacity 6 * 5 = 30 (15 used, packed from address 0).
+func.func @tri_grad(%x: memref<6xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f64
+  %cache = tape.init capacity = 4 : !tape.cache<f64>
+  scf.for %i = %c0 to %c6 step %c1 {
+    %i1 = arith.addi %i, %c1 : index
+    scf.for %j = %i1 to %c6 step %c1 {
+      %a = memref.load %x[%i] : memref<6xf64>
+      %b = memref.load %x[%j] : memref<6xf64>
+      %p = arith.mulf %a, %b : f64
+      tape.push %cache, %p : !tape.cache<f64>
+    } {tapeflow.loop = 1 : i64}
+  } {tapeflow.loop = 0 : i64}
+  %s = scf.for %k = %c0 to %c6 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %c5 = arith.constant 5 : index
+    %i = arith.subi %c5, %k : index
+    %i1 = arith.addi %i, %c1 : index
+    %n = arith.subi %c6, %i1 : index
+    %s2 = scf.for %l = %c0 to %n step %c1 iter_args(%acc2 = %acc) -> (f64) {
+      %v = tape.pop %cache : !tape.cache<f64>
+      %w = arith.mulf %v, %acc2 : f64
+      %a3 = arith.addf %w, %v : f64
+      scf.yield %a3 : f64
+    } {tapeflow.loop = 1 : i64}
+    scf.yield %s2 : f64
+  } {tapeflow.loop = 0 : i64}
+  tape.free %cache : !tape.cache<f64>
+  func.return %s : f64
+}
+
+// CHECK-LABEL: func.func @tri_grad
+// CHECK:         %[[B:.*]] = memref.alloc() {tapeflow.tape} : memref<30xf64>
+// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
+// CHECK-NOT:     cf.assert
+// CHECK-NOT:     {{^ *(%[^ ]+ = )?tape\.}}
