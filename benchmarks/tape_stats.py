@@ -1,6 +1,7 @@
 """Tape statistics of the benchmark kernels in Enzyme's layout (`tapeflow-lower-tape`).
 
     python benchmarks/tape_stats.py [--size small|default] [--kernels gemm,mlp] [--run] [-v]
+                                    [--json]
 
 Per kernel: the number of caches (`tape.init` after `tapeflow-autodiff`), the tape bytes,
 the bytes of the primal's data (every array argument: inputs, scratch, index arrays) and
@@ -17,6 +18,7 @@ interpreter and the pushes counted (exact, but slow at the default size).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -156,11 +158,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", action="store_true",
                         help="count pushes by running the gradient in the interpreter")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per cache")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args(argv)
     names = [n for n in args.kernels.split(",") if n]
     for n in names:
         if n not in KERNELS:
             parser.error(f"unknown kernel {n!r} (known: {', '.join(KERNELS)})")
+    if args.json:
+        stats = [kernel_stats(name, args.size, args.run) for name in names]
+        print(json.dumps({
+            "size": args.size,
+            "kernels": {
+                s.name: {
+                    "caches": len(s.caches),
+                    "tape_bytes": s.tape_bytes,
+                    "primal_bytes": s.primal_bytes,
+                    "inflation": s.inflation,
+                    "counted": s.counted,
+                    "per_cache": [vars(c) for c in s.caches],
+                }
+                for s in stats
+            },
+        }, indent=2))
+        return 0
     header = f"{'kernel':12} {'caches':>6} {'tape bytes':>12} {'tape':>11} {'primal bytes':>13} {'inflation':>9}"
     print(f"# size = {args.size}")
     print(header)

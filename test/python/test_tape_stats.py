@@ -42,3 +42,14 @@ def test_cli_prints_a_row_per_kernel(capsys):
     rows = [line.split() for line in out if line and not line.startswith(("#", "kernel"))]
     assert [r[0] for r in rows] == ["gemm", "pwl"]
     assert rows[0][1:3] == ["1", "96"]  # one cache of 3x4 f64 values
+
+
+def test_cli_json(capsys):
+    import json
+
+    assert tape_stats.main(["--size", "small", "--kernels", "mass_spring", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    k = data["kernels"]["mass_spring"]
+    assert k["caches"] == len(k["per_cache"]) == 3
+    assert k["tape_bytes"] == sum(c["bytes"] for c in k["per_cache"]) == 3 * 6 * 4 * 8
+    assert k["inflation"] == k["tape_bytes"] / k["primal_bytes"]
