@@ -40,6 +40,7 @@ an `InterpretationError` whose message starts with the failing op's `file:line:c
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +65,7 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import ToolError, location_of, op_error, parse_module
+from tapeflow.diagnostics import ToolError, op_error, parse_module
 
 __all__ = [
     "RunResult",
@@ -417,16 +418,16 @@ class _OpStack(Interpreter.Listener):
         self.stack.pop()
 
 
+_LOCATED = re.compile(r"^\S+:\d+:\d+: ")  # the message already names its op
+
+
 def _runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
     message = str(error)
     if not isinstance(error, InterpretationError) or not message:
         detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
         message = f"runtime error: {detail}"
-    if stack:
-        op = stack[-1]
-        where = location_of(op)
-        if not (where and message.startswith(where)):
-            message = op_error(op, message)
+    if stack and not _LOCATED.match(message):
+        message = op_error(stack[-1], message)
     return InterpretationError(message)
 
 

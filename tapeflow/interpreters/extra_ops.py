@@ -11,6 +11,9 @@ standard implementations (`xdsl.interpreters.register_implementations`). It regi
   collapse_shape, expand_shape, atomic_rmw.
 - `ExtraScfFunctions`: execute_region, parallel (run sequentially) with reduce.
 - `ExtraAffineFunctions`: affine.if and affine.min.
+- `ExtraCfFunctions`: cf.assert (a failed assertion is an `InterpretationError` whose
+  message is the assert's, which TapeFlow's lowerings start with the source location),
+  cf.switch.
 
 and, replacing xDSL's version (`override=True`) where that version is wrong for us:
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import ctypes
 import math as pymath
+import re
 import struct
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -42,7 +46,7 @@ from itertools import product
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith, builtin, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -57,6 +61,7 @@ from xdsl.interpreter import (
     InterpreterFunctions,
     PythonValues,
     ReturnedValues,
+    Successor,
     TerminatorValue,
     impl,
     impl_terminator,
@@ -77,6 +82,7 @@ __all__ = [
     "CheckedMemRefFunctions",
     "ExtraAffineFunctions",
     "ExtraArithFunctions",
+    "ExtraCfFunctions",
     "ExtraMathFunctions",
     "ExtraMemRefFunctions",
     "ExtraScfFunctions",
@@ -94,6 +100,7 @@ def register_extra_ops(interpreter: Interpreter) -> None:
     interpreter.register_implementations(ExtraMemRefFunctions())
     interpreter.register_implementations(ExtraScfFunctions())
     interpreter.register_implementations(ExtraAffineFunctions())
+    interpreter.register_implementations(ExtraCfFunctions())
     interpreter.register_implementations(RoundingFunctions(), override=True)
     interpreter.register_implementations(CheckedMemRefFunctions(), override=True)
     interpreter.register_implementations(AffineOverrideFunctions(), override=True)
@@ -824,3 +831,38 @@ class AffineOverrideFunctions(InterpreterFunctions):
     @impl(affine.ApplyOp)
     def run_apply(self, interpreter: Interpreter, op: affine.ApplyOp, args: PythonValues):
         return _eval_map(op.map, args)
+
+
+# ---------------------------------------------------------------------------------------
+# cf
+
+_LOCATED = re.compile(r"^\S+:\d+:\d+: ")
+
+
+@register_impls
+class ExtraCfFunctions(InterpreterFunctions):
+    """cf.assert and cf.switch."""
+
+    @impl(cf.AssertOp)
+    def run_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues):
+        if not args[0]:
+            message = op.msg.data
+            if not _LOCATED.match(message):
+                message = op_error(op, f"assertion failed: {message}")
+            raise InterpretationError(message)
+        return ()
+
+    @impl_terminator(cf.SwitchOp)
+    def run_switch(
+        self, interpreter: Interpreter, op: cf.SwitchOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        width = _width(interpreter, op.flag.type)
+        flag = _s(args[0], width)
+        cases = [] if op.case_values is None else op.case_values.get_values()
+        for i, case in enumerate(cases):
+            if _s(case, width) == flag:
+                sizes = op.case_operand_segments.get_values()
+                start = sum(sizes[:i])
+                operands = op.case_operands[start : start + sizes[i]]
+                return Successor(op.case_blocks[i], interpreter.get_values(operands)), ()
+        return Successor(op.default_block, interpreter.get_values(op.default_operands)), ()

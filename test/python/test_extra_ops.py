@@ -518,3 +518,53 @@ func.func @f(%x: f32) -> f32 {
 """
     module = parse_module(make_context(), src, "t.mlir")
     assert make_interpreter(module).call_op("f", (f32(0.3),)) == (f32(math.tanh(f32(0.3))),)
+
+
+# ------------------------------------------------------------------------------------
+# cf
+
+ASSERT = """
+func.func @f(%ok: i1) {
+  cf.assert %ok, "MESSAGE"
+  func.return
+}
+"""
+
+
+def test_cf_assert_passes_when_true():
+    assert run(ASSERT.replace("MESSAGE", "x"), True) == ()
+
+
+def test_cf_assert_failure_names_the_assert():
+    with pytest.raises(InterpretationError) as info:
+        run(ASSERT.replace("MESSAGE", "size must be positive"), False)
+    assert str(info.value) == "t.mlir:3:3: 'cf.assert' assertion failed: size must be positive"
+
+
+def test_cf_assert_keeps_a_located_message():
+    # TapeFlow's lowerings put the location of the op the assert stands for first.
+    src = ASSERT.replace("MESSAGE", "k.mlir:7:5: 'tape.pop' pop on empty cache")
+    with pytest.raises(InterpretationError) as info:
+        run(src, False)
+    assert str(info.value) == "k.mlir:7:5: 'tape.pop' pop on empty cache"
+
+
+@pytest.mark.parametrize(("flag", "expected"), [(42, 1.0), (-1, 2.0), (0, 3.0)])
+def test_cf_switch(flag, expected):
+    src = """
+func.func @f(%flag: i32) -> f64 {
+  %one = arith.constant 1.0 : f64
+  %two = arith.constant 2.0 : f64
+  %three = arith.constant 3.0 : f64
+  cf.switch %flag : i32, [
+    default: ^bb3(%three : f64),
+    42: ^bb1(%one : f64),
+    -1: ^bb1(%two : f64)
+  ]
+^bb1(%v: f64):
+  func.return %v : f64
+^bb3(%w: f64):
+  func.return %w : f64
+}
+"""
+    assert run(src, flag) == (expected,)
