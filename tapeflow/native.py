@@ -184,10 +184,16 @@ def _dense_initializer(array: np.ndarray, element: Attribute) -> str:
     if array.size == 0:
         return "uninitialized"
     if isinstance(element, IntegerType) and element.bitwidth == 1:
-        flat = np.asarray(array, dtype=np.bool_).reshape(-1)
-        return "dense<[" + ", ".join("true" if v else "false" for v in flat) + "]>"
+        return f"dense<{_nested_bools(np.asarray(array, dtype=np.bool_))}>"
     raw = np.ascontiguousarray(array, dtype=_storage_dtype(element)).tobytes()
     return f'dense<"0x{raw.hex().upper()}">'
+
+
+def _nested_bools(array: np.ndarray) -> str:
+    """`[[true, false], ...]`, nested like the shape (MLIR checks the nesting)."""
+    if array.ndim == 0:
+        return "true" if array.item() else "false"
+    return "[" + ", ".join(_nested_bools(sub) for sub in array) + "]"
 
 
 def _storage_dtype(element: Attribute) -> np.dtype[Any]:

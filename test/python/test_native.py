@@ -318,6 +318,34 @@ def test_scalars_and_memrefs_travel_bit_for_bit():
     assert actual.arguments[6][0] == 0.1 * q
 
 
+MEMREF_RESULT = """
+func.func @r(%b: memref<2x3xi1>, %n: index) -> (memref<?xf64>, i64) {
+  %m = memref.alloc(%n) : memref<?xf64>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 2.5 : f64
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %x, %m[%i] : memref<?xf64>
+  }
+  %t = arith.constant true
+  memref.store %t, %b[%c1, %c0] : memref<2x3xi1>
+  %k = arith.constant -5 : i64
+  return %m, %k : memref<?xf64>, i64
+}
+"""
+
+
+@needs_mlir
+def test_memref_results_and_bool_arrays():
+    module = load_module(MEMREF_RESULT, "r.mlir")
+    b = np.array([[True, False, True], [False, False, True]])
+    expected = run_function(module, "r", [b.copy(), 4])
+    actual = native.run_function_native(module, "r", [b.copy(), 4])
+    assert format_text(actual) == format_text(expected)
+    assert actual.results[0].tolist() == [2.5] * 4 and actual.results[1] == -5
+    assert actual.arguments[0].tolist() == [[True, False, True], [True, False, True]]
+
+
 @needs_mlir
 def test_native_updates_given_arrays_in_place():
     module = load_module(SCALARS, "s.mlir")
