@@ -18,8 +18,9 @@ scf.for ... { region.write %b[t - start], ...}  scf.for ... { region.read %b[cnt
 scf.if (g >= T - D) { stream.wait %tok }        scf.if (g >= D) { prefetch %fifo[g-D] -> %b }
 ```
 
-Before the reverse sweep, a prologue prefetches the last `D` tiles (`T-1 ... T-D`, those
-that exist) into their buffers. So while the reverse sweep works on tile `g`, tiles
+Right after the region's forward loop nest, a prologue prefetches the last `D` tiles
+(`T-1 ... T-D`, those that exist) into their buffers, so that these DMAs overlap whatever
+runs before the region's reverse sweep (other regions' reverse sweeps, for instance). So while the reverse sweep works on tile `g`, tiles
 `g-1 ... g-D+1` are already in flight, and each acquire waits only right before the tile's
 first use. `D = 1` gives no overlap (each tile is fetched after the previous one is
 released); `D >= 2` overlaps DMA with compute in both sweeps. In the forward sweep a
@@ -249,8 +250,9 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     cb.op(commit)
     cb.guarded(g, tail, [stream.WaitOp(commit.token)])
 
-    # Reverse prologue: prefetch the last `depth` tiles.
-    pb = _Emitter(InsertPoint.before(r.rev[0]))
+    # Reverse prologue: prefetch the last `depth` tiles as soon as the forward sweep of the
+    # region is over, so that their DMA overlaps whatever runs before its reverse sweep.
+    pb = _Emitter(InsertPoint.after(r.fwd[0]))
     for d in range(depth):
         tile = pb.sub(last, pb.const(d))
         ctile = const_int(tile)

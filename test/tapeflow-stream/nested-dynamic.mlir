@@ -126,14 +126,14 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:           stream.commit %{{.*}} -> %[[FE]]
 // CHECK:           stream.commit %{{.*}} -> %[[FA]]
 // CHECK:         } {tapeflow.layer = 3 : i64}
+// CHECK:         %[[T0:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[T0]] {
+// CHECK:           stream.prefetch %[[FA]][%{{.*}}] -> %{{.*}}
 // CHECK:         scf.while
 // CHECK:           tape.push %tx
 // CHECK:         scf.if %cz {
 // CHECK-NEXT:      memref.load
 // CHECK-NEXT:      tape.push %ty
-// CHECK:         %[[T0:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:    scf.if %[[T0]] {
-// CHECK:           stream.prefetch %[[FA]][%{{.*}}] -> %{{.*}}
 // CHECK:         %r3 = scf.for
 // CHECK:           stream.acquire_read
 // CHECK:           stream.acquire_read
