@@ -30,14 +30,20 @@ func.func @scale(%x: memref<8xf64>, %n: index) -> f64 attributes {tapeflow.autod
 // CHECK-NEXT:      memref.store %p, %x[%i] : memref<8xf64>
 // CHECK-NEXT:      scf.yield %p : f64
 // CHECK-NEXT:    } {tapeflow.loop = 0 : i64}
-// Trip count n = max(0, (ub - lb + step - 1) / step)
-// CHECK:         %[[SPAN:.*]] = arith.subi %n, %c0 : index
-// CHECK:         %[[N0:.*]] = arith.divsi %{{.*}}, %c2 : index
-// CHECK:         %[[N:.*]] = arith.select %{{.*}}, %{{.*}}, %[[N0]] : index
-// CHECK:         %{{.*}} = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DACC:.*]] = %seed) -> (f64) {
+// The reverse sweep's constants come first; then the trip count
+// n = max(0, (ub - lb + step - 1) / step).
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[ZF:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    %[[SPAN:.*]] = arith.subi %n, %c0 : index
+// CHECK-NEXT:    %[[S2:.*]] = arith.addi %[[SPAN]], %c2 : index
+// CHECK-NEXT:    %[[S3:.*]] = arith.subi %[[S2]], %[[ONE]] : index
+// CHECK-NEXT:    %[[N0:.*]] = arith.divsi %[[S3]], %c2 : index
+// CHECK-NEXT:    %[[NEG:.*]] = arith.cmpi slt, %[[N0]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[N:.*]] = arith.select %[[NEG]], %[[ZERO]], %[[N0]] : index
+// CHECK-NEXT:    %{{.*}} = scf.for %[[K:.*]] = %[[ZERO]] to %[[N]] step %[[ONE]] iter_args(%[[DACC:.*]] = %seed) -> (f64) {
 // CHECK-NEXT:      %[[V:.*]] = tape.pop %[[CV]] : !tape.cache<f64>
 // CHECK-NEXT:      %[[ACC:.*]] = tape.pop %[[CACC]] : !tape.cache<f64>
-// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:      %[[NM1:.*]] = arith.subi %[[N]], %[[ONE]] : index
 // CHECK-NEXT:      %[[REV:.*]] = arith.subi %[[NM1]], %[[K]] : index
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.muli %[[REV]], %c2 : index
@@ -45,8 +51,7 @@ func.func @scale(%x: memref<8xf64>, %n: index) -> f64 attributes {tapeflow.autod
 // The store: dp += dx[i], then dx[i] = 0
 // CHECK-NEXT:      %[[DXI:.*]] = memref.load %d_x[%[[I]]] : memref<8xf64>
 // CHECK-NEXT:      %[[DP:.*]] = arith.addf %[[DACC]], %[[DXI]] : f64
-// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
-// CHECK-NEXT:      memref.store %[[Z]], %d_x[%[[I]]] : memref<8xf64>
+// CHECK-NEXT:      memref.store %[[ZF]], %d_x[%[[I]]] : memref<8xf64>
 // p = acc * v
 // CHECK-NEXT:      %[[DACC2:.*]] = arith.mulf %[[DP]], %[[V]] : f64
 // CHECK-NEXT:      %[[DV:.*]] = arith.mulf %[[DP]], %[[ACC]] : f64

@@ -31,11 +31,11 @@ func.func @relu_scale(%x: memref<4xf64>, %s: f64) -> f64 attributes {tapeflow.au
 // CHECK-NEXT:      tape.push %[[CC]], %c : !tape.cache<i1>
 // CHECK-NEXT:      %y = scf.if %c -> (f64) {
 // CHECK:         } {tapeflow.loop = 0 : i64}
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK:         %{{.*}}, %{{.*}} = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[DACC:.*]] = %seed, %[[DS:.*]] = %{{.*}}) -> (f64, f64) {
 // CHECK-NEXT:      %[[C:.*]] = tape.pop %[[CC]] : !tape.cache<i1>
 // The load of x[i] is recomputed (x is never written).
 // CHECK:           %[[V:.*]] = memref.load %x[%[[I:.*]]] : memref<4xf64>
-// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT:      %[[DV:.*]], %[[RES:.*]] = scf.if %[[C]] -> (f64, f64) {
 // CHECK-NEXT:        %[[DV1:.*]] = arith.mulf %[[DACC]], %s : f64
 // CHECK-NEXT:        %[[DV2:.*]] = arith.addf %[[Z]], %[[DV1]] : f64

@@ -34,7 +34,7 @@ func.func @grow(%x0: f64, %s: f64) -> f64 attributes {tapeflow.autodiff} {
 // CHECK-NEXT:      scf.yield %n, %[[K3]] : f64, index
 // CHECK-NEXT:    } attributes {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:    tape.push %[[CN]], %[[COUNT]] : !tape.cache<index>
-// CHECK-NEXT:    %[[N:.*]] = tape.pop %[[CN]] : !tape.cache<index>
+// CHECK:         %[[N:.*]] = tape.pop %[[CN]] : !tape.cache<index>
 // CHECK:         %{{.*}}, %[[DS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[DV:.*]] = %seed, %{{.*}} = %{{.*}}) -> (f64, f64) {
 // CHECK-NEXT:      %[[A:.*]] = tape.pop %[[CA]] : !tape.cache<f64>
 // CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[A]], %s : f64

@@ -211,7 +211,14 @@ class Gradient:
         return self.shadows.get(value)
 
     def const(self, value: float | int, type: Attribute) -> SSAValue:
-        return self.b.insert(constant(value, type)).result
+        """A constant of the reverse sweep, created once at its start (dominates it all)."""
+        key = (repr(float(value)) if is_float(type) else int(value), type)
+        cst = self._constants.get(key)
+        if cst is None:
+            op = constant(value, type)
+            Rewriter.insert_op(op, InsertPoint.before(self._const_anchor))
+            cst = self._constants[key] = op.result
+        return cst
 
     def primal(self, value: SSAValue) -> SSAValue:
         return self._resolve(value, self.ctx, force_cache=False)
@@ -300,12 +307,12 @@ class Gradient:
             return c.values[value]
         if not force_cache and c.induction is not None and value is c.induction[0]:
             _, lb, step, n, k = c.induction
-            one = constant(1, n.type)
+            one = self.const(1, n.type)
             nm1 = arith.SubiOp(n, one)
             rev = arith.SubiOp(nm1, k)
             scaled = arith.MuliOp(rev, step)
             iv = arith.AddiOp(lb, scaled)
-            Rewriter.insert_op([one, nm1, rev, scaled, iv], InsertPoint.before(c.rec_anchor))
+            Rewriter.insert_op([nm1, rev, scaled, iv], InsertPoint.before(c.rec_anchor))
             c.values[value] = iv.result
         elif not force_cache and self._recomputable(value):
             op = value.owner
@@ -477,7 +484,10 @@ class Gradient:
         ret.detach()
         shadow_deallocs = self._shadow_buffers()
 
-        # The reverse sweep.
+        # The reverse sweep: its constants first, then the top-level pops.
+        self._const_anchor = _anchor()
+        self._constants: dict[tuple[object, Attribute], SSAValue] = {}
+        Rewriter.insert_op(self._const_anchor, InsertPoint.at_end(entry))
         self.ctx = self.new_context(entry, InsertPoint.at_end(entry))
         for value, seed in seeds:
             self.accumulate(value, seed)
@@ -485,6 +495,7 @@ class Gradient:
         grads = [self.adjoint_or_zero(a) for a in active_scalars]
         self._finish_contexts()
         Rewriter.erase_op(self.init_anchor)
+        Rewriter.erase_op(self._const_anchor)
 
         for cache in self.caches.values():
             self.b.insert(FreeOp(cache))
