@@ -536,9 +536,13 @@ def format_text(result: RunResult) -> str:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.dtype != np.bool_:
+        return repr(value.tolist())  # fast path: no bools inside
     value = _plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
     return repr(value)
 
 

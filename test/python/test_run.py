@@ -473,3 +473,27 @@ def test_grad_entry_sees_primal_data_and_zero_shadows(capsys, kernel):
     dx0 = fill(0, 1, 4).tolist()
     expected = [d + v * 2.0 * 1.5 * 2.0 for d, v in zip(dx0, x)]
     assert f"arg[1]: memref<4xf64> = {expected!r}" in plain
+
+
+def test_i1_values_print_as_true_false(capsys, kernel):
+    src = """
+func.func @f(%m: memref<2x2xi1>, %x: f64) -> i1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = arith.constant true
+  memref.store %t, %m[%c1, %c0] : memref<2x2xi1>
+  %z = arith.constant 0.0 : f64
+  %r = arith.cmpf ogt, %x, %z : f64
+  func.return %r : i1
+}
+"""
+    code, out, _ = cli(capsys, kernel(src), "--args", "-1")
+    assert code == 0
+    assert out.splitlines() == [
+        "result[0]: i1 = false",
+        "arg[0]: memref<2x2xi1> = [[false, false], [true, false]]",
+    ]
+    _, out, _ = cli(capsys, kernel(src), "--args", "1", "--json")
+    data = json.loads(out)
+    assert data["results"][0]["value"] is True
+    assert data["arguments"][0]["value"] == [[False, False], [True, False]]
