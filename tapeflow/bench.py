@@ -1,0 +1,709 @@
+"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel three ways.
+
+Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
+
+- `enzyme`: `tapeflow-autodiff,tapeflow-lower-tape` -- Enzyme's layout, one DRAM array per
+  cached value, through the caches (the baseline);
+- `regions`: `tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions` -- one record per
+  region instance, record tapes in plain DRAM buffers (the record layout alone);
+- `tapeflow`: the `tapeflow{spm-bytes tile-bytes depth}` pipeline -- record tiles streamed
+  through the scratchpad by DMA.
+
+One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
+way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
+seed)`, zero shadows, seed 1.0) on the compiled fast path (`hwmodel.fastsim`; the op-by-op
+model when the compiler rejects an op), and returns the hardware model's report and every
+memref argument after the run (the gradients). For the Enzyme layout the same run also
+feeds its address stream to one extra cache simulator per swept L2 capacity (a tee on the
+trace, so the program runs once): the model is single-phase without DMA, so the report at
+another capacity follows from the same op counts and that capacity's cache counters
+(`_sweep_report`; the point at the machine's own L2 size must reproduce the run's cycles
+exactly, and is checked).
+
+`summarize` turns the jobs' results into per-kernel rows and geometric means; `markdown`,
+`write_plots` and `to_json` format them. Definitions are in `METRICS_DOC`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pathlib import Path
+import sys
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+"""The source tree (editable install): `benchmarks/` lives there, not in site-packages."""
+if (REPO_ROOT / "benchmarks" / "kernels").is_dir() and str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+VARIANTS = ("enzyme", "regions", "tapeflow")
+LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
+ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "DRAM")
+KIB = 1024
+MIB = 1024 * 1024
+DEFAULT_SWEEP = tuple(KIB * k for k in (32, 64, 128, 256, 512, 1024, 2048, 4096))
+"""L2 capacities swept for the Enzyme layout (L1 stays at the machine's size)."""
+TOLERANCE = 0.05
+"""`cache needed` = the smallest swept capacity whose cycles are within 5% of the best."""
+LLC_FACTOR = 4.0
+"""Default sizes make the Enzyme-layout tape at least this many times the L2 (checked)."""
+
+METRICS_DOC = """\
+Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/report.py):
+- speedup = Enzyme-layout cycles / variant cycles (> 1: faster than the baseline).
+- energy ratios = Enzyme-layout energy / TapeFlow energy (> 1: TapeFlow uses less):
+  on-chip = compute + L1 + L2 + SPM + DMA engine; on-chip memory = L1 + L2 + SPM (what the
+  paper's 8x claim is about); total = on-chip + DRAM.
+- cache needed (Enzyme layout): L1 + L2 at the smallest L2 capacity of the sweep whose
+  cycles are within 5% of the best swept cycles (L1 stays at the machine's size: it exists
+  in both designs; the L2 is what the tape streams through). TapeFlow SPM = the
+  scratchpad's high-water mark (tape tiles); SRAM ratio = cache needed / TapeFlow SPM.
+  TapeFlow still runs with the machine's L1 + L2 for the program's other data; the ratio
+  compares what each design needs on chip for the tape.
+- tape = peak DRAM tape storage of the Enzyme layout (bytes); tape/L2 = tape over the
+  machine's L2 size; inflation = tape / bytes of every array argument of the primal.
+- controls: kernels whose Enzyme-layout tape is empty (nothing cached). They are shown
+  but excluded from the geometric means.
+- gradients: every memref argument after the gradient run (shadows = gradients, and the
+  primal buffers the kernel overwrites) must be bit-identical across the three variants."""
+
+
+def pipeline_spec(variant: str, spm_bytes: int, tile_bytes: int, depth: int) -> str:
+    """The `tapeflow-opt -p` pipeline of one variant."""
+    if variant == "enzyme":
+        return "tapeflow-autodiff,tapeflow-lower-tape"
+    if variant == "regions":
+        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions"
+    if variant == "tapeflow":
+        return f"tapeflow{{spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}}}"
+    raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kernel compiled one way and simulated (picklable: runs in a worker)."""
+
+    kernel: str
+    variant: str
+    size: str = "default"
+    machine_file: str | None = None
+    sets: tuple[str, ...] = ()
+    spm_bytes: int = 32768
+    tile_bytes: int = 0
+    depth: int = 2
+    sweep: tuple[int, ...] = ()
+    seed: int = 0
+    backend: str = "auto"
+
+    @property
+    def spec(self) -> str:
+        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth)
+
+
+def kernel_arguments(name: str, size: str, seed: int = 0) -> list[Any]:
+    """`@<name>_grad`'s arguments: each array input followed by a zero shadow when it is a
+    float array, then the seed 1.0 of the scalar loss."""
+    from benchmarks.kernels import KERNELS, make_inputs
+
+    args: list[Any] = []
+    for spec, a in zip(KERNELS[name].args, make_inputs(name, size, seed), strict=True):
+        args.append(a)
+        if spec.is_float:
+            args.append(np.zeros_like(a))
+    args.append(1.0)
+    return args
+
+
+def build_module(job: Job) -> Any:
+    from xdsl.passes import PassPipeline
+
+    from benchmarks.kernels import KERNELS
+    from tapeflow import runner
+    from tapeflow.registry import get_all_passes, make_context
+
+    kernel = KERNELS[job.kernel]
+    module = runner.load_module(kernel.source(job.size), str(kernel.path(job.size)))
+    PassPipeline.parse_spec(get_all_passes(), job.spec).apply(make_context(), module)
+    module.verify()
+    return module
+
+
+class _TeeCache:
+    """Feeds every batch to the model's own cache and to the swept caches."""
+
+    def __init__(self, main: Any, others: Sequence[Any]):
+        self.main = main
+        self.others = list(others)
+
+    def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
+        self.main.access_batch(addrs, pcs, writes)
+        for c in self.others:
+            c.access_batch(addrs, pcs, writes)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.main, name)
+
+
+def _simulate(module: Any, entry: str, args: Sequence[Any], machine: Any, backend: str,
+              sweep_caches: Sequence[Any]) -> tuple[Any, Any, str]:  # fmt: skip
+    """(run, model, path): the fast path (with the swept caches teed in), or the op-by-op
+    model when the compiler rejects the IR."""
+    from tapeflow import runner
+    from tapeflow.hwmodel.compiled import UnsupportedOpError
+    from tapeflow.hwmodel.fastsim import ModelTrace, compiled, run_compiled
+    from tapeflow.hwmodel.model import HardwareModel
+
+    try:
+        program = compiled(module)
+    except UnsupportedOpError:
+        program = None
+    model = HardwareModel(machine, backend=backend)
+    own_cache = model.cache
+    if sweep_caches:
+        model.cache = _TeeCache(own_cache, sweep_caches)  # type: ignore[assignment]
+    if program is not None:
+        trace = ModelTrace(program, model, model.batch)
+        run, _ = run_compiled(program, entry, args, trace)
+        trace.sync()
+        path = "fast"
+    else:
+        run = runner.run_function(module, entry, args, listeners=[model])
+        model.flush()
+        path = "interp"
+    model.cache = own_cache
+    return run, model, path
+
+
+def _sweep_report(model: Any, machine: Any, cache: Any) -> dict[str, Any]:
+    """The report the model would give with `machine` (another L2) and `cache` (that
+    machine's cache, fed the same accesses): same op counts, that cache's counters."""
+    from tapeflow.hwmodel.model import HardwareModel
+    from tapeflow.hwmodel.report import build_report
+
+    other = HardwareModel(machine, backend=cache.backend)
+    other.counts = copy.deepcopy(model.counts)
+    other.cache = cache
+    other._tapes = dict(model._tapes)  # pyright: ignore[reportPrivateUsage]
+    return build_report(other)
+
+
+def run_job(job: Job) -> dict[str, Any]:
+    """Compiles and simulates one job; never raises (errors come back as `error`)."""
+    out: dict[str, Any] = {"kernel": job.kernel, "variant": job.variant, "spec": job.spec,
+                           "error": None}  # fmt: skip
+    try:
+        out.update(_run_job(job))
+    except BaseException as e:  # reported per job by the driver
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        out["error"] = f"{type(e).__name__}: {e}".strip()
+        out["traceback"] = traceback.format_exc()
+    return out
+
+
+def _run_job(job: Job) -> dict[str, Any]:
+    from benchmarks.kernels import KERNELS
+    from tapeflow import runner
+    from tapeflow.hwmodel.cache import CacheParams, CacheSim
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.hwmodel.report import build_report
+
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    machine = load_machine(job.machine_file, job.sets)
+    module = build_module(job)
+    t_compile = time.perf_counter() - t0
+    sweep_machines = [load_machine(job.machine_file, (*job.sets, f"l2.size={cap}"))
+                      for cap in job.sweep]  # fmt: skip
+    sweep_caches = [CacheSim(CacheParams.from_machine(m), job.backend) for m in sweep_machines]
+    args = kernel_arguments(job.kernel, job.size, job.seed)
+    run, model, path = _simulate(module, KERNELS[job.kernel].grad_entry, args, machine,
+                                 job.backend, sweep_caches)  # fmt: skip
+    report = build_report(model, runner.format_json(run)["results"])
+    report["path"] = path
+    sweep: list[dict[str, Any]] = []
+    for cap, m, cache in zip(job.sweep, sweep_machines, sweep_caches, strict=True):
+        r = _sweep_report(model, m, cache)
+        sweep.append({
+            "l2_bytes": cap, "cache_bytes": m.l1.size + cap, "cycles": r["cycles"],
+            "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+            "l2_misses": r["levels"]["L2"]["misses"],
+        })  # fmt: skip
+        if cap == machine.l2.size and r["cycles"] != report["cycles"]:
+            raise RuntimeError(
+                f"cache sweep replay at L2 = {cap} B gives {r['cycles']} cycles, the run "
+                f"{report['cycles']} (the Enzyme-layout program is not single-phase?)"
+            )
+    grads = {}
+    names = _argument_names(job.kernel)
+    for p in run.memref_positions:
+        grads[names[p]] = np.asarray(run.arguments[p])
+    for i, r in enumerate(run.results):
+        grads[f"result{i}"] = np.asarray(r)
+    return {
+        "report": report,
+        "path": path,
+        "sweep": sweep,
+        "grads": grads,
+        "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - c0,
+        "compile_s": t_compile,
+    }
+
+
+def _argument_names(name: str) -> list[str]:
+    """Names of `@<name>_grad`'s arguments: `A`, `dA` (shadow), ..., `seed`."""
+    from benchmarks.kernels import KERNELS
+
+    out: list[str] = []
+    for spec in KERNELS[name].args:
+        out.append(spec.name)
+        if spec.is_float:
+            out.append("d" + spec.name)
+    out.append("seed")
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Comparing gradients
+
+
+def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[str]]:
+    """Bit-for-bit comparison of every variant's final arguments with the Enzyme layout's.
+    Returns (identical, messages)."""
+    base = results.get("enzyme")
+    if base is None or base.get("grads") is None:
+        return False, ["no Enzyme-layout result to compare with"]
+    ok = True
+    notes: list[str] = []
+    for variant in VARIANTS[1:]:
+        other = results.get(variant)
+        if other is None or other.get("grads") is None:
+            ok = False
+            notes.append(f"{variant}: no result")
+            continue
+        for key, a in base["grads"].items():
+            b = other["grads"].get(key)
+            if b is None:
+                ok = False
+                notes.append(f"{variant}: argument {key} missing")
+                continue
+            if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
+                ok = False
+                if a.shape == b.shape and a.size:
+                    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                    bad = int(np.count_nonzero(a.view(np.uint8).reshape(a.size, -1)
+                                               != b.view(np.uint8).reshape(b.size, -1)
+                                               ) if a.dtype == b.dtype else a.size)  # fmt: skip
+                    notes.append(f"{variant}: {key} differs from the Enzyme layout's in "
+                                 f"{bad} of {a.size} elements (max |diff| "
+                                 f"{float(np.nanmax(diff)):.3g})")  # fmt: skip
+                else:
+                    notes.append(f"{variant}: {key} has shape {b.shape}, Enzyme {a.shape}")
+    return ok, notes
+
+
+# ------------------------------------------------------------------------------------------
+# Summary
+
+
+def geomean(values: Iterable[float]) -> float | None:
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def _ratio(a: float, b: float) -> float | None:
+    if not b or not math.isfinite(a) or not math.isfinite(b):
+        return None
+    return a / b
+
+
+def cache_needed(sweep: list[dict[str, Any]], tolerance: float = TOLERANCE) -> dict[str, Any]:
+    """The smallest swept capacity whose cycles are within `tolerance` of the best."""
+    if not sweep:
+        return {}
+    best = min(p["cycles"] for p in sweep)
+    for p in sorted(sweep, key=lambda p: p["l2_bytes"]):
+        if p["cycles"] <= best * (1 + tolerance):
+            return {"l2_bytes": p["l2_bytes"], "cache_bytes": p["cache_bytes"],
+                    "cycles": p["cycles"], "best_cycles": best,
+                    "at_smallest": p is min(sweep, key=lambda q: q["l2_bytes"])}  # fmt: skip
+    raise AssertionError("unreachable")
+
+
+@dataclass
+class KernelRow:
+    kernel: str
+    control: bool
+    grads_ok: bool
+    grad_notes: list[str]
+    variants: dict[str, dict[str, Any]]  # variant -> summary numbers
+    speedup: dict[str, float | None]
+    energy_ratio: dict[str, float | None]  # on_chip, on_chip_memory, total (Enzyme/TapeFlow)
+    energy_ratio_regions: dict[str, float | None]
+    tape_bytes: int
+    primal_bytes: int
+    inflation: float
+    tape_over_l2: float
+    sram: dict[str, Any]
+    sweep: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _variant_summary(res: dict[str, Any]) -> dict[str, Any]:
+    r = res["report"]
+    e = r["energy"]
+    return {
+        "cycles": r["cycles"],
+        "cycle_terms": r["cycle_terms"],
+        "energy_pj": dict(e["components_pj"]),
+        "on_chip_pj": e["on_chip_pj"],
+        "on_chip_memory_pj": e["on_chip_memory_pj"],
+        "off_chip_pj": e["off_chip_pj"],
+        "total_pj": e["total_pj"],
+        "tape_bytes": r["tape_bytes"],
+        "tape_spm_bytes": r["tape_spm_bytes"],
+        "spm_high_water_bytes": r["sram"]["spm_high_water_bytes"],
+        "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+        "dma_bytes": r["dma"]["bytes"],
+        "dma_stall_cycles": r["dma"]["stall_cycles"],
+        "instructions": r["ops"]["instructions"],
+        "path": res.get("path"),
+        "wall_s": res.get("wall_s"),
+        "cpu_s": res.get("cpu_s"),
+    }
+
+
+def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
+                     machine: Any, tolerance: float = TOLERANCE) -> KernelRow:  # fmt: skip
+    from benchmarks.kernels import primal_bytes
+
+    errors = [f"{v}: {r['error']}" for v, r in results.items() if r.get("error")]
+    good = {v: r for v, r in results.items() if not r.get("error")}
+    grads_ok, notes = compare_gradients(good) if len(good) == len(VARIANTS) else (False, [])
+    variants = {v: _variant_summary(r) for v, r in good.items()}
+    base = variants.get("enzyme")
+    speedup: dict[str, float | None] = {}
+    eratio: dict[str, float | None] = {}
+    eratio_r: dict[str, float | None] = {}
+    for v in VARIANTS[1:]:
+        speedup[v] = _ratio(base["cycles"], variants[v]["cycles"]) if base and v in variants \
+            else None  # fmt: skip
+    for key in ("on_chip_pj", "on_chip_memory_pj", "total_pj"):
+        t = variants.get("tapeflow")
+        r = variants.get("regions")
+        eratio[key] = _ratio(base[key], t[key]) if base and t else None
+        eratio_r[key] = _ratio(base[key], r[key]) if base and r else None
+    tape = base["tape_bytes"] if base else 0
+    pbytes = primal_bytes(name, size)
+    sweep = good.get("enzyme", {}).get("sweep", [])
+    need = cache_needed(sweep, tolerance)
+    hwm = variants["tapeflow"]["spm_high_water_bytes"] if "tapeflow" in variants else 0
+    sram = {
+        "enzyme_cache_needed_bytes": need.get("cache_bytes"),
+        "enzyme_l2_needed_bytes": need.get("l2_bytes"),
+        "enzyme_needed_at_smallest_point": need.get("at_smallest"),
+        "tapeflow_spm_high_water_bytes": hwm,
+        "ratio": _ratio(need["cache_bytes"], hwm) if need and hwm else None,
+        "machine_cache_bytes": machine.l1.size + machine.l2.size,
+    }
+    return KernelRow(
+        kernel=name,
+        control=tape == 0,
+        grads_ok=grads_ok and not errors,
+        grad_notes=notes,
+        variants=variants,
+        speedup=speedup,
+        energy_ratio=eratio,
+        energy_ratio_regions=eratio_r,
+        tape_bytes=tape,
+        primal_bytes=pbytes,
+        inflation=tape / pbytes if pbytes else 0.0,
+        tape_over_l2=tape / machine.l2.size,
+        sram=sram,
+        sweep=sweep,
+        errors=errors,
+    )
+
+
+def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
+    """Geometric means over the kernels that cache something and ran cleanly."""
+    use = [r for r in rows if not r.control and not r.errors]
+    return {
+        "kernels": [r.kernel for r in use],  # type: ignore[dict-item]
+        "speedup_regions": geomean(r.speedup.get("regions") for r in use),
+        "speedup_tapeflow": geomean(r.speedup.get("tapeflow") for r in use),
+        "on_chip_energy_ratio": geomean(r.energy_ratio.get("on_chip_pj") for r in use),
+        "on_chip_memory_energy_ratio": geomean(
+            r.energy_ratio.get("on_chip_memory_pj") for r in use),  # fmt: skip
+        "total_energy_ratio": geomean(r.energy_ratio.get("total_pj") for r in use),
+        "sram_ratio": geomean(r.sram.get("ratio") for r in use),
+        "inflation": geomean(r.inflation for r in use),
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# Formatting
+
+
+def fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "-"
+    for unit, scale in (("MiB", MIB), ("KiB", KIB)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.2f} {unit}"
+    return f"{int(n)} B"
+
+
+def fmt_x(v: float | None, digits: int = 2) -> str:
+    return "-" if v is None else f"{v:.{digits}f}x"
+
+
+def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
+             size: str, header: dict[str, Any]) -> str:  # fmt: skip
+    out: list[str] = []
+    l2 = machine.l2.size
+    out.append(f"## tapeflow-bench: {size} sizes, machine `{header['machine_name']}`")
+    out.append("")
+    out.append(f"- command: `{header['command']}`")
+    out.append(f"- date: {header['date']}; wall time {header['wall_s']:.0f} s with "
+               f"{header['jobs']} worker(s)")  # fmt: skip
+    out.append(f"- machine: {header['machine_desc']}")
+    out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`")
+    out.append(f"- Enzyme-layout cache sweep: L2 = "
+               f"{', '.join(fmt_bytes(c) for c in header['sweep'])} "
+               f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip
+    out.append("")
+    out.append("| kernel | tape (Enzyme) | tape / L2 | inflation | Enzyme cycles | "
+               "regions speedup | TapeFlow speedup | on-chip energy | on-chip mem. energy | "
+               "total energy | Enzyme cache needed | TapeFlow SPM | SRAM ratio | gradients |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        name = f"{r.kernel} (control)" if r.control else r.kernel
+        e = r.variants.get("enzyme", {})
+        if r.errors:
+            status = "ERROR"
+        else:
+            status = "bit-identical" if r.grads_ok else "**DIFFER**"
+        tape_l2 = "-" if r.control else f"{r.tape_over_l2:.2f}"
+        need = r.sram["enzyme_cache_needed_bytes"]
+        need_s = fmt_bytes(need)
+        if need is not None and r.sram["enzyme_needed_at_smallest_point"]:
+            need_s = "<= " + need_s
+        out.append(
+            f"| {name} | {fmt_bytes(r.tape_bytes)} | {tape_l2} | {r.inflation:.2f} | "
+            f"{e.get('cycles', float('nan')):,.0f} | {fmt_x(r.speedup.get('regions'))} | "
+            f"{fmt_x(r.speedup.get('tapeflow'))} | {fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
+            f"{fmt_x(r.energy_ratio.get('on_chip_memory_pj'))} | "
+            f"{fmt_x(r.energy_ratio.get('total_pj'))} | {need_s} | "
+            f"{fmt_bytes(r.sram['tapeflow_spm_high_water_bytes'])} | "
+            f"{fmt_x(r.sram['ratio'], 1)} | {status} |"
+        )
+    out.append(
+        f"| **geomean** ({len(gm['kernels'])} kernels) | | | {fmt_x(gm['inflation'])} | | "
+        f"{fmt_x(gm['speedup_regions'])} | **{fmt_x(gm['speedup_tapeflow'])}** | "
+        f"**{fmt_x(gm['on_chip_energy_ratio'])}** | {fmt_x(gm['on_chip_memory_energy_ratio'])} | "
+        f"{fmt_x(gm['total_energy_ratio'])} | | | **{fmt_x(gm['sram_ratio'], 1)}** | |"
+    )
+    out.append("")
+    controls = [r.kernel for r in rows if r.control]
+    if controls:
+        out.append(f"Controls (cache nothing, shown but excluded from the geomeans): "
+                   f"{', '.join(controls)}.")  # fmt: skip
+    # The >= 4x LLC claim, checked.
+    big = [r for r in rows if not r.control and not r.errors]
+    if big:
+        small = [r for r in big if r.tape_over_l2 < LLC_FACTOR]
+        per = ", ".join(f"{r.kernel} {r.tape_over_l2:.2f}x" for r in big)
+        if not small:
+            out.append(f"Enzyme-layout tape >= {LLC_FACTOR:g}x the last-level cache "
+                       f"(L2 = {fmt_bytes(l2)}) on every kernel that caches: {per}.")
+        else:
+            which = "these sizes" if size != "default" else "the default sizes"
+            out.append(f"NOT every Enzyme-layout tape is >= {LLC_FACTOR:g}x the last-level "
+                       f"cache (L2 = {fmt_bytes(l2)}) at {which}: {per} "
+                       f"(below: {', '.join(r.kernel for r in small)}).")  # fmt: skip
+    out.append("")
+    # Energy breakdown.
+    out.append("### Energy by component (µJ)")
+    out.append("")
+    out.append("| kernel | variant | " + " | ".join(ENERGY_COMPONENTS) +
+               " | on-chip | total | cycles |")  # fmt: skip
+    out.append("|---|---|" + "---:|" * (len(ENERGY_COMPONENTS) + 3))
+    for r in rows:
+        for v in VARIANTS:
+            s = r.variants.get(v)
+            if s is None:
+                continue
+            comps = " | ".join(f"{s['energy_pj'][c] / 1e6:,.2f}" for c in ENERGY_COMPONENTS)
+            out.append(f"| {r.kernel} | {LABELS[v]} | {comps} | {s['on_chip_pj'] / 1e6:,.2f} | "
+                       f"{s['total_pj'] / 1e6:,.2f} | {s['cycles']:,.0f} |")  # fmt: skip
+    out.append("")
+    # The sweep.
+    sweep_caps = header["sweep"]
+    if sweep_caps:
+        out.append("### Enzyme-layout cycles vs L2 capacity (relative to the best point; "
+                   "* = cache needed)")  # fmt: skip
+        out.append("")
+        out.append("| kernel | " + " | ".join(fmt_bytes(c) for c in sweep_caps) + " |")
+        out.append("|---|" + "---:|" * len(sweep_caps))
+        for r in rows:
+            if not r.sweep:
+                continue
+            best = min(p["cycles"] for p in r.sweep)
+            by = {p["l2_bytes"]: p for p in r.sweep}
+            need = r.sram["enzyme_l2_needed_bytes"]
+            cells = []
+            for c in sweep_caps:
+                p = by.get(c)
+                cells.append("-" if p is None else
+                             f"{p['cycles'] / best:.3f}" + ("*" if c == need else ""))  # fmt: skip
+            out.append(f"| {r.kernel} | " + " | ".join(cells) + " |")
+        out.append("")
+    bad = [r for r in rows if not r.grads_ok]
+    for r in bad:
+        for n in r.errors + r.grad_notes:
+            out.append(f"- **{r.kernel}**: {n}")
+    if bad:
+        out.append("")
+    out.append(METRICS_DOC)
+    return "\n".join(out) + "\n"
+
+
+def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any],
+            machine: Any) -> dict[str, Any]:  # fmt: skip
+    return {
+        "header": header,
+        "machine": machine.raw,
+        "geomean": gm,
+        "kernels": [
+            {
+                "kernel": r.kernel,
+                "control": r.control,
+                "gradients_identical": r.grads_ok,
+                "gradient_notes": r.grad_notes,
+                "errors": r.errors,
+                "tape_bytes": r.tape_bytes,
+                "primal_bytes": r.primal_bytes,
+                "inflation": r.inflation,
+                "tape_over_l2": r.tape_over_l2,
+                "speedup": r.speedup,
+                "energy_ratio_tapeflow": r.energy_ratio,
+                "energy_ratio_regions": r.energy_ratio_regions,
+                "sram": r.sram,
+                "sweep": r.sweep,
+                "variants": r.variants,
+            }
+            for r in rows
+        ],
+        "definitions": METRICS_DOC,
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# Plots
+
+
+def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> list[str]:
+    """speedup.png, energy.png, sram.png in `out_dir`; returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths: list[str] = []
+    names = [r.kernel + (" (ctrl)" if r.control else "") for r in rows]
+    x = np.arange(len(rows) + 1)
+    labels = [*names, "geomean"]
+
+    # -- speedup
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(labels) + 2), 4))
+    w = 0.38
+    for i, (v, color) in enumerate((("regions", "#9ecae1"), ("tapeflow", "#08519c"))):
+        vals = [r.speedup.get(v) or 0.0 for r in rows]
+        vals.append(gm.get(f"speedup_{v}") or 0.0)
+        ax.bar(x + (i - 0.5) * w, vals, w, label=LABELS[v], color=color)
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_xticks(x, labels, rotation=30, ha="right")
+    ax.set_ylabel("speedup over the Enzyme layout (cycles)")
+    ax.set_title("Speedup (geomean over kernels that cache; ctrl = control)")
+    ax.legend()
+    fig.tight_layout()
+    p = f"{out_dir}/speedup.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    paths.append(p)
+
+    # -- energy breakdown, normalised to the Enzyme layout's total
+    colors = {"compute": "#fdae6b", "L1": "#74c476", "L2": "#31a354", "SPM": "#6baed6",
+              "DMA": "#9e9ac8", "DRAM": "#969696"}  # fmt: skip
+    fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(rows) + 2), 4.5))
+    w = 0.27
+    xs = np.arange(len(rows))
+    for j, v in enumerate(VARIANTS):
+        bottom = np.zeros(len(rows))
+        for comp in ENERGY_COMPONENTS:
+            vals = []
+            for r in rows:
+                s, base = r.variants.get(v), r.variants.get("enzyme")
+                vals.append(s["energy_pj"][comp] / base["total_pj"] if s and base and
+                            base["total_pj"] else 0.0)  # fmt: skip
+            ax.bar(xs + (j - 1) * w, vals, w, bottom=bottom, color=colors[comp],
+                   edgecolor="white", linewidth=0.3, label=comp if j == 0 else None)  # fmt: skip
+            bottom += np.array(vals)
+        for xi, b in zip(xs, bottom):
+            ax.text(xi + (j - 1) * w, b, "ERT"[j], ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(xs, names, rotation=30, ha="right")
+    ax.set_ylabel("energy / Enzyme-layout total")
+    ax.set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)")
+    ax.legend(ncol=len(ENERGY_COMPONENTS), fontsize=8, loc="upper center",
+              bbox_to_anchor=(0.5, -0.28))  # fmt: skip
+    fig.tight_layout()
+    p = f"{out_dir}/energy.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    paths.append(p)
+
+    # -- SRAM: needed cache vs scratchpad high-water, and the sweep curves
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4.5))
+    xs = np.arange(len(rows))
+    need = [(r.sram["enzyme_cache_needed_bytes"] or 0) / KIB for r in rows]
+    spm = [(r.sram["tapeflow_spm_high_water_bytes"] or 0) / KIB for r in rows]
+    a1.bar(xs - 0.2, need, 0.4, label="Enzyme layout: L1+L2 needed (within 5% of best)",
+           color="#31a354")  # fmt: skip
+    a1.bar(xs + 0.2, spm, 0.4, label="TapeFlow: scratchpad high-water", color="#08519c")
+    a1.set_yscale("log")
+    a1.set_xticks(xs, names, rotation=30, ha="right")
+    a1.set_ylabel("KiB (log)")
+    a1.set_title(f"On-chip SRAM for the tape (geomean ratio {fmt_x(gm.get('sram_ratio'), 1)})")
+    a1.legend(fontsize=8)
+    for r in rows:
+        if not r.sweep:
+            continue
+        best = min(p["cycles"] for p in r.sweep)
+        caps = [p["cache_bytes"] / KIB for p in r.sweep]
+        a2.plot(caps, [p["cycles"] / best for p in r.sweep], marker="o", ms=3,
+                label=r.kernel, ls="--" if r.control else "-")  # fmt: skip
+    a2.axhline(1 + TOLERANCE, color="black", lw=0.8, ls=":")
+    a2.set_xscale("log", base=2)
+    a2.set_xlabel("L1 + L2 capacity (KiB, log)")
+    a2.set_ylabel("Enzyme-layout cycles / best")
+    a2.set_title("Enzyme-layout cache sweep (dotted: +5%)")
+    a2.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    p = f"{out_dir}/sram.png"
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    paths.append(p)
+    return paths

@@ -1,0 +1,335 @@
+"""`tapeflow-bench`: every benchmark kernel compiled three ways and simulated on one machine.
+
+    tapeflow-bench                          # default sizes, all kernels (< 10 min, 2 cores)
+    tapeflow-bench --quick                  # small sizes (< 1 min)
+    tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
+    tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
+
+The logic lives in `tapeflow.bench`; this is the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+_DESCRIPTION = """\
+Compiles every benchmark kernel (benchmarks/kernels, default sizes) three ways from the
+same reverse-mode AD output (tapeflow-autodiff, min-tape policy):
+  Enzyme layout  tapeflow-autodiff,tapeflow-lower-tape   (one DRAM array per cached value)
+  regions only   tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions
+  TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
+runs each gradient on the hardware model (compiled fast path) with the same machine and
+the kernel's own inputs, checks that the three give bit-identical gradients (every memref
+argument after the run), and reports per kernel and as geometric means: speedup over the
+Enzyme layout (cycles), on-chip / on-chip-memory / total energy ratios with a breakdown
+by component, on-chip SRAM (Enzyme layout: the smallest L1+L2 of an L2 sweep whose cycles
+are within 5% of the best; TapeFlow: scratchpad high-water mark) and their ratio, tape
+bytes, tape / L2 and working-set inflation. Kernels that cache nothing (controls) are
+shown but excluded from the geometric means.
+"""
+
+_EPILOG = """\
+output:
+  stdout     a markdown report: the main table, energy by component, the cache sweep,
+             definitions (with --json -, the JSON goes to stdout and the table to stderr)
+  --out DIR  results.md, results.json, speedup.png, energy.png, sram.png (default
+             bench-out/, git-ignored)
+  --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
+  progress   a progress bar on stderr (tqdm), one step per compiled-and-simulated variant
+
+the cache sweep: the Enzyme layout's run feeds its address stream to one extra cache
+simulator per L2 capacity in --sweep (the program runs once; the model is single-phase
+without DMA, so cycles at another L2 follow from the same op counts and that cache's
+counters; the point at the machine's own L2 is checked to reproduce the run exactly).
+L1 stays at the machine's size.
+
+exit status: 0 when every variant ran and every kernel's gradients are bit-identical
+across the three variants; 1 otherwise (the table marks the kernel, the reason is
+printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
+"""
+
+
+def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tapeflow-bench",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--quick", action="store_true",
+                   help="small kernel sizes (benchmarks/kernels/small, seconds per kernel); "
+                   "the tape then fits in cache, so the numbers mean little")  # fmt: skip
+    p.add_argument("--size", choices=("small", "default"), default=None,
+                   help="kernel size (default: default, or small with --quick)")  # fmt: skip
+    p.add_argument("--kernels", metavar="A,B", default=None,
+                   help=f"only these kernels (known: {', '.join(kernel_names)})")
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes (default: nproc = %(default)s; 1 runs in-process)")
+    p.add_argument("--out", default="bench-out", metavar="DIR",
+                   help="output folder for results.md/json and the PNG plots (bench-out)")
+    p.add_argument("--json", metavar="FILE", default=None,
+                   help="also write the JSON results to FILE ('-': stdout)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--machine", metavar="M.toml", default=None,
+                   help="machine overrides (TOML, same layout as hwmodel/defaults.toml)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one machine key, e.g. l2.size=524288 (repeatable)")
+    p.add_argument("--spm-bytes", type=int, default=None, metavar="N",
+                   help="TapeFlow's scratchpad budget (default: the machine's spm.size)")
+    p.add_argument("--tile-bytes", type=int, default=0, metavar="T",
+                   help="TapeFlow's tile cap in bytes (0: as large as the budget allows)")
+    p.add_argument("--depth", type=int, default=2, metavar="D",
+                   help="TapeFlow's tile buffers / prefetch depth (2: double buffering)")
+    p.add_argument("--sweep", metavar="KIB,...", default=None,
+                   help="L2 capacities in KiB for the Enzyme-layout sweep "
+                   "(default 32,64,128,256,512,1024,2048,4096; powers of two; 'none' "
+                   "disables it); the machine's own L2 is always included")  # fmt: skip
+    p.add_argument("--tolerance", type=float, default=5.0, metavar="PCT",
+                   help="'cache needed' = smallest capacity within PCT%% of the best (5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the kernels' inputs (0)")
+    p.add_argument("--backend", choices=("auto", "numba", "python"), default="auto",
+                   help="cache simulator backend (auto: numba when installed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _kernel_list(text: str | None, known: Sequence[str]) -> list[str]:
+    from tapeflow.diagnostics import ToolError
+
+    if text is None:
+        return list(known)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
+        raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def _sweep_list(text: str | None, machine: Any) -> list[int]:
+    from tapeflow.bench import DEFAULT_SWEEP
+    from tapeflow.diagnostics import ToolError
+
+    if text is not None and text.strip().lower() == "none":
+        return []
+    if text is None:
+        caps = list(DEFAULT_SWEEP)
+    else:
+        caps = []
+        for part in text.split(","):
+            part = part.strip()
+            try:
+                kib = int(part)
+            except ValueError:
+                raise ToolError(f"--sweep: '{part}' is not a whole number of KiB") from None
+            if kib <= 0 or kib & (kib - 1):
+                raise ToolError(f"--sweep: {kib} KiB is not a positive power of two")
+            caps.append(kib * 1024)
+    caps.append(machine.l2.size)
+    return sorted(set(caps))
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
+                desc="tapeflow-bench")  # fmt: skip
+
+
+def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -> str:
+    from tapeflow.bench import fmt_bytes
+
+    m = machine.raw
+    parts = [
+        f"`{m.get('meta', {}).get('name', '?')}` (hwmodel/defaults.toml"
+        + (f" + {machine_file}" if machine_file else "")
+        + "".join(f" + --set {s}" for s in sets) + ")",
+        f"{m['core']['clock_ghz']} GHz {m['core']['issue_width']}-wide core",
+        f"L1 {fmt_bytes(machine.l1.size)} {machine.l1.assoc}-way",
+        f"L2 {fmt_bytes(machine.l2.size)} {machine.l2.assoc}-way",
+        f"stride prefetcher {'on' if m['prefetch']['enabled'] else 'off'}",
+        f"SPM {fmt_bytes(machine.spm_size)} ({machine.spm_access_energy_pj:.1f} pJ/64 b)",
+        f"DRAM {m['dram']['bandwidth']} B/cycle, {m['dram']['latency']} cycles, "
+        f"{m['dram']['energy_pj_per_byte']} pJ/B",
+        f"DMA setup {m['dma']['setup']} cycles, {m['dma']['in_flight']} in flight",
+    ]
+    return "; ".join(parts)
+
+
+def _cost(job: Any) -> tuple[int, int]:
+    """Longest jobs first (a rough order: the Enzyme runs carry the sweep)."""
+    heavy = {"mlp": 9, "gemm": 8, "lstm": 7, "softmax_ce": 6, "conv2d": 6, "mass_spring": 5,
+             "pwl": 5, "ba": 4, "jacobi2d": 3, "pairwise": 2}  # fmt: skip
+    return (-heavy.get(job.kernel, 5), 0 if job.variant == "enzyme" else 1)
+
+
+def run_jobs(jobs: Sequence[Any], workers: int, progress: bool) -> list[dict[str, Any]]:
+    from tapeflow.bench import run_job
+
+    bar = _progress(len(jobs), progress)
+    results: list[dict[str, Any]] = []
+
+    def done(r: dict[str, Any]) -> None:
+        results.append(r)
+        if bar is not None:
+            bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
+                                + (" FAILED" if r.get("error") else ""))  # fmt: skip
+            bar.update(1)
+
+    try:
+        if workers <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                done(run_job(job))
+        else:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            ctx = mp.get_context("forkserver")
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as ex:
+                futures = [ex.submit(run_job, job) for job in jobs]
+                for f in as_completed(futures):
+                    done(f.result())
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from tapeflow import bench
+    from tapeflow.diagnostics import ToolError, report_errors
+
+    from benchmarks.kernels import KERNELS
+
+    parser = _parser(list(KERNELS))
+    args = parser.parse_args(argv)
+    with report_errors():
+        from tapeflow.hwmodel.config import load_machine
+
+        size = args.size or ("small" if args.quick else "default")
+        names = _kernel_list(args.kernels, list(KERNELS))
+        machine = load_machine(args.machine, args.set)
+        sweep = _sweep_list(args.sweep, machine)
+        for cap in sweep:  # validate every sweep point before running anything
+            load_machine(args.machine, [*args.set, f"l2.size={cap}"])
+        if args.jobs < 1:
+            raise ToolError("--jobs must be >= 1")
+        if args.tolerance < 0:
+            raise ToolError("--tolerance must be >= 0")
+        spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
+        if spm_bytes > machine.spm_size:
+            raise ToolError(f"--spm-bytes {spm_bytes} exceeds the machine's spm.size "
+                            f"{machine.spm_size}")  # fmt: skip
+        from tapeflow.transforms.layers import check_options
+
+        try:
+            check_options("tapeflow", spm_bytes=(spm_bytes, 1), depth=(args.depth, 1),
+                          tile_bytes=(args.tile_bytes, 0))  # type: ignore[arg-type]  # fmt: skip
+        except Exception as e:
+            raise ToolError(str(e)) from None
+        out_dir = Path(args.out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    jobs = [
+        bench.Job(kernel=n, variant=v, size=size, machine_file=args.machine,
+                  sets=tuple(args.set), spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
+                  depth=args.depth, sweep=tuple(sweep) if v == "enzyme" else (),
+                  seed=args.seed, backend=args.backend)  # fmt: skip
+        for n in names
+        for v in bench.VARIANTS
+    ]
+    jobs.sort(key=_cost)
+    t0 = time.perf_counter()
+    results = run_jobs(jobs, args.jobs, not args.no_progress)
+    wall = time.perf_counter() - t0
+
+    by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
+    for r in results:
+        by_kernel[r["kernel"]][r["variant"]] = r
+    tol = args.tolerance / 100.0
+    rows = [bench.summarize_kernel(n, size, by_kernel[n], machine, tol) for n in names]
+    gm = bench.geomeans(rows)
+    header = {
+        "command": "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv)),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "wall_s": wall,
+        "jobs": min(args.jobs, len(jobs)),
+        "size": size,
+        "machine_name": machine.raw.get("meta", {}).get("name", "?"),
+        "machine_desc": _machine_desc(machine, args.machine, args.set),
+        "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
+                                             args.depth),  # fmt: skip
+        "sweep": sweep,
+        "tolerance": tol,
+        "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
+    text = bench.markdown(rows, gm, machine, size=size, header=header)
+    data = bench.to_json(rows, gm, header, machine)
+    data["runs"] = [
+        {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
+                               "compile_s", "error")}  # fmt: skip
+        for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
+    ]
+    blob = json.dumps(data, indent=1, default=_json_default)
+    (out_dir / "results.md").write_text(text)
+    (out_dir / "results.json").write_text(blob + "\n")
+    if not args.no_plots:
+        try:
+            bench.write_plots(rows, gm, out_dir)
+        except ImportError as e:
+            print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
+    if args.json == "-":
+        sys.stderr.write(text)
+        sys.stdout.write(blob + "\n")
+    else:
+        sys.stdout.write(text)
+        if args.json:
+            Path(args.json).write_text(blob + "\n")
+    failed = [r for r in rows if not r.grads_ok]
+    for r in failed:
+        for e in r.errors:
+            tb = next((x.get("traceback") for x in by_kernel[r.kernel].values()
+                       if x.get("error") and e.endswith(x["error"])), None)  # fmt: skip
+            print(f"error: {r.kernel}: {e}", file=sys.stderr)
+            if tb and os.environ.get("TAPEFLOW_BENCH_TRACEBACK"):
+                print(tb, file=sys.stderr)
+        if not r.errors:
+            print(f"error: {r.kernel}: gradients differ across variants: "
+                  + "; ".join(r.grad_notes), file=sys.stderr)  # fmt: skip
+    if failed:
+        print(f"error: {len(failed)} kernel(s) failed the check: "
+              f"{', '.join(r.kernel for r in failed)}", file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+def _json_default(x: Any) -> Any:
+    import numpy as np
+
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, tuple):
+        return list(x)
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
