@@ -314,7 +314,7 @@ def load_machine(
     """The default machine, updated by `machine_file` and then by `key=value` overrides."""
     table = copy.deepcopy(_default_table())
     if machine_file is not None:
-        path = Path(machine_file)
+        path = _machine_path(machine_file)
         try:
             extra = tomllib.loads(path.read_text())
         except OSError as e:
@@ -326,6 +326,30 @@ def load_machine(
         parts, value = parse_set(assignment)
         _merge(table, _nest(parts, value), "--set")
     return validate(table)
+
+
+def presets() -> list[str]:
+    """Names of the packaged machine files usable as `--machine NAME` (e.g. dram-hbm2)."""
+    root = resources.files("tapeflow.hwmodel")
+    return sorted(
+        p.name[: -len(".toml")]
+        for p in root.iterdir()
+        if p.name.endswith(".toml") and p.name != "defaults.toml"
+    )
+
+
+def _machine_path(machine_file: str | Path) -> Path:
+    """A path as given, or a packaged preset by name (`dram-hbm2` -> hwmodel/dram-hbm2.toml)."""
+    path = Path(machine_file)
+    if path.exists() or path.suffix == ".toml" or "/" in str(machine_file):
+        return path
+    preset = resources.files("tapeflow.hwmodel").joinpath(f"{machine_file}.toml")
+    if preset.is_file():
+        return Path(str(preset))
+    raise ConfigError(
+        f"no machine file '{machine_file}' (and no preset of that name; presets: "
+        f"{', '.join(presets()) or 'none'})"
+    )
 
 
 def _nest(parts: list[str], value: Any) -> dict[str, Any]:

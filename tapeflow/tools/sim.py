@@ -43,7 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("file", help="input MLIR file, or - for standard input")
     parser.add_argument("--entry", "-e", metavar="NAME", help="the function to run")
-    parser.add_argument("--machine", metavar="M.toml", help="machine overrides (TOML)")
+    parser.add_argument(
+        "--machine",
+        metavar="M.toml",
+        help="machine overrides (TOML file), or a packaged preset by name: dram-lpddr4, "
+        "dram-gddr5, dram-hbm2, dram-ddr3",
+    )
     parser.add_argument(
         "--set",
         action="append",

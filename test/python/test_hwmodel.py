@@ -505,3 +505,16 @@ def test_tape_bytes_same_before_and_after_lower_tape():
     assert before.report["tape_bytes"] == n * 8
     assert after.report["tape_bytes"] == n * 8 + 8
     assert after.report["results"] == before.report["results"]
+
+
+def test_dram_presets():
+    from tapeflow.hwmodel.config import presets
+
+    pj_per_bit = {"dram-lpddr4": 8, "dram-gddr5": 14, "dram-hbm2": 3.9, "dram-ddr3": 70}
+    assert set(pj_per_bit) <= set(presets())
+    for name, pj in pj_per_bit.items():
+        m = load_machine(name)
+        assert m.get("dram", "energy_pj_per_byte") == pytest.approx(pj * 8)
+        assert m.get("dram", "bandwidth") == load_machine().get("dram", "bandwidth")
+    with pytest.raises(ConfigError, match="no preset of that name"):
+        load_machine("dram-sram")
