@@ -184,7 +184,7 @@ def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: in
     el_type = memref_type.get_element_type()
     arr = np.asarray(array)
     shape = list(memref_type.get_shape())
-    if len(arr.shape) != len(shape) or any(s != -1 and s != a for s, a in zip(shape, arr.shape)):
+    if len(arr.shape) != len(shape) or any(s >= 0 and s != a for s, a in zip(shape, arr.shape)):
         raise ToolError(
             f"argument {position} ({memref_type}) given an array of shape {list(arr.shape)}"
         )

@@ -497,3 +497,24 @@ func.func @f(%m: memref<2x2xi1>, %x: f64) -> i1 {
     data = json.loads(out)
     assert data["results"][0]["value"] is True
     assert data["arguments"][0]["value"] == [[False, False], [True, False]]
+
+
+def test_dynamic_memref_from_inputs(capsys, kernel, tmp_path):
+    src = """
+func.func @f(%a: memref<?x2xf64>) -> index {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?x2xf64>
+  func.return %n : index
+}
+"""
+    np.save(tmp_path / "a.npy", np.ones((3, 2)))
+    code, out, err = cli(capsys, kernel(src), "--inputs", str(tmp_path / "a.npy"))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "result[0]: index = 3",
+        "arg[0]: memref<?x2xf64> = [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]",
+    ]
+    np.save(tmp_path / "b.npy", np.ones((3, 3)))
+    code, _, err = cli(capsys, kernel(src), "--inputs", str(tmp_path / "b.npy"))
+    assert code == 1
+    assert "given an array of shape [3, 3]" in err
