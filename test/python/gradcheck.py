@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from tapeflow.transforms.autodiff import AutodiffPass
+from tapeflow.transforms.autodiff.activity import is_float, is_float_memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from tapeflow.diagnostics import parse_module
 from tapeflow.registry import make_context
 from tapeflow.runner import find_function, run_function
-from tapeflow.transforms.autodiff import AutodiffPass
-from tapeflow.transforms.autodiff.activity import is_float, is_float_memref
 
 
 def differentiate(text: str, functions: Sequence[str] = (), policy: str = "min-tape") -> ModuleOp:
@@ -80,8 +80,10 @@ def finite_differences(module, name, args, seeds, weights, step=1e-5):
                 plus, minus = _copy(args), _copy(args)
                 plus[p][idx] = x + h
                 minus[p][idx] = x - h
-                g[idx] = (loss(module, name, plus, seeds, weights)
-                          - loss(module, name, minus, seeds, weights)) / (2 * h)
+                g[idx] = (
+                    loss(module, name, plus, seeds, weights)
+                    - loss(module, name, minus, seeds, weights)
+                ) / (2 * h)
             fd[p] = g
         elif is_float(t):
             x = args[p]
@@ -89,8 +91,9 @@ def finite_differences(module, name, args, seeds, weights, step=1e-5):
             plus, minus = _copy(args), _copy(args)
             plus[p] = x + h
             minus[p] = x - h
-            fd[p] = (loss(module, name, plus, seeds, weights)
-                     - loss(module, name, minus, seeds, weights)) / (2 * h)
+            fd[p] = (
+                loss(module, name, plus, seeds, weights) - loss(module, name, minus, seeds, weights)
+            ) / (2 * h)
     return fd
 
 
@@ -105,8 +108,16 @@ def max_rel_error(grads, fd) -> float:
     return worst
 
 
-def check(text: str, name: str, args: Sequence[Any], *, functions: Sequence[str] = (),
-          policy: str = "min-tape", rng_seed: int = 0, module: ModuleOp | None = None):
+def check(
+    text: str,
+    name: str,
+    args: Sequence[Any],
+    *,
+    functions: Sequence[str] = (),
+    policy: str = "min-tape",
+    rng_seed: int = 0,
+    module: ModuleOp | None = None,
+):
     """Differentiates and compares with finite differences; returns (max rel error, grads)."""
     module = module or differentiate(text, functions, policy)
     fn = find_function(module, name)

@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """`tapeflow-autodiff`: every rule and construct, checked against central finite
 differences (max relative error <= 1e-6 in f64) and, for a few, hand-derived gradients.
 
@@ -17,12 +18,13 @@ from xdsl.utils.exceptions import PassFailedException
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gradcheck  # noqa: E402
-from tapeflow.diagnostics import parse_module  # noqa: E402
-from tapeflow.dialects.tape import InitOp, PopOp, PushOp  # noqa: E402
-from tapeflow.registry import make_context  # noqa: E402
-from tapeflow.runner import run_function  # noqa: E402
-from tapeflow.transforms.autodiff import AutodiffPass  # noqa: E402
+import gradcheck
+from tapeflow.dialects.tape import InitOp, PopOp, PushOp
+from tapeflow.transforms.autodiff import AutodiffPass
+
+from tapeflow.diagnostics import parse_module
+from tapeflow.registry import make_context
+from tapeflow.runner import run_function
 
 TOL = 1e-6
 
@@ -111,7 +113,7 @@ def test_hand_derived_polynomial():
     # f(x, y) = x^2 y + sin(y): df/dx = 2xy, df/dy = x^2 + cos(y); seed 2 scales both.
     body = ("%a = arith.mulf %x, %x : f64\n  %b = arith.mulf %a, %y : f64\n"
             "  %s = math.sin %y : f64\n  %r = arith.addf %b, %s : f64")
-    g, result = grads(SCALAR.format(body=body), "f", [1.5, 0.25], seeds=(2.0,))
+    _g, result = grads(SCALAR.format(body=body), "f", [1.5, 0.25], seeds=(2.0,))
     assert result.results == pytest.approx([2 * 2 * 1.5 * 0.25, 2 * (1.5**2 + np.cos(0.25))])
 
 
@@ -652,7 +654,7 @@ func.func @f(%x: memref<4xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
 }
 """
     module = gradcheck.differentiate(text)
-    grad = [op for op in module.ops if op.sym_name.data == "f_grad"][0]
+    grad = next(op for op in module.ops if op.sym_name.data == "f_grad")
     names = [op.name for op in grad.walk()]
     assert names.count("math.cos") == 1  # only the forward one: %junk is useless
     assert names.count("math.sin") == 2  # forward + recomputed for d(%v)
@@ -662,7 +664,7 @@ func.func @f(%x: memref<4xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
 
 def test_pops_balance_pushes_and_loops_are_paired():
     module = gradcheck.differentiate(IF)
-    grad = [op for op in module.ops if op.sym_name.data == "branch_grad"][0]
+    grad = next(op for op in module.ops if op.sym_name.data == "branch_grad")
     pushes = [op for op in grad.walk() if isinstance(op, PushOp)]
     pops = [op for op in grad.walk() if isinstance(op, PopOp)]
     assert {p.cache for p in pushes} == {p.cache for p in pops}
@@ -672,7 +674,8 @@ def test_pops_balance_pushes_and_loops_are_paired():
     # inits are in the entry block, before everything else
     entry = list(grad.body.block.ops)
     inits = [i for i, op in enumerate(entry) if isinstance(op, InitOp)]
-    assert inits == list(range(len(inits))) and inits
+    assert inits == list(range(len(inits)))
+    assert inits
 
 
 def test_functions_option_selects_unmarked_functions():

@@ -111,8 +111,9 @@ class AutodiffPass(ModulePass):
         built: list[tuple[Operation, Operation]] = []
         for primal in targets:
             if not primal.body.blocks:
+                name = primal.sym_name.data
                 raise PassFailedException(
-                    op_error(primal, f"cannot differentiate @{primal.sym_name.data}: it has no body")
+                    op_error(primal, f"cannot differentiate @{name}: it has no body")
                 )
             grad_name = f"{primal.sym_name.data}_grad"
             if grad_name in funcs:

@@ -61,9 +61,7 @@ class Activity:
         self._mark_ops(fn)
 
     def is_active(self, value: SSAValue) -> bool:
-        return (
-            is_differentiable(value.type) and value in self.varied and value in self.useful
-        )
+        return is_differentiable(value.type) and value in self.varied and value in self.useful
 
     def op_is_active(self, op: Operation) -> bool:
         return op in self.active_ops
@@ -100,7 +98,8 @@ class Activity:
         elif isinstance(op, scf.WhileOp):
             before, after = op.before_region.block, op.after_region.block
             cond, yield_ = before.last_op, after.last_op
-            assert isinstance(cond, scf.ConditionOp) and yield_ is not None
+            assert isinstance(cond, scf.ConditionOp)
+            assert yield_ is not None
             for init, arg in zip(op.arguments, before.args, strict=True):
                 self._edge(init, arg)
             for v, arg in zip(yield_.operands, before.args, strict=True):
@@ -145,9 +144,11 @@ class Activity:
         if op.name in ("scf.yield", "scf.condition", "func.return"):
             return False
         # An op that writes an active buffer in some way we do not model.
-        return not op.results and any(
-            self.is_active(v) for v in op.operands if isinstance(v.type, MemRefType)
-        ) and not isinstance(op, memref.DeallocOp)
+        return (
+            not op.results
+            and any(self.is_active(v) for v in op.operands if isinstance(v.type, MemRefType))
+            and not isinstance(op, memref.DeallocOp)
+        )
 
 
 def _reach(seeds: Iterable[SSAValue], edges: dict[SSAValue, list[SSAValue]]) -> set[SSAValue]:

@@ -26,6 +26,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
+from tapeflow.transforms.autodiff import scf as scf_rules
+from tapeflow.transforms.autodiff.activity import (
+    Activity,
+    defined_inside,
+    is_float,
+    is_float_memref,
+)
+from tapeflow.transforms.autodiff.rules import Rule
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
@@ -43,15 +52,6 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
-from tapeflow.transforms.autodiff import scf as scf_rules
-from tapeflow.transforms.autodiff.activity import (
-    Activity,
-    defined_inside,
-    is_float,
-    is_float_memref,
-)
-from tapeflow.transforms.autodiff.rules import Rule
 
 LOOP_ATTR = "tapeflow.loop"
 LOOP_OPS = (scf.ForOp, scf.WhileOp, scf.ParallelOp)
@@ -176,14 +176,18 @@ class Gradient:
                 continue
             if type(op) not in self.rules:
                 raise PassFailedException(
-                    op_error(op, "cannot be differentiated (no adjoint rule; it touches active"
-                             " values)")
+                    op_error(
+                        op, "cannot be differentiated (no adjoint rule; it touches active values)"
+                    )
                 )
             if isinstance(op, memref.AllocOp | memref.AllocaOp | memref.DeallocOp):
                 if op.parent_op() is not self.fn:
                     raise PassFailedException(
-                        op_error(op, "unsupported: an active buffer allocated or freed inside a"
-                                 " loop or branch (hoist it to the function body)")
+                        op_error(
+                            op,
+                            "unsupported: an active buffer allocated or freed inside a"
+                            " loop or branch (hoist it to the function body)",
+                        )
                     )
 
     # -- the protocol rules use --------------------------------------------------------
@@ -202,9 +206,7 @@ class Gradient:
             return
         old = self.adj.get(value)
         self.adj[value] = (
-            contribution
-            if old is None
-            else self.b.insert(arith.AddfOp(old, contribution)).result
+            contribution if old is None else self.b.insert(arith.AddfOp(old, contribution)).result
         )
 
     def shadow(self, value: SSAValue) -> SSAValue | None:
@@ -286,9 +288,7 @@ class Gradient:
         self.rules[type(op)](self, op)
 
     # -- primal values in the reverse sweep ------------------------------------------
-    def _resolve(
-        self, value: SSAValue, ctx: ReverseContext | None, force_cache: bool
-    ) -> SSAValue:
+    def _resolve(self, value: SSAValue, ctx: ReverseContext | None, force_cache: bool) -> SSAValue:
         block = _def_block(value)
         if block is self.entry and not force_cache:
             return value
@@ -426,7 +426,8 @@ class Gradient:
         if isinstance(value, BlockArgument):
             return (-1, value.index)
         op = value.owner
-        assert isinstance(op, Operation) and op.parent_block() is not None
+        assert isinstance(op, Operation)
+        assert op.parent_block() is not None
         return (op.parent_block().get_operation_index(op), value.index)
 
     def _finish_contexts(self) -> None:

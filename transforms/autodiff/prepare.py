@@ -49,8 +49,10 @@ def _map_ops(
 def _bound(op: affine.ForOp, amap: affine.AffineMapAttr, operands, what: str):
     if len(amap.data.results) != 1:
         raise PassFailedException(
-            op_error(op, f"unsupported: {what} bound with {len(amap.data.results)} results "
-                     "(min/max bounds)")
+            op_error(
+                op,
+                f"unsupported: {what} bound with {len(amap.data.results)} results (min/max bounds)",
+            )
         )
     ops, (value,) = _map_ops(op, amap, operands)
     return ops, value
@@ -100,8 +102,11 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
             callee = SymbolTable.lookup_symbol(module, call.callee)
             if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
                 raise PassFailedException(
-                    op_error(call, f"cannot differentiate a call to @{call.callee.string_value()}"
-                             " (not a function defined in this module)")
+                    op_error(
+                        call,
+                        f"cannot differentiate a call to @{call.callee.string_value()}"
+                        " (not a function defined in this module)",
+                    )
                 )
             if len(callee.body.blocks) != 1:
                 raise PassFailedException(
@@ -131,7 +136,8 @@ def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
         before, after = op.before_region.block, op.after_region.block
         cond = before.last_op
         yield_ = after.last_op
-        assert isinstance(cond, scf.ConditionOp) and isinstance(yield_, scf.YieldOp)
+        assert isinstance(cond, scf.ConditionOp)
+        assert isinstance(yield_, scf.YieldOp)
         index = IndexType()
         n_before = before.insert_arg(index, len(before.args))
         n_before.name_hint = "iter"

@@ -44,9 +44,7 @@ def trip_count(g: Gradient, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAVa
     return ins(arith.SelectOp(negative, zero, n)).result
 
 
-def _reverse_loop(
-    g: Gradient, count: SSAValue, inits: list[SSAValue]
-) -> tuple[scf.ForOp, Block]:
+def _reverse_loop(g: Gradient, count: SSAValue, inits: list[SSAValue]) -> tuple[scf.ForOp, Block]:
     block = Block(arg_types=[count.type, *(v.type for v in inits)])
     zero, one = g.const(0, count.type), g.const(1, count.type)
     loop = scf.ForOp(zero, count, one, inits, Region(block))
@@ -61,9 +59,7 @@ def reverse_for(g: Gradient, op: scf.ForOp) -> None:
     lb, ub, step = g.primal(op.lb), g.primal(op.ub), g.primal(op.step)
     n = trip_count(g, lb, ub, step)
     carried = [
-        i
-        for i in range(len(op.res))
-        if g.is_active(body.args[i + 1]) or g.is_active(op.res[i])
+        i for i in range(len(op.res)) if g.is_active(body.args[i + 1]) or g.is_active(op.res[i])
     ]
     free = g.free_active(op)
     inits = [g.adjoint_or_zero(op.res[i]) for i in carried]
@@ -118,7 +114,8 @@ def reverse_if(g: Gradient, op: scf.IfOp) -> None:
 def reverse_while(g: Gradient, op: scf.WhileOp) -> None:
     before, after = op.before_region.block, op.after_region.block
     cond, yield_ = before.last_op, after.last_op
-    assert isinstance(cond, scf.ConditionOp) and yield_ is not None
+    assert isinstance(cond, scf.ConditionOp)
+    assert yield_ is not None
     count = g.primal_cached(op.res[-1])
     carried = [i for i in range(len(before.args) - 1) if g.is_active(before.args[i])]
     free = g.free_active(op)

@@ -16,10 +16,9 @@
 
 from __future__ import annotations
 
+from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
-
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
 
 
 def _ins(g: ReverseBuilder, op: Operation) -> SSAValue:

@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import math as pymath
 
+from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
+from tapeflow.transforms.autodiff.rules.arith import div, mul, neg, select
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
-
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
-from tapeflow.transforms.autodiff.rules.arith import div, mul, neg, select
 
 
 def _ins(g: ReverseBuilder, op: Operation) -> SSAValue:
@@ -149,17 +148,11 @@ def _nothing(g: ReverseBuilder, op: Operation) -> None:
 
 RULES: dict[type[Operation], Rule] = {
     math.ExpOp: _unary(lambda g, op, d: mul(g, d, _y(g, op))),
-    math.Exp2Op: _unary(
-        lambda g, op, d: mul(g, d, mul(g, _y(g, op), _c(g, pymath.log(2.0), d)))
-    ),
+    math.Exp2Op: _unary(lambda g, op, d: mul(g, d, mul(g, _y(g, op), _c(g, pymath.log(2.0), d)))),
     math.ExpM1Op: _unary(lambda g, op, d: mul(g, d, _add(g, _y(g, op), _c(g, 1.0, d)))),
     math.LogOp: _unary(lambda g, op, d: div(g, d, _x(g, op))),
-    math.Log2Op: _unary(
-        lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(2.0), d)))
-    ),
-    math.Log10Op: _unary(
-        lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(10.0), d)))
-    ),
+    math.Log2Op: _unary(lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(2.0), d)))),
+    math.Log10Op: _unary(lambda g, op, d: div(g, d, mul(g, _x(g, op), _c(g, pymath.log(10.0), d)))),
     math.Log1pOp: _unary(lambda g, op, d: div(g, d, _add(g, _x(g, op), _c(g, 1.0, d)))),
     math.SqrtOp: _unary(lambda g, op, d: div(g, mul(g, d, _c(g, 0.5, d)), _y(g, op))),
     math.RsqrtOp: _unary(
@@ -181,17 +174,13 @@ RULES: dict[type[Operation], Rule] = {
         )
     ),
     math.AtanOp: _unary(
-        lambda g, op, d: div(
-            g, d, _add(g, _c(g, 1.0, d), mul(g, _x(g, op), _x(g, op)))
-        )
+        lambda g, op, d: div(g, d, _add(g, _c(g, 1.0, d), mul(g, _x(g, op), _x(g, op))))
     ),
     math.TanOp: _unary(
         lambda g, op, d: mul(g, d, _add(g, _c(g, 1.0, d), mul(g, _y(g, op), _y(g, op))))
     ),
     math.AsinOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, -1.0)))),
-    math.AcosOp: _unary(
-        lambda g, op, d: neg(g, div(g, d, _sqrt(g, _one_minus_x2(g, op, -1.0))))
-    ),
+    math.AcosOp: _unary(lambda g, op, d: neg(g, div(g, d, _sqrt(g, _one_minus_x2(g, op, -1.0))))),
     math.AsinhOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, 1.0)))),
     math.AcoshOp: _unary(lambda g, op, d: div(g, d, _sqrt(g, _one_minus_x2(g, op, 0.0)))),
     math.AtanhOp: _unary(lambda g, op, d: div(g, d, _one_minus_x2(g, op, -1.0))),

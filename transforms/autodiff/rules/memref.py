@@ -10,11 +10,10 @@
 
 from __future__ import annotations
 
+from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
-
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
 
 
 def _load(g: ReverseBuilder, op: memref.LoadOp) -> None:
@@ -54,8 +53,9 @@ def _copy(g: ReverseBuilder, op: memref.CopyOp) -> None:
     for dim, size in enumerate(mtype.get_shape()):
         if size < 0:
             cd = g.b.insert(arith.ConstantOp(IntegerAttr(dim, index))).result
-            bounds.append(g.b.insert(memref.DimOp.from_source_and_index(
-                g.primal(op.source), cd)).result)
+            bounds.append(
+                g.b.insert(memref.DimOp.from_source_and_index(g.primal(op.source), cd)).result
+            )
         else:
             bounds.append(g.b.insert(arith.ConstantOp(IntegerAttr(size, index))).result)
     zero = g.const(0.0, mtype.element_type)
