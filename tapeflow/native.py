@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -89,7 +88,10 @@ def find_tools() -> NativeTools:
     runner = shutil.which(f"mlir-runner-{MLIR_VERSION}")
     missing = [
         name
-        for name, path in ((f"mlir-opt-{MLIR_VERSION}", opt), (f"mlir-runner-{MLIR_VERSION}", runner))
+        for name, path in (
+            (f"mlir-opt-{MLIR_VERSION}", opt),
+            (f"mlir-runner-{MLIR_VERSION}", runner),
+        )
         if path is None
     ]
     libraries: list[str] = []
@@ -206,7 +208,9 @@ def _storage_dtype(element: Attribute) -> np.dtype[Any]:
     if isinstance(element, IndexType):
         return np.dtype("<i8")
     if isinstance(element, IntegerType) and element.bitwidth in (1, 8, 16, 32, 64):
-        return np.dtype(np.bool_) if element.bitwidth == 1 else np.dtype(f"<i{element.bitwidth // 8}")
+        if element.bitwidth == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"<i{element.bitwidth // 8}")
     raise ToolError(f"native execution does not support memrefs of {element}")
 
 
@@ -246,9 +250,7 @@ class _Wrapper:
             self.line(f"{ref} = memref.get_global @{symbol} : {_type_text(static)}")
             if static != typ:
                 cast = self.fresh()
-                self.line(
-                    f"{cast} = memref.cast {ref} : {_type_text(static)} to {_type_text(typ)}"
-                )
+                self.line(f"{cast} = memref.cast {ref} : {_type_text(static)} to {_type_text(typ)}")
                 ref = cast
             return ref
         name = self.fresh()
@@ -341,9 +343,7 @@ def native_program(
         if isinstance(typ, MemRefType):
             _emit_print(wrapper, name, typ)
             printed.append(("arg", typ, i))
-    existing = {
-        op.sym_name.data for op in lowered.ops if isinstance(op, func.FuncOp)
-    }
+    existing = {op.sym_name.data for op in lowered.ops if isinstance(op, func.FuncOp)}
     if WRAPPER in existing:
         raise ToolError(f"the module already defines @{WRAPPER}")
     declare = [(n, s) for n, s in _RUNTIME if n not in existing]
@@ -420,7 +420,8 @@ def _failure_message(command: list[str], llvm: str, done: subprocess.CompletedPr
         and not line.lstrip().startswith("#")
     ]
     status = (
-        f"killed by signal {-done.returncode}" if done.returncode < 0
+        f"killed by signal {-done.returncode}"
+        if done.returncode < 0
         else f"exit status {done.returncode}"
     )
     detail = "\n".join([*messages, *stderr]) or "no message"
@@ -461,8 +462,10 @@ def run_function_native(
     final_args: list[Any] = list(args)
     for kind, typ, position in printed:
         assert position is not None
-        value = _take_memref(numbers, typ) if isinstance(typ, MemRefType) else (
-            _decode_scalar(int(numbers.take(1)[0]), typ)
+        value = (
+            _take_memref(numbers, typ)
+            if isinstance(typ, MemRefType)
+            else (_decode_scalar(int(numbers.take(1)[0]), typ))
         )
         if kind == "result":
             results.append(value)

@@ -1,9 +1,10 @@
 """Checks TapeFlow's IR with upstream MLIR's own parser and verifier, in process.
 
 Upstream MLIR does not know our dialects, so a module is exported with our ops in generic
-form (upstream ops keep their custom syntax) and parsed with unregistered dialects allowed: upstream then checks everything it does know
-(builtin, func, scf, arith, math, memref, cf, affine: operand and result types, regions,
-symbols, dominance) and accepts our ops as opaque.
+form (upstream ops keep their custom syntax) and parsed with unregistered dialects
+allowed: upstream then checks everything it does know (builtin, func, scf, arith, math,
+memref, cf, affine: operand and result types, regions, symbols, dominance) and accepts
+our ops as opaque.
 
 The Python bindings come from the optional extra `tapeflow[mlir]`
 (`pip install -e '.[mlir]'`): PyPI's `iree-base-compiler` ships the upstream bindings as
@@ -66,8 +67,8 @@ def export_for_upstream(module: ModuleOp, generic: bool = False) -> str:
     (`()[s0, s1] -> (s0, s1)`), which upstream rejects for loop indices, while the custom
     form reads back as dimensions."""
     out = io.StringIO()
-    printer = Printer(stream=out, print_generic_format=True) if generic else _ExportPrinter(
-        stream=out
+    printer = (
+        Printer(stream=out, print_generic_format=True) if generic else _ExportPrinter(stream=out)
     )
     printer.print_op(module)
     return rename_for_export(out.getvalue() + "\n")

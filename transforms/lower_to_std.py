@@ -209,8 +209,11 @@ def lower_tape(module: ModuleOp) -> None:
                 isinstance(user, tape.PushOp) and user.value is init.cache
             ):
                 raise PassFailedException(
-                    op_error(user, "uses a tape.cache in a way tapeflow-lower-to-std cannot "
-                             "lower (only tape.push/pop/free of a tape.init result are)")
+                    op_error(
+                        user,
+                        "uses a tape.cache in a way tapeflow-lower-to-std cannot "
+                        "lower (only tape.push/pop/free of a tape.init result are)",
+                    )
                 )
         lowered = _lower_tape_init(init)
         for user in users:
@@ -325,8 +328,11 @@ class _RegionStreamLowering:
     def fields_of(self, op: Operation, value: SSAValue) -> list[SSAValue]:
         if value not in self.buffers:
             raise PassFailedException(
-                op_error(op, "uses a record tape or FIFO that tapeflow-lower-to-std cannot "
-                         "trace to its region.alloc / stream.fifo_alloc")
+                op_error(
+                    op,
+                    "uses a record tape or FIFO that tapeflow-lower-to-std cannot "
+                    "trace to its region.alloc / stream.fifo_alloc",
+                )
             )
         return self.buffers[value]
 
@@ -403,8 +409,11 @@ class _RegionStreamLowering:
                 user = use.operation
                 if not _is_ours(user):
                     raise PassFailedException(
-                        op_error(user, f"uses the result of '{op.name}', which "
-                                 "tapeflow-lower-to-std cannot lower outside region/stream ops")
+                        op_error(
+                            user,
+                            f"uses the result of '{op.name}', which "
+                            "tapeflow-lower-to-std cannot lower outside region/stream ops",
+                        )
                     )
 
 

@@ -62,9 +62,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools = native.find_tools()
         if emit:
             program, _printed = native.native_program(
-                module, name, [native.argument_value(p, v, t) for p, (v, t) in enumerate(
-                    zip(args, runner.find_function(module, name).function_type.inputs.data)
-                )]
+                module,
+                name,
+                [
+                    native.argument_value(p, v, t)
+                    for p, (v, t) in enumerate(
+                        zip(args, runner.find_function(module, name).function_type.inputs.data)
+                    )
+                ],
             )
             with open(emit, "w") as out:
                 out.write(program)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tapeflow.transforms.lower_to_std import LowerToStdPass, check_upstream_only
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import InterpretationError
@@ -36,7 +37,6 @@ from tapeflow.runner import (
     make_arguments,
     run_function,
 )
-from tapeflow.transforms.lower_to_std import LowerToStdPass, check_upstream_only
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -238,8 +238,8 @@ func.func @g(%a: memref<12xf64>, %out: memref<12xf64>) -> f64 {
 """
 
 SCALARS = """
-func.func @scalars(%a: f64, %b: f32, %c: i32, %d: index, %e: i1, %m: memref<2x3xi32>, %v: memref<3xf64>)
-    -> (f64, f32, i32, index, i1, f64) {
+func.func @scalars(%a: f64, %b: f32, %c: i32, %d: index, %e: i1, %m: memref<2x3xi32>,
+                   %v: memref<3xf64>) -> (f64, f32, i32, index, i1, f64) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %third = arith.constant 3.0 : f64
@@ -312,9 +312,11 @@ def test_scalars_and_memrefs_travel_bit_for_bit():
     assert format_text(actual) == format_text(expected)
     assert format_json(actual) == format_json(expected)
     q = actual.results[0]
-    assert q == (1 / 7) / 3.0 and f"{q:.6f}" != repr(q)  # beyond printF64's 6 digits
+    assert q == (1 / 7) / 3.0
+    assert f"{q:.6f}" != repr(q)
     assert actual.results[1:5] == [float(np.float32(0.1)), -123456, 2**40, True]
-    assert actual.arguments[5][1, 1] == -7 and actual.arguments[5].dtype == np.int32
+    assert actual.arguments[5][1, 1] == -7
+    assert actual.arguments[5].dtype == np.int32
     assert actual.arguments[6][0] == 0.1 * q
 
 
@@ -342,7 +344,8 @@ def test_memref_results_and_bool_arrays():
     expected = run_function(module, "r", [b.copy(), 4])
     actual = native.run_function_native(module, "r", [b.copy(), 4])
     assert format_text(actual) == format_text(expected)
-    assert actual.results[0].tolist() == [2.5] * 4 and actual.results[1] == -5
+    assert actual.results[0].tolist() == [2.5] * 4
+    assert actual.results[1] == -5
     assert actual.arguments[0].tolist() == [[True, False, True], [True, False, True]]
 
 
@@ -351,7 +354,8 @@ def test_native_updates_given_arrays_in_place():
     module = load_module(SCALARS, "s.mlir")
     m, v = np.zeros((2, 3), dtype=np.int32), np.array([0.0, 2.0, 0.0])
     native.run_function_native(module, "scalars", [3.0, 1.0, 1, 1, False, m, v])
-    assert m[1, 1] == -7 and v[0] == 2.0
+    assert m[1, 1] == -7
+    assert v[0] == 2.0
 
 
 @needs_mlir
@@ -385,10 +389,12 @@ def test_tapeflow_exec_without_tools_exits_1(tmp_path: Path):
     if not exe.exists():
         pytest.skip("tapeflow-exec is not installed (pip install -e .)")
     env = {"PATH": str(tmp_path), "TAPEFLOW_MLIR_LIB_DIR": str(tmp_path)}
-    done = subprocess.run([str(exe), str(source), "--args", "1"], capture_output=True,
-                          text=True, env=env)
+    done = subprocess.run(
+        [str(exe), str(source), "--args", "1"], capture_output=True, text=True, env=env
+    )
     assert done.returncode == 1
-    assert "apt-get install" in done.stderr and "Traceback" not in done.stderr
+    assert "apt-get install" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,8 +442,9 @@ def gradient_arguments(name: str, module: ModuleOp, size: str = "small") -> tupl
     while len(args) < len(types) and not isinstance(types[len(args)], MemRefType):
         args.append(1.0)
     if len(args) != len(types):
-        return entry, make_arguments(func_op, seed=0, scalars=[
-            "1.0" for t in types if not isinstance(t, MemRefType)])
+        return entry, make_arguments(
+            func_op, seed=0, scalars=["1.0" for t in types if not isinstance(t, MemRefType)]
+        )
     return entry, args
 
 
@@ -471,10 +478,12 @@ def test_tapeflow_exec_prints_what_tapeflow_run_prints(tmp_path: Path):
         pytest.skip("console scripts not installed (pip install -e .)")
     for extra in ([], ["--json"]):
         command = [str(source), "--entry", "f_grad", "--args", "37", "1.5", "--zero", "1", *extra]
-        run = subprocess.run([str(bindir / "tapeflow-run"), *command], capture_output=True,
-                             text=True)
-        exe = subprocess.run([str(bindir / "tapeflow-exec"), *command], capture_output=True,
-                             text=True)
+        run = subprocess.run(
+            [str(bindir / "tapeflow-run"), *command], capture_output=True, text=True
+        )
+        exe = subprocess.run(
+            [str(bindir / "tapeflow-exec"), *command], capture_output=True, text=True
+        )
         assert run.returncode == 0, run.stderr
         assert exe.returncode == 0, exe.stderr
         assert exe.stdout == run.stdout

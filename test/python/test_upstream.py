@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from tapeflow.transforms.lower_to_std import LowerToStdPass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
 
 from tapeflow import registry, upstream
 from tapeflow.runner import load_module
-from tapeflow.transforms.lower_to_std import LowerToStdPass
 from tapeflow.upstream import (
     UpstreamVerifyException,
     export_for_upstream,
@@ -93,9 +93,11 @@ def test_rename_touches_only_our_op_names_types_and_attributes():
     assert '"tapeflow_stream.commit"(' in renamed
     assert '"tapeflow_tape.push"(' in renamed
     assert "!tapeflow_stream.fifo<!tapeflow_region.record<f64>, 4>" in renamed
-    assert "#tapeflow_stream.spm" in renamed and "!tapeflow_stream.token" in renamed
+    assert "#tapeflow_stream.spm" in renamed
+    assert "!tapeflow_stream.token" in renamed
     # String attributes and other dialects' names are left alone.
-    assert 'note = "stream.commit"' in renamed and 'sym = "tape.x"' in renamed
+    assert 'note = "stream.commit"' in renamed
+    assert 'sym = "tape.x"' in renamed
     assert '"upstream.stream.op"()' in renamed
 
 
@@ -103,8 +105,18 @@ def test_rename_touches_only_our_op_names_types_and_attributes():
 def test_export_leaves_no_name_of_ours(export):
     module = load_module(STREAM_IR, "s.mlir")
     text = export(module)
-    for prefix in ('"stream.', '"region.', '"tape.', "!stream.", "!region.", "!tape.",
-                   "#stream.", " stream.", " region.", " tape."):
+    for prefix in (
+        '"stream.',
+        '"region.',
+        '"tape.',
+        "!stream.",
+        "!region.",
+        "!tape.",
+        "#stream.",
+        " stream.",
+        " region.",
+        " tape.",
+    ):
         assert prefix not in text, prefix
     assert text.count('"tapeflow_stream.') == 8
     assert str(module).count("stream.") > 0  # TapeFlow's own IR keeps its names
@@ -112,7 +124,8 @@ def test_export_leaves_no_name_of_ours(export):
 
 def test_export_keeps_upstream_custom_syntax():
     text = export_for_upstream(load_module(STREAM_IR, "s.mlir"))
-    assert "func.func @s(" in text and "memref.alloc() : memref<4xf64, #tapeflow_stream.spm>" in text
+    assert "func.func @s(" in text
+    assert "memref.alloc() : memref<4xf64, #tapeflow_stream.spm>" in text
     assert '"tapeflow_tape.push"(' in text
 
 
@@ -208,17 +221,22 @@ def test_tapeflow_opt_verify_upstream_cli(tmp_path: Path):
         pytest.skip("tapeflow-opt is not installed (pip install -e .)")
     good = tmp_path / "good.mlir"
     good.write_text(STREAM_IR)
-    done = subprocess.run([str(exe), str(good), "--verify-upstream"], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        [str(exe), str(good), "--verify-upstream"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert "stream.commit" in done.stdout  # the output keeps our names
     bad = tmp_path / "bad.mlir"
     bad.write_text(NOT_DOMINATED)
-    done = subprocess.run([str(exe), str(bad), "--verify-upstream", "-o",
-                           str(tmp_path / "out.mlir")], capture_output=True, text=True)
+    done = subprocess.run(
+        [str(exe), str(bad), "--verify-upstream", "-o", str(tmp_path / "out.mlir")],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1
     assert done.stderr.startswith("error: upstream MLIR rejects the module")
-    assert "does not dominate" in done.stderr and "Traceback" not in done.stderr
+    assert "does not dominate" in done.stderr
+    assert "Traceback" not in done.stderr
     assert not (tmp_path / "out.mlir").exists()
     # Without the flag, the same file passes (xDSL alone does not check dominance).
     done = subprocess.run([str(exe), str(bad)], capture_output=True, text=True)
