@@ -239,14 +239,14 @@ func.func @g(%a: memref<12xf64>, %out: memref<12xf64>) -> f64 {
 
 SCALARS = """
 func.func @scalars(%a: f64, %b: f32, %c: i32, %d: index, %e: i1, %m: memref<2x3xi32>,
-                   %v: memref<3xf64>) -> (f64, f32, i32, index, i1, f64) {
+                   %v: memref<?xf64>) -> (f64, f32, i32, index, i1, f64) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %third = arith.constant 3.0 : f64
   %q = arith.divf %a, %third : f64
-  %x = memref.load %v[%c1] : memref<3xf64>
+  %x = memref.load %v[%c1] : memref<?xf64>
   %y = arith.mulf %x, %q : f64
-  memref.store %y, %v[%c0] : memref<3xf64>
+  memref.store %y, %v[%c0] : memref<?xf64>
   %neg = arith.constant -7 : i32
   memref.store %neg, %m[%c1, %c1] : memref<2x3xi32>
   return %q, %b, %c, %d, %e, %x : f64, f32, i32, index, i1, f64
