@@ -140,7 +140,8 @@ class IndexBuilder:
 
     def linearize(self, indices: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
         """Row-major linear index of `indices` in a box of `sizes` (sizes[0] is unused)."""
-        assert indices and len(indices) == len(sizes)
+        assert indices
+        assert len(indices) == len(sizes)
         acc = indices[0]
         for index, size in zip(indices[1:], sizes[1:]):
             acc = self.add(self.mul(acc, size), index)
@@ -189,9 +190,20 @@ def erase_dead(value: SSAValue) -> None:
 
 
 _PURE_INDEX_OPS = frozenset(
-    {"arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.remsi", "arith.cmpi",
-     "arith.select", "arith.constant", "arith.ceildivsi", "arith.floordivsi",
-     "arith.maxsi", "arith.minsi"}
+    {
+        "arith.addi",
+        "arith.subi",
+        "arith.muli",
+        "arith.divsi",
+        "arith.remsi",
+        "arith.cmpi",
+        "arith.select",
+        "arith.constant",
+        "arith.ceildivsi",
+        "arith.floordivsi",
+        "arith.maxsi",
+        "arith.minsi",
+    }
 )
 
 

@@ -161,7 +161,12 @@ def find_regions(fn: func.FuncOp) -> tuple[list[RegionGroup], dict[tape.InitOp, 
         if [loop_id(lp) for lp in fwd] != [loop_id(lp) for lp in rev]:
             skipped[op] = "forward and reverse loops do not match"
             continue
-        key = (use.push.parent_block(), _segment(use.push), use.pop.parent_block(), _segment(use.pop))
+        key = (
+            use.push.parent_block(),
+            _segment(use.push),
+            use.pop.parent_block(),
+            _segment(use.pop),
+        )
         group = groups[key]
         group.caches.append(use)
         group.fwd_loops, group.rev_loops = fwd, rev
@@ -183,7 +188,9 @@ def _anchor(group: RegionGroup) -> Operation:
     """The op before which the tape is allocated."""
     if group.fwd_loops:
         return group.fwd_loops[0]
-    return max((u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+    return max(
+        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
 
 
 def _check_group(group: RegionGroup) -> str | None:
@@ -271,16 +278,18 @@ def _rewrite(
     tape_value = alloc.tape
 
     # One write after the last push.
-    last_push = max((u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+    last_push = max(
+        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.after(last_push))
     index = _nest_index(group.fwd_loops, sizes, False, cache) if sizes else ib.const(0)
-    Rewriter.insert_op(
-        region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point
-    )
+    Rewriter.insert_op(region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point)
     ib.prune()
 
     # One read before the first pop.
-    first_pop = min((u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p))  # type: ignore[union-attr]
+    first_pop = min(
+        (u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.before(first_pop))
     index = _nest_index(group.rev_loops, sizes, True, cache) if sizes else ib.const(0)
     read = region.ReadOp(tape_value, index)

@@ -20,9 +20,9 @@ scf.if (g >= T - D) { stream.wait %tok }        scf.if (g >= D) { prefetch %fifo
 
 Right after the region's forward loop nest, a prologue prefetches the last `D` tiles
 (`T-1 ... T-D`, those that exist) into their buffers, so that these DMAs overlap whatever
-runs before the region's reverse sweep (other regions' reverse sweeps, for instance). So while the reverse sweep works on tile `g`, tiles
-`g-1 ... g-D+1` are already in flight, and each acquire waits only right before the tile's
-first use. `D = 1` gives no overlap (each tile is fetched after the previous one is
+runs before the region's reverse sweep (other regions' reverse sweeps, for instance).
+So while the reverse sweep works on tile `g`, tiles `g-1 ... g-D+1` are already in
+flight, and each acquire waits only right before the tile's first use. `D = 1` gives no overlap (each tile is fetched after the previous one is
 released); `D >= 2` overlaps DMA with compute in both sweeps. In the forward sweep a
 buffer's commit is waited for when the buffer is next acquired, `D` tiles later; the last
 `D` commits are waited for right after they are issued, so every DMA has completed before
@@ -158,9 +158,7 @@ def _strip_mined_trip_count(tile: scf.ForOp) -> SSAValue:
     )
 
 
-def _outer_index(
-    groups: list[tuple[list[scf.ForOp], SSAValue]], rev: bool
-) -> SSAValue | None:
+def _outer_index(groups: list[tuple[list[scf.ForOp], SSAValue]], rev: bool) -> SSAValue | None:
     """Linear index of the current iteration of `groups`, built level by level at the top
     of each innermost body; for a reverse nest, of the primal iteration it stands for."""
     index: SSAValue | None = None
