@@ -22,13 +22,13 @@ Right after the region's forward loop nest, a prologue prefetches the last `D` t
 (`T-1 ... T-D`, those that exist) into their buffers, so that these DMAs overlap whatever
 runs before the region's reverse sweep (other regions' reverse sweeps, for instance).
 So while the reverse sweep works on tile `g`, tiles `g-1 ... g-D+1` are already in
-flight, and each acquire waits only right before the tile's first use. `D = 1` gives no overlap (each tile is fetched after the previous one is
-released); `D >= 2` overlaps DMA with compute in both sweeps. In the forward sweep a
-buffer's commit is waited for when the buffer is next acquired, `D` tiles later; the last
-`D` commits are waited for right after they are issued, so every DMA has completed before
-the reverse sweep prefetches, and every token is waited on exactly once. A partial last
-tile (the trip count not a multiple of `K`) is committed whole; only its written records
-are read back.
+flight, and each acquire waits only right before the tile's first use. `D = 1` gives no
+overlap (each tile is fetched after the previous one is released); `D >= 2` overlaps DMA
+with compute in both sweeps. In the forward sweep a buffer's commit is waited for when the
+buffer is next acquired, `D` tiles later; the last `D` commits are waited for right after
+they are issued, so every DMA has completed before the reverse sweep prefetches, and every
+token is waited on exactly once. A partial last tile (the trip count not a multiple of
+`K`) is committed whole; only its written records are read back.
 
 Regions that are not layered are strip-mined first with tiles of
 `floor(tile-bytes / record size)` records (so `tapeflow-regions,tapeflow-stream{tile-bytes=..}`
