@@ -78,6 +78,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "latency": (_NUM, "nonneg"),
         "energy_pj_per_byte": (_NUM, "nonneg"),
     },
+    "leakage": {"sram_mw_per_kib": (_NUM, "nonneg")},
     "dma": {
         "request": (int, "pos"),
         "in_flight": (int, "pos"),

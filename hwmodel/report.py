@@ -10,9 +10,10 @@ Definitions (what each number counts):
 - `levels.SPM.bytes`: bytes the core moved to/from the scratchpad plus DMA bytes.
 - `dram.bytes_read` / `bytes_written`: cache lines read/written plus DMA bytes.
 - Energy: `compute` (op classes, plus the optional per-instruction and register-file
-  terms), `L1`, `L2`, `SPM`, `DMA` (engine), `DRAM`. `on_chip = compute + L1 + L2 + SPM +
-  DMA`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's on-chip energy
-  claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
+  terms), `L1`, `L2`, `SPM`, `DMA` (engine), `DRAM`, `leakage` (SRAM static power times
+  run time, 0 unless `leakage.sram_mw_per_kib` is set). `on_chip = compute + L1 + L2 + SPM
+  + DMA + leakage`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's
+  on-chip energy claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
 - `sram.in_use`: the on-chip SRAM the tape needs: the scratchpad's high-water mark when the
   program used the scratchpad, else the cache capacity (L1 + L2) the baseline's tape goes
   through. Both numbers are also given.
@@ -76,7 +77,12 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "DMA": c.dma_transfers * m.get("dma", "engine_energy_pj"),
         "DRAM": (dram_read + dram_written) * e_dram,
     }
-    on_chip = energy["compute"] + energy["L1"] + energy["L2"] + energy["SPM"] + energy["DMA"]
+    # mW * ns = pJ
+    sram_kib = (m.l1.size + m.l2.size + m.spm_size) / 1024
+    time_ns = terms["cycles"] / m.get("core", "clock_ghz")
+    energy["leakage"] = m.get("leakage", "sram_mw_per_kib") * sram_kib * time_ns
+    on_chip = (energy["compute"] + energy["L1"] + energy["L2"] + energy["SPM"] + energy["DMA"]
+               + energy["leakage"])  # fmt: skip
     energy_summary = {
         "components_pj": energy,
         "on_chip_pj": on_chip,
@@ -241,7 +247,7 @@ def format_table(report: dict[str, Any]) -> str:
     out.append("energy (pJ):")
     for name, v in e["components_pj"].items():
         out.append(f"  {name:<10}{_fmt(v):>20}")
-    out.append(f"  {'on-chip':<10}{_fmt(e['on_chip_pj']):>20}   (compute+L1+L2+SPM+DMA; "
+    out.append(f"  {'on-chip':<10}{_fmt(e['on_chip_pj']):>20}   (compute+L1+L2+SPM+DMA+leak; "
                f"memory only {_fmt(e['on_chip_memory_pj'])})")  # fmt: skip
     out.append(f"  {'off-chip':<10}{_fmt(e['off_chip_pj']):>20}   (DRAM)")
     out.append(f"  {'total':<10}{_fmt(e['total_pj']):>20}")
