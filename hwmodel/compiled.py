@@ -982,6 +982,8 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.has_access = c.has_access or before
     results = [c.define(r) for r in op.results]
     c.assign(indent, results, carried)
+    for r in op.results:
+        c.bind(r, indent, op)
 
 
 @emitter("scf.if")
@@ -1000,6 +1002,7 @@ def _scf_if(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         c.emit(indent + 1, "pass")
     for r, name in zip(op.results, results, strict=True):
         c.names[r] = name
+        c.bind(r, indent, op)
 
 
 @emitter("scf.while")
@@ -1017,6 +1020,8 @@ def _scf_while(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     cond, *fwd = c.block(before, indent + 1, bargs)
     c.emit(indent + 1, f"if not {cond}:")
     c.assign(indent + 2, results, fwd)
+    for r in op.results:
+        c.bind(r, indent + 2, op)
     c.emit(indent + 2, "break")
     c.assign(indent + 1, aargs, fwd)
     y = c.block(after, indent + 1, aargs)
@@ -1074,6 +1079,8 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.has_access = c.has_access or had
     results = [c.define(r) for r in op.results]
     c.assign(indent, results, carried)
+    for r in op.results:
+        c.bind(r, indent, op)
 
 
 @emitter("affine.apply")

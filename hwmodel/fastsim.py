@@ -95,66 +95,68 @@ def op_charges(op: Operation) -> np.ndarray:
 
 
 class ModelTrace(Trace):
-    """A compiled run that drives a `HardwareModel` (see the module docstring)."""
+    """A compiled run that drives one or several `HardwareModel`s (module docstring).
 
-    def __init__(self, program: CompiledModule, model: HardwareModel, batch_size: int):
+    With several models (machines that differ, e.g. in cache sizes), the program runs
+    once and every model hears the same run: the cache-capacity sweep costs one
+    execution plus one cache simulation per machine."""
+
+    def __init__(
+        self, program: CompiledModule, model: HardwareModel | Sequence[HardwareModel],
+        batch_size: int,
+    ):  # fmt: skip
         super().__init__(program, batch_size)
-        self.model = model
+        self.models = [model] if isinstance(model, HardwareModel) else list(model)
+        self.model = self.models[0]
         self.batches = None
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
 
     # -- addresses and PCs: the model's rules, the model's state ---------------------------
     def base_of(self, kind: str, obj: Any) -> int:
-        m = self.model
-        if kind == MEMREF:
-            return m._base_of(obj, len(obj))  # pyright: ignore[reportPrivateUsage]
-        if kind == RECORDS:
-            base = m._next_addr  # pyright: ignore[reportPrivateUsage]
-            m._next_addr = base + (max(obj.size_bytes, 1) + 63) // 64 * 64
-            m._records[id(obj)] = (obj, base)  # pyright: ignore[reportPrivateUsage]
-            return base
-        assert kind == TAPE
-        tapes = m._tapes  # pyright: ignore[reportPrivateUsage]
-        entry = (obj, TAPE_BASE + len(tapes) * TAPE_STRIDE, 0)
-        tapes[id(obj)] = entry
-        return entry[1]
+        bases = {_model_base(m, kind, obj) for m in self.models}
+        if len(bases) != 1:  # pragma: no cover - the rule does not depend on the machine
+            raise AssertionError(f"hardware models disagree on a base address: {bases}")
+        return bases.pop()
 
     def tape_peak(self, cache: list[Any], peak: int) -> None:
-        tapes = self.model._tapes  # pyright: ignore[reportPrivateUsage]
-        obj, base, old = tapes[id(cache)]
-        tapes[id(cache)] = (obj, base, max(old, peak))
+        for m in self.models:
+            tapes = m._tapes  # pyright: ignore[reportPrivateUsage]
+            obj, base, old = tapes[id(cache)]
+            tapes[id(cache)] = (obj, base, max(old, peak))
 
     def first(self, k: int) -> None:
         before = len(self.order)
         super().first(k)
-        m = self.model
         events = self.program.event_set
         for op in self.order[before:]:
-            m._pcs[op] = self.pc_of[op]  # pyright: ignore[reportPrivateUsage]
-            if op not in events and not classify(op):
-                u = m.counts.unclassified
-                u[op.name] = u.get(op.name, 0) + 1
+            for m in self.models:
+                m._pcs[op] = self.pc_of[op]  # pyright: ignore[reportPrivateUsage]
+                if op not in events and not classify(op):
+                    u = m.counts.unclassified
+                    u[op.name] = u.get(op.name, 0) + 1
 
     def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
-        self.model.cache.access_batch(addrs, pcs, writes)
+        for m in self.models:
+            m.cache.access_batch(addrs, pcs, writes)
 
     # -- counts ----------------------------------------------------------------------------
     def sync(self, before: Operation | None = None) -> None:
-        """Brings `model.counts` (and its cache) up to now; with `before`, to just before
-        that op (which the model is about to hear of)."""
+        """Brings each model's counts (and cache) up to now; with `before`, to just before
+        that op (which the models are about to hear of)."""
         self.flush()
         vec = np.asarray(self.block_counts, dtype=np.int64) @ self._charges
         if before is not None:
             vec = vec - self._tail(before)
-        c = self.model.counts
-        c.ops = [int(x) for x in vec[:_NCLS]]
-        c.loads = int(vec[LOADS]) + self.dyn[0]
-        c.stores = int(vec[STORES]) + self.dyn[1]
-        c.cache_bytes = int(vec[CACHE_BYTES]) + self.dyn[2]
-        c.spm_loads = int(vec[SPM_LOADS])
-        c.spm_stores = int(vec[SPM_STORES])
-        c.spm_bytes = int(vec[SPM_BYTES])
+        for m in self.models:
+            c = m.counts
+            c.ops = [int(x) for x in vec[:_NCLS]]
+            c.loads = int(vec[LOADS]) + self.dyn[0]
+            c.stores = int(vec[STORES]) + self.dyn[1]
+            c.cache_bytes = int(vec[CACHE_BYTES]) + self.dyn[2]
+            c.spm_loads = int(vec[SPM_LOADS])
+            c.spm_stores = int(vec[SPM_STORES])
+            c.spm_bytes = int(vec[SPM_BYTES])
 
     def _tail(self, op: Operation) -> np.ndarray:
         """Charges of `op` and the ops after it in its segment (counted, not yet run)."""
@@ -168,13 +170,30 @@ class ModelTrace(Trace):
         return tail
 
     def run_event(self, k: int, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        m = self.model
         if op.name in _TIMED:
             self.sync(op)
-        m.will_interpret_op(op, args)
+        for m in self.models:
+            m.will_interpret_op(op, args)
         results = tuple(self.program.run_op(op, args))
-        m.did_interpret_op(op, results)
+        for m in self.models:
+            m.did_interpret_op(op, results)
         return results
+
+
+def _model_base(m: HardwareModel, kind: str, obj: Any) -> int:
+    """The base address `m` gives a buffer at its first access (its own rule and state)."""
+    if kind == MEMREF:
+        return m._base_of(obj, len(obj))  # pyright: ignore[reportPrivateUsage]
+    if kind == RECORDS:
+        base = m._next_addr  # pyright: ignore[reportPrivateUsage]
+        m._next_addr = base + (max(obj.size_bytes, 1) + 63) // 64 * 64
+        m._records[id(obj)] = (obj, base)  # pyright: ignore[reportPrivateUsage]
+        return base
+    assert kind == TAPE
+    tapes = m._tapes  # pyright: ignore[reportPrivateUsage]
+    entry = (obj, TAPE_BASE + len(tapes) * TAPE_STRIDE, 0)
+    tapes[id(obj)] = entry
+    return entry[1]
 
 
 def _segment_charges(program: CompiledModule) -> np.ndarray:
@@ -279,6 +298,31 @@ def simulate_fast(
     trace.sync()
     report = build_report(model, runner.format_json(run)["results"])
     return SimResult(run, model, report)
+
+
+def simulate_fast_many(
+    module: ModuleOp | CompiledModule,
+    entry: str,
+    args: Sequence[Any],
+    machines: Sequence[Machine | None],
+    *,
+    backend: str = "auto",
+    batch: int = 1 << 16,
+    prefetch: bool | None = None,
+) -> list[SimResult]:
+    """`simulate_fast` on several machines from ONE run of the program (e.g. the baseline's
+    cache-capacity sweep): each result equals `simulate(module, entry, args, machine)`.
+    The machines must accept the same program (a scratchpad overflow on one fails all)."""
+    from tapeflow import runner
+    from tapeflow.hwmodel.report import build_report
+
+    program = module if isinstance(module, CompiledModule) else compiled(module)
+    models = [HardwareModel(m, backend=backend, batch=batch, prefetch=prefetch) for m in machines]
+    trace = ModelTrace(program, models, batch)
+    run, _ = run_compiled(program, entry, args, trace)
+    trace.sync()
+    results = runner.format_json(run)["results"]
+    return [SimResult(run, model, build_report(model, results)) for model in models]
 
 
 def simulate_auto(

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow import runner
 from tapeflow.hwmodel.compiled import CompiledModule, UnsupportedOpError
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
+from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast, simulate_fast_many
 from tapeflow.hwmodel.model import simulate
 from tapeflow.registry import get_all_passes, make_context
 
@@ -273,6 +273,40 @@ def test_affine_loops_and_maps():
     check_against_interpreter(AFFINE, "f", [rng.uniform(-1, 1, (4, 4)), np.zeros(1), 3])
 
 
+MEMREF_VALUES = """
+func.func @pick(%c: i1, %a: memref<4xf64>, %b: memref<4xf64>) -> memref<4xf64> {
+  %m = scf.if %c -> (memref<4xf64>) {
+    scf.yield %a : memref<4xf64>
+  } else {
+    scf.yield %b : memref<4xf64>
+  }
+  func.return %m : memref<4xf64>
+}
+func.func @f(%a: memref<4xf64>, %b: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f64
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %z, %m = %a) -> (f64, memref<4xf64>) {
+    %v = memref.load %m[%i] : memref<4xf64>
+    %neg = arith.cmpf olt, %v, %z : f64
+    %n = func.call @pick(%neg, %a, %b) : (i1, memref<4xf64>, memref<4xf64>) -> memref<4xf64>
+    memref.store %v, %n[%i] : memref<4xf64>
+    %acc2 = arith.addf %acc, %v : f64
+    scf.yield %acc2, %n : f64, memref<4xf64>
+  }
+  %w = memref.load %r#1[%c1] : memref<4xf64>
+  %s = arith.addf %r#0, %w : f64
+  func.return %s : f64
+}
+"""
+
+
+def test_memrefs_through_calls_if_and_iter_args():
+    rng = np.random.default_rng(4)
+    check_against_interpreter(MEMREF_VALUES, "f", [rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4)])
+
+
 def test_pop_on_empty_cache_is_an_interpreter_error():
     text = """
 func.func @f() -> f64 {
@@ -382,3 +416,21 @@ def test_stream_stage_exercises_dma_stalls_and_spm():
     assert ref.report["dma"]["transfers"] > 2
     assert ref.report["sram"]["spm_high_water_bytes"] > 0
     assert ref.report["cycle_terms"]["T_dma_stall"] > 0
+
+
+def test_one_run_many_machines_equals_separate_runs():
+    """The cache sweep: one compiled run feeding several machines."""
+    sets = [[], ["l2.size=65536"], ["l1.size=4096", "l2.size=16384", "prefetch.enabled=false"]]
+    machines = [load_machine(overrides=o) for o in sets]
+    if "mlp" in _kernels():
+        module, entry, args = _stage_module("mlp", "lower-tape")
+    else:
+        module, entry, args = runner.load_module(LOOPS, "k.mlir"), "f", [
+            np.ones((6, 5)), np.ones(5), 2]  # fmt: skip
+    many = simulate_fast_many(module, entry, copy.deepcopy(args), machines)
+    reports = []
+    for machine, fast in zip(machines, many):
+        ref = simulate(module, entry, copy.deepcopy(args), machine)
+        assert not differences(ref.report, fast.report)
+        reports.append(fast.report)
+    assert differences(reports[0], reports[2])  # the machines do differ
