@@ -160,6 +160,9 @@ def _storage_dtype(el_type: Attribute, index_bitwidth: int = 64) -> np.dtype[Any
 def to_numpy(array: ShapedArray[Any], el_type: Attribute, index_bitwidth: int = 64):
     """A NumPy copy of an interpreter memref value."""
     storage = _storage_dtype(el_type, index_bitwidth)
+    if type(array) is not ShapedArray:  # a strided view (memref.subview)
+        flat = np.array(array.data, dtype=storage)
+        return flat.astype(_dtype(el_type, index_bitwidth)).reshape(array.shape)
     ptr = array.data_ptr
     flat = np.frombuffer(
         ptr.raw.memory, dtype=storage, count=array.size, offset=ptr.raw.offset

@@ -8,7 +8,8 @@ standard implementations (`xdsl.interpreters.register_implementations`). It regi
 - `ExtraArithFunctions`: divf, negf, the int/float casts, extensions and
   truncations, maxnumf/minnumf, the unsigned and min/max integer ops, bitcast, ...
 - `ExtraMemRefFunctions`: alloca, copy, dim, rank, cast, memory_space_cast,
-  collapse_shape, expand_shape, atomic_rmw.
+  collapse_shape, expand_shape, atomic_rmw, and subview / reinterpret_cast, whose
+  results are `StridedArray` views sharing the source's buffer.
 - `ExtraScfFunctions`: execute_region, parallel (run sequentially) with reduce.
 - `ExtraAffineFunctions`: affine.if and affine.min.
 - `ExtraCfFunctions`: cf.assert (a failed assertion is an `InterpretationError` whose
@@ -41,8 +42,9 @@ import math as pymath
 import re
 import struct
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import product
+from itertools import combinations, product
 from typing import Any
 
 import numpy as np
@@ -87,6 +89,7 @@ __all__ = [
     "ExtraMemRefFunctions",
     "ExtraScfFunctions",
     "RoundingFunctions",
+    "StridedArray",
     "register_extra_ops",
     "round_float",
 ]
@@ -578,6 +581,56 @@ def _allocate(
     return ShapedArray(TypedPtr[Any].zeros(size, xtype=xtype), shape)
 
 
+@dataclass
+class StridedArray(ShapedArray[Any]):
+    """A strided view of a buffer (the result of memref.subview / reinterpret_cast):
+    element `idx` is `data_ptr[start + sum(i * s for i, s in zip(idx, strides))]`,
+    where `data_ptr` is the whole underlying buffer, shared with the source."""
+
+    strides: list[int] = field(default_factory=list[int])
+    start: int = 0
+
+    def offset(self, index: Sequence[int]) -> int:
+        return self.start + sum(i * s for i, s in zip(index, self.strides, strict=True))
+
+    @property
+    def data(self) -> list[Any]:
+        return [self._data[self.offset(idx)] for idx in self.indices()]
+
+
+def _layout(array: ShapedArray[Any]) -> tuple[list[int], int]:
+    """(strides, start) of `array` in elements of its buffer."""
+    if isinstance(array, StridedArray):
+        return list(array.strides), array.start
+    strides: list[int] = []
+    step = 1
+    for dim in reversed(array.shape):
+        strides.append(step)
+        step *= dim
+    return strides[::-1], 0
+
+
+def _is_contiguous(array: ShapedArray[Any]) -> bool:
+    strides, start = _layout(array)
+    return start == 0 and strides == _layout(ShapedArray(array.data_ptr, array.shape))[0]
+
+
+def _kept_dims(sizes: Sequence[int], result_shape: Sequence[int]) -> Sequence[int] | None:
+    """Which source dims a rank-reducing subview keeps: the dropped ones have size 1 and
+    the kept ones match the result type (a dynamic result dim matches any size)."""
+    for kept in combinations(range(len(sizes)), len(result_shape)):
+        dropped_ok = all(sizes[k] == 1 for k in range(len(sizes)) if k not in kept)
+        match = all(r == builtin.DYNAMIC_INDEX or r == sizes[k] for k, r in zip(kept, result_shape))
+        if dropped_ok and match:
+            return kept
+    return None
+
+
+def _mixed(static: Sequence[int], dynamic: Sequence[int]) -> list[int]:
+    values = iter(dynamic)
+    return [next(values) if v == builtin.DYNAMIC_INDEX else v for v in static]
+
+
 def _offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> int:
     shape = array.shape
     if len(indices) != len(shape):
@@ -589,6 +642,8 @@ def _offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> i
                 op, f"index {list(indices)} out of bounds for memref of shape {list(shape)}"
             )
         offset = offset * dim + index
+    if type(array) is StridedArray:
+        return array.offset(indices)
     return offset
 
 
@@ -643,6 +698,10 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         source, dest = args
         if list(source.shape) != list(dest.shape):
             raise _fail(op, f"copy from shape {source.shape} to shape {dest.shape}")
+        if not (_is_contiguous(source) and _is_contiguous(dest)):
+            for idx in source.indices():
+                dest.data_ptr[dest.offset(idx)] = source.data_ptr[source.offset(idx)]
+            return ()
         src_ptr, dst_ptr = source.data_ptr, dest.data_ptr
         n = source.size * src_ptr.size
         src = src_ptr.raw.memory[src_ptr.raw.offset : src_ptr.raw.offset + n]
@@ -675,6 +734,8 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
     ):
         (array,) = args
+        if not _is_contiguous(array):
+            raise _fail(op, "collapse_shape of a strided view is not supported")
         shape = [
             _prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
         ]
@@ -685,6 +746,8 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
     ):
         array, *dynamic = args
+        if not _is_contiguous(array):
+            raise _fail(op, "expand_shape of a strided view is not supported")
         sizes = iter(dynamic)
         shape = [
             next(sizes) if d == builtin.DYNAMIC_INDEX else d
@@ -693,6 +756,52 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         if _prod(shape) != array.size:
             raise _fail(op, f"cannot expand shape {array.shape} into {shape}")
         return (ShapedArray(array.data_ptr, shape),)
+
+    @impl(memref.SubviewOp)
+    def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
+        array = args[0]
+        n_off, n_size = len(op.offsets), len(op.sizes)
+        offsets = _mixed(op.static_offsets.get_values(), args[1 : 1 + n_off])
+        sizes = _mixed(op.static_sizes.get_values(), args[1 + n_off : 1 + n_off + n_size])
+        steps = _mixed(op.static_strides.get_values(), args[1 + n_off + n_size :])
+        for k, (o, n, st, dim) in enumerate(zip(offsets, sizes, steps, array.shape)):
+            last = o + (n - 1) * st
+            if n < 0 or (n > 0 and not (0 <= o < dim and 0 <= last < dim)):
+                raise _fail(
+                    op,
+                    f"dimension {k}: offset {o}, size {n}, stride {st} "
+                    f"out of bounds for size {dim}",
+                )
+        base_strides, start = _layout(array)
+        start += sum(o * s for o, s in zip(offsets, base_strides))
+        result_type = op.result.type
+        assert isinstance(result_type, MemRefType)
+        kept = _kept_dims(sizes, result_type.get_shape())
+        if kept is None:
+            raise _fail(op, f"sizes {sizes} do not reduce to {result_type}")
+        view = StridedArray(
+            array.data_ptr,
+            [sizes[k] for k in kept],
+            strides=[steps[k] * base_strides[k] for k in kept],
+            start=start,
+        )
+        return (view,)
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(
+        self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues
+    ):
+        array = args[0]
+        n_off, n_size = len(op.offsets), len(op.sizes)
+        (start,) = _mixed(op.static_offsets.get_values(), args[1 : 1 + n_off])
+        sizes = _mixed(op.static_sizes.get_values(), args[1 + n_off : 1 + n_off + n_size])
+        steps = _mixed(op.static_strides.get_values(), args[1 + n_off + n_size :])
+        raw = array.data_ptr.raw
+        capacity = (len(raw.memory) - raw.offset) // array.data_ptr.size
+        last = start + sum((n - 1) * st for n, st in zip(sizes, steps) if n > 0)
+        if start < 0 or last >= capacity:
+            raise _fail(op, f"view reaches element {last} of a buffer of {capacity}")
+        return (StridedArray(array.data_ptr, sizes, strides=steps, start=start),)
 
     @impl(memref.AtomicRMWOp)
     def run_atomic_rmw(self, interpreter: Interpreter, op: memref.AtomicRMWOp, args: PythonValues):

@@ -568,3 +568,106 @@ func.func @f(%flag: i32) -> f64 {
 }
 """
     assert run(src, flag) == (expected,)
+
+
+# ------------------------------------------------------------------------------------
+# memref views: subview and reinterpret_cast share the source's buffer.
+
+
+def _matrix(rows: int, cols: int):
+    from xdsl.interpreters.shaped_array import ShapedArray
+    from xdsl.interpreters.utils.ptr import TypedPtr
+
+    data = [float(k) for k in range(rows * cols)]
+    return ShapedArray(TypedPtr.new_float64(data), [rows, cols]), np.arange(
+        rows * cols, dtype=float
+    ).reshape(rows, cols)
+
+
+SUBVIEW = """
+func.func @f(%A: memref<4x5xf64>, %r: index, %c: index) -> (f64, f64, f64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %row = memref.subview %A[%r, 1] [1, 3] [1, 1]
+    : memref<4x5xf64> to memref<3xf64, strided<[1], offset: ?>>
+  %col = memref.subview %A[0, %c] [2, 1] [2, 1]
+    : memref<4x5xf64> to memref<2xf64, strided<[10], offset: ?>>
+  %blk = memref.subview %A[1, 1] [2, 2] [1, 2]
+    : memref<4x5xf64> to memref<2x2xf64, strided<[5, 2], offset: 6>>
+  %sub = memref.subview %blk[1, 0] [1, 2] [1, 1]
+    : memref<2x2xf64, strided<[5, 2], offset: 6>> to memref<2xf64, strided<[2], offset: 11>>
+  %v = arith.constant -1.0 : f64
+  memref.store %v, %row[%c2] : memref<3xf64, strided<[1], offset: ?>>
+  %x = memref.load %col[%c1] : memref<2xf64, strided<[10], offset: ?>>
+  %y = memref.load %sub[%c1] : memref<2xf64, strided<[2], offset: 11>>
+  %z = memref.load %A[%r, %c3] : memref<4x5xf64>
+  func.return %x, %y, %z : f64, f64, f64
+}
+"""
+
+
+@pytest.mark.parametrize(("r", "c"), [(0, 0), (2, 3), (3, 4)])
+def test_subview_reads_and_writes_the_source(r, c):
+    A, ref = _matrix(4, 5)
+    ref[r, 1 + 2] = -1.0  # row view element 2 is A[r, 3]
+    x, y, z = run(SUBVIEW, A, r, c)
+    assert x == ref[2, c]  # col view: rows 0, 2 of column c
+    assert y == ref[2, 3]  # blk[1][1] = A[2][3]
+    assert z == -1.0  # the store through the row view is in A
+    assert A.data == ref.flatten().tolist()
+
+
+def test_subview_out_of_bounds_is_an_error():
+    A, _ = _matrix(4, 5)
+    with pytest.raises(InterpretationError, match=r"'memref\.subview' dimension 1"):
+        run(SUBVIEW, A, 0, 5)
+
+
+def test_view_load_out_of_bounds_is_an_error():
+    src = """
+func.func @f(%A: memref<4x5xf64>, %i: index) -> f64 {
+  %row = memref.subview %A[1, 0] [1, 5] [1, 1]
+    : memref<4x5xf64> to memref<5xf64, strided<[1], offset: 5>>
+  %x = memref.load %row[%i] : memref<5xf64, strided<[1], offset: 5>>
+  func.return %x : f64
+}
+"""
+    A, ref = _matrix(4, 5)
+    assert run(src, A, 4) == (ref[1, 4],)
+    with pytest.raises(InterpretationError, match="out of bounds"):
+        run(src, A, 5)  # would be A[2][0] in the buffer: still an error
+
+
+def test_copy_between_views():
+    src = """
+func.func @f(%A: memref<4x5xf64>) {
+  %col0 = memref.subview %A[0, 0] [4, 1] [1, 1]
+    : memref<4x5xf64> to memref<4xf64, strided<[5]>>
+  %col4 = memref.subview %A[0, 4] [4, 1] [1, 1]
+    : memref<4x5xf64> to memref<4xf64, strided<[5], offset: 4>>
+  "memref.copy"(%col0, %col4)
+    : (memref<4xf64, strided<[5]>>, memref<4xf64, strided<[5], offset: 4>>) -> ()
+  func.return
+}
+"""
+    A, ref = _matrix(4, 5)
+    run(src, A)
+    ref[:, 4] = ref[:, 0]
+    assert A.data == ref.flatten().tolist()
+
+
+def test_reinterpret_cast():
+    src = """
+func.func @f(%A: memref<4x5xf64>, %i: index, %j: index) -> f64 {
+  %t = memref.reinterpret_cast %A to offset: [1], sizes: [5, 3], strides: [1, 5]
+    : memref<4x5xf64> to memref<5x3xf64, strided<[1, 5], offset: 1>>
+  %x = memref.load %t[%i, %j] : memref<5x3xf64, strided<[1, 5], offset: 1>>
+  func.return %x : f64
+}
+"""
+    A, ref = _matrix(4, 5)
+    flat = ref.flatten()
+    for i, j in [(0, 0), (4, 2), (2, 1)]:
+        assert run(src, A, i, j) == (flat[1 + i + 5 * j],)
