@@ -900,3 +900,32 @@ def test_while_with_index_and_branch(policy: str):
     x = np.array([0.1, -0.3, 0.25, -0.2, 0.4, 0.3, -0.1, 0.2])
     assert rel_err(WHILE_INDEX, "walk", [x, 0.9], policy=policy) <= TOL
     assert rel_err(WHILE_INDEX, "walk", [x * 0.01, 0.9], policy=policy) <= TOL  # all 8 steps
+
+
+DYNAMIC = """
+// Dynamic shapes: a memref<?xf64> argument and a scratch buffer alloc(%n).
+func.func @dyn(%x: memref<?xf64>, %n: index) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %t = memref.alloc(%n) : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %c = math.cos %v : f64
+    memref.store %c, %t[%i] : memref<?xf64>
+  }
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %v = memref.load %t[%i] : memref<?xf64>
+    %w = memref.load %x[%i] : memref<?xf64>
+    %p = arith.mulf %v, %w : f64
+    %a = arith.addf %acc, %p : f64
+    scf.yield %a : f64
+  }
+  memref.dealloc %t : memref<?xf64>
+  func.return %r : f64
+}
+"""
+
+
+def test_dynamic_shapes():
+    assert rel_err(DYNAMIC, "dyn", [np.array([0.2, -0.5, 0.9, 1.4]), 4]) <= TOL

@@ -1,4 +1,5 @@
 // RUN: tapeflow-opt %s -p tapeflow-autodiff | filecheck %s
+// RUN: tapeflow-opt %s -p 'tapeflow-autodiff{functions=other}' | filecheck %s --check-prefix=FUNCS
 
 // Straight-line scalar code: no loop, so no tape. Float scalars are active (gradients
 // returned in order), the index argument is constant, the result takes a seed at the end.
@@ -40,3 +41,10 @@ func.func @other(%x: f64) -> f64 {
 }
 // CHECK-LABEL: func.func @other
 // CHECK-NOT:   func.func @other_grad
+
+// With functions=other, @other is differentiated too (a float result: one seed; the
+// gradient of %x is the seed).
+// FUNCS-LABEL: func.func @poly_grad(
+// FUNCS-LABEL: func.func @other_grad(%x: f64, %seed: f64) -> f64 {
+// FUNCS-NEXT:    func.return %seed : f64
+// FUNCS-NEXT:  }
