@@ -401,6 +401,9 @@ def _stage_module(name: str, stage: str):
 @pytest.mark.parametrize("name", _kernels())
 def test_kernel_stage_identical(name: str, stage: str):
     module, entry, args = _stage_module(name, stage)
+    _, ops1 = interpreter_counts(module, entry, args)
+    _, ops2 = compiled_counts(module, entry, args)
+    assert dict(ops1) == dict(ops2)  # every op, by name, as OpCounter counts them
     ref, _ = assert_identical(module, entry, args)
     if stage.startswith("stream") and ref.report["tape_bytes"] > 0:
         assert ref.report["dma"]["transfers"] > 0  # the DMA path was exercised
