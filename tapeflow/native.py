@@ -141,8 +141,35 @@ def lower_module(module: ModuleOp, ctx: Context | None = None) -> ModuleOp:
 
     lowered = module.clone()
     LowerToStdPass().apply(ctx or make_context(), lowered)
+    _call_libm(lowered)
     lowered.verify()
     return lowered
+
+
+LIBM_CALLS = {"math.expm1": "expm1", "math.log1p": "log1p"}
+"""Math ops that upstream's `--convert-math-to-llvm` expands inexactly (`exp(x) - 1`,
+`log(1 + x)`: relative errors near 1e-7 for |x| ~ 1e-10), so the native program calls
+libm for them, as the interpreter (Python's `math`) does."""
+
+
+def _call_libm(module: ModuleOp) -> None:
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    declared = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
+    for op in list(module.walk()):
+        base = LIBM_CALLS.get(op.name)
+        if base is None or len(op.operands) != 1:
+            continue
+        typ = op.operands[0].type
+        if not isinstance(typ, Float32Type | Float64Type):
+            continue
+        symbol = base + ("f" if isinstance(typ, Float32Type) else "")
+        if symbol not in declared:
+            decl = func.FuncOp.external(symbol, [typ], [typ])
+            Rewriter.insert_op(decl, InsertPoint.at_start(module.body.block))
+            declared.add(symbol)
+        call = func.CallOp(symbol, [op.operands[0]], [typ])
+        Rewriter.replace_op(op, call)
 
 
 def _type_text(typ: Attribute) -> str:
