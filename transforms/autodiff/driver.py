@@ -498,10 +498,10 @@ class Gradient:
         Rewriter.erase_op(self.init_anchor)
         Rewriter.erase_op(self._const_anchor)
 
-        for cache in self.caches.values():
-            self.b.insert(FreeOp(cache))
         for op in [*deallocs, *shadow_deallocs]:
             self.b.insert(op)
+        for cache in self.caches.values():
+            self.b.insert(FreeOp(cache))
         self.b.insert(func.ReturnOp(*grads))
         fn.function_type = FunctionType.from_lists(inputs, [g.type for g in grads])
 
