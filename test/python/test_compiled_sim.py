@@ -408,6 +408,12 @@ def test_kernel_stage_identical(name: str, stage: str):
     if stage.startswith("stream") and ref.report["tape_bytes"] > 0:
         assert ref.report["dma"]["transfers"] > 0  # the DMA path was exercised
     assert_identical(module, entry, args, fast_batch=97)
+    # A tiny cache hierarchy: evictions, write-backs and prefetches at small sizes.
+    tiny = load_machine(overrides=["l1.size=1024", "l1.assoc=2", "l2.size=4096", "l2.assoc=4",
+                                   "prefetch.table_size=4"])  # fmt: skip
+    ref, _ = assert_identical(module, entry, args, tiny)
+    if ref.report["levels"]["L1"]["accesses"] > 2000:
+        assert ref.report["levels"]["L1"]["writebacks"] + ref.report["levels"]["L2"]["misses"] > 0
 
 
 def test_stream_stage_exercises_dma_stalls_and_spm():
