@@ -78,10 +78,11 @@ def reverse_for(g: Gradient, op: scf.ForOp) -> None:
         outs = [g.adjoint_or_zero(body.args[i + 1]) for i in carried]
         outs += [g.adjoint_or_zero(f) for f in free]
         g.b.insert(scf.YieldOp(*outs))
-    for j, i in enumerate(carried):
-        g.accumulate(op.iter_args[i], loop.res[j])
+    # Free adjoints first: an init may itself be one of the free values.
     for j, f in enumerate(free):
         g.adj[f] = loop.res[len(carried) + j]
+    for j, i in enumerate(carried):
+        g.accumulate(op.iter_args[i], loop.res[j])
 
 
 def reverse_if(g: Gradient, op: scf.IfOp) -> None:
@@ -154,10 +155,10 @@ def reverse_while(g: Gradient, op: scf.WhileOp) -> None:
         outs = [g.adjoint_or_zero(before.args[i]) for i in carried]
         outs += [g.adjoint_or_zero(f) for f in free]
         g.b.insert(scf.YieldOp(*outs))
-    for j, i in enumerate(carried):
-        g.accumulate(op.arguments[i], loop.res[j])
     for j, f in enumerate(free):
         g.adj[f] = loop.res[len(carried) + j]
+    for j, i in enumerate(carried):
+        g.accumulate(op.arguments[i], loop.res[j])
 
 
 __all__ = ["IndexType", "reverse_for", "reverse_if", "reverse_while", "trip_count"]
