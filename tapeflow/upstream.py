@@ -6,7 +6,9 @@ allowed: upstream then checks everything it does know (builtin, func, scf, arith
 memref, cf, affine: operand and result types, regions, symbols, dominance) and accepts
 our ops as opaque.
 
-The Python bindings come from the optional extra `tapeflow[mlir]`
+Without the bindings, `mlir-opt-22 --allow-unregistered-dialect` (Debian's
+`mlir-22-tools`) does the same check in a subprocess. The Python bindings come from the
+optional extra `tapeflow[mlir]`
 (`pip install -e '.[mlir]'`): PyPI's `iree-base-compiler` ships the upstream bindings as
 `iree.compiler.ir` (PyPI's `mlir-python-bindings` is only a placeholder). An IREE context
 registers IREE's own dialects, among them one named `stream`, so our `stream.*` ops and
@@ -19,11 +21,19 @@ TapeFlow's own IR keeps its names.
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
+import subprocess
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.pattern_rewriter import (
+    PatternRewriteWalker,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -66,12 +76,41 @@ def export_for_upstream(module: ModuleOp, generic: bool = False) -> str:
     same op: it parses `affine.load %A[%i, %j]` into a map over symbols
     (`()[s0, s1] -> (s0, s1)`), which upstream rejects for loop indices, while the custom
     form reads back as dimensions."""
+    module = _spm_memory_space_as_string(module)
     out = io.StringIO()
     printer = (
         Printer(stream=out, print_generic_format=True) if generic else _ExportPrinter(stream=out)
     )
     printer.print_op(module)
     return rename_for_export(out.getvalue() + "\n")
+
+
+SPM_MEMORY_SPACE = StringAttr("tapeflow_stream.spm")
+"""How `memref<..., #stream.spm>` is exported: upstream's memref verifier accepts integer,
+string and registered-dialect memory spaces, but not an unregistered `#dialect.attr`
+("unsupported memory space Attribute")."""
+
+
+class _SpmAsString(TypeConversionPattern):
+    recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: MemRefType[Attribute]) -> Attribute | None:
+        from tapeflow.dialects.stream import SpmAttr
+
+        if isinstance(typ.memory_space, SpmAttr):
+            return MemRefType(typ.element_type, typ.shape, typ.layout, SPM_MEMORY_SPACE)
+        return None
+
+
+def _spm_memory_space_as_string(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` with `SPM_MEMORY_SPACE` on scratchpad memrefs (or `module`
+    itself when it has none)."""
+    if "#stream.spm" not in str(module):
+        return module
+    module = module.clone()
+    PatternRewriteWalker(_SpmAsString()).rewrite_module(module)
+    return module
 
 
 def export_generic(module: ModuleOp) -> str:
@@ -100,13 +139,29 @@ def _ir() -> Any:
     return ir
 
 
-def verify_with_upstream(module: ModuleOp | str) -> None:
+def verify_with_upstream(module: ModuleOp | str, backend: str = "auto") -> None:
     """Parses and verifies `module` with upstream MLIR; raises `UpstreamVerifyException`.
 
     `module` is an xDSL module (exported with `export_for_upstream`) or text upstream
-    can parse (generic form for our ops).
+    can parse (generic form for our ops). `backend`: `"bindings"` (in process,
+    `iree.compiler.ir`), `"mlir-opt"` (`mlir-opt-22 --allow-unregistered-dialect`, a
+    subprocess), or `"auto"`: the bindings when installed, else mlir-opt-22.
     """
     text = export_for_upstream(module) if isinstance(module, ModuleOp) else module
+    if backend == "auto":
+        if bindings_available():
+            backend = "bindings"
+        elif _mlir_opt() is not None:
+            backend = "mlir-opt"
+        else:
+            raise UpstreamVerifyException(
+                f"{INSTALL_HINT}; or install mlir-opt-22 (apt-get install -y mlir-22-tools)"
+            )
+    if backend == "mlir-opt":
+        _verify_with_mlir_opt(text)
+        return
+    if backend != "bindings":
+        raise ValueError(f"unknown upstream backend '{backend}' (auto, bindings, mlir-opt)")
     try:
         ir = _ir()
     except ImportError as e:
@@ -120,6 +175,27 @@ def verify_with_upstream(module: ModuleOp | str) -> None:
                 raise UpstreamVerifyException("upstream MLIR: the module does not verify")
     except ir.MLIRError as e:
         raise UpstreamVerifyException(f"upstream MLIR rejects the module: {_message(e)}") from e
+
+
+def _mlir_opt() -> str | None:
+    return shutil.which("mlir-opt-22")
+
+
+def _verify_with_mlir_opt(text: str) -> None:
+    tool = _mlir_opt()
+    if tool is None:
+        raise UpstreamVerifyException(
+            INSTALL_HINT + ", or install mlir-opt-22 (apt-get install -y mlir-22-tools)"
+        )
+    done = subprocess.run(
+        [tool, "--allow-unregistered-dialect", "--verify-each", "-o", os.devnull],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        message = done.stderr.strip() or f"mlir-opt-22 exit status {done.returncode}"
+        raise UpstreamVerifyException(f"upstream MLIR rejects the module: {message}")
 
 
 def _message(error: Any) -> str:
