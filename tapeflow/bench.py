@@ -13,12 +13,10 @@ One job (`Job`, run by `run_job`, possibly in a worker process) compiles one ker
 way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
 seed)`, zero shadows, seed 1.0) on the compiled fast path (`hwmodel.fastsim`; the op-by-op
 model when the compiler rejects an op), and returns the hardware model's report and every
-memref argument after the run (the gradients). For the Enzyme layout the same run also
-feeds its address stream to one extra cache simulator per swept L2 capacity (a tee on the
-trace, so the program runs once): the model is single-phase without DMA, so the report at
-another capacity follows from the same op counts and that capacity's cache counters
-(`_sweep_report`; the point at the machine's own L2 size must reproduce the run's cycles
-exactly, and is checked).
+memref argument after the run (the gradients). A job with a `sweep` (the Enzyme layout's,
+by default) runs the program ONCE for the machine and every swept L2 capacity
+(`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
+costs one cache simulation per point, not one execution).
 
 `summarize` turns the jobs' results into per-kernel rows and geometric means; `markdown`,
 `write_plots` and `to_json` format them. Definitions are in `METRICS_DOC`.
@@ -28,16 +26,15 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 import time
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from pathlib import Path
-import sys
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 """The source tree (editable install): `benchmarks/` lives there, not in site-packages."""
@@ -46,7 +43,8 @@ if (REPO_ROOT / "benchmarks" / "kernels").is_dir() and str(REPO_ROOT) not in sys
 
 VARIANTS = ("enzyme", "regions", "tapeflow")
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
-ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "DRAM")
+ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
+"""Energy components of the report (`leakage` is 0 unless the machine sets it)."""
 KIB = 1024
 MIB = 1024 * 1024
 DEFAULT_SWEEP = tuple(KIB * k for k in (32, 64, 128, 256, 512, 1024, 2048, 4096))
@@ -60,8 +58,9 @@ METRICS_DOC = """\
 Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/report.py):
 - speedup = Enzyme-layout cycles / variant cycles (> 1: faster than the baseline).
 - energy ratios = Enzyme-layout energy / TapeFlow energy (> 1: TapeFlow uses less):
-  on-chip = compute + L1 + L2 + SPM + DMA engine; on-chip memory = L1 + L2 + SPM (what the
-  paper's 8x claim is about); total = on-chip + DRAM.
+  on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage when the machine sets
+  it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is about);
+  total = on-chip + DRAM.
 - cache needed (Enzyme layout): L1 + L2 at the smallest L2 capacity of the sweep whose
   cycles are within 5% of the best swept cycles (L1 stays at the machine's size: it exists
   in both designs; the L2 is what the tape streams through). TapeFlow SPM = the
@@ -74,6 +73,13 @@ Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/r
   but excluded from the geometric means.
 - gradients: every memref argument after the gradient run (shadows = gradients, and the
   primal buffers the kernel overwrites) must be bit-identical across the three variants."""
+
+
+def kernels() -> dict[str, Any]:
+    """`benchmarks.kernels.KERNELS` (the source tree is on `sys.path`, see `REPO_ROOT`)."""
+    from benchmarks.kernels import KERNELS
+
+    return KERNELS
 
 
 def pipeline_spec(variant: str, spm_bytes: int, tile_bytes: int, depth: int) -> str:
@@ -94,8 +100,8 @@ class Job:
     kernel: str
     variant: str
     size: str = "default"
-    machine_file: str | None = None
-    sets: tuple[str, ...] = ()
+    machine: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    """The merged machine table (`Machine.raw`); empty: hwmodel/defaults.toml."""
     spm_bytes: int = 32768
     tile_bytes: int = 0
     depth: int = 2
@@ -136,63 +142,37 @@ def build_module(job: Job) -> Any:
     return module
 
 
-class _TeeCache:
-    """Feeds every batch to the model's own cache and to the swept caches."""
+def _default_raw() -> dict[str, Any]:
+    from tapeflow.hwmodel.config import load_machine
 
-    def __init__(self, main: Any, others: Sequence[Any]):
-        self.main = main
-        self.others = list(others)
-
-    def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
-        self.main.access_batch(addrs, pcs, writes)
-        for c in self.others:
-            c.access_batch(addrs, pcs, writes)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.main, name)
+    return load_machine().raw
 
 
-def _simulate(module: Any, entry: str, args: Sequence[Any], machine: Any, backend: str,
-              sweep_caches: Sequence[Any]) -> tuple[Any, Any, str]:  # fmt: skip
-    """(run, model, path): the fast path (with the swept caches teed in), or the op-by-op
-    model when the compiler rejects the IR."""
-    from tapeflow import runner
+def machine_from_raw(raw: dict[str, Any], l2_size: int | None = None) -> Any:
+    """A validated `Machine` from a merged table (one loaded by the driver, so that every
+    job simulates exactly the same description), optionally with another L2 size."""
+    from tapeflow.hwmodel.config import validate
+
+    table = copy.deepcopy(raw)
+    if l2_size is not None:
+        table["l2"]["size"] = l2_size
+    return validate(table)
+
+
+def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
+                   backend: str) -> tuple[list[Any], str]:  # fmt: skip
+    """One `SimResult` per machine, from ONE compiled run (`simulate_fast_many`), or from
+    op-by-op runs when the fast-path compiler rejects an op."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
-    from tapeflow.hwmodel.fastsim import ModelTrace, compiled, run_compiled
-    from tapeflow.hwmodel.model import HardwareModel
+    from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
+    from tapeflow.hwmodel.model import simulate
 
     try:
         program = compiled(module)
     except UnsupportedOpError:
-        program = None
-    model = HardwareModel(machine, backend=backend)
-    own_cache = model.cache
-    if sweep_caches:
-        model.cache = _TeeCache(own_cache, sweep_caches)  # type: ignore[assignment]
-    if program is not None:
-        trace = ModelTrace(program, model, model.batch)
-        run, _ = run_compiled(program, entry, args, trace)
-        trace.sync()
-        path = "fast"
-    else:
-        run = runner.run_function(module, entry, args, listeners=[model])
-        model.flush()
-        path = "interp"
-    model.cache = own_cache
-    return run, model, path
-
-
-def _sweep_report(model: Any, machine: Any, cache: Any) -> dict[str, Any]:
-    """The report the model would give with `machine` (another L2) and `cache` (that
-    machine's cache, fed the same accesses): same op counts, that cache's counters."""
-    from tapeflow.hwmodel.model import HardwareModel
-    from tapeflow.hwmodel.report import build_report
-
-    other = HardwareModel(machine, backend=cache.backend)
-    other.counts = copy.deepcopy(model.counts)
-    other.cache = cache
-    other._tapes = dict(model._tapes)  # pyright: ignore[reportPrivateUsage]
-    return build_report(other)
+        return [simulate(module, entry, make_args(), m, backend=backend) for m in machines], \
+            "interp"  # fmt: skip
+    return simulate_fast_many(program, entry, make_args(), machines, backend=backend), "fast"
 
 
 def run_job(job: Job) -> dict[str, Any]:
@@ -211,37 +191,33 @@ def run_job(job: Job) -> dict[str, Any]:
 
 def _run_job(job: Job) -> dict[str, Any]:
     from benchmarks.kernels import KERNELS
-    from tapeflow import runner
-    from tapeflow.hwmodel.cache import CacheParams, CacheSim
-    from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.report import build_report
 
     t0 = time.perf_counter()
     c0 = time.process_time()
-    machine = load_machine(job.machine_file, job.sets)
+    raw = job.machine or _default_raw()
+    machine = machine_from_raw(raw)
     module = build_module(job)
     t_compile = time.perf_counter() - t0
-    sweep_machines = [load_machine(job.machine_file, (*job.sets, f"l2.size={cap}"))
-                      for cap in job.sweep]  # fmt: skip
-    sweep_caches = [CacheSim(CacheParams.from_machine(m), job.backend) for m in sweep_machines]
-    args = kernel_arguments(job.kernel, job.size, job.seed)
-    run, model, path = _simulate(module, KERNELS[job.kernel].grad_entry, args, machine,
-                                 job.backend, sweep_caches)  # fmt: skip
-    report = build_report(model, runner.format_json(run)["results"])
+    own = machine.l2.size
+    others = [cap for cap in job.sweep if cap != own]
+    machines = [machine, *(machine_from_raw(raw, cap) for cap in others)]
+    sims, path = _simulate_many(
+        module, KERNELS[job.kernel].grad_entry,
+        lambda: kernel_arguments(job.kernel, job.size, job.seed), machines, job.backend,
+    )  # fmt: skip
+    report = sims[0].report
     report["path"] = path
+    by_cap = {own: sims[0].report, **{cap: s.report for cap, s in zip(others, sims[1:])}}
     sweep: list[dict[str, Any]] = []
-    for cap, m, cache in zip(job.sweep, sweep_machines, sweep_caches, strict=True):
-        r = _sweep_report(model, m, cache)
+    for cap in job.sweep:
+        r = by_cap[cap]
         sweep.append({
-            "l2_bytes": cap, "cache_bytes": m.l1.size + cap, "cycles": r["cycles"],
+            "l2_bytes": cap, "cache_bytes": machine.l1.size + cap, "cycles": r["cycles"],
             "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
             "l2_misses": r["levels"]["L2"]["misses"],
+            "on_chip_pj": r["energy"]["on_chip_pj"],
         })  # fmt: skip
-        if cap == machine.l2.size and r["cycles"] != report["cycles"]:
-            raise RuntimeError(
-                f"cache sweep replay at L2 = {cap} B gives {r['cycles']} cycles, the run "
-                f"{report['cycles']} (the Enzyme-layout program is not single-phase?)"
-            )
+    run = sims[0].run
     grads = {}
     names = _argument_names(job.kernel)
     for p in run.memref_positions:
@@ -445,7 +421,7 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
         "speedup_tapeflow": geomean(r.speedup.get("tapeflow") for r in use),
         "on_chip_energy_ratio": geomean(r.energy_ratio.get("on_chip_pj") for r in use),
         "on_chip_memory_energy_ratio": geomean(
-            r.energy_ratio.get("on_chip_memory_pj") for r in use),  # fmt: skip
+            r.energy_ratio.get("on_chip_memory_pj") for r in use),
         "total_energy_ratio": geomean(r.energy_ratio.get("total_pj") for r in use),
         "sram_ratio": geomean(r.sram.get("ratio") for r in use),
         "inflation": geomean(r.inflation for r in use),
@@ -546,7 +522,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             s = r.variants.get(v)
             if s is None:
                 continue
-            comps = " | ".join(f"{s['energy_pj'][c] / 1e6:,.2f}" for c in ENERGY_COMPONENTS)
+            comps = " | ".join(f"{s['energy_pj'].get(c, 0.0) / 1e6:,.2f}"
+                              for c in ENERGY_COMPONENTS)  # fmt: skip
             out.append(f"| {r.kernel} | {LABELS[v]} | {comps} | {s['on_chip_pj'] / 1e6:,.2f} | "
                        f"{s['total_pj'] / 1e6:,.2f} | {s['cycles']:,.0f} |")  # fmt: skip
     out.append("")
@@ -647,7 +624,7 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
 
     # -- energy breakdown, normalised to the Enzyme layout's total
     colors = {"compute": "#fdae6b", "L1": "#74c476", "L2": "#31a354", "SPM": "#6baed6",
-              "DMA": "#9e9ac8", "DRAM": "#969696"}  # fmt: skip
+              "DMA": "#9e9ac8", "leakage": "#fdd0a2", "DRAM": "#969696"}  # fmt: skip
     fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(rows) + 2), 4.5))
     w = 0.27
     xs = np.arange(len(rows))
@@ -657,7 +634,7 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
             vals = []
             for r in rows:
                 s, base = r.variants.get(v), r.variants.get("enzyme")
-                vals.append(s["energy_pj"][comp] / base["total_pj"] if s and base and
+                vals.append(s["energy_pj"].get(comp, 0.0) / base["total_pj"] if s and base and
                             base["total_pj"] else 0.0)  # fmt: skip
             ax.bar(xs + (j - 1) * w, vals, w, bottom=bottom, color=colors[comp],
                    edgecolor="white", linewidth=0.3, label=comp if j == 0 else None)  # fmt: skip

@@ -45,11 +45,11 @@ output:
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
   progress   a progress bar on stderr (tqdm), one step per compiled-and-simulated variant
 
-the cache sweep: the Enzyme layout's run feeds its address stream to one extra cache
-simulator per L2 capacity in --sweep (the program runs once; the model is single-phase
-without DMA, so cycles at another L2 follow from the same op counts and that cache's
-counters; the point at the machine's own L2 is checked to reproduce the run exactly).
-L1 stays at the machine's size.
+the cache sweep: the Enzyme layout's gradient runs once for the machine and every L2
+capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model per capacity
+hears the same run, so a point costs one cache simulation, not one execution). L1 stays
+at the machine's size. The machine is loaded once, by the driver, and every run gets
+that same description.
 
 exit status: 0 when every variant ran and every kernel's gradients are bit-identical
 across the three variants; 1 otherwise (the table marks the kernel, the reason is
@@ -212,8 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tapeflow import bench
     from tapeflow.diagnostics import ToolError, report_errors
 
-    from benchmarks.kernels import KERNELS
-
+    KERNELS = bench.kernels()
     parser = _parser(list(KERNELS))
     args = parser.parse_args(argv)
     with report_errors():
@@ -224,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         machine = load_machine(args.machine, args.set)
         sweep = _sweep_list(args.sweep, machine)
         for cap in sweep:  # validate every sweep point before running anything
-            load_machine(args.machine, [*args.set, f"l2.size={cap}"])
+            bench.machine_from_raw(machine.raw, cap)
         if args.jobs < 1:
             raise ToolError("--jobs must be >= 1")
         if args.tolerance < 0:
@@ -244,10 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
 
     jobs = [
-        bench.Job(kernel=n, variant=v, size=size, machine_file=args.machine,
-                  sets=tuple(args.set), spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
+        bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, spm_bytes=spm_bytes,
+                  tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v == "enzyme" else (),
-                  seed=args.seed, backend=args.backend)  # fmt: skip
+                  seed=args.seed, backend=args.backend)
         for n in names
         for v in bench.VARIANTS
     ]
@@ -271,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine_name": machine.raw.get("meta", {}).get("name", "?"),
         "machine_desc": _machine_desc(machine, args.machine, args.set),
         "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                             args.depth),  # fmt: skip
+                                             args.depth),
         "sweep": sweep,
         "tolerance": tol,
         "cpu_count": os.cpu_count(),
@@ -281,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = bench.to_json(rows, gm, header, machine)
     data["runs"] = [
         {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                               "compile_s", "error")}  # fmt: skip
+                               "compile_s", "error")}
         for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
     ]
     blob = json.dumps(data, indent=1, default=_json_default)

@@ -1,0 +1,178 @@
+"""tapeflow-bench: end to end on small kernels, plus the pieces that decide pass/fail."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tapeflow import bench
+
+COLUMNS = (
+    "kernel", "tape (Enzyme)", "tape / L2", "inflation", "Enzyme cycles", "regions speedup",
+    "TapeFlow speedup", "on-chip energy", "on-chip mem. energy", "total energy",
+    "Enzyme cache needed", "TapeFlow SPM", "SRAM ratio", "gradients",
+)  # fmt: skip
+
+
+def _bench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tapeflow.tools.bench", *args],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def quick_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    out = tmp_path_factory.mktemp("bench")
+    proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
+                  "--out", str(out / "o"), "--json", str(out / "r.json"))  # fmt: skip
+    return out, proc
+
+
+def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, proc = quick_run
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| kernel |"))
+    cells = [c.strip() for c in lines[start].strip("|").split("|")]
+    assert tuple(cells) == COLUMNS
+    table = lines[start + 2 : lines.index("", start)]
+    rows = {line.split("|")[1].strip(): line for line in table}
+    assert len(rows) == 4  # three kernels and the geomean
+    assert "gemm" in rows
+    assert "softmax_ce" in rows
+    assert "pairwise (control)" in rows
+    for name in ("gemm", "softmax_ce", "pairwise (control)"):
+        assert rows[name].rstrip().endswith("| bit-identical |"), rows[name]
+    assert "excluded from the geomeans" in text
+    assert "pairwise" in text
+    assert "last-level cache" in text
+    assert "(2 kernels)" in table[-1]
+    assert table[-1].startswith("| **geomean**")
+
+    data = json.loads((out / "r.json").read_text())
+    assert data == json.loads((out / "o" / "results.json").read_text())
+    kernels = {k["kernel"]: k for k in data["kernels"]}
+    assert set(kernels) == {"gemm", "softmax_ce", "pairwise"}
+    assert all(k["gradients_identical"] for k in kernels.values())
+    assert kernels["pairwise"]["control"]
+    assert not kernels["gemm"]["control"]
+    assert data["geomean"]["kernels"] == ["gemm", "softmax_ce"]
+    g = kernels["gemm"]
+    assert g["tape_bytes"] > 0
+    assert g["sram"]["tapeflow_spm_high_water_bytes"] > 0
+    assert set(g["variants"]) == set(bench.VARIANTS)
+    assert g["speedup"]["tapeflow"] == pytest.approx(
+        g["variants"]["enzyme"]["cycles"] / g["variants"]["tapeflow"]["cycles"])
+    assert {p["l2_bytes"] for p in g["sweep"]} == set(bench.DEFAULT_SWEEP)
+    assert all(r["path"] == "fast" for r in data["runs"])
+    for png in ("speedup.png", "energy.png", "sram.png"):
+        path = out / "o" / png
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+    assert (out / "o" / "results.md").read_text() == proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--kernels", "gemm,nosuch"), "valid kernels: gemm, mlp"),
+        (("--kernels", ","), "valid kernels:"),
+        (("--set", "l2.nosuch=1"), "unknown machine key 'l2.nosuch'"),
+        (("--sweep", "48"), "not a positive power of two"),
+        (("--depth", "0"), "depth must be >= 1"),
+    ],
+)
+def test_usage_errors(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
+    proc = _bench("--quick", "--out", str(tmp_path), *args, timeout=120)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert proc.stderr.startswith("error: ")
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_help() -> None:
+    proc = _bench("--help", timeout=120)
+    assert proc.returncode == 0
+    for word in ("--quick", "--kernels", "--jobs", "--json", "--out", "--machine", "--set",
+                 "--sweep", "bit-identical", "controls", "exit status"):  # fmt: skip
+        assert word in proc.stdout, word
+
+
+# -- the pieces that decide pass/fail -----------------------------------------------------
+
+
+def _fake(grads: dict[str, np.ndarray]) -> dict[str, object]:
+    return {"grads": {k: v.copy() for k, v in grads.items()}}
+
+
+def test_compare_gradients_is_bitwise() -> None:
+    g = {"A": np.array([1.0, -2.0, 3.5]), "dA": np.array([0.25, 0.0, -1.0])}
+    same = {v: _fake(g) for v in bench.VARIANTS}
+    assert bench.compare_gradients(same) == (True, [])
+    off = {v: _fake(g) for v in bench.VARIANTS}
+    off["tapeflow"]["grads"]["dA"][1] = -0.0  # equal as floats, not as bits
+    ok, notes = bench.compare_gradients(off)
+    assert not ok
+    assert "tapeflow: dA differs" in notes[0]
+    assert "1 of 3 elements" in notes[0]
+    off = {v: _fake(g) for v in bench.VARIANTS}
+    off["regions"]["grads"]["dA"][2] = np.nextafter(-1.0, 0.0)
+    ok, notes = bench.compare_gradients(off)
+    assert not ok
+    assert notes[0].startswith("regions: dA differs")
+    missing = {v: _fake(g) for v in bench.VARIANTS}
+    del missing["regions"]["grads"]["A"]
+    assert bench.compare_gradients(missing)[0] is False
+
+
+def test_cache_needed() -> None:
+    sweep = [{"l2_bytes": c, "cache_bytes": c + 1, "cycles": cyc}
+             for c, cyc in ((1, 200.0), (2, 104.0), (4, 101.0), (8, 100.0))]  # fmt: skip
+    need = bench.cache_needed(sweep, 0.05)
+    assert need["l2_bytes"] == 2
+    assert need["best_cycles"] == 100.0
+    assert not need["at_smallest"]
+    assert bench.cache_needed(sweep, 0.0)["l2_bytes"] == 8
+    assert bench.cache_needed(sweep, 1.0)["at_smallest"]
+
+
+def test_sweep_matches_op_by_op_runs() -> None:
+    """Each point of the sweep (one run, several machines) equals the op-by-op model's
+    run on a machine with that L2; the sweep sees the capacity."""
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.hwmodel.model import simulate
+    from tapeflow.transforms.autodiff import AutodiffPass  # noqa: F401  (registered)
+
+    sets = ["l1.size=512", "l1.assoc=2", "l2.assoc=4", "l2.size=2048"]
+    raw = load_machine(None, sets).raw
+    sweep = (256, 512, 1024, 2048, 4096)
+    job = bench.Job("mass_spring", "enzyme", size="small", machine=raw, sweep=sweep)
+    res = bench.run_job(job)
+    assert res["error"] is None, res.get("traceback")
+    assert res["path"] == "fast"
+    cycles = [p["cycles"] for p in res["sweep"]]
+    assert len(set(cycles)) > 1
+    module = bench.build_module(job)
+    for p in res["sweep"]:
+        machine = load_machine(None, [*sets, f"l2.size={p['l2_bytes']}"])
+        args = bench.kernel_arguments("mass_spring", "small")
+        r = simulate(module, "mass_spring_grad", args, machine).report
+        assert p["cycles"] == r["cycles"], p
+        assert p["dram_bytes"] == r["dram"]["bytes_read"] + r["dram"]["bytes_written"]
+        assert p["cache_bytes"] == 512 + p["l2_bytes"]
+        if p["l2_bytes"] == 2048:
+            assert res["report"]["cycles"] == r["cycles"]
+
+
+def test_geomean_excludes_controls() -> None:
+    assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert bench.geomean([None, 0.0]) is None
