@@ -848,8 +848,21 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     w = _int_width(op.results[0].type)
     if w is None:
         return c.fallback(op, indent)
-    r, a, b = _bin(c, op)
     sym = _INT_BIN[op.name]
+    if isinstance(op.results[0].type, IndexType):
+        a, b = c.use(op.operands[0]), c.use(op.operands[1])
+        same = (
+            (b == "0" and sym in "+-") or (a == "0" and sym == "+")
+            or (b == "1" and sym == "*") or (a == "1" and sym == "*")
+        )  # fmt: skip
+        if same:  # x+0, 0+x, x-0, x*1, 1*x: the result is the other operand's value
+            c.names[op.results[0]] = a if b in ("0", "1") else b
+            return
+        if a.lstrip("(-").replace(")", "").isdigit() and b.lstrip("(-").replace(")", "").isdigit():
+            v = eval(f"{a} {sym} {b}")  # both constants
+            c.names[op.results[0]] = f"({v})" if v < 0 else repr(v)
+            return
+    r, a, b = _bin(c, op)
     if w == 64:
         c.emit(indent, f"{r} = {a} {sym} {b}")
         if not isinstance(op.results[0].type, IndexType):
