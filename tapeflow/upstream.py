@@ -75,11 +75,14 @@ def export_for_upstream(module: ModuleOp, generic: bool = False) -> str:
     The custom syntax is the default because xDSL 0.74's generic form is not always the
     same op: it parses `affine.load %A[%i, %j]` into a map over symbols
     (`()[s0, s1] -> (s0, s1)`), which upstream rejects for loop indices, while the custom
-    form reads back as dimensions."""
+    form reads back as dimensions. Ops keep their `loc("file":line:col)`, so upstream's
+    diagnostics point at the source."""
     module = _spm_memory_space_as_string(module)
     out = io.StringIO()
     printer = (
-        Printer(stream=out, print_generic_format=True) if generic else _ExportPrinter(stream=out)
+        Printer(stream=out, print_generic_format=True)
+        if generic
+        else _ExportPrinter(stream=out, print_debuginfo=True)
     )
     printer.print_op(module)
     return rename_for_export(out.getvalue() + "\n")
@@ -199,9 +202,22 @@ def _verify_with_mlir_opt(text: str) -> None:
 
 
 def _message(error: Any) -> str:
-    lines = [str(getattr(error, "message", "")) or str(error)]
-    for diagnostic in getattr(error, "error_diagnostics", []):
-        lines.append(f"{diagnostic.location}: {diagnostic.message}")
+    """`file:line:col: message` lines (with notes) from an `MLIRError`."""
+    diagnostics = list(getattr(error, "error_diagnostics", []))
+    if not diagnostics:
+        return str(getattr(error, "message", "")) or str(error)
+    lines: list[str] = []
+    for diagnostic in diagnostics:
+        lines.append(f"{_where(diagnostic.location)}: {diagnostic.message}")
         for note in getattr(diagnostic, "notes", []):
-            lines.append(f"  note: {note.location}: {note.message}")
-    return "\n".join(line for line in lines if line)
+            lines.append(f"{_where(note.location)}: note: {note.message}")
+    return "\n".join(lines)
+
+
+_LOC = re.compile(r'^loc\("(.*)":(\d+):(\d+)\)$')
+
+
+def _where(location: Any) -> str:
+    text = str(location)
+    match = _LOC.match(text)
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else text
