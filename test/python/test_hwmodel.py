@@ -533,3 +533,18 @@ def test_leakage_is_off_by_default_and_scales_with_time_and_capacity():
     assert e["on_chip_pj"] - off.report["energy"]["on_chip_pj"] == pytest.approx(
         e["components_pj"]["leakage"]
     )
+
+
+def test_python_and_numba_backends_give_the_same_report():
+    from tapeflow.hwmodel.cache import numba_available
+
+    if not numba_available():
+        pytest.skip("numba is not installed")
+    n = 3000
+    text = TAPE.format(n=n)
+    reports = [
+        sim(text, "t", [np.linspace(-1, 1, n)], sets=["l1.size=4096"], backend=b).report
+        for b in ("python", "numba")
+    ]
+    assert json.dumps(reports[0], sort_keys=True) == json.dumps(reports[1], sort_keys=True)
+    assert reports[0]["levels"]["L1"]["writebacks"] > 0
