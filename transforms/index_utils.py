@@ -129,8 +129,6 @@ class IndexBuilder:
         clb, cub, cs = const_int(lb), const_int(ub), const_int(step)
         if clb is not None and cub is not None and cs is not None and cs > 0:
             return self.const(max(0, -(-(cub - clb) // cs)))
-        if loop.attributes.get(NONNEGATIVE_ATTR) is not None and clb == 0 and cs == 1:
-            return ub
         return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))
 
     def normalized_iv(self, loop: scf.ForOp) -> SSAValue:
@@ -147,9 +145,6 @@ class IndexBuilder:
             acc = self.add(self.mul(acc, size), index)
         return acc
 
-
-NONNEGATIVE_ATTR = "tapeflow.tile"
-"""On the tile loops that TapeFlow makes (`0 to count step 1` with count >= 0)."""
 
 _CONSTANTS: WeakKeyDictionary[Block, dict[int, Operation]] = WeakKeyDictionary()
 """Index constants hoisted into each function's entry block, by value."""

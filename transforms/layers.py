@@ -10,24 +10,24 @@ records forward layer `j` wrote:
 
 ```
 // forward, n iterations of `scf.for %i = %lb to %ub step %s`, nl = ceil(n / L)
-scf.for %j = %c0 to %nl step %c1 {                      // {tapeflow.layer = L}
-  %start = j * L ; %end = min(%start + L, n)
-  scf.for %t = %start to %end step %c1 {                // {tapeflow.loop = N}
-    %i = %lb + %t * %s
+scf.for %start = %c0 to %n step %L {                    // {tapeflow.layer = L}
+  %end = min(%start + L, n)
+  scf.for %i = %lb + %start * %s to %lb + %end * %s step %s {   // {tapeflow.loop = N}
     ...original body...
   }
 }
-// reverse, counter `k` from lb_r by step_r, n iterations
-scf.for %jr = %c0 to %nl step %c1 {                     // {tapeflow.layer = L}
-  %j = nl - 1 - %jr ; %start = j * L ; %end = min(%start + L, n)
-  scf.for %kk = %c0 to %end - %start step %c1 {         // {tapeflow.loop = N}
-    %k = lb_r + (n - %end + %kk) * step_r
-    ...original body...
+// reverse, counter `k` from lb_r by step_r, n iterations (k stands for primal n-1-k)
+scf.for %sr = %c0 to %n step %L {                       // {tapeflow.layer = L}
+  %start = (nl - 1) * L - %sr ; %end = min(%start + L, n)
+  scf.for %k = lb_r + (n - %end) * step_r to lb_r + (n - %start) * step_r step step_r {
+    ...original body...                                 // {tapeflow.loop = N}
   }
 }
 ```
 
-`iter_args` (the reverse sweep's adjoint accumulators) are threaded through both loops.
+The layer loop's bounds carry `n` and `L`; the tile loop runs the original induction
+variable (or reverse counter), so the body is unchanged and costs nothing more per
+iteration. `iter_args` (the reverse sweep's adjoint accumulators) are threaded through both loops.
 The last layer holds `n - (nl-1)*L` iterations when `L` does not divide `n`; a dynamic
 `n` works the same way (the layer bounds are computed at run time). The tape itself is
 untouched: it stays in DRAM, indexed as before, so the program's meaning is unchanged;
@@ -42,9 +42,12 @@ the function the same number of records per layer:
 `L = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
 `tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the trip count
 when it is a constant (no layer larger than the loop). Region `r` gets
-`depth * L * S_r` bytes, recorded on its `region.alloc` as `tapeflow.spm_bytes`, and `L`
-as `tapeflow.layer_records`. When `L` would be 0 the pass fails and says how many bytes
-one record of each region, times `depth`, needs. Regions sharing one forward loop (two
+`depth * L * S_r` bytes, recorded on its `region.alloc` as `tapeflow.spm_bytes`. When the
+trip count `n` is a constant, the layers are balanced: `L' = ceil(n / ceil(n / L))` (the
+same number of layers, none mostly empty: 1024 iterations with `L = 341` give 4 layers of
+256, not 3 of 341 and one of 1); `L'` is recorded as `tapeflow.layer_records`. When `L`
+would be 0 the pass fails and says how many bytes one record of each region, times
+`depth`, needs. Regions sharing one forward loop (two
 segments of one body) share its layers. Straight-line regions (one record) are not
 layered; they stay in DRAM.
 
@@ -58,14 +61,13 @@ from dataclasses import dataclass
 
 from tapeflow.dialects import region
 from tapeflow.transforms.index_utils import (
-    NONNEGATIVE_ATTR,
     IndexBuilder,
     const_int,
     prune_constants,
 )
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -139,43 +141,41 @@ def find_loop_regions(fn: func.FuncOp) -> list[LoopRegion]:
 
 
 def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse: bool) -> None:
-    """Replaces `loop` by a layer loop over `nl` layers of `layer` iterations (see above)."""
+    """Replaces `loop` by a layer loop over `nl` layers of `layer` iterations (see above).
+
+    The layer loop steps over the first (normalized) iteration of each layer,
+    `0 to n step L`, so that its bounds say `n` and `L`; the tile loop runs the original
+    induction variable (or reverse counter) over the layer's iterations, so that the body
+    is unchanged and pays nothing per iteration.
+    """
     ib = IndexBuilder(InsertPoint.before(loop))
-    c0, c1 = ib.const(0), ib.const(1)
+    c0 = ib.const(0)
     size = ib.const(layer)
     index = IndexType()
     iter_types = [a.type for a in loop.iter_args]
+    last_start = ib.mul(ib.sub(nl, ib.const(1)), size) if reverse else None
 
-    nl_m1 = ib.sub(nl, c1)
     layer_block = Block(arg_types=[index, *iter_types])
     lb_ = IndexBuilder(InsertPoint.at_end(layer_block))
-    jarg = layer_block.args[0]
-    j = lb_.sub(nl_m1, jarg) if reverse else jarg
-    start = lb_.mul(j, size)
+    sarg = layer_block.args[0]
+    start = lb_.sub(last_start, sarg) if last_start is not None else sarg
     end = lb_.min(lb_.add(start, size), n)
+    if reverse:
+        # The reverse counter's iterations n-end ... n-start-1 are primal end-1 ... start.
+        first, past = lb_.sub(n, end), lb_.sub(n, start)
+    else:
+        first, past = start, end
+    tile_lb = lb_.add(loop.lb, lb_.mul(first, loop.step))
+    tile_ub = lb_.add(loop.lb, lb_.mul(past, loop.step))
 
     tile_block = Block(arg_types=[index, *iter_types])
-    tb = IndexBuilder(InsertPoint.at_end(tile_block))
-    t = tile_block.args[0]
-    if reverse:
-        # Original counter: k = lb + (n - end + kk) * step.
-        iteration = tb.add(lb_.sub(n, end), t)
-        tile_lb, tile_ub = c0, lb_.sub(end, start)
-    else:
-        iteration = t
-        tile_lb, tile_ub = start, end
-    iv = tb.add(loop.lb, tb.mul(iteration, loop.step))
-    Rewriter.inline_block(
-        loop.body.block, InsertPoint.at_end(tile_block), [iv, *tile_block.args[1:]]
-    )
-    tile_loop = scf.ForOp(tile_lb, tile_ub, c1, list(layer_block.args[1:]), tile_block)
+    Rewriter.inline_block(loop.body.block, InsertPoint.at_end(tile_block), tile_block.args)
+    tile_loop = scf.ForOp(tile_lb, tile_ub, loop.step, list(layer_block.args[1:]), tile_block)
     tile_loop.attributes.update(loop.attributes)
-    if reverse:
-        tile_loop.attributes[NONNEGATIVE_ATTR] = UnitAttr()
     layer_block.add_op(tile_loop)
     layer_block.add_op(scf.YieldOp(*tile_loop.results))
 
-    layer_loop = scf.ForOp(c0, nl, c1, list(loop.iter_args), layer_block)
+    layer_loop = scf.ForOp(c0, n, size, list(loop.iter_args), layer_block)
     layer_loop.attributes[LAYER_ATTR] = IntegerAttr(layer, i64)
     Rewriter.insert_op(layer_loop, InsertPoint.before(loop))
     for old, new in zip(loop.results, layer_loop.results):
@@ -183,7 +183,6 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     Rewriter.erase_op(loop)
     ib.prune()
     lb_.prune()
-    tb.prune()
 
 
 def layer_regions(
@@ -204,6 +203,11 @@ def layer_regions(
         first = group[0]
         ib = IndexBuilder(InsertPoint.before(first.fwd[0]))
         n = ib.trip_count(first.fwd[-1])
+        cn = const_int(n)
+        if cn is not None and cn > 0:
+            # Balanced layers: as few layers as the budget allows, all (nearly) equally
+            # full, so that the last tile is not mostly padding.
+            layer = -(-cn // -(-cn // layer))
         nl = ib.ceildiv(n, ib.const(layer))
         for r in group:
             r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)

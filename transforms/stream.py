@@ -60,7 +60,7 @@ from tapeflow.transforms.layers import (
 )
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
-from xdsl.dialects.arith import CmpiOp, MinSIOp, RemSIOp, SelectOp
+from xdsl.dialects.arith import CmpiOp, RemSIOp, SelectOp
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -123,70 +123,72 @@ class _Emitter(IndexBuilder):
         self.op(scf.IfOp(cond, [], [block]))
 
 
-def _logical_loops(
-    chain: list[scf.ForOp], anchor: _Emitter
-) -> list[tuple[list[scf.ForOp], SSAValue]]:
-    """Groups `chain` into the loops of the original program with their sizes.
+@dataclass
+class _Level:
+    """One loop of the original program around a region: a plain loop, or a layer loop
+    and its tile loop (an outer region strip-mined by `tapeflow-layers`)."""
 
-    A layer loop and its tile loop (an outer region strip-mined by `tapeflow-layers`) count
-    as one loop, of the original trip count; any other loop counts with its trip count.
-    Sizes are computed by `anchor`, before the outermost loop.
-    """
-    groups: list[tuple[list[scf.ForOp], SSAValue]] = []
-    i = 0
-    while i < len(chain):
-        loop = chain[i]
-        attr = loop.attributes.get(LAYER_ATTR)
-        if isinstance(attr, IntegerAttr) and i + 1 < len(chain):
-            groups.append(([loop, chain[i + 1]], _strip_mined_trip_count(chain[i + 1])))
-            i += 2
+    loops: list[scf.ForOp]
+    size: SSAValue
+    """The original trip count."""
+    last_start: SSAValue | None = None
+    """For a strip-mined loop: the first iteration of its last layer, (nl - 1) * L."""
+
+
+def _levels(chain: list[scf.ForOp], anchor: _Emitter) -> list[_Level]:
+    """Groups the forward `chain` into the loops of the original program with their sizes,
+    computed by `anchor` (before the outermost loop, where every bound is defined)."""
+    levels: list[_Level] = []
+    for loops in _pair(chain):
+        if len(loops) == 2:
+            n = loops[0].ub
+            size_l = anchor.const(_layer_size(loops[0]))
+            nl = anchor.ceildiv(n, size_l)
+            last_start = anchor.mul(anchor.sub(nl, anchor.const(1)), size_l)
+            levels.append(_Level(loops, n, last_start))
         else:
-            groups.append(([loop], anchor.trip_count(loop)))
-            i += 1
-    return groups
+            levels.append(_Level(loops, anchor.trip_count(loops[0])))
+    return levels
 
 
-def _strip_mined_trip_count(tile: scf.ForOp) -> SSAValue:
-    """The original trip count `n` of a forward tile loop `%start to min(%start + L, n)`."""
-    bound = tile.ub.owner
-    if isinstance(bound, SelectOp):
-        return bound.operands[2]
-    if isinstance(bound, MinSIOp):
-        return bound.operands[1]
-    raise PassFailedException(
-        op_error(tile, "cannot recover the trip count of a loop strip-mined by tapeflow-layers")
-    )
+def _layer_size(layer: scf.ForOp) -> int:
+    attr = layer.attributes[LAYER_ATTR]
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
 
 
-def _outer_index(groups: list[tuple[list[scf.ForOp], SSAValue]], rev: bool) -> SSAValue | None:
-    """Linear index of the current iteration of `groups`, built level by level at the top
+def _reverse_within(eb: IndexBuilder, tile: scf.ForOp) -> SSAValue:
+    """Position in its layer of the primal iteration a reverse tile loop's counter `k`
+    stands for: the counter runs `n-end ... n-start-1`, i.e. primal `end-1 ... start`, so
+    the position is `(ub - k) / step - 1`."""
+    k = tile.body.block.args[0]
+    return eb.sub(eb.div(eb.sub(tile.ub, k), tile.step), eb.const(1))
+
+
+def _outer_index(levels: list[_Level], rev: bool) -> SSAValue | None:
+    """Linear index of the current iteration of `levels`, built level by level at the top
     of each innermost body; for a reverse nest, of the primal iteration it stands for."""
     index: SSAValue | None = None
-    for loops, size in groups:
-        inner = loops[-1]
+    for level in levels:
+        inner = level.loops[-1]
         eb = _Emitter(InsertPoint.at_start(inner.body.block))
-        if len(loops) == 2:
-            layer, tile = loops
-            attr = layer.attributes[LAYER_ATTR]
-            assert isinstance(attr, IntegerAttr)
-            size_l = eb.const(attr.value.data)
+        if level.last_start is not None:
+            layer, tile = level.loops
             if rev:
-                j = eb.sub(eb.sub(layer.ub, eb.const(1)), eb.normalized_iv(layer))
-                within = eb.sub(eb.sub(eb.trip_count(tile), eb.const(1)), eb.normalized_iv(tile))
+                start = eb.sub(level.last_start, layer.body.block.args[0])
+                it = eb.add(start, _reverse_within(eb, tile))
             else:
-                j = eb.normalized_iv(layer)
-                within = eb.normalized_iv(tile)
-            it = eb.add(eb.mul(j, size_l), within)
+                it = eb.add(layer.body.block.args[0], eb.normalized_iv(tile))
         else:
             it = eb.normalized_iv(inner)
             if rev:
-                it = eb.sub(eb.sub(size, eb.const(1)), it)
-        index = it if index is None else eb.add(eb.mul(index, size), it)
+                it = eb.sub(eb.sub(level.size, eb.const(1)), it)
+        index = it if index is None else eb.add(eb.mul(index, level.size), it)
     return index
 
 
 def _pair(chain: list[scf.ForOp]) -> list[list[scf.ForOp]]:
-    """`chain` grouped like `_logical_loops` does, without computing sizes."""
+    """`chain` in original loops: a layer loop with its tile loop, or a plain loop."""
     groups: list[list[scf.ForOp]] = []
     i = 0
     while i < len(chain):
@@ -209,17 +211,19 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # FIFO and buffers, before the outermost forward loop.
     eb = _Emitter(InsertPoint.before(r.fwd[0]))
-    groups_f = _logical_loops(outer_f, eb)
+    levels_f = _levels(outer_f, eb)
     pairs_r = _pair(outer_r)
-    if [len(p) for p in pairs_r] != [len(g) for g, _ in groups_f]:
+    if [len(p) for p in pairs_r] != [len(lv.loops) for lv in levels_f]:
         raise PassFailedException(
             op_error(r.alloc, "forward and reverse loop nests of the region do not match")
         )
-    groups_r = [(loops_r, size) for loops_r, (_, size) in zip(pairs_r, groups_f)]
-    nl = fl.ub
+    levels_r = [
+        _Level(loops_r, lv.size, lv.last_start) for loops_r, lv in zip(pairs_r, levels_f)
+    ]
+    nl = eb.ceildiv(fl.ub, eb.const(k))
     total = nl
-    for _, s in groups_f:
-        total = eb.mul(total, s)
+    for lv in levels_f:
+        total = eb.mul(total, lv.size)
     ct = const_int(total)
     fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else total)
     eb.op(fifo)
@@ -232,7 +236,7 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # Forward: acquire before the tile loop, write into the buffer, commit after it.
     fb = _Emitter(InsertPoint.before(ft))
-    outer = _outer_index(groups_f, False)
+    outer = _outer_index(levels_f, False)
     j = fb.normalized_iv(fl)
     g = j if outer is None else fb.add(fb.mul(outer, nl), j)
     buf = fb.buffer(g, buffers)
@@ -268,13 +272,15 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     # Reverse: acquire before the tile loop, read from the buffer, release and prefetch after.
     rb = _Emitter(InsertPoint.before(rt))
     j = rb.sub(rb.sub(nl, c1), rb.normalized_iv(rl))
-    outer = _outer_index(groups_r, True)
+    outer = _outer_index(levels_r, True)
     g = j if outer is None else rb.add(rb.mul(outer, nl), j)
     buf = rb.buffer(g, buffers)
     rb.op(stream.AcquireReadOp(buf))
-    count_m1 = rb.sub(rb.trip_count(rt), c1)
     ib = _Emitter(InsertPoint.before(r.read))
-    rindex = ib.sub(count_m1, ib.normalized_iv(rt))
+    if const_int(rt.step) == 1:
+        rindex = ib.sub(rb.sub(rt.ub, c1), rt.body.block.args[0])
+    else:
+        rindex = _reverse_within(ib, rt)
     new_read = region.ReadOp(buf, rindex)
     ib.op(new_read)
     for old, new in zip(r.read.values, new_read.values):

@@ -112,11 +112,10 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:         region.alloc(%{{.*}}) {tapeflow.layer_records = 2 : i64, tapeflow.spm_bytes = 32 : i64} : !region.tape<!region.record<f64>>
 // CHECK:         region.alloc(%{{.*}}) {tapeflow.layer_records = 2 : i64, tapeflow.spm_bytes = 64 : i64} : !region.tape<!region.record<f64, f32, i1>>
 // CHECK:         region.alloc(%{{.*}}) {tapeflow.layer_records = 2 : i64, tapeflow.spm_bytes = 32 : i64} : !region.tape<!region.record<f64>>
-// CHECK:         %[[NLI:.*]] = arith.divsi %{{.*}}, %{{.*}} : index
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[NLO:.*]] step
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step
-// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NLI]] step
-// CHECK:               scf.for %j = %{{.*}} to %{{.*}} step
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[NO:.*]] step %[[L:.*]] {
+// CHECK:           scf.for %i = %{{.*}} to %{{.*}} step %c2 {
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI:.*]] step %[[L]] {
+// CHECK:               scf.for %j = %{{.*}} to %{{.*}} step %c1 {
 // CHECK:                 region.write
 // CHECK:               } {tapeflow.loop = 1 : i64}
 // CHECK-NEXT:        } {tapeflow.layer = 2 : i64}
@@ -129,12 +128,14 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK-NOT:     tapeflow.layer
 // CHECK:         %r2 = scf.for
 // CHECK:         } {tapeflow.layer = 2 : i64}
-// CHECK:         %r3 = scf.for %{{.*}} = %{{.*}} to %[[NLO]] step
-// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NLI]] step
+// CHECK:         %r3 = scf.for %{{.*}} = %{{.*}} to %[[NO]] step %[[L]]
+// CHECK:           scf.for %k_2 = %{{.*}} to %{{.*}} step %c1
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI]] step %[[L]]
+// CHECK:               scf.for %kj = %{{.*}} to %{{.*}} step %c1
 // CHECK:                 region.read
-// CHECK:               } {tapeflow.loop = 1 : i64, tapeflow.tile}
+// CHECK:               } {tapeflow.loop = 1 : i64}
 // CHECK-NEXT:          scf.yield
 // CHECK-NEXT:        } {tapeflow.layer = 2 : i64}
-// CHECK:           } {tapeflow.loop = 0 : i64, tapeflow.tile}
+// CHECK:           } {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:      scf.yield
 // CHECK-NEXT:    } {tapeflow.layer = 2 : i64}

@@ -27,37 +27,33 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 
 // CHECK-LABEL: func.func @f_grad
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
-// CHECK-DAG:     %[[NL:.*]] = arith.constant 4 : index
 // CHECK-DAG:     %[[L:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[LAST:.*]] = arith.constant 9 : index
 // CHECK-DAG:     %[[N:.*]] = arith.constant 10 : index
 // CHECK:         %[[T:.*]] = region.alloc(%[[N]]) {tapeflow.layer_records = 3 : i64, tapeflow.spm_bytes = 48 : i64} : !region.tape<!region.record<f64>>
-// CHECK-NEXT:    scf.for %[[J:.*]] = %[[C0]] to %[[NL]] step %[[C1]] {
-// CHECK-NEXT:      %[[START:.*]] = arith.muli %[[J]], %[[L]] : index
+// CHECK-NEXT:    scf.for %[[START:.*]] = %[[C0]] to %[[N]] step %[[L]] {
 // CHECK-NEXT:      %[[SL:.*]] = arith.addi %[[START]], %[[L]] : index
 // CHECK-NEXT:      %[[LT:.*]] = arith.cmpi slt, %[[SL]], %[[N]] : index
 // CHECK-NEXT:      %[[END:.*]] = arith.select %[[LT]], %[[SL]], %[[N]] : index
-// CHECK-NEXT:      scf.for %i = %[[START]] to %[[END]] step %[[C1]] {
+// CHECK-NEXT:      scf.for %i = %[[START]] to %[[END]] step %c1 {
 // CHECK-NEXT:        %v = memref.load %x[%i] : memref<10xf64>
 // CHECK-NEXT:        %w = math.tanh %v : f64
 // CHECK-NEXT:        region.write %[[T]][%i], %w : !region.tape<!region.record<f64>>
 // CHECK-NEXT:      } {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:    } {tapeflow.layer = 3 : i64}
-// CHECK-NEXT:    %r = scf.for %[[JR:.*]] = %[[C0]] to %[[NL]] step %[[C1]] iter_args(%[[ACC:.*]] = %z) -> (f64) {
-// CHECK-NEXT:      %[[RJ:.*]] = arith.subi %{{.*}}, %[[JR]] : index
-// CHECK-NEXT:      %[[RSTART:.*]] = arith.muli %[[RJ]], %[[L]] : index
+// CHECK-NEXT:    %r = scf.for %[[SR:.*]] = %[[C0]] to %[[N]] step %[[L]] iter_args(%[[ACC:.*]] = %z) -> (f64) {
+// CHECK-NEXT:      %[[RSTART:.*]] = arith.subi %[[LAST]], %[[SR]] : index
 // CHECK-NEXT:      %[[RSL:.*]] = arith.addi %[[RSTART]], %[[L]] : index
 // CHECK-NEXT:      %[[RLT:.*]] = arith.cmpi slt, %[[RSL]], %[[N]] : index
 // CHECK-NEXT:      %[[REND:.*]] = arith.select %[[RLT]], %[[RSL]], %[[N]] : index
-// CHECK-NEXT:      %[[BASE:.*]] = arith.subi %[[N]], %[[REND]] : index
-// CHECK-NEXT:      %[[CNT:.*]] = arith.subi %[[REND]], %[[RSTART]] : index
-// CHECK-NEXT:      %[[RES:.*]] = scf.for %[[KK:.*]] = %[[C0]] to %[[CNT]] step %[[C1]] iter_args(%a = %[[ACC]]) -> (f64) {
-// CHECK-NEXT:        %k = arith.addi %[[BASE]], %[[KK]] : index
-// CHECK-NEXT:        %[[IDX:.*]] = arith.subi %{{.*}}, %k : index
+// CHECK-NEXT:      %[[KLB:.*]] = arith.subi %[[N]], %[[REND]] : index
+// CHECK-NEXT:      %[[KUB:.*]] = arith.subi %[[N]], %[[RSTART]] : index
+// CHECK-NEXT:      %[[RES:.*]] = scf.for %k = %[[KLB]] to %[[KUB]] step %c1 iter_args(%a = %[[ACC]]) -> (f64) {
+// CHECK-NEXT:        %[[IDX:.*]] = arith.subi %[[LAST]], %k : index
 // CHECK-NEXT:        %w_1 = region.read %[[T]][%[[IDX]]] : !region.tape<!region.record<f64>>
 // CHECK-NEXT:        %a2 = arith.addf %a, %w_1 : f64
 // CHECK-NEXT:        scf.yield %a2 : f64
-// CHECK-NEXT:      } {tapeflow.loop = 0 : i64, tapeflow.tile}
+// CHECK-NEXT:      } {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:      scf.yield %[[RES]] : f64
 // CHECK-NEXT:    } {tapeflow.layer = 3 : i64}
 // CHECK-NEXT:    region.dealloc %[[T]]

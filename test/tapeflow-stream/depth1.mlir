@@ -28,9 +28,10 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK:         %[[F:.*]] = stream.fifo_alloc tiles = 4 : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:    %[[B:.*]] = region.alloc count = 3 : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NOT:     region.alloc
-// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NOT:       arith.remsi
-// CHECK:           stream.acquire_write %[[B]] : !region.tape<!region.record<f64>, #stream.spm>
+// CHECK:           %[[J:.*]] = arith.divsi
+// CHECK-NEXT:      stream.acquire_write %[[B]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      scf.for %i
 // CHECK:             region.write %[[B]][%{{.*}}], %w
 // CHECK:           %[[TOK:.*]] = stream.commit %[[B]] -> %[[F]][%[[J]]]

@@ -29,23 +29,23 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 }
 
 // CHECK-LABEL: func.func @f_grad
-// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG:     %[[NL:.*]] = arith.constant 4 : index
-// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[L:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[N:.*]] = arith.constant 10 : index
 // CHECK-NOT:     region.alloc({{.*}}) : !region.tape<!region.record<f64>>
 // CHECK:         %[[F:.*]] = stream.fifo_alloc tiles = 4 : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:    %[[B0:.*]] = region.alloc count = 3 : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:    %[[B1:.*]] = region.alloc count = 3 : !region.tape<!region.record<f64>, #stream.spm>
-// CHECK-NEXT:    scf.for %[[J:.*]] = %[[C0]] to %[[NL]] step %[[C1]] {
-// CHECK-NEXT:      %[[START:.*]] = arith.muli %[[J]], %[[C3]] : index
+// CHECK-NEXT:    scf.for %[[START:.*]] = %[[C0]] to %[[N]] step %[[L]] {
 // CHECK:           %[[END:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:      %[[J:.*]] = arith.divsi %[[START]], %[[L]] : index
 // CHECK-NEXT:      %[[SLOT:.*]] = arith.remsi %[[J]], %[[C2]] : index
 // CHECK-NEXT:      %[[IS1:.*]] = arith.cmpi eq, %[[SLOT]], %[[C1]] : index
 // CHECK-NEXT:      %[[BUF:.*]] = arith.select %[[IS1]], %[[B1]], %[[B0]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      stream.acquire_write %[[BUF]] : !region.tape<!region.record<f64>, #stream.spm>
-// CHECK-NEXT:      scf.for %i = %[[START]] to %[[END]] step %[[C1]] {
+// CHECK-NEXT:      scf.for %i = %[[START]] to %[[END]] step %c1 {
 // CHECK-NEXT:        %v = memref.load %x[%i] : memref<10xf64>
 // CHECK-NEXT:        %w = math.tanh %v : f64
 // CHECK-NEXT:        %[[W:.*]] = arith.subi %i, %[[START]] : index
@@ -57,23 +57,24 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK-NEXT:        stream.wait %[[TOK]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:    } {tapeflow.layer = 3 : i64}
-// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[C3]]] -> %[[B1]] : !stream.fifo<!region.record<f64>, 3>
+// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[L]]] -> %[[B1]] : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[C2]]] -> %[[B0]] : !stream.fifo<!region.record<f64>, 3>
-// CHECK-NEXT:    %r = scf.for %[[JR:.*]] = %[[C0]] to %[[NL]] step %[[C1]] iter_args(%{{.*}} = %z) -> (f64) {
-// CHECK:           %[[REND:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:      %[[CNT:.*]] = arith.subi %[[REND]], %{{.*}} : index
-// CHECK-NEXT:      %[[G:.*]] = arith.subi %[[C3]], %[[JR]] : index
+// CHECK-NEXT:    %r = scf.for %[[SR:.*]] = %[[C0]] to %[[N]] step %[[L]] iter_args(%{{.*}} = %z) -> (f64) {
+// CHECK:           %[[KLB:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK-NEXT:      %[[KUB:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK-NEXT:      %[[JR:.*]] = arith.divsi %[[SR]], %[[L]] : index
+// CHECK-NEXT:      %[[G:.*]] = arith.subi %[[L]], %[[JR]] : index
 // CHECK-NEXT:      %[[RSLOT:.*]] = arith.remsi %[[G]], %[[C2]] : index
 // CHECK-NEXT:      %[[RIS1:.*]] = arith.cmpi eq, %[[RSLOT]], %[[C1]] : index
 // CHECK-NEXT:      %[[RBUF:.*]] = arith.select %[[RIS1]], %[[B1]], %[[B0]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      stream.acquire_read %[[RBUF]] : !region.tape<!region.record<f64>, #stream.spm>
-// CHECK-NEXT:      %[[LAST:.*]] = arith.subi %[[CNT]], %[[C1]] : index
-// CHECK-NEXT:      %[[RES:.*]] = scf.for %[[KK:.*]] = %[[C0]] to %[[CNT]] step %[[C1]] iter_args(%a = %{{.*}}) -> (f64) {
-// CHECK-NEXT:        %[[R:.*]] = arith.subi %[[LAST]], %[[KK]] : index
+// CHECK-NEXT:      %[[KLAST:.*]] = arith.subi %[[KUB]], %[[C1]] : index
+// CHECK-NEXT:      %[[RES:.*]] = scf.for %k = %[[KLB]] to %[[KUB]] step %c1 iter_args(%a = %{{.*}}) -> (f64) {
+// CHECK-NEXT:        %[[R:.*]] = arith.subi %[[KLAST]], %k : index
 // CHECK-NEXT:        %w_1 = region.read %[[RBUF]][%[[R]]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:        %a2 = arith.addf %a, %w_1 : f64
 // CHECK-NEXT:        scf.yield %a2 : f64
-// CHECK-NEXT:      } {tapeflow.loop = 0 : i64, tapeflow.tile}
+// CHECK-NEXT:      } {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:      stream.release %[[RBUF]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.subi %[[G]], %[[C2]] : index
 // CHECK-NEXT:      %[[MORE:.*]] = arith.cmpi sge, %[[G]], %[[C2]] : index
