@@ -334,7 +334,7 @@ def _pwl_ref(x, table, T):
     x = x.copy()
     M = table.shape[0] - 1
     for _ in range(T):
-        s = x * float(M)
+        s = np.clip(x * float(M), 0.0, float(M))
         k = np.clip(np.trunc(s).astype(np.int64), 0, M - 1)
         fr = s - k.astype(np.float64)
         x = table[k] + (table[k + 1] - table[k]) * fr

@@ -474,8 +474,10 @@ func.func @pairwise(%P: {tP}) -> f64 attributes {{tapeflow.autodiff}} {{
 
 
 def pwl(s: dict[str, int]) -> str:
-    """Piecewise-linear table lookup iterated T times in place: with s = x*M,
+    """Piecewise-linear table lookup iterated T times in place: with s = clamp(x*M, 0, M),
     k = clamp(fptosi(s), 0, M-1), x <- table[k] + (table[k+1]-table[k]) * (s - k).
+    Clamping s keeps the lookup an interpolation (never an extrapolation), so x stays in
+    the table's range however many steps run.
     The table has M+1 knots on [0, 1]; loss = sum x^2 at the end."""
     N, M, T = s["N"], s["M"], s["T"]
     tx, tt = f"memref<{N}xf64>", f"memref<{M + 1}xf64>"
@@ -485,7 +487,9 @@ func.func @pwl(%x: {tx}, %table: {tt}) -> f64 attributes {{tapeflow.autodiff}} {
   scf.for %t = %c0 to %cT step %c1 {{
     scf.for %i = %c0 to %cN step %c1 {{
       %xi = memref.load %x[%i] : {tx}
-      %s = arith.mulf %xi, %fM : f64
+      %s0 = arith.mulf %xi, %fM : f64
+      %s1 = arith.maximumf %s0, %zero : f64
+      %s = arith.minimumf %s1, %fM : f64
       %k0 = arith.fptosi %s : f64 to i64
       %lo = arith.cmpi slt, %k0, %i0 : i64
       %k1 = arith.select %lo, %i0, %k0 : i64

@@ -10,7 +10,9 @@ func.func @pwl(%x: memref<4096xf64>, %table: memref<65xf64>) -> f64 attributes {
   scf.for %t = %c0 to %cT step %c1 {
     scf.for %i = %c0 to %cN step %c1 {
       %xi = memref.load %x[%i] : memref<4096xf64>
-      %s = arith.mulf %xi, %fM : f64
+      %s0 = arith.mulf %xi, %fM : f64
+      %s1 = arith.maximumf %s0, %zero : f64
+      %s = arith.minimumf %s1, %fM : f64
       %k0 = arith.fptosi %s : f64 to i64
       %lo = arith.cmpi slt, %k0, %i0 : i64
       %k1 = arith.select %lo, %i0, %k0 : i64
