@@ -1,40 +1,49 @@
 """The fast execution path: a module's functions compiled to Python source and `exec`ed.
 
-The op-by-op xDSL interpreter (with the hardware model as an `Interpreter.Listener`) is
-the reference. It runs about 200k ops/s; the evaluation needs millions of ops per run. This
-module compiles every `func.func` of a module into one Python function and records, on the
-way, exactly what the hardware model needs, so that `tapeflow.hwmodel.fastsim` can produce
-the same report as the op-by-op model from the recorded trace.
+The op-by-op xDSL interpreter with the hardware model as an `Interpreter.Listener`
+(`tapeflow.hwmodel.model`) is the reference; it runs ~150-200k ops/s. This module compiles
+every `func.func` of a module into one Python function, which runs 50-90x faster and
+records what the hardware model needs; `tapeflow.hwmodel.fastsim` feeds that to the
+model's own cache simulator, timing and report code, so the report is identical.
+
+    program = CompiledModule(module)            # UnsupportedOpError names an op it lacks
+    results, trace = program.run("f_grad", interpreter_values)
+    trace.op_counts()                           # == xDSL OpCounter's counts
 
 Translation (one Python function per `func.func`):
-- SSA values -> Python locals; `scf.for` -> `for` over `range`; `scf.if` -> `if`;
-  `scf.while` -> `while True`; `affine.for` -> `for` over `range` of its bound maps;
-  `func.call` -> a call of the compiled callee.
-- arith/math -> Python expressions with the interpreter's semantics (the same Python
-  floats, the same integer wrapping for narrow types); an op with no inline translation
-  that has no regions and no memref/tape operands falls back to the interpreter's own
-  implementation of that op, so its value is the interpreter's by construction.
-- A memref stays the interpreter's `ShapedArray` (so callers see the same objects), and is
-  accessed through a `memoryview` cast to its element format over the same bytes (f32
-  stores round exactly as `struct.pack` does). Row-major offsets as `ShapedArray.offset`.
-- `tape.cache` -> a Python list, `region`/`stream` runtime objects -> those of
-  `tapeflow.interpreters.{region,stream}`.
+- SSA values -> Python locals (constants -> literals); `scf.for`/`affine.for` -> `for`
+  over `range`; `scf.if` -> `if`; `scf.while` -> `while True`; `func.call` -> a call.
+- arith/math -> Python expressions with the interpreter's semantics (its Python floats,
+  f32 rounding through `extra_ops._f32`, libm errors -> numpy's IEEE results, integer
+  wrapping for widths below 64 and for i64; `index` arithmetic is not wrapped, it cannot
+  reach 2^63 in a program that indexes memory). An op without an inline translation, no
+  regions and only scalar operands/results runs the interpreter's own implementation.
+- A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
+  cast to its element format over the same bytes (row-major offsets, as `ShapedArray`;
+  only flat offsets are range-checked, not each index as `CheckedMemRefFunctions` does).
+  `tape.cache` is a list; region tapes are `RecordBuffer`s read/written inline with the
+  region interpreter's checks; allocations, deallocations and every `stream` op run the
+  interpreter's implementation as *events* (`Trace.event`).
 
 What a run records (`Trace`):
-- Op executions: every block gets a counter, incremented once per execution of the block;
-  the ops of a block are known statically, so `Trace.op_executions()` gives how many times
-  each op ran and `Trace.op_counts()` the counts per op name (what `OpCounter` gives).
-- Memory accesses to memrefs in DRAM (the default memory space): one int64 per access,
-  `address * 2 + is_write`, appended to an `array('q')` and handed to a consumer in
-  batches (`Trace.batch_size`). Addresses are `base + flat_offset * element_size`, where
-  `base` comes from the caller's `address_of(shaped_array)` (the hardware model's
-  allocator), called once where the memref value enters a function (argument, alloc,
-  get_global). Scratchpad memrefs record nothing: their accesses are counted by op.
-- Events (DMA, tape, region ops that the model times or charges dynamically) with the
-  access-stream position and a snapshot of the block counters at which they happen.
+- Segment counters: a block is cut into straight-line segments after every op with
+  regions and every call; each segment's counter counts its executions (a loop body that
+  is one segment without events is counted in bulk before the loop). Counts per op are
+  then exact at any point: `Trace.op_executions()`, `Trace.op_counts()`.
+- First execution of a segment (`Trace.first`) numbers its ops in first-execution order:
+  the op-by-op model's PCs (the stride prefetcher's table index).
+- One int64 per access to a DRAM memref, region tape or tape cache, appended to an
+  `array('q')`: store bit, static memory-op id, byte offset, provisional buffer id
+  (bit layout at `SID_SHIFT`...). `Trace.flush` (every `batch_size` accesses, at loop
+  ends and before events) turns buffer ids into the model's base addresses (given at the
+  first access, in first-access order, as the listener does) and op ids into PCs, and
+  hands (addrs, pcs, writes) arrays to `Trace.consume`. Scratchpad accesses are counted
+  per op, not recorded.
+- Events: `Trace.run_event` (the adapter brings the model's counts and cache exactly up
+  to the event op before a DMA, acquire or wait, so DMA timing matches).
 
-Unsupported IR raises `UnsupportedOpError` naming the op, at compile time, so a caller can
-fall back to the op-by-op path.
+Unsupported IR raises `UnsupportedOpError` naming the op (with its location) when the
+module is compiled, so callers can fall back to the op-by-op path.
 """
 
 from __future__ import annotations
@@ -1048,8 +1057,8 @@ def _scf_while(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _call(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, func.CallOp)
     callee = op.callee.root_reference.data
-    if callee not in c.cm.functions:
-        raise UnsupportedOpError(op, f"fast path: call of unknown function @{callee}")
+    if callee not in c.cm.functions or not c.cm.functions[callee].body.blocks:
+        raise UnsupportedOpError(op, f"fast path: call of external or unknown function @{callee}")
     args = [c.use(v) for v in op.operands]
     results = [c.define(r) for r in op.results]
     call = f"{c.cm.py_name(callee)}({', '.join(args)})"
