@@ -212,16 +212,10 @@ def _segment_charges(program: CompiledModule) -> np.ndarray:
     return out
 
 
-_COMPILED: dict[int, tuple[ModuleOp, CompiledModule]] = {}
-
-
 def compiled(module: ModuleOp) -> CompiledModule:
-    """`CompiledModule(module)`, compiled once per module object."""
-    hit = _COMPILED.get(id(module))
-    if hit is None or hit[0] is not module:
-        hit = (module, CompiledModule(module))
-        _COMPILED[id(module)] = hit
-    return hit[1]
+    """`CompiledModule(module)` (compile once and pass the program around to reuse it:
+    nothing is cached here, since passes mutate modules in place)."""
+    return CompiledModule(module)
 
 
 def run_compiled(
