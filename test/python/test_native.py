@@ -482,6 +482,10 @@ KERNEL_STAGES = {
     "layers": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=256}",
     "stream": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=256},"
     "tapeflow-stream{depth=2}",
+    "stream-tiny-depth1": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=96},"
+    "tapeflow-stream{depth=1}",
+    "stream-depth4": "tapeflow-autodiff,tapeflow-regions,"
+    "tapeflow-layers{spm-bytes=512 depth=4},tapeflow-stream{depth=4}",
     "tapeflow": "tapeflow",
 }
 
