@@ -333,6 +333,7 @@ class KernelRow:
     tape_over_l2: float
     sram: dict[str, Any]
     sweep: list[dict[str, Any]] = field(default_factory=list)
+    sweep_tapeflow: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
@@ -393,6 +394,16 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         "ratio": _ratio(need["cache_bytes"], hwm) if need and hwm else None,
         "machine_cache_bytes": machine.l1.size + machine.l2.size,
     }
+    tsweep = good.get("tapeflow", {}).get("sweep", [])
+    if tsweep:  # --sweep-tapeflow: the whole on-chip SRAM each design needs
+        tneed = cache_needed(tsweep, tolerance)
+        total = tneed["cache_bytes"] + hwm
+        sram.update({
+            "tapeflow_cache_needed_bytes": tneed["cache_bytes"],
+            "tapeflow_needed_at_smallest_point": tneed["at_smallest"],
+            "tapeflow_total_needed_bytes": total,
+            "total_ratio": _ratio(need["cache_bytes"], total) if need else None,
+        })  # fmt: skip
     return KernelRow(
         kernel=name,
         control=tape == 0,
@@ -408,6 +419,7 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         tape_over_l2=tape / machine.l2.size,
         sram=sram,
         sweep=sweep,
+        sweep_tapeflow=tsweep,
         errors=errors,
     )
 
@@ -424,6 +436,7 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
             r.energy_ratio.get("on_chip_memory_pj") for r in use),
         "total_energy_ratio": geomean(r.energy_ratio.get("total_pj") for r in use),
         "sram_ratio": geomean(r.sram.get("ratio") for r in use),
+        "sram_total_ratio": geomean(r.sram.get("total_ratio") for r in use),
         "inflation": geomean(r.inflation for r in use),
     }
 
@@ -527,6 +540,26 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             out.append(f"| {r.kernel} | {LABELS[v]} | {comps} | {s['on_chip_pj'] / 1e6:,.2f} | "
                        f"{s['total_pj'] / 1e6:,.2f} | {s['cycles']:,.0f} |")  # fmt: skip
     out.append("")
+    # Where the cycles go.
+    out.append("### Cycle terms (hwmodel/model.py: T_core = sum over phases of "
+               "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed; cycles = T_core + stalls + "
+               "drain), millions")  # fmt: skip
+    out.append("")
+    out.append("| kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_exposed | T_core | "
+               "DMA stall | drain | cycles | DRAM MiB | DMA MiB |")  # fmt: skip
+    out.append("|---|---|" + "---:|" * 11)
+    for r in rows:
+        for v in VARIANTS:
+            s = r.variants.get(v)
+            if s is None:
+                continue
+            t = s["cycle_terms"]
+            cells = " | ".join(f"{t.get(k, 0.0) / 1e6:,.3f}" for k in (
+                "T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core", "T_dma_stall",
+                "T_drain", "cycles"))  # fmt: skip
+            out.append(f"| {r.kernel} | {LABELS[v]} | {cells} | {s['dram_bytes'] / MIB:,.2f} | "
+                       f"{s['dma_bytes'] / MIB:,.2f} |")  # fmt: skip
+    out.append("")
     # The sweep.
     sweep_caps = header["sweep"]
     if sweep_caps:
@@ -547,6 +580,23 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                 cells.append("-" if p is None else
                              f"{p['cycles'] / best:.3f}" + ("*" if c == need else ""))  # fmt: skip
             out.append(f"| {r.kernel} | " + " | ".join(cells) + " |")
+        out.append("")
+    if any(r.sweep_tapeflow for r in rows):
+        out.append("### Whole on-chip SRAM (--sweep-tapeflow): L1 + L2 needed (+ SPM)")
+        out.append("")
+        out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | TapeFlow SPM | "
+                   "TapeFlow total | ratio |")  # fmt: skip
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if not r.sweep_tapeflow:
+                continue
+            s = r.sram
+            out.append(f"| {r.kernel} | {fmt_bytes(s['enzyme_cache_needed_bytes'])} | "
+                       f"{fmt_bytes(s.get('tapeflow_cache_needed_bytes'))} | "
+                       f"{fmt_bytes(s['tapeflow_spm_high_water_bytes'])} | "
+                       f"{fmt_bytes(s.get('tapeflow_total_needed_bytes'))} | "
+                       f"{fmt_x(s.get('total_ratio'), 2)} |")  # fmt: skip
+        out.append(f"| **geomean** | | | | | **{fmt_x(gm.get('sram_total_ratio'), 2)}** |")
         out.append("")
     bad = [r for r in rows if not r.grads_ok]
     for r in bad:
@@ -580,6 +630,7 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
                 "energy_ratio_regions": r.energy_ratio_regions,
                 "sram": r.sram,
                 "sweep": r.sweep,
+                "sweep_tapeflow": r.sweep_tapeflow,
                 "variants": r.variants,
             }
             for r in rows
@@ -622,30 +673,37 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
     plt.close(fig)
     paths.append(p)
 
-    # -- energy breakdown, normalised to the Enzyme layout's total
+    # -- energy breakdown: on-chip (normalised to the Enzyme layout's on-chip energy) and
+    #    total (normalised to its total)
     colors = {"compute": "#fdae6b", "L1": "#74c476", "L2": "#31a354", "SPM": "#6baed6",
               "DMA": "#9e9ac8", "leakage": "#fdd0a2", "DRAM": "#969696"}  # fmt: skip
-    fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(rows) + 2), 4.5))
+    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.3 * len(rows) + 2), 8))
     w = 0.27
     xs = np.arange(len(rows))
-    for j, v in enumerate(VARIANTS):
-        bottom = np.zeros(len(rows))
-        for comp in ENERGY_COMPONENTS:
-            vals = []
-            for r in rows:
-                s, base = r.variants.get(v), r.variants.get("enzyme")
-                vals.append(s["energy_pj"].get(comp, 0.0) / base["total_pj"] if s and base and
-                            base["total_pj"] else 0.0)  # fmt: skip
-            ax.bar(xs + (j - 1) * w, vals, w, bottom=bottom, color=colors[comp],
-                   edgecolor="white", linewidth=0.3, label=comp if j == 0 else None)  # fmt: skip
-            bottom += np.array(vals)
-        for xi, b in zip(xs, bottom):
-            ax.text(xi + (j - 1) * w, b, "ERT"[j], ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(xs, names, rotation=30, ha="right")
-    ax.set_ylabel("energy / Enzyme-layout total")
-    ax.set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)")
-    ax.legend(ncol=len(ENERGY_COMPONENTS), fontsize=8, loc="upper center",
-              bbox_to_anchor=(0.5, -0.28))  # fmt: skip
+    panels = (
+        ("on_chip_pj", [c for c in ENERGY_COMPONENTS if c != "DRAM"],
+         "on-chip energy / Enzyme-layout on-chip"),
+        ("total_pj", list(ENERGY_COMPONENTS), "total energy / Enzyme-layout total"),
+    )  # fmt: skip
+    for ax, (norm, comps, ylabel) in zip(axes, panels, strict=True):
+        for j, v in enumerate(VARIANTS):
+            bottom = np.zeros(len(rows))
+            for comp in comps:
+                vals = []
+                for r in rows:
+                    s, base = r.variants.get(v), r.variants.get("enzyme")
+                    ok = s and base and base[norm]
+                    vals.append(s["energy_pj"].get(comp, 0.0) / base[norm] if ok else 0.0)
+                ax.bar(xs + (j - 1) * w, vals, w * 0.95, bottom=bottom, color=colors[comp],
+                       label=comp if j == 0 else None)  # fmt: skip
+                bottom += np.array(vals)
+            for xi, b in zip(xs, bottom, strict=True):
+                ax.text(xi + (j - 1) * w, b, "ERT"[j], ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(xs, names, rotation=30, ha="right")
+        ax.margins(y=0.1)
+        ax.set_ylabel(ylabel)
+        ax.legend(ncol=len(comps), fontsize=7, loc="lower right")
+    axes[0].set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)")
     fig.tight_layout()
     p = f"{out_dir}/energy.png"
     fig.savefig(p, dpi=120)

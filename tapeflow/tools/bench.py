@@ -92,6 +92,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="L2 capacities in KiB for the Enzyme-layout sweep "
                    "(default 32,64,128,256,512,1024,2048,4096; powers of two; 'none' "
                    "disables it); the machine's own L2 is always included")  # fmt: skip
+    p.add_argument("--sweep-tapeflow", action="store_true",
+                   help="also sweep TapeFlow's L2 (same run, one more cache simulation per "
+                   "point) and report the whole on-chip SRAM each design needs: L1 + L2 "
+                   "needed (+ the scratchpad for TapeFlow)")  # fmt: skip
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PCT",
                    help="'cache needed' = smallest capacity within PCT%% of the best (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kernels' inputs (0)")
@@ -242,10 +246,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         out_dir = Path(args.out)
         out_dir.mkdir(parents=True, exist_ok=True)
 
+    swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
     jobs = [
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, spm_bytes=spm_bytes,
                   tile_bytes=args.tile_bytes,
-                  depth=args.depth, sweep=tuple(sweep) if v == "enzyme" else (),
+                  depth=args.depth, sweep=tuple(sweep) if v in swept else (),
                   seed=args.seed, backend=args.backend)
         for n in names
         for v in bench.VARIANTS

@@ -32,7 +32,8 @@ def quick_run(
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
-                  "--out", str(out / "o"), "--json", str(out / "r.json"))  # fmt: skip
+                  "--sweep-tapeflow", "--out", str(out / "o"),
+                  "--json", str(out / "r.json"))  # fmt: skip
     return out, proc
 
 
@@ -73,6 +74,10 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert g["speedup"]["tapeflow"] == pytest.approx(
         g["variants"]["enzyme"]["cycles"] / g["variants"]["tapeflow"]["cycles"])
     assert {p["l2_bytes"] for p in g["sweep"]} == set(bench.DEFAULT_SWEEP)
+    assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(bench.DEFAULT_SWEEP)
+    assert g["sram"]["tapeflow_total_needed_bytes"] == (
+        g["sram"]["tapeflow_cache_needed_bytes"] + g["sram"]["tapeflow_spm_high_water_bytes"])
+    assert "### Whole on-chip SRAM" in text
     assert all(r["path"] == "fast" for r in data["runs"])
     for png in ("speedup.png", "energy.png", "sram.png"):
         path = out / "o" / png
