@@ -56,16 +56,21 @@ class AutodiffPass(ModulePass):
     `tapeflow.loop = N : i64`. See docs/CONTRACTS.md.
 
     Tape policy (`policy=`):
-    - `min-tape` (default, as Enzyme): a value the reverse sweep needs is recomputed there
-      when it is a constant, an induction variable, a pure `arith`/`math` op, or a load
-      from a buffer no later store can overwrite (no store after it in program order, none
-      in a loop around both), and all its operands can be recomputed too; values of the
-      function's body (outside any loop/branch) are used directly. Everything else is
-      cached: loads from memory written later (in-place updates over time steps),
-      loop-carried values (iter_args), results of nested loops and branches, `scf.if`
-      conditions inside loops, and `scf.while` trip counts (always cached). Index values
-      loaded from memory (indirect accesses) follow the same rule as float loads: cached
-      only when their buffer may be written later.
+    - `min-tape` (default, as Enzyme): the tape holds only what cannot be recomputed.
+      Values of the function's body (outside any loop/branch) are used directly (SSA).
+      Constants and induction variables are recomputed; every pure `arith`/`math` op is
+      recomputed in the reverse sweep from its operands (themselves recomputed or
+      popped); a load is recomputed when no store can overwrite the location after it:
+      no store after it in program order and none in a loop around both, except stores
+      that provably write another slice (the load reads `A[t+a]`, the store writes
+      `A[t+b]` with `b > a`, t the outermost common loop's induction variable: LSTM/RNN
+      hidden states `h[t+1] = f(h[t])` are read back from their buffer). Cached are:
+      loads from memory written later (in-place updates over time steps), loop-carried
+      values (iter_args and while-loop arguments), results of nested loops and
+      branches, `scf.if` conditions inside loops, and `scf.while` trip counts (always).
+      Index values loaded from memory (indirect accesses) follow the float-load rule:
+      cached only when their buffer may be written later; indices computed from
+      induction variables and constants are recomputed.
     - `cache-all` (ablation): every needed value except constants and induction variables
       is cached.
 

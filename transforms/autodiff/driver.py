@@ -9,13 +9,13 @@ reversal (`scf.py`). Everything op-specific lives there; this module only knows
   before the first, recomputed primal values before the second, adjoint code after both;
 - *primal values in the reverse sweep* (`primal`): a value of the function's entry block is
   used directly (SSA dominance); an induction variable is recomputed from the reverse
-  counter; a constant, a pure `arith`/`math` op, or a load from memory that no later store
-  can overwrite is recomputed when all its operands can be too (policy `min-tape`);
-  anything else (iter_args, results of nested loops/ifs, loads from memory written later,
-  `scf.if` conditions inside loops, `scf.while` trip counts) is pushed on a
-  `!tape.cache<T>` right after it is computed and popped at the start of the reverse
-  context (policy `cache-all` caches every needed value but constants and induction
-  variables);
+  counter; constants and pure `arith`/`math` ops are recomputed from their (recomputed
+  or popped) operands, and so is a load from memory that no later store can overwrite
+  (policy `min-tape`); anything else (iter_args, results of nested loops/ifs, loads from
+  memory written later, `scf.if` conditions inside loops, `scf.while` trip counts) is
+  pushed on a `!tape.cache<T>` right after it is computed and popped at the start of the
+  reverse context (policy `cache-all` caches every needed value but constants and
+  induction variables);
 - *adjoints*: scalar adjoints are SSA values in a dictionary (None = zero); memory adjoints
   live in shadow buffers.
 """
