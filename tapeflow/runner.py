@@ -267,9 +267,10 @@ def make_arguments(
 ) -> list[Value]:
     """The arguments for one call of `func_op`, following the module's fill rule.
 
-    `inputs` gives explicit values, keyed by position (`0`, `"0"`, `"arg0"`) or by the
-    argument's SSA name in the source (`"A"` for `%A`); memrefs take arrays of their
-    shape, scalars Python numbers. `scalars` gives the scalar arguments not in `inputs`,
+    `inputs` gives explicit values, keyed by position (`0`, `"0"`, `"arg0"`, or
+    `"arr_0"` as `numpy.savez` names unnamed arrays) or by the argument's SSA name in
+    the source (`"A"` for `%A`); memrefs take arrays of their shape, scalars Python
+    numbers. `scalars` gives the scalar arguments not in `inputs`,
     in signature order (strings are parsed by type). `zero` lists memref positions to
     fill with zeros. `fill_positions` maps an argument's position to the position whose
     default fill it takes (see `gradient_layout`). Raises ToolError when something does
@@ -390,6 +391,8 @@ def _inputs_by_position(func_op: func.FuncOp, inputs: Mapping[int | str, Any]):
             position = int(key)
         elif key.startswith("arg") and key[3:].isdigit():
             position = int(key[3:])
+        elif key.startswith("arr_") and key[4:].isdigit():  # numpy.savez(f, a, b)
+            position = int(key[4:])
         elif key in names:
             position = names.index(key)
         if position is None or not 0 <= position < n:

@@ -41,8 +41,10 @@ arguments of the function:
       shadow starts at zero: after the run the shadows hold the gradients.
       --plain-fill turns this off (positions in @F_grad, shadows filled too).
   --inputs
-      data.npz: arrays named arg0, arg1 ... (or 0, 1 ..., or the argument's SSA name
-      in the source, e.g. A for %A) replace the fill rule for those arguments.
+      data.npz: arrays named arg0, arg1 ... (or 0, 1 ..., arr_0, arr_1 ... as
+      numpy.savez names unnamed arrays, or the argument's SSA name in the source,
+      e.g. A for %A) replace the fill rule for those arguments. Positions count
+      every argument, memref or scalar.
       P=data.npy or NAME=data.npy: one array for argument P (or %NAME).
       data.npy alone: the function's only memref argument. Arrays must have the
       memref's shape; they are cast to its element type (integers must fit).

@@ -518,3 +518,11 @@ func.func @f(%a: memref<?x2xf64>) -> index {
     code, _, err = cli(capsys, kernel(src), "--inputs", str(tmp_path / "b.npy"))
     assert code == 1
     assert "given an array of shape [3, 3]" in err
+
+
+def test_npz_positional_arrays(capsys, kernel, tmp_path):
+    x = np.linspace(0, 1, 5)
+    np.savez(tmp_path / "pos.npz", x)  # numpy names it arr_0
+    code, out, _ = cli(capsys, kernel(TANH), "--inputs", str(tmp_path / "pos.npz"), "--args", "1")
+    assert code == 0
+    assert f"arg[0]: memref<5xf64> = {x.tolist()!r}" in out
