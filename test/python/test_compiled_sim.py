@@ -443,3 +443,27 @@ def test_one_run_many_machines_equals_separate_runs():
         assert not differences(ref.report, fast.report)
         reports.append(fast.report)
     assert differences(reports[0], reports[2])  # the machines do differ
+
+
+MEDIUM = {"gemm": {"M": 24, "N": 16, "K": 4}, "lstm": {"T": 12, "B": 4, "I": 4, "H": 8}}
+
+
+@pytest.mark.parametrize("stage", ["lower-tape", "stream-d2"])
+@pytest.mark.parametrize("name", sorted(MEDIUM))
+def test_medium_size_many_batches_identical(name: str, stage: str):
+    """Larger runs (tens of thousands of ops): many batches, evictions, many DMA tiles."""
+    try:
+        from benchmarks.kernels import KERNELS
+        from benchmarks.kernels.generate import TEMPLATES
+    except ImportError:
+        pytest.skip("no benchmark kernels")
+    kernel = KERNELS[name]
+    module = runner.load_module(TEMPLATES[name](MEDIUM[name]), f"{name}.mlir")
+    PassPipeline.parse_spec(get_all_passes(), STAGES[stage]).apply(make_context(), module)
+    fn = runner.find_function(module, kernel.grad_entry)
+    scalars = [t for t in fn.function_type.inputs.data if not isinstance(t, MemRefType)]
+    args = runner.make_arguments(fn, seed=1, scalars=[1.0] * len(scalars))
+    small = load_machine(overrides=["l1.size=2048", "l2.size=16384"])
+    ref, _ = assert_identical(module, entry=kernel.grad_entry, args=args, machine=small,
+                              fast_batch=1000)  # fmt: skip
+    assert ref.report["levels"]["L1"]["accesses"] > 5000
