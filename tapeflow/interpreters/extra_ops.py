@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ctypes
 import math as pymath
+import operator
 import re
 import struct
 from collections.abc import Callable, Sequence
@@ -216,16 +217,48 @@ def _fpowi(x: float, n: int) -> float:
     return _libm(pymath.pow, np.power, x, float(n))
 
 
+_ROUNDERS: dict[type, Callable[[float], float]] = {
+    Float32Type: _f32,
+    Float16Type: _f16,
+    BFloat16Type: _bf16,
+}
+
+
+class _FloatFunctions(InterpreterFunctions):
+    """Base of the classes whose float ops round to their result type. Which rounding
+    an op needs is looked up once per op (type lookups cost more than the arithmetic)."""
+
+    def __init__(self) -> None:
+        self._rounders: dict[int, tuple[Operation, Callable[[float], float] | None]] = {}
+
+    def rounder(self, op: Operation) -> Callable[[float], float] | None:
+        entry = self._rounders.get(id(op))
+        if entry is None or entry[0] is not op:
+            entry = (op, _ROUNDERS.get(type(op.results[0].type)))
+            self._rounders[id(op)] = entry
+        return entry[1]
+
+
 def _unary_float(fn: Callable[[float], float]):
-    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        return (round_float(op.result.type, fn(args[0])),)
+    def run(
+        self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        entry = self._rounders.get(id(op))
+        rnd = entry[1] if entry is not None and entry[0] is op else self.rounder(op)
+        r = fn(args[0])
+        return (r,) if rnd is None else (rnd(r),)
 
     return run
 
 
 def _binary_float(fn: Callable[[float, float], float]):
-    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        return (round_float(op.result.type, fn(args[0], args[1])),)
+    def run(
+        self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
+        entry = self._rounders.get(id(op))
+        rnd = entry[1] if entry is not None and entry[0] is op else self.rounder(op)
+        r = fn(args[0], args[1])
+        return (r,) if rnd is None else (rnd(r),)
 
     return run
 
@@ -251,7 +284,7 @@ def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
 
 
 @register_impls
-class ExtraMathFunctions(InterpreterFunctions):
+class ExtraMathFunctions(_FloatFunctions):
     """The `math` ops xDSL 0.74 has no implementation for."""
 
     run_tanh = impl(math.TanhOp)(_unary_float(_libm1("tanh")))
@@ -331,12 +364,12 @@ class ExtraMathFunctions(InterpreterFunctions):
 
 
 @register_impls
-class RoundingFunctions(InterpreterFunctions):
+class RoundingFunctions(_FloatFunctions):
     """Replaces xDSL's float ops that ignore the result type (they compute f32 in f64)."""
 
-    run_addf = impl(arith.AddfOp)(_binary_float(lambda x, y: x + y))
-    run_subf = impl(arith.SubfOp)(_binary_float(lambda x, y: x - y))
-    run_mulf = impl(arith.MulfOp)(_binary_float(lambda x, y: x * y))
+    run_addf = impl(arith.AddfOp)(_binary_float(operator.add))
+    run_subf = impl(arith.SubfOp)(_binary_float(operator.sub))
+    run_mulf = impl(arith.MulfOp)(_binary_float(operator.mul))
     run_exp = impl(math.ExpOp)(_unary_float(_libm1("exp")))
     run_log = impl(math.LogOp)(_unary_float(_libm1("log")))
     run_sqrt = impl(math.SqrtOp)(_unary_float(_libm1("sqrt")))
@@ -389,7 +422,7 @@ def _trunc_div(a: int, b: int) -> int:
 
 
 @register_impls
-class ExtraArithFunctions(InterpreterFunctions):
+class ExtraArithFunctions(_FloatFunctions):
     """The `arith` ops xDSL 0.74 has no implementation for."""
 
     run_divf = impl(arith.DivfOp)(_binary_float(_divf))
