@@ -307,6 +307,52 @@ def test_memrefs_through_calls_if_and_iter_args():
     check_against_interpreter(MEMREF_VALUES, "f", [rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4)])
 
 
+ELEMENT_TYPES = """
+func.func @f(%x: memref<?x3xf32>, %k: memref<5xi32>, %b: memref<4xi1>, %ix: memref<2xindex>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %n = memref.dim %x, %c0 : memref<?x3xf32>
+  %tmp = memref.alloc(%n) : memref<?x3xf32>
+  %z = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f32) {
+    %s = scf.for %j = %c0 to %c3 step %c1 iter_args(%t = %acc) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<?x3xf32>
+      %w = arith.mulf %v, %v : f32
+      memref.store %w, %tmp[%i, %j] : memref<?x3xf32>
+      %t2 = arith.addf %t, %w : f32
+      scf.yield %t2 : f32
+    }
+    scf.yield %s : f32
+  }
+  %k0 = memref.load %k[%c1] : memref<5xi32>
+  %k1 = arith.muli %k0, %k0 : i32
+  memref.store %k1, %k[%c0] : memref<5xi32>
+  %i0 = memref.load %ix[%c1] : memref<2xindex>
+  %i1 = arith.addi %i0, %c3 : index
+  memref.store %i1, %ix[%c0] : memref<2xindex>
+  %bb = memref.load %b[%c0] : memref<4xi1>
+  %nb = arith.xori %bb, %bb : i1
+  memref.store %nb, %b[%c1] : memref<4xi1>
+  %y = memref.load %tmp[%c1, %c1] : memref<?x3xf32>
+  %out = arith.addf %r, %y : f32
+  memref.dealloc %tmp : memref<?x3xf32>
+  func.return %out : f32
+}
+"""
+
+
+def test_element_types_and_dynamic_shapes():
+    rng = np.random.default_rng(5)
+    args = [
+        rng.uniform(-1, 1, (4, 3)).astype(np.float32),
+        np.array([3, 70000, -2, 9, 1], dtype=np.int32),
+        np.array([True, False, True, True]),
+        np.array([5, 7], dtype=np.int64),
+    ]
+    check_against_interpreter(ELEMENT_TYPES, "f", args)
+
+
 def test_pop_on_empty_cache_is_an_interpreter_error():
     text = """
 func.func @f() -> f64 {
