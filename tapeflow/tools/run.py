@@ -54,7 +54,8 @@ output:
   run (arguments are updated in place: @f_grad leaves gradients in its shadows):
       result[0]: f64 = 0.479425538604203
       arg[1]: memref<4xf64> = [0.1, -0.25, 0.5, 1.0]
-  Floats print as Python's repr, the shortest exact spelling; arrays as nested lists.
+  Floats print as Python's repr, the shortest exact spelling (an f32 prints its exact
+  value as a double: 0.1 : f32 is 0.10000000149011612); arrays as nested lists.
   --json: {"function": ..., "results": [{"index", "type", "value"}],
            "arguments": [{"index", "type", "shape", "value"}]}
   with floats at full precision and NaN/infinities as "nan", "inf", "-inf".
