@@ -428,7 +428,6 @@ def test_pop_on_empty_cache_is_a_native_runtime_error():
         native.run_function_native(module, "e", [2.0])
 
 
-@needs_mlir
 def test_lowered_module_uses_upstream_dialects_only():
     for text in (GRAD, REGION_STREAM):
         module = load_module(text)
