@@ -54,7 +54,7 @@ class TapeFlowOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--verify-upstream",
             action="store_true",
-            help="parse and verify the output with upstream MLIR (needs tapeflow[mlir])",
+            help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
 
     def apply_passes(self, prog: ModuleOp) -> None:
