@@ -15,8 +15,10 @@ For each kernel and pipeline stage (`lower-tape`: the Enzyme-layout baseline,
   (`hwmodel.model.simulate`, an interpreter listener) on the small size, where the
   op-by-op model finishes in seconds, and their ratio; the two reports are compared
   (`same` = identical reports).
-Rates use process CPU time (`time.process_time`), which a loaded machine perturbs less
-than wall time; wall time is printed too. The numba cache kernel is warmed up first.
+`--sweep 262144,524288,...` also times `simulate_fast_many`: one run feeding one machine
+per L2 size (rates there are per machine-set). Rates use process CPU time
+(`time.process_time`), which a loaded machine perturbs less than wall time; wall time
+is printed too. The numba cache kernel is warmed up first.
 Sibling script: benchmarks/sim_speed.py (the hardware model's own benchmark).
 """
 
@@ -166,9 +168,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stages", default="lower-tape,tapeflow")
     parser.add_argument("--size", default="default", help="size for the fast path")
     parser.add_argument("--no-model", action="store_true", help="skip the op-by-op runs")
-    parser.add_argument("--model-ops", type=int, default=1_000_000,
-                        help="ops of the default-size run the op-by-op model simulates")
+    parser.add_argument(
+        "--model-ops",
+        type=int,
+        default=1_000_000,
+        help="ops of the default-size run the op-by-op model simulates",
+    )
     parser.add_argument("--json", help="write the numbers (without reports) to this file")
+    parser.add_argument(
+        "--sweep",
+        default="",
+        help="comma-separated L2 sizes: also time simulate_fast_many (one run "
+        "feeding one machine per size, the baseline's cache sweep)",
+    )
     args = parser.parse_args(argv)
 
     from benchmarks.kernels import KERNELS
@@ -198,6 +210,24 @@ def main(argv: list[str] | None = None) -> int:
             note = (f"exec {r['exec_s']:.2f}s, compile {r['compile_s']:.2f}s, "
                     f"tape {r['report']['tape_bytes'] / 2**20:.1f} MiB")  # fmt: skip
             line(name, stage, f"fast@{args.size}", r, note)
+            if args.sweep:
+                from tapeflow.hwmodel.config import load_machine
+                from tapeflow.hwmodel.fastsim import simulate_fast_many
+
+                sizes = [int(x) for x in args.sweep.split(",")]
+                machines = [load_machine(overrides=[f"l2.size={n}"]) for n in sizes]
+                _, t_cpu, t_wall = timed(lambda: simulate_fast_many(
+                    module, entry, copy.deepcopy(fargs), machines))  # fmt: skip
+                sw = {"ops": r["ops"], "accesses": r["accesses"], "cpu_s": t_cpu,
+                      "wall_s": t_wall, "ops_per_s": r["ops"] / t_cpu,
+                      "accesses_per_s": r["accesses"] / t_cpu}  # fmt: skip
+                line(
+                    name,
+                    stage,
+                    f"sweep x{len(sizes)}",
+                    sw,
+                    f"{len(sizes)} machines from one run ({t_cpu / r['cpu_s']:.1f}x one run)",
+                )
             if args.no_model:
                 continue
             p = model_prefix(module, entry, fargs, args.model_ops)

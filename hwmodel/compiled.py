@@ -56,7 +56,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -68,10 +67,16 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 from xdsl.interpreters.shaped_array import ShapedArray
-from xdsl.interpreters.utils.ptr import TypedPtr
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
 from xdsl.traits import IsTerminator as _IsTerminator
 from xdsl.utils.comparisons import to_signed, to_unsigned
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
@@ -590,7 +595,8 @@ class _FunctionCompiler:
         info = self.mem.get(memval)
         if info is None:
             raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
-        terms = [i if s == "1" else f"{i} * {s}" for i, s in zip(indices, info.strides, strict=True)]
+        strides = zip(indices, info.strides, strict=True)
+        terms = [i if s == "1" else f"{i} * {s}" for i, s in strides]
         key = (info.obj, tuple(indices))
         known = next((scope[key] for scope in reversed(self.offsets) if key in scope), None)
         if known is not None:
@@ -662,7 +668,8 @@ class _FunctionCompiler:
         if len(pairs) == 1:
             self.emit(indent, f"{pairs[0][0]} = {pairs[0][1]}")
         elif pairs:
-            self.emit(indent, f"{', '.join(t for t, _ in pairs)} = {', '.join(s for _, s in pairs)}")
+            lhs, rhs = ", ".join(t for t, _ in pairs), ", ".join(s for _, s in pairs)
+            self.emit(indent, f"{lhs} = {rhs}")
 
     def loop_header(self, indent: int, body: Block, rng: str, iv: str) -> list[Operation] | None:
         """`for iv in rng:`; a simple body (one segment, no events) is counted in bulk
@@ -1154,9 +1161,7 @@ def _memref_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.event(op, indent)
 
 
-@emitter(
-    "memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape"
-)
+@emitter("memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape")
 def _memref_view_op(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     k = c.cm.const(op)
     args = [c.use(v) for v in op.operands]

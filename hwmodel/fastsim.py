@@ -252,7 +252,8 @@ def run_compiled(
     except (InterpretationError, ToolError):
         raise
     except Exception as error:  # a Python error inside the generated code
-        raise InterpretationError(f"@{name} (fast path): {type(error).__name__}: {error}") from error
+        message = f"@{name} (fast path): {type(error).__name__}: {error}"
+        raise InterpretationError(message) from error
     final_args: list[Any] = []
     memref_positions: list[int] = []
     for p, (given, value, t) in enumerate(zip(args, values, arg_types)):

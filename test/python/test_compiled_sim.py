@@ -103,7 +103,8 @@ def check_against_interpreter(text: str, entry: str, args) -> Any:
 # Hand-written functions, one construct each.
 
 SCALAR = """
-func.func @f(%x: f64, %y: f64, %a: f32, %b: f32, %n: i32, %m: i32) -> (f64, f32, i32, i32, i1, f64) {
+func.func @f(%x: f64, %y: f64, %a: f32, %b: f32, %n: i32, %m: i32)
+    -> (f64, f32, i32, i32, i1, f64) {
   %s = arith.addf %x, %y : f64
   %p = arith.mulf %s, %x : f64
   %d = arith.divf %p, %y : f64
@@ -308,7 +309,8 @@ def test_memrefs_through_calls_if_and_iter_args():
 
 
 ELEMENT_TYPES = """
-func.func @f(%x: memref<?x3xf32>, %k: memref<5xi32>, %b: memref<4xi1>, %ix: memref<2xindex>) -> f32 {
+func.func @f(%x: memref<?x3xf32>, %k: memref<5xi32>, %b: memref<4xi1>,
+             %ix: memref<2xindex>) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
