@@ -92,12 +92,16 @@ class IndexBuilder:
         return self._insert(arith.MuliOp(a, b))
 
     def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """Signed division; callers only divide non-negative values by positive ones."""
+        """Division of a non-negative `a` by a positive `b` (the only use callers make:
+        normalized iterations, layer numbers; a negative trip-count numerator is clamped to
+        0 afterwards either way). A power-of-two constant divisor becomes a shift."""
         ca, cb = const_int(a), const_int(b)
         if ca is not None and cb is not None:
             return self.const(ca // cb)
         if cb == 1:
             return a
+        if cb is not None and cb > 1 and cb & (cb - 1) == 0:
+            return self._insert(arith.ShRSIOp(a, self.const(cb.bit_length() - 1)))
         return self._insert(arith.DivSIOp(a, b))
 
     def min(self, a: SSAValue, b: SSAValue) -> SSAValue:

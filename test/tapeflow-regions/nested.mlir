@@ -111,7 +111,7 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK-LABEL: func.func @nest_grad
 // CHECK:         %tx = tape.init : !tape.cache<f64>
 // CHECK-NEXT:    %ty = tape.init : !tape.cache<f64>
-// CHECK:         %[[DIV:.*]] = arith.divsi %{{.*}}, %c2 : index
+// CHECK:         %[[DIV:.*]] = arith.shrsi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[POS:.*]] = arith.cmpi sgt, %[[DIV]], %{{.*}} : index
 // CHECK-NEXT:    %[[NO:.*]] = arith.select %[[POS]], %[[DIV]], %{{.*}} : index
 // CHECK-NEXT:    %[[A:.*]] = region.alloc(%[[NO]]) : !region.tape<!region.record<f64>>
@@ -122,7 +122,7 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK-NEXT:    %[[E:.*]] = region.alloc(%[[NO]]) : !region.tape<!region.record<f64>>
 // CHECK-NEXT:    scf.for %i = %c1 to %n step %c2 {
 // CHECK-NEXT:      %[[S:.*]] = arith.subi %i, %c1 : index
-// CHECK-NEXT:      %[[IO:.*]] = arith.divsi %[[S]], %c2 : index
+// CHECK-NEXT:      %[[IO:.*]] = arith.shrsi %[[S]], %{{.*}} : index
 // CHECK-NEXT:      %v0 = memref.load
 // CHECK-NEXT:      region.write %[[A]][%[[IO]]], %v0
 // CHECK-NEXT:      %[[M:.*]] = arith.muli %[[IO]], %[[NI]] : index
