@@ -67,6 +67,8 @@ BINARY_CASES = {
     "  %r = arith.select %c, %p, %y : f64",
     "powf": "%r = math.powf %x, %y : f64",
     "atan2": "%r = math.atan2 %x, %y : f64",
+    "copysign": "%n = arith.negf %y : f64\n  %c = math.copysign %x, %n : f64\n"
+    "  %r = arith.mulf %c, %y : f64",
     "fma": "%r = math.fma %x, %y, %x : f64",
     "fpowi": "%k = arith.constant 3 : i32\n  %p = math.fpowi %x, %k : f64, i32\n"
     "  %r = arith.mulf %p, %y : f64",

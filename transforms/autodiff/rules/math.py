@@ -25,6 +25,7 @@
 | y = powf a, b  | da += d*b*pow(a, b-1); db += d*y*log a (only if b is active) |
 | y = fpowi a, n | da += d*n*fpowi(a, n-1)              |
 | y = absf x     | dx += x < 0 ? -d : d                 |
+| r = copysign a, b | da += (a*r >= 0 ? d : -d)          |
 | y = fma a,b,c  | da += d*b; db += d*a; dc += d        |
 | floor, ceil, round, roundeven, trunc | nothing (zero almost everywhere) |
 """
@@ -136,6 +137,16 @@ def _sqrt(g: ReverseBuilder, v: SSAValue) -> SSAValue:
     return _ins(g, math.SqrtOp(v))
 
 
+def _copysign(g: ReverseBuilder, op: math.CopySignOp) -> None:
+    """r = copysign(a, b): da += d where r and a have the same sign, -d elsewhere."""
+    d = g.adjoint(op.result)
+    if d is None:
+        return
+    a, r = g.primal(op.lhs), g.primal(op.result)
+    same = _ins(g, arith.CmpfOp(mul(g, a, r), _c(g, 0.0, a), "oge"))
+    g.accumulate(op.lhs, select(g, same, d, neg(g, d)))
+
+
 def _absf(g: ReverseBuilder, op: Operation, d: SSAValue) -> SSAValue:
     x = _x(g, op)
     negative = _ins(g, arith.CmpfOp(x, _c(g, 0.0, x), "olt"))
@@ -195,6 +206,7 @@ RULES: dict[type[Operation], Rule] = {
         lambda g, op, d: div(g, d, mul(g, _c(g, 3.0, d), mul(g, _y(g, op), _y(g, op))))
     ),
     math.Atan2Op: _atan2,
+    math.CopySignOp: _copysign,
     math.AbsFOp: _unary(_absf),
     math.PowFOp: _powf,
     math.FPowIOp: _fpowi,
