@@ -955,4 +955,5 @@ def test_init_that_is_also_used_inside_the_loop():
     x = np.array([0.5, -1.0, 2.0, 0.25])
     g, result = grads(INIT_AND_FREE, "f", [x, 0.3])
     assert result.results[0] == pytest.approx(1.0 + x.sum())  # d/ds (s + s*sum x)
+    np.testing.assert_allclose(g[0], np.full(4, 0.3))  # d/dx_i = s
     assert rel_err(INIT_AND_FREE, "f", [x, 0.3]) <= TOL
