@@ -957,3 +957,46 @@ def test_init_that_is_also_used_inside_the_loop():
     assert result.results[0] == pytest.approx(1.0 + x.sum())  # d/ds (s + s*sum x)
     np.testing.assert_allclose(g[0], np.full(4, 0.3))  # d/dx_i = s
     assert rel_err(INIT_AND_FREE, "f", [x, 0.3]) <= TOL
+
+
+COMPACT = """
+// An index iter_arg bumped under a condition (stream compaction): the index is a
+// loop-carried integer, cached per iteration, and the scf.if yields an index.
+func.func @compact(%x: memref<6xf64>, %y: memref<6xf64>, %s: f64) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %z = arith.constant 0.0 : f64
+  %k = scf.for %i = %c0 to %c6 step %c1 iter_args(%kk = %c0) -> (index) {
+    %v = memref.load %x[%i] : memref<6xf64>
+    %pos = arith.cmpf ogt, %v, %z : f64
+    %next = scf.if %pos -> (index) {
+      %e = math.exp %v : f64
+      %w = arith.mulf %e, %s : f64
+      memref.store %w, %y[%kk] : memref<6xf64>
+      %k1 = arith.addi %kk, %c1 : index
+      scf.yield %k1 : index
+    } else {
+      scf.yield %kk : index
+    }
+    scf.yield %next : index
+  }
+  %r = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %z) -> (f64) {
+    %w = memref.load %y[%j] : memref<6xf64>
+    %q = arith.mulf %w, %w : f64
+    %a = arith.addf %acc, %q : f64
+    scf.yield %a : f64
+  }
+  func.return %r : f64
+}
+"""
+
+
+@pytest.mark.parametrize("policy", ["min-tape", "cache-all"])
+def test_conditional_index_bump(policy: str):
+    x = np.array([0.3, -0.2, 0.5, -0.1, 0.7, 0.2])
+    y = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    assert rel_err(COMPACT, "compact", [x, y, 0.8], policy=policy) <= TOL
+    module = gradcheck.differentiate(COMPACT, policy=policy)
+    pushed = {str(op.value.type) for op in module.walk() if isinstance(op, PushOp)}
+    assert "index" in pushed and "i1" in pushed
