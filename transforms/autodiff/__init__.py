@@ -144,6 +144,7 @@ class AutodiffPass(ModulePass):
         from tapeflow.transforms.autodiff.driver import Gradient
         from tapeflow.transforms.autodiff.prepare import (
             count_while_iterations,
+            hoist_allocations,
             inline_calls,
             lower_affine,
         )
@@ -156,6 +157,7 @@ class AutodiffPass(ModulePass):
         fn.sym_visibility = None
         lower_affine(fn)
         inline_calls(fn, module)
+        hoist_allocations(fn)
         counted = count_while_iterations(fn)
         Gradient(fn, rules, self.policy, counted).build()
         return fn

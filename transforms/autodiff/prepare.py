@@ -5,7 +5,12 @@
    rejected with a diagnostic).
 2. `func.call`s of functions defined in the module are inlined (recursively, with a depth
    limit that turns recursion into a diagnostic).
-3. Every `scf.while` gets a trailing `index` iteration counter (an extra argument, result,
+3. Buffers allocated inside loops or branches (`memref.alloc/alloca` whose sizes are known
+   in the function body) are hoisted to the function body and freed at its end, so that
+   they, and their shadows, outlive the forward sweep. Each iteration then reuses one
+   buffer instead of a fresh one, which changes nothing for programs that write before
+   they read; loads from it are cached, as the next iteration overwrites it.
+4. Every `scf.while` gets a trailing `index` iteration counter (an extra argument, result,
    forwarded value and `+1` in the after region): its last result is the trip count the
    reverse sweep loops over.
 """
@@ -125,6 +130,34 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
     raise PassFailedException(
         op_error(fn, f"calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion?)")
     )
+
+
+def hoist_allocations(fn: func.FuncOp) -> None:
+    entry = fn.body.block
+    ret = entry.last_op
+    assert ret is not None
+    for op in list(fn.walk()):
+        if not isinstance(op, memref.AllocOp | memref.AllocaOp) or op.parent_block() is entry:
+            continue
+        if any(_def_block(v) is not entry for v in op.operands):
+            continue  # sizes computed inside the loop: left alone (diagnosed if active)
+        top = op
+        while top.parent_block() is not entry:
+            top = top.parent_op()
+            assert top is not None
+        buffer = op.results[0]
+        deallocs = [u.operation for u in buffer.uses if isinstance(u.operation, memref.DeallocOp)]
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(top))
+        for dealloc in deallocs:
+            Rewriter.erase_op(dealloc)
+        if isinstance(op, memref.AllocOp):
+            Rewriter.insert_op(memref.DeallocOp.get(buffer), InsertPoint.before(ret))
+
+
+def _def_block(value: SSAValue):
+    owner = value.owner
+    return owner if not isinstance(owner, Operation) else owner.parent_block()
 
 
 def count_while_iterations(fn: func.FuncOp) -> set[scf.WhileOp]:
