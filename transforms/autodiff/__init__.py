@@ -81,8 +81,10 @@ class AutodiffPass(ModulePass):
     Supported input: `func.func` with `scf.for` (iter_args), `scf.if` (results),
     `scf.while`, `affine.for/load/store/apply` (lowered first), `arith` and `math` float
     ops (see `rules/`), integer/index arithmetic and comparisons, `memref.load/store`,
-    `memref.alloc/alloca/dealloc` (active buffers in the function body, not in loops),
-    and `func.call` of functions of the module (inlined). f16/bf16/f32/f64.
+    `memref.copy`, `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
+    hoisted to the function body when its sizes are known there; an active one whose size
+    is computed in the loop is rejected), and `func.call` of functions of the module
+    (inlined). f32 and f64 (f16/bf16 are accepted, untested).
     An op it cannot differentiate, or an unsupported construct, is a `PassFailedException`
     naming the op and its location; the module is then left unchanged.
     """
