@@ -1045,3 +1045,29 @@ def test_conditional_index_bump(policy: str):
     module = gradcheck.differentiate(COMPACT, policy=policy)
     pushed = {str(op.value.type) for op in module.walk() if isinstance(op, PushOp)}
     assert {"index", "i1"} <= pushed
+
+
+AFFINE_CALLEE = """
+// The callee is written with affine ops: inlined first, then lowered.
+func.func @dot(%a: memref<4xf64>, %b: memref<4xf64>) -> f64 {
+  %z = arith.constant 0.0 : f64
+  %r = affine.for %i = 0 to 4 iter_args(%acc = %z) -> (f64) {
+    %x = affine.load %a[%i] : memref<4xf64>
+    %y = affine.load %b[%i] : memref<4xf64>
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %acc, %p : f64
+    affine.yield %s : f64
+  }
+  func.return %r : f64
+}
+func.func @f(%a: memref<4xf64>, %b: memref<4xf64>) -> f64 attributes {tapeflow.autodiff} {
+  %d = func.call @dot(%a, %b) : (memref<4xf64>, memref<4xf64>) -> f64
+  %t = math.tanh %d : f64
+  func.return %t : f64
+}
+"""
+
+
+def test_affine_callee():
+    rng = np.random.default_rng(9)
+    assert rel_err(AFFINE_CALLEE, "f", [rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4)]) <= TOL

@@ -157,8 +157,8 @@ class AutodiffPass(ModulePass):
         fn.arg_attrs = None
         fn.res_attrs = None
         fn.sym_visibility = None
-        lower_affine(fn)
         inline_calls(fn, module)
+        lower_affine(fn)
         hoist_allocations(fn)
         counted = count_while_iterations(fn)
         Gradient(fn, rules, self.policy, counted).build()

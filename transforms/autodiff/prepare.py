@@ -1,10 +1,10 @@
 """Normalisation of a function before differentiation (on a clone, never on the input).
 
-1. `affine.for/load/store/apply/yield` become `scf.for`, `memref.load/store` and `arith`
+1. `func.call`s of functions defined in the module are inlined (recursively, with a depth
+   limit that turns recursion into a diagnostic).
+2. `affine.for/load/store/apply/yield` become `scf.for`, `memref.load/store` and `arith`
    index arithmetic (single-result bound maps only; `affine.if/min/max/parallel` are
    rejected with a diagnostic).
-2. `func.call`s of functions defined in the module are inlined (recursively, with a depth
-   limit that turns recursion into a diagnostic).
 3. Buffers allocated inside loops or branches (`memref.alloc/alloca` whose sizes are known
    in the function body) are hoisted to the function body and freed at its end, so that
    they, and their shadows, outlive the forward sweep. Each iteration then reuses one
