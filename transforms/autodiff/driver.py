@@ -314,6 +314,13 @@ class Gradient:
             iv = arith.AddiOp(lb, scaled)
             Rewriter.insert_op([nm1, rev, scaled, iv], InsertPoint.before(c.rec_anchor))
             c.values[value] = iv.result
+        elif (
+            not force_cache
+            and isinstance(value.owner, arith.ConstantOp)
+            and isinstance(value.owner.value, IntegerAttr | FloatAttr)
+        ):
+            # A scalar constant: the reverse sweep's own copy, made once at its start.
+            c.values[value] = self.const(value.owner.value.value.data, value.type)
         elif not force_cache and self._recomputable(value):
             op = value.owner
             assert isinstance(op, Operation)
