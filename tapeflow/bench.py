@@ -466,8 +466,11 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     out.append(f"## tapeflow-bench: {size} sizes, machine `{header['machine_name']}`")
     out.append("")
     out.append(f"- command: `{header['command']}`")
+    load = header.get("load_average")
     out.append(f"- date: {header['date']}; wall time {header['wall_s']:.0f} s with "
-               f"{header['jobs']} worker(s)")  # fmt: skip
+               f"{header['jobs']} worker(s) on {header.get('cpu_count')} core(s); CPU time "
+               f"of the runs {header.get('cpu_s', 0.0):.0f} s"
+               + (f"; load average at the end {load[0]:.1f}" if load else ""))  # fmt: skip
     out.append(f"- machine: {header['machine_desc']}")
     out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`")
     out.append(f"- Enzyme-layout cache sweep: L2 = "

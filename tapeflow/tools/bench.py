@@ -278,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              args.depth),
         "sweep": sweep,
         "tolerance": tol,
+        "cpu_s": sum(r.get("cpu_s") or 0.0 for r in results),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
