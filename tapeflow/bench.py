@@ -471,6 +471,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                f"{header['jobs']} worker(s) on {header.get('cpu_count')} core(s); CPU time "
                f"of the runs {header.get('cpu_s', 0.0):.0f} s"
                + (f"; load average at the end {load[0]:.1f}" if load else ""))  # fmt: skip
+    if header.get("commit"):
+        out.append(f"- source: commit {header['commit']}")
     out.append(f"- machine: {header['machine_desc']}")
     out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`")
     out.append(f"- Enzyme-layout cache sweep: L2 = "

@@ -279,6 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sweep": sweep,
         "tolerance": tol,
         "cpu_s": sum(r.get("cpu_s") or 0.0 for r in results),
+        "commit": _git_commit(),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
@@ -320,6 +321,20 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{', '.join(r.kernel for r in failed)}", file=sys.stderr)  # fmt: skip
         return 1
     return 0
+
+
+def _git_commit() -> str | None:
+    """`git describe --always --dirty` of the source tree, when it is a git checkout."""
+    import subprocess
+
+    from tapeflow.bench import REPO_ROOT
+
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, timeout=10)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def _json_default(x: Any) -> Any:
