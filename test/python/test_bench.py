@@ -181,3 +181,30 @@ def test_sweep_matches_op_by_op_runs() -> None:
 def test_geomean_excludes_controls() -> None:
     assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
     assert bench.geomean([None, 0.0]) is None
+
+
+def test_gradient_mismatch_fails_loudly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A variant whose gradient differs in one bit: the table says so, exit status 1."""
+    from tapeflow.tools import bench as cli
+
+    real = bench.run_job
+
+    def corrupt(job: bench.Job) -> dict[str, object]:
+        out = real(job)
+        if job.variant == "tapeflow":
+            g = out["grads"]["dA"]  # type: ignore[index]
+            g.view(np.uint64)[0, 0] ^= 1
+        return out
+
+    monkeypatch.setattr(bench, "run_job", corrupt)
+    status = cli.main(["--quick", "--kernels", "gemm", "--jobs", "1", "--no-progress",
+                       "--no-plots", "--sweep", "none", "--out", str(tmp_path)])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "| **DIFFER** |" in out
+    assert "tapeflow: dA differs from the Enzyme layout's in 1 of 15 elements" in out
+    assert "error: gemm: gradients differ across variants" in err
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["kernels"][0]["gradients_identical"] is False
