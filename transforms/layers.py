@@ -51,8 +51,9 @@ would be 0 the pass fails and says how many bytes one record of each region, tim
 segments of one body) share its layers. Straight-line regions (one record) are not
 layered; they stay in DRAM.
 
-Options: `spm-bytes` (> 0, default 65536), `depth` (>= 1, default 2: the number of tile
-buffers per region `tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).
+Options: `spm-bytes` (> 0, default 32768: the default machine's `spm.size`), `depth`
+(>= 1, default 2: the number of tile buffers per region `tapeflow-stream` will use),
+`tile-bytes` (>= 0, default 0 = no cap).
 """
 
 from __future__ import annotations
@@ -276,7 +277,7 @@ class LayersPass(ModulePass):
 
     name = "tapeflow-layers"
 
-    spm_bytes: int = 65536
+    spm_bytes: int = 32768
     depth: int = 2
     tile_bytes: int = 0
 

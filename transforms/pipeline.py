@@ -33,7 +33,7 @@ class TapeFlowPipelinePass(ModulePass):
 
     name = "tapeflow"
 
-    spm_bytes: int = 65536
+    spm_bytes: int = 32768
     tile_bytes: int = 0
     depth: int = 2
     policy: str = "min-tape"
