@@ -607,11 +607,21 @@ def _allocate(
             shape.append(size)
         else:
             shape.append(dim)
-    xtype = _element_xtype(interpreter, memref_type)
     size = 1
     for dim in shape:
         size *= dim
+    if isinstance(memref_type.get_element_type(), MemRefType):
+        # A memref of memrefs (the slot of Enzyme's growable tape): its elements are
+        # runtime memrefs, held in a Python list (xDSL has no pointer element type).
+        return ShapedArray(ObjectStorage([None] * size), shape)
+    xtype = _element_xtype(interpreter, memref_type)
     return ShapedArray(TypedPtr[Any].zeros(size, xtype=xtype), shape)
+
+
+class ObjectStorage(list[Any]):
+    """Storage of a memref whose elements are memrefs: a list, indexed like a TypedPtr."""
+
+    xtype = None
 
 
 @dataclass

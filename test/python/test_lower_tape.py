@@ -15,16 +15,15 @@ import numpy as np
 import pytest
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.builtin import MemRefType
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreter import Interpreter
 from xdsl.utils.exceptions import InterpretationError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels.harness import parse, run  # noqa: E402
 from tapeflow.transforms.lower_tape import LowerTapePass  # noqa: E402
+
+from benchmarks.kernels.harness import parse, run  # noqa: E402
 from tapeflow.registry import make_context  # noqa: E402
 
 CASES = ROOT / "test" / "tapeflow-lower-tape"
@@ -42,37 +41,11 @@ def _lowered(text: str) -> ModuleOp:
     return module
 
 
-class _ListPtr(list):
-    """Storage for a memref whose elements are memrefs (a Python list of ShapedArrays)."""
-
-    @property
-    def xtype(self):  # pragma: no cover - only read by printers
-        return None
-
-
-@register_impls
-class _MemRefOfMemRefs(InterpreterFunctions):
-    """xDSL 0.74 (and extra_ops) cannot allocate `memref<memref<?xT>>`, the slot of the
-    growable layout: allocate it as a list here, everything else as make_interpreter does.
-    (Test-local; tell the interpreter's owner.)"""
-
-    @impl(memref.AllocOp)
-    def run_alloc(self, interpreter, op, args):
-        from tapeflow.interpreters.extra_ops import _allocate
-
-        if isinstance(op.memref.type.element_type, MemRefType):
-            size = 1
-            for d in op.memref.type.get_shape():
-                size *= d
-            return (ShapedArray(_ListPtr([None] * size), list(op.memref.type.get_shape())),)
-        return (_allocate(interpreter, op, args[: len(op.dynamic_sizes)]),)
-
-
 def _both(text: str, entry: str, args: list[Any]) -> tuple[Any, Any]:
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     b = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     before = run(parse(text), entry, a)
-    after = run(_lowered(text), entry, b, functions=[_MemRefOfMemRefs()])
+    after = run(_lowered(text), entry, b)
     return before, after
 
 
