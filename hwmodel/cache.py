@@ -207,9 +207,36 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
                     0, 1, c)  # fmt: skip
 
 
+def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any, t1: Any,
+                d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any,
+                sets2: int, assoc2: int, shift: int, pf_on: int, pf_pc: Any, pf_last: Any,
+                pf_stride: Any, pf_conf: Any, table: int, degree: int, threshold: int,
+                page_shift: int, c: Any) -> None:  # fmt: skip
+    """`kernel` over `addrs[:n]`, copying the counters into `snaps[i]` once the first
+    `cuts[i]` accesses are done (cuts ascending, each in 0..n)."""
+    start = 0
+    for i in range(len(cuts)):
+        end = cuts[i]
+        if end > start:
+            kernel(addrs[start:end], pcs[start:end], writes[start:end], end - start, t1, d1,
+                   p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc,
+                   pf_last, pf_stride, pf_conf, table, degree, threshold, page_shift,
+                   c)  # fmt: skip
+            start = end
+        row = snaps[i]
+        for j in range(len(c)):
+            row[j] = c[j]
+    if n > start:
+        kernel(addrs[start:n], pcs[start:n], writes[start:n], n - start, t1, d1, p1, sets1,
+               assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc, pf_last, pf_stride,
+               pf_conf, table, degree, threshold, page_shift, c)  # fmt: skip
+
+
 _PY_KERNEL = kernel
+_PY_KERNEL_CUTS = kernel_cuts
 _NUMBA_KERNEL: Any = None
-_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, kernel)
+_NUMBA_KERNEL_CUTS: Any = None
+_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, kernel, kernel_cuts)
 
 
 def numba_available() -> bool:
@@ -221,7 +248,7 @@ def numba_available() -> bool:
 
 
 def _numba_kernel() -> Any:
-    global _NUMBA_KERNEL
+    global _NUMBA_KERNEL, _NUMBA_KERNEL_CUTS
     if _NUMBA_KERNEL is None:
         import types
 
@@ -235,6 +262,7 @@ def _numba_kernel() -> Any:
             copy = types.FunctionType(f.__code__, names, f.__name__)
             names[f.__name__] = numba.njit(cache=True)(copy)
         _NUMBA_KERNEL = names["kernel"]
+        _NUMBA_KERNEL_CUTS = names["kernel_cuts"]
     return _NUMBA_KERNEL
 
 
@@ -288,11 +316,13 @@ class CacheSim:
         n1, n2 = self.sets1 * p.l1_assoc, self.sets2 * p.l2_assoc
         if backend == "numba":
             self._kernel = _numba_kernel()
+            self._kernel_cuts = _NUMBA_KERNEL_CUTS
 
             def arr(n: int, v: int) -> Any:
                 return np.full(n, v, dtype=np.int64)
         else:
             self._kernel = _PY_KERNEL
+            self._kernel_cuts = _PY_KERNEL_CUTS
 
             def arr(n: int, v: int) -> Any:
                 return [v] * n
@@ -325,32 +355,41 @@ class CacheSim:
                      *self._pf, p.table, p.degree, p.threshold, self.page_shift,
                      self._c)  # fmt: skip
 
+    def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> list[list[int]]:
+        """`access_batch`, returning a copy of the counter slots (`raw_counters`) taken
+        after each of the first `cuts[i]` accesses (ascending offsets in 0..len(addrs)):
+        the fast path's phase ends inside a batch, in one call."""
+        n = len(addrs)
+        if self.backend == "numba":
+            addrs = np.asarray(addrs, dtype=np.int64)
+            pcs = np.asarray(pcs, dtype=np.int64)
+            writes = np.asarray(writes, dtype=np.int64)
+            cuts_a = np.asarray(cuts, dtype=np.int64)
+            snaps: Any = np.zeros((len(cuts), N_COUNTERS), dtype=np.int64)
+        else:
+            addrs = [int(a) for a in addrs]
+            pcs = [int(a) for a in pcs]
+            writes = [int(a) for a in writes]
+            cuts_a = [int(a) for a in cuts]
+            snaps = [[0] * N_COUNTERS for _ in cuts_a]
+        if n and (int(addrs.min()) if self.backend == "numba" else min(addrs)) < 0:
+            raise ValueError("negative address in the cache simulator")
+        t1, d1, p1, t2, d2, p2 = self._state
+        p = self.params
+        self._kernel_cuts(addrs, pcs, writes, n, cuts_a, snaps, t1, d1, p1, self.sets1,
+                          p.l1_assoc, t2, d2, p2, self.sets2, p.l2_assoc, self.shift,
+                          1 if p.prefetch else 0, *self._pf, p.table, p.degree, p.threshold,
+                          self.page_shift, self._c)  # fmt: skip
+        return snaps.tolist() if self.backend == "numba" else snaps
+
     @property
     def counters(self) -> dict[str, int]:
-        c = [int(x) for x in self._c]
-        return {
-            "l1_accesses": c[L1_ACC],
-            "l1_loads": c[L1_LOADS],
-            "l1_stores": c[L1_STORES],
-            "l1_hits": c[L1_HIT],
-            "l1_misses": c[L1_MISS],
-            "l1_writebacks": c[L1_WB],
-            "l1_fills": c[L1_FILL],
-            "l1_prefetches": c[L1_PF],
-            "l1_prefetches_useful": c[L1_PF_USEFUL],
-            "l2_accesses": c[L2_ACC],
-            "l2_hits": c[L2_HIT],
-            "l2_misses": c[L2_MISS],
-            "l2_writebacks": c[L2_WB],
-            "l2_fills": c[L2_FILL],
-            "l2_writebacks_in": c[L2_WB_IN],
-            "l2_prefetch_lookups": c[L2_PF_LOOKUP],
-            "l2_prefetches": c[L2_PF],
-            "l2_prefetches_useful": c[L2_PF_USEFUL],
-            "dram_lines_read": c[DRAM_RD],
-            "dram_lines_written": c[DRAM_WR],
-            "dram_demand_lines_read": c[DRAM_DEMAND_RD],
-        }
+        return counters_dict(self._c)
+
+    def raw_counters(self) -> list[int]:
+        """A copy of the counter slots (indexed by L1_ACC...), as Python ints."""
+        c = self._c
+        return list(c) if isinstance(c, list) else c.tolist()
 
     def dirty_lines(self) -> tuple[int, int]:
         """Dirty lines still held in (L1, L2): data not yet written back to DRAM."""
@@ -358,3 +397,32 @@ class CacheSim:
         l1 = sum(1 for t, d in zip(t1, d1) if t >= 0 and d)
         l2 = sum(1 for t, d in zip(t2, d2) if t >= 0 and d)
         return l1, l2
+
+
+def counters_dict(counters: Any) -> dict[str, int]:
+    """The named counters (`CacheSim.counters`) of a raw counter array (a copy of its
+    state at some point: the fast path snapshots it at phase ends)."""
+    c = [int(x) for x in counters]
+    return {
+        "l1_accesses": c[L1_ACC],
+        "l1_loads": c[L1_LOADS],
+        "l1_stores": c[L1_STORES],
+        "l1_hits": c[L1_HIT],
+        "l1_misses": c[L1_MISS],
+        "l1_writebacks": c[L1_WB],
+        "l1_fills": c[L1_FILL],
+        "l1_prefetches": c[L1_PF],
+        "l1_prefetches_useful": c[L1_PF_USEFUL],
+        "l2_accesses": c[L2_ACC],
+        "l2_hits": c[L2_HIT],
+        "l2_misses": c[L2_MISS],
+        "l2_writebacks": c[L2_WB],
+        "l2_fills": c[L2_FILL],
+        "l2_writebacks_in": c[L2_WB_IN],
+        "l2_prefetch_lookups": c[L2_PF_LOOKUP],
+        "l2_prefetches": c[L2_PF],
+        "l2_prefetches_useful": c[L2_PF_USEFUL],
+        "dram_lines_read": c[DRAM_RD],
+        "dram_lines_written": c[DRAM_WR],
+        "dram_demand_lines_read": c[DRAM_DEMAND_RD],
+    }

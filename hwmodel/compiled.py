@@ -41,6 +41,10 @@ What a run records (`Trace`):
   per op, not recorded.
 - Events: `Trace.run_event` (the adapter brings the model's counts and cache exactly up
   to the event op before a DMA, acquire or wait, so DMA timing matches).
+- Phase windows: `Trace.window` = [charged ops so far, at the last phase end], bumped
+  per segment entry (`seg_charged`); loop-iteration ends call `Trace.window_end` (or,
+  in a bulk-counted loop, `window_bulk` at the iteration `window_start` computed), which
+  record `phase_ends` for the adapter (hwmodel/model.py: `core.window_ops`).
 
 Unsupported IR raises `UnsupportedOpError` naming the op (with its location) when the
 module is compiled, so callers can fall back to the op-by-op path.
@@ -49,6 +53,7 @@ module is compiled, so callers can fall back to the op-by-op path.
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -164,6 +169,13 @@ class Trace:
         self._next_addr = FIRST_ADDRESS
         self._tapes = 0
         self.has_tapes = False
+        self._next_pc = 0
+        self.window = [0, 0]
+        """[charged ops so far (per segment entry), charged ops at the last phase end]."""
+        self.window_ops = 1 << 62
+        """`core.window_ops` of the hardware model (the adapter sets it; none here)."""
+        self.phase_ends: list[tuple[int, list[int], list[int]]] = []
+        """Window phase ends not yet replayed: (access position, segment counts, dyn)."""
 
     # -- called by the generated code ------------------------------------------------------
     def first(self, k: int) -> None:
@@ -171,9 +183,11 @@ class Trace:
         self.block_counts[k] = 1
         pc_of = self.pc_of
         program = self.program
+        span = program.pc_span
         for op in program.segments[k]:
             if op not in pc_of:
-                pc = len(pc_of) & 0xFFFF
+                pc = self._next_pc & 0xFFFF
+                self._next_pc += span.get(op, 1)
                 pc_of[op] = pc
                 self.order.append(op)
                 for sid, delta in program.sids_of.get(op, ()):
@@ -250,6 +264,32 @@ class Trace:
     def event(self, k: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
         op = self.program.event_ops[k]
         return self.run_event(k, op, args)
+
+    # -- phase windows (the model's `core.window_ops` rule, see hwmodel/model.py) ----------
+    def window_end(self) -> None:
+        """A loop iteration ended with >= window_ops charged ops since the last phase end."""
+        self.phase_ends.append((self.access_count, self.block_counts.copy(), self.dyn.copy()))
+        self.window[1] = self.window[0]
+
+    def window_start(self, k: int, r: range) -> Any:
+        """A bulk-counted loop (segment `k`, iterations `r`, already added to the counters)
+        will cross the window: the induction value of its first phase end."""
+        c = self.program.seg_charged[k]
+        w0 = self.window[0] - len(r) * c - self.window[1]
+        j = max(1, -(-(self.window_ops - w0) // c))
+        return r[j - 1]
+
+    def window_bulk(self, k: int, r: range, iv: int) -> Any:
+        """Iteration `iv` of a bulk-counted loop ends a phase; returns the next one's iv."""
+        c = self.program.seg_charged[k]
+        j = (iv - r.start) // r.step + 1
+        rest = len(r) - j
+        counts = self.block_counts.copy()
+        counts[k] -= rest
+        self.phase_ends.append((self.access_count, counts, self.dyn.copy()))
+        self.window[1] = self.window[0] - rest * c
+        j += -(-self.window_ops // c)
+        return r[j - 1] if j <= len(r) else None
 
     # -- hooks -----------------------------------------------------------------------------
     def base_of(self, kind: str, obj: Any) -> int:
@@ -619,6 +659,7 @@ class _FunctionCompiler:
         k, ops = self.cm.new_segment()
         self.emit(indent, f"if _BC[{k}]: _BC[{k}] += 1")
         self.emit(indent, f"else: _FIRST({k})")
+        self.emit(indent, f"_WN[0] += @@C{k}@@")
         return ops
 
     def block(
@@ -679,13 +720,23 @@ class _FunctionCompiler:
             self.emit(indent, f"for {iv} in {rng}:")
             return None
         k, ops = self.cm.new_segment()
-        r, n = self.fresh("r"), self.fresh("n")
+        r, n, s = self.fresh("r"), self.fresh("n"), self.fresh("s")
         self.emit(indent, f"{r} = {rng}; {n} = len({r})")
         self.emit(indent, f"if {n}:")
         self.emit(indent + 1, f"if _BC[{k}]: _BC[{k}] += {n}")
         self.emit(indent + 1, f"else: _FIRST({k}); _BC[{k}] += {n} - 1")
+        self.emit(indent + 1, f"_WN[0] += {n} * @@C{k}@@")
+        self.emit(indent + 1, f"{s} = _WSTART({k}, {r}) if _WN[0] - _WN[1] >= _WIN else None")
         self.emit(indent, f"for {iv} in {r}:")
+        self.bulk_end = f"if {iv} == {s}: {s} = _WBULK({k}, {r}, {iv})"
         return ops
+
+    def loop_end(self, indent: int, counted: list[Operation] | None) -> None:
+        """At the end of a loop body: the phase-window check (hwmodel/model.py)."""
+        if counted is not None:
+            self.emit(indent, self.bulk_end)
+        else:
+            self.emit(indent, "if _WN[0] - _WN[1] >= _WIN: _WEND()")
 
     # -- ops -------------------------------------------------------------------------------
     def op(self, op: Operation, indent: int) -> None:
@@ -1006,6 +1057,7 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.has_access = False
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
+    c.loop_end(indent + 1, counted)
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
@@ -1055,6 +1107,7 @@ def _scf_while(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.assign(indent + 1, aargs, fwd)
     y = c.block(after, indent + 1, aargs)
     c.assign(indent + 1, bargs, y)
+    c.loop_end(indent + 1, None)
     if c.has_access:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or had
@@ -1103,6 +1156,7 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.has_access = False
     y = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, y)
+    c.loop_end(indent + 1, counted)
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or had
@@ -1248,10 +1302,10 @@ def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool
     base = c.prov.get(tape_v)
     if base is not None:  # a DRAM tape: one access per field, as the model charges
         rec = tape_v.type.record  # type: ignore[attr-defined]
-        sid = c.cm.new_sid(op)
         p = c.fresh("p")
         c.emit(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}")
-        for off in rec.offsets:
+        for f, off in enumerate(rec.offsets):  # field f: its own PC (model: pc + f)
+            sid = c.cm.new_sid(op, f)
             low = (off << OFF_SHIFT) | (sid << SID_SHIFT) | (1 if write else 0)
             c.emit(indent, f"_A({p} + {low})")
         c.has_access = True
@@ -1351,6 +1405,8 @@ class CompiledModule:
         parts.append("    _RUN = _RT.run_op; _POP_EMPTY = _RT.pop_empty")
         parts.append("    _FREE_NONEMPTY = _RT.free_nonempty; _COPY = _RT.copy")
         parts.append("    _RCHECK = _RT.record_check; _RNONE = _RT.record_unwritten")
+        parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
+        parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
         for fn in self.functions.values():
             if fn.body.blocks:
                 parts.append(_FunctionCompiler(self, fn).compile())
@@ -1361,7 +1417,16 @@ class CompiledModule:
         if len(self.mem_ops) > SID_LIMIT:
             raise UnsupportedOpError(self.mem_ops[SID_LIMIT], "fast path: too many memory ops")
         self.event_set = set(self.event_ops)
-        self.source = "\n".join(parts) + "\n"
+        from tapeflow.hwmodel.model import is_charged, pc_count
+
+        self.seg_charged = [sum(1 for op in seg if is_charged(op)) for seg in self.segments]
+        """Charged ops (every class but `free`) per segment execution: the phase window."""
+        self.pc_span = {
+            op: n for seg in self.segments for op in seg if (n := pc_count(op)) != 1
+        }
+        """PCs an op occupies when not one (`tapeflow.hwmodel.model.pc_count`)."""
+        source = "\n".join(parts) + "\n"
+        self.source = re.sub(r"@@C(\d+)@@", lambda m: str(self.seg_charged[int(m[1])]), source)
         namespace: dict[str, Any] = dict(_int_helpers())
         namespace.update(_math_helpers())
         namespace["_K"] = self.consts
@@ -1445,6 +1510,11 @@ class _Runtime:
         self.records_id = trace.records_id
         self.tape_id = trace.tape_id
         self.run_op = cm.run_op
+        self.window = trace.window
+        self.window_ops = trace.window_ops
+        self.window_end = trace.window_end
+        self.window_start = trace.window_start
+        self.window_bulk = trace.window_bulk
 
     def pop_empty(self, op: Operation) -> None:
         raise InterpretationError(op_error(op, "pop on empty cache"))

@@ -36,6 +36,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "load_ports": (int, "pos"),
         "store_ports": (int, "pos"),
         "mlp": (_NUM, "pos"),
+        "window_ops": (int, "pos"),
         "instruction_overhead_pj": (_NUM, "nonneg"),
         "register_file_pj": (_NUM, "nonneg"),
     },

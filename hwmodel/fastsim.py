@@ -14,6 +14,12 @@ that the cache simulator, the DMA/timing code and `build_report` are the model's
 - allocation, DMA and FIFO ops run through the interpreter's own implementation with the
   model's `will_interpret_op`/`did_interpret_op` around them (SPM capacity, high-water
   mark, tape bytes, DMA timing and stalls are the model's code).
+- window phase ends (`core.window_ops`, see hwmodel/model.py): the compiled code keeps a
+  count of charged ops per segment entry and checks it at every loop-iteration end
+  (bulk-counted loops compute the iteration of their next phase end); each end is
+  recorded with its access position and segment counts (`Trace.phase_ends`) and replayed
+  at the next flush: the cache runs up to each end (`CacheSim.access_batch_cuts`, one
+  call per batch) and `HardwareModel.close_phase_at` closes it with those counts.
 
 `simulate_fast` returns the same `SimResult` as `tapeflow.hwmodel.model.simulate`;
 `simulate_auto` falls back to the op-by-op path when the compiler does not support an op.
@@ -43,6 +49,7 @@ from tapeflow.hwmodel.model import HardwareModel, SimResult, classify
 
 _NCLS = len(OP_CLASSES)
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
+_FREE = _CLASS_INDEX["free"]
 # Columns after the op classes.
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
 _NCOLS = _NCLS + 6
@@ -111,6 +118,10 @@ class ModelTrace(Trace):
         self.batches = None
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
+        windows = {int(m.machine.raw["core"]["window_ops"]) for m in self.models}
+        if len(windows) != 1:
+            raise ValueError(f"the machines differ in core.window_ops ({sorted(windows)})")
+        self.window_ops = windows.pop()
 
     # -- addresses and PCs: the model's rules, the model's state ---------------------------
     def base_of(self, kind: str, obj: Any) -> int:
@@ -137,12 +148,38 @@ class ModelTrace(Trace):
                     u[op.name] = u.get(op.name, 0) + 1
 
     def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
+        if self.phase_ends:  # window phase ends inside this batch: replay them in order
+            start = self.flushed - len(addrs)
+            cuts = [pos - start for pos, _, _ in self.phase_ends]
+            snaps = [m.cache.access_batch_cuts(addrs, pcs, writes, cuts) for m in self.models]
+            self._replay_phase_ends(snaps)
+            return
         for m in self.models:
             cache = m.cache
             if _direct_kernel_ok(cache):
                 _access_batch_direct(cache, addrs, pcs, writes)
             else:
                 cache.access_batch(addrs, pcs, writes)
+
+    def flush(self) -> None:
+        super().flush()
+        if self.phase_ends:  # phase ends with no access since the last flush
+            snaps = [[m.cache.raw_counters()] * len(self.phase_ends) for m in self.models]
+            self._replay_phase_ends(snaps)
+
+    def _replay_phase_ends(self, snaps: list[list[Any]]) -> None:
+        """Closes each model's window phases (recorded by `Trace.window_end`/`window_bulk`)
+        with the counts and cache counters at their ends, as the listener does."""
+        ends = self.phase_ends
+        self.phase_ends = []
+        vecs = np.asarray([bc for _, bc, _ in ends], dtype=np.int64) @ self._charges
+        for i, (_, _, dyn) in enumerate(ends):
+            v = vecs[i]
+            ops = [int(x) for x in v[:_NCLS]]
+            loads = int(v[LOADS]) + dyn[0]
+            stores = int(v[STORES]) + dyn[1]
+            for m, out in zip(self.models, snaps):
+                m.close_phase_at((ops, loads, stores, out[i]))
 
     # -- counts ----------------------------------------------------------------------------
     def sync(self, before: Operation | None = None) -> None:
@@ -174,13 +211,20 @@ class ModelTrace(Trace):
         return tail
 
     def run_event(self, k: int, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        if op.name in _TIMED:
+        timed = op.name in _TIMED
+        if timed:
             self.sync(op)
+        closes = self.model._closes  # pyright: ignore[reportPrivateUsage]
         for m in self.models:
             m.will_interpret_op(op, args)
         results = tuple(self.program.run_op(op, args))
         for m in self.models:
             m.did_interpret_op(op, results)
+        if timed and self.model._closes != closes:  # pyright: ignore[reportPrivateUsage]
+            # A DMA fence closed a phase at `op`: the window restarts there (the segment
+            # counter already holds `op` and the ops after it in its segment).
+            tail = self._tail(op)
+            self.window[1] = self.window[0] - int(tail[:_NCLS].sum() - tail[_FREE])
         return results
 
 

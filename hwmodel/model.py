@@ -13,7 +13,14 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
-  `base + index * record.size + field offset`, through the caches.
+  `base + index * record.size + field offset`, through the caches. Each field access has
+  its own PC, as on a real core, where each field is a separate load/store instruction:
+  the stride prefetcher then sees one stream per field with a constant stride of one
+  record (not 8-byte steps followed by record-size jumps under a single PC).
+- PCs (the stride prefetcher's table index, `pc % prefetch.table_size`) are numbered in
+  first-execution order; an op takes `pc_count(op)` consecutive PCs: one per field for
+  region.read/write, two for memref.copy (its load stream and its store stream), one
+  otherwise.
 - memrefs in `#stream.spm` and `!region.tape<R, #stream.spm>`: scratchpad accesses. The
   bytes allocated there are checked against `spm.size` (exceeding it is an error) and the
   high-water mark is recorded.
@@ -37,12 +44,20 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
     stall at an acquire/wait of transfer i at core time now:  max(0, end_i - now)
     T      = T_core + sum(stalls) + T_drain,  T_drain = max(0, last end_i - (T_core+stalls))
 
-Phases: every DMA op (commit, prefetch, acquire, wait) is a fence: it closes the current
-phase, whose counts are timed by the T_phase equation (so work after a fence cannot
-overlap port time spent before it). A program without DMA is one phase. "now" at a DMA
-op is the sum of the closed phases plus the stalls so far (the cache batch is flushed
-first), so a DMA overlaps exactly the compute the program does between issuing it and
-waiting for it.
+Phases: the counts of a phase are timed by the T_phase equation, so work in one phase
+cannot overlap port or memory time spent in another. A phase closes
+- at every DMA op (commit, prefetch, acquire, wait): a fence; and
+- at the end of the first loop iteration (the `scf.yield`/`affine.yield` closing an
+  scf.for, affine.for or scf.while body) after at least `core.window_ops` charged ops
+  (ops of every class but `free`) since the last phase end, whichever kind it was.
+The window applies to every program alike: an out-of-order core overlaps arithmetic and
+memory time only within a window of a few hundred instructions, so a long int-heavy
+sweep followed by an fp-heavy one must not be averaged into one max(...) (before the
+window, a program without DMA was ONE phase, while a streamed program was cut into
+thousands by its DMA fences). "now" at a DMA op is the sum of the closed phases plus the
+stalls so far (the cache batch is flushed first), so a DMA overlaps exactly the compute
+the program does between issuing it and waiting for it. The compiled fast path ends
+phases at the same ops with the same counts (`hwmodel/fastsim.py`).
 
 Simplifications (stated, not hidden): DMA and cache traffic do not contend for DRAM
 bandwidth; a prefetched line counts as a hit however late it would arrive; L1/L2/SPM hit
@@ -64,7 +79,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tapeflow.hwmodel.cache import CacheParams, CacheSim
+from tapeflow.hwmodel.cache import (
+    DRAM_DEMAND_RD,
+    DRAM_RD,
+    DRAM_WR,
+    L1_FILL,
+    L1_WB,
+    CacheParams,
+    CacheSim,
+)
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
@@ -74,11 +97,12 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow.diagnostics import op_error
 
 # Handler kinds.
-_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD = range(7)
-_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(7, 16)
-_FDEALLOC = 16
+_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND = range(8)
+_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(8, 17)
+_FDEALLOC = 17
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
+_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core")
 
 _INT_OPS = {
     "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "cmpi", "select",
@@ -149,6 +173,31 @@ def classify(op: Operation) -> str:
     return ""  # unknown: charged as `int`, and listed in the report
 
 
+def is_loop_end(op: Operation) -> bool:
+    """An `scf.yield`/`affine.yield` that ends an iteration of an scf.for, affine.for or
+    scf.while body: where a phase may close after `core.window_ops` charged ops."""
+    if op.name not in ("scf.yield", "affine.yield"):
+        return False
+    parent = op.parent_op()
+    return parent is not None and parent.name in ("scf.for", "affine.for", "scf.while")
+
+
+def is_charged(op: Operation) -> bool:
+    """True when `op` counts towards the phase window (every op class but `free`)."""
+    return classify(op) != "free"
+
+
+def pc_count(op: Operation) -> int:
+    """How many PCs (instruction addresses) `op` occupies: one per field for a
+    region.read/write (each field is its own load/store instruction), two for memref.copy
+    (its load and its store), one otherwise. PCs are numbered in first-execution order."""
+    if op.name in ("region.read", "region.write"):
+        return max(1, len(op.operands[0].type.record.field_types))  # type: ignore[attr-defined]
+    if op.name == "memref.copy":
+        return 2
+    return 1
+
+
 def _elsize(t: Attribute) -> int:
     """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
     from tapeflow.dialects.region import field_size
@@ -215,6 +264,7 @@ class HardwareModel(Interpreter.Listener):
         self.counts = Counts()
         self._handlers: dict[Operation, tuple[Any, ...]] = {}
         self._pcs: dict[Operation, int] = {}
+        self._next_pc = 0
         self._arrays: dict[int, tuple[Any, int, tuple[int, ...], int]] = {}
         self._bases: dict[int, tuple[Any, int]] = {}  # id(bytearray) -> (bytearray, base)
         self._next_addr = 1 << 16
@@ -231,7 +281,20 @@ class HardwareModel(Interpreter.Listener):
             ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core"), 0.0
         )
         self._phases = 0
+        self._closes = 0  # calls of _close_phase (DMA fences and window ends)
+        self._win_start = 0  # charged ops at the last phase boundary
         m = self.machine
+        self._window = int(m.raw["core"]["window_ops"])
+        self._free = _CLASS_INDEX["free"]
+        core = m.raw["core"]
+        self._cycles = [m.ops[name].cycles for name in OP_CLASSES]
+        self._is_fp = [m.ops[name].port == "fp" for name in OP_CLASSES]
+        self._issue, self._fp_ports = core["issue_width"], core["fp_ports"]
+        self._load_ports, self._store_ports = core["load_ports"], core["store_ports"]
+        self._l2_bw = m.l2.bandwidth
+        self._dram_bw = m.get("dram", "bandwidth")
+        self._dram_lat = m.get("dram", "latency")
+        self._mlp = core["mlp"]
         self._spm_capacity = m.spm_size
         self._ops = m.ops
         self._line = m.l1.line
@@ -246,6 +309,11 @@ class HardwareModel(Interpreter.Listener):
         c.ops[h[1]] += 1
         kind = h[0]
         if kind == _COMPUTE:
+            return
+        if kind == _LOOPEND:
+            ops = c.ops
+            if sum(ops) - ops[self._free] - self._win_start >= self._window:
+                self._close_phase()
             return
         if kind == _LOAD or kind == _STORE:
             if h[2]:  # scratchpad memref
@@ -360,8 +428,11 @@ class HardwareModel(Interpreter.Listener):
             cls = "int"
         ci = _CLASS_INDEX[cls]
         name = op.name
-        pc = self._pcs.setdefault(op, len(self._pcs) & 0xFFFF)
-        h: tuple[Any, ...] = (_COMPUTE, ci)
+        pc = self._pcs.get(op)
+        if pc is None:
+            pc = self._pcs[op] = self._next_pc & 0xFFFF
+            self._next_pc += pc_count(op)
+        h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
             mtype = op.memref.type  # type: ignore[attr-defined]
             kind = _LOAD if name.endswith("load") else _STORE
@@ -475,9 +546,9 @@ class HardwareModel(Interpreter.Listener):
         pc = h[6]
         w = 1 if write else 0
         append = self._buf.append
-        for off, size in zip(h[4], h[5]):
+        for f, (off, size) in enumerate(zip(h[4], h[5])):  # field f: its own PC
             c.cache_bytes += size
-            append(((start + off) << 17) | (pc << 1) | w)
+            append(((start + off) << 17) | (((pc + f) & 0xFFFF) << 1) | w)
         if len(self._buf) >= self.batch:
             self.flush()
 
@@ -512,24 +583,41 @@ class HardwareModel(Interpreter.Listener):
         self._close_phase()
         return self._closed["T_core"] + self.counts.dma_stall
 
-    def _snapshot(self) -> tuple[list[int], int, int, dict[str, int]]:
+    def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
-        return (list(c.ops), c.loads, c.stores, self.cache.counters)
+        return (list(c.ops), c.loads, c.stores, self.cache.raw_counters())
+
+    def charged_ops(self) -> int:
+        """Ops charged so far (every class but `free`): the phase window's measure."""
+        ops = self.counts.ops
+        return sum(ops) - ops[self._free]
 
     def _close_phase(self) -> None:
         self.flush()
-        snap = self._snapshot()
+        self.close_phase_at(self._snapshot())
+
+    def close_phase_at(self, snap: tuple[list[int], int, int, list[int]]) -> None:
+        """Closes the phase that ends at `snap` (op counts per class, loads, stores, raw
+        cache counters: `_snapshot()` at that point); the fast path replays its window
+        phase ends here."""
+        self._closes += 1
+        ops = snap[0]
+        self._win_start = sum(ops) - ops[self._free]
         if snap == self._phase_start:
             return  # nothing ran since the last fence: no new phase
         ops0, loads0, stores0, k0 = self._phase_start
+        k = snap[3]
         terms = self._terms(
-            [a - b for a, b in zip(snap[0], ops0)],
+            [a - b for a, b in zip(ops, ops0)],
             snap[1] - loads0,
             snap[2] - stores0,
-            {key: v - k0[key] for key, v in snap[3].items()},
+            k[L1_FILL] - k0[L1_FILL] + k[L1_WB] - k0[L1_WB],
+            k[DRAM_RD] - k0[DRAM_RD] + k[DRAM_WR] - k0[DRAM_WR],
+            k[DRAM_DEMAND_RD] - k0[DRAM_DEMAND_RD],
         )
-        for key, v in terms.items():
-            self._closed[key] += v
+        closed = self._closed
+        for key, v in zip(_TERMS, terms):
+            closed[key] += v
         self._phase_start = snap
         self._phases += 1
 
@@ -578,37 +666,27 @@ class HardwareModel(Interpreter.Listener):
             self.counts.dma_stalls += 1
 
     def _terms(
-        self, op_counts: list[int], loads: int, stores: int, k: dict[str, int]
-    ) -> dict[str, float]:
-        """The T_* terms of the module docstring for one phase's counts."""
-        m = self.machine
-        ops = self._ops
+        self, op_counts: list[int], loads: int, stores: int, l1_lines: int, dram_lines: int,
+        demand: int,
+    ) -> tuple[float, ...]:  # fmt: skip
+        """The T_* terms of the module docstring (in `_TERMS` order) for one phase's counts:
+        ops per class, core loads and stores, L1 fills + write-backs, DRAM lines read +
+        written, demand DRAM misses."""
         slots = 0.0
         fp_slots = 0.0
-        for name, n in zip(OP_CLASSES, op_counts):
+        for n, cyc, fp in zip(op_counts, self._cycles, self._is_fp):
             if not n:
                 continue
-            oc = ops[name]
-            slots += n * oc.cycles
-            if oc.port == "fp":
-                fp_slots += n * oc.cycles
-        core = m.raw["core"]
-        t_ol = max(slots / core["issue_width"], fp_slots / core["fp_ports"])
-        t_nol = max(loads / core["load_ports"], stores / core["store_ports"])
-        line = self._line
-        t_l2 = (k["l1_fills"] + k["l1_writebacks"]) * line / m.l2.bandwidth
-        t_dram = (k["dram_lines_read"] + k["dram_lines_written"]) * line / m.get(
-            "dram", "bandwidth")  # fmt: skip
-        t_exp = k["dram_demand_lines_read"] * m.get("dram", "latency") / core["mlp"]
+            slots += n * cyc
+            if fp:
+                fp_slots += n * cyc
+        t_ol = max(slots / self._issue, fp_slots / self._fp_ports)
+        t_nol = max(loads / self._load_ports, stores / self._store_ports)
+        t_l2 = l1_lines * self._line / self._l2_bw
+        t_dram = dram_lines * self._line / self._dram_bw
+        t_exp = demand * self._dram_lat / self._mlp
         t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
-        return {
-            "T_OL": t_ol,
-            "T_nOL": t_nol,
-            "T_L2": t_l2,
-            "T_DRAM": t_dram,
-            "T_exposed": t_exp,
-            "T_core": t_core,
-        }
+        return (t_ol, t_nol, t_l2, t_dram, t_exp, t_core)
 
     def finish(self) -> dict[str, float]:
         """Closes the last phase; returns every timing term (summed over phases) with the

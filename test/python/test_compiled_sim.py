@@ -96,6 +96,9 @@ def check_against_interpreter(text: str, entry: str, args) -> Any:
     assert dict(ops1) == dict(ops2)
     assert_identical(module, entry, args)
     assert_identical(module, entry, args, fast_batch=5)  # flushes inside every loop
+    for w in (1, 3, 7):  # a phase window ends in (almost) every loop iteration
+        assert_identical(module, entry, args, load_machine(overrides=[f"core.window_ops={w}"]),
+                         fast_batch=5)  # fmt: skip
     return run1
 
 
@@ -462,6 +465,11 @@ def test_kernel_stage_identical(name: str, stage: str):
     ref, _ = assert_identical(module, entry, args, tiny)
     if ref.report["levels"]["L1"]["accesses"] > 2000:
         assert ref.report["levels"]["L1"]["writebacks"] + ref.report["levels"]["L2"]["misses"] > 0
+    # Phase windows ending inside bulk-counted loops, between DMA fences, across batches.
+    for w in (5, 61):
+        win = load_machine(overrides=[f"core.window_ops={w}"])
+        ref, _ = assert_identical(module, entry, args, win, fast_batch=97)
+        assert ref.report["phases"] > 1
 
 
 def test_stream_stage_exercises_dma_stalls_and_spm():
