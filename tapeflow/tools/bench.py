@@ -1,7 +1,7 @@
 """`tapeflow-bench`: every benchmark kernel compiled three ways and simulated on one machine.
 
-    tapeflow-bench                          # default sizes, all kernels (< 10 min, 2 cores)
-    tapeflow-bench --quick                  # small sizes (< 1 min)
+    tapeflow-bench                          # default sizes, all kernels (~4 min, 2 cores)
+    tapeflow-bench --quick                  # small sizes (seconds)
     tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
     tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
 
@@ -54,8 +54,9 @@ that same description.
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
 
-time: the default run takes about 5 minutes on a 2-core machine (about 210 s of CPU in
-total, spread over --jobs workers); --quick well under a minute.
+time: the default run takes about 4 minutes on an otherwise idle-ish 2-core machine
+(about 270 s of CPU in total, spread over --jobs workers; more under load, see
+docs/RESULTS.md); --quick a few seconds.
 
 exit status: 0 when every variant ran and every kernel's gradients are bit-identical
 across the three variants; 1 otherwise (the table marks the kernel, the reason is
