@@ -18,7 +18,8 @@ by default) runs the program ONCE for the machine and every swept L2 capacity
 (`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
 costs one cache simulation per point, not one execution).
 
-`summarize` turns the jobs' results into per-kernel rows and geometric means; `markdown`,
+`summarize_kernel` and `geomeans` turn the jobs' results into per-kernel rows and geometric
+means (controls excluded); `markdown`,
 `write_plots` and `to_json` format them. Definitions are in `METRICS_DOC`.
 """
 
