@@ -198,6 +198,8 @@ def _verify_with_mlir_opt(text: str) -> None:
     )
     if done.returncode != 0:
         message = done.stderr.strip() or f"mlir-opt-22 exit status {done.returncode}"
+        # mlir-opt says `file:line:col: error: msg`; print it as the bindings path does.
+        message = re.sub(r"^(\S+:\d+:\d+): error: ", r"\1: ", message, flags=re.MULTILINE)
         raise UpstreamVerifyException(f"upstream MLIR rejects the module: {message}")
 
 
