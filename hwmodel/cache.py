@@ -346,7 +346,7 @@ class CacheSim:
             addrs = [int(a) for a in addrs]
             pcs = [int(a) for a in pcs]
             writes = [int(a) for a in writes]
-        if min(addrs) < 0:
+        if (int(addrs.min()) if self.backend == "numba" else min(addrs)) < 0:
             raise ValueError("negative address in the cache simulator")
         t1, d1, p1, t2, d2, p2 = self._state
         p = self.params

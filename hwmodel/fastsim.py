@@ -155,11 +155,7 @@ class ModelTrace(Trace):
             self._replay_phase_ends(snaps)
             return
         for m in self.models:
-            cache = m.cache
-            if _direct_kernel_ok(cache):
-                _access_batch_direct(cache, addrs, pcs, writes)
-            else:
-                cache.access_batch(addrs, pcs, writes)
+            m.cache.access_batch(addrs, pcs, writes)
 
     def flush(self) -> None:
         super().flush()
@@ -226,45 +222,6 @@ class ModelTrace(Trace):
             tail = self._tail(op)
             self.window[1] = self.window[0] - int(tail[:_NCLS].sum() - tail[_FREE])
         return results
-
-
-_ACCESS_BATCH_SHA = "d8a02c9bb5159988e62ece974f786dab166177f90d620624359678ce94c34c67"
-"""SHA-256 of the `CacheSim.access_batch` source that `_access_batch_direct` replicates."""
-_direct_state: dict[str, bool] = {}
-
-
-def _direct_kernel_ok(cache: Any) -> bool:
-    """True when `cache` is a numba `CacheSim` whose `access_batch` is the version that
-    `_access_batch_direct` replicates (so any change to it falls back to calling it)."""
-    from tapeflow.hwmodel.cache import CacheSim
-
-    if type(cache) is not CacheSim or cache.backend != "numba":
-        return False
-    ok = _direct_state.get("ok")
-    if ok is None:
-        import hashlib
-        import inspect
-
-        source = inspect.getsource(CacheSim.access_batch)
-        ok = hashlib.sha256(source.encode()).hexdigest() == _ACCESS_BATCH_SHA
-        _direct_state["ok"] = ok
-    return ok
-
-
-def _access_batch_direct(cache: Any, addrs: Any, pcs: Any, writes: Any) -> None:
-    """`CacheSim.access_batch` for int64 numpy arrays, with a numpy minimum instead of the
-    builtin `min` (which iterates the array in Python, ~25 ns per access)."""
-    n = len(addrs)
-    if n == 0:
-        return
-    if int(addrs.min()) < 0:
-        raise ValueError("negative address in the cache simulator")
-    t1, d1, p1, t2, d2, p2 = cache._state
-    p = cache.params
-    cache._kernel(addrs, pcs, writes, n, t1, d1, p1, cache.sets1, p.l1_assoc, t2, d2,
-                  p2, cache.sets2, p.l2_assoc, cache.shift, 1 if p.prefetch else 0,
-                  *cache._pf, p.table, p.degree, p.threshold, cache.page_shift,
-                  cache._c)  # fmt: skip
 
 
 def _model_base(m: HardwareModel, kind: str, obj: Any) -> int:
