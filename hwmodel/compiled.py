@@ -1048,11 +1048,19 @@ def _minmaxf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, scf.ForOp)
     lb, ub, step = c.use(op.lb), c.use(op.ub), c.use(op.step)
+    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args)
+
+
+def _for_loop(
+    c: _FunctionCompiler, op: scf.ForOp | affine.ForOp, indent: int, rng: str, inits: Sequence[SSAValue]
+) -> None:
+    """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
+    expression, `inits` the initial values of the carried (iter_args) values."""
     body = op.body.block
     iv = c.fresh("i")
-    carried = [c.fresh("c") for _ in op.iter_args]
-    c.assign(indent, carried, [c.use(v) for v in op.iter_args])
-    counted = c.loop_header(indent, body, f"range({lb}, {ub}, {step})", iv)
+    carried = [c.fresh("c") for _ in inits]
+    c.assign(indent, carried, [c.use(v) for v in inits])
+    counted = c.loop_header(indent, body, rng, iv)
     before = c.has_access
     c.has_access = False
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
@@ -1147,23 +1155,7 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ubs = _affine_results(ubm, [c.use(v) for v in op.upperBoundOperands])
     lb = lbs[0] if len(lbs) == 1 else f"max({', '.join(lbs)})"
     ub = ubs[0] if len(ubs) == 1 else f"min({', '.join(ubs)})"
-    iv = c.fresh("i")
-    carried = [c.fresh("c") for _ in op.inits]
-    c.assign(indent, carried, [c.use(v) for v in op.inits])
-    body = op.body.block
-    counted = c.loop_header(indent, body, f"range({lb}, {ub}, {op.step.value.data})", iv)
-    had = c.has_access
-    c.has_access = False
-    y = c.block(body, indent + 1, [iv, *carried], counted)
-    c.assign(indent + 1, carried, y)
-    c.loop_end(indent + 1, counted)
-    if c.has_access and counted is None:
-        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
-    c.has_access = c.has_access or had
-    results = [c.define(r) for r in op.results]
-    c.assign(indent, results, carried)
-    for r in op.results:
-        c.bind(r, indent, op)
+    _for_loop(c, op, indent, f"range({lb}, {ub}, {op.step.value.data})", op.inits)
 
 
 @emitter("affine.apply")
