@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+from tapeflow.dialects.utils import count_operand_or_property, verify_count_operand_or_property
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
@@ -227,20 +228,10 @@ class AllocOp(IRDLOperation):
     assembly_format = "(`(` $dynamic_count^ `)`)? (`count` `=` $count^)? attr-dict `:` type($tape)"
 
     def __init__(self, tape_type: TapeType, count: SSAValue | int):
-        if isinstance(count, int):
-            super().__init__(
-                result_types=[tape_type],
-                operands=[[]],
-                properties={"count": IntegerAttr(count, IndexType())},
-            )
-        else:
-            super().__init__(result_types=[tape_type], operands=[[count]])
+        super().__init__(result_types=[tape_type], **count_operand_or_property(count, "count"))
 
     def verify_(self) -> None:
-        if (self.dynamic_count is None) == (self.count is None):
-            raise VerifyException("expected exactly one of a count operand or a count property")
-        if self.count is not None and self.count.value.data < 1:
-            raise VerifyException(f"count must be >= 1, got {self.count.value.data}")
+        verify_count_operand_or_property(self.dynamic_count, self.count, "count", "count")
 
     @property
     def static_count(self) -> int | None:

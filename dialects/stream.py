@@ -55,6 +55,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tapeflow.dialects.region import AllocOp, RecordType, TapeType
+from tapeflow.dialects.utils import count_operand_or_property, verify_count_operand_or_property
 from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -165,22 +166,14 @@ class FifoAllocOp(IRDLOperation):
     )
 
     def __init__(self, fifo_type: FifoType, num_tiles: SSAValue | int):
-        if isinstance(num_tiles, int):
-            super().__init__(
-                result_types=[fifo_type],
-                operands=[[]],
-                properties={"num_tiles": IntegerAttr(num_tiles, IndexType())},
-            )
-        else:
-            super().__init__(result_types=[fifo_type], operands=[[num_tiles]])
+        super().__init__(
+            result_types=[fifo_type], **count_operand_or_property(num_tiles, "num_tiles")
+        )
 
     def verify_(self) -> None:
-        if (self.dynamic_num_tiles is None) == (self.num_tiles is None):
-            raise VerifyException(
-                "expected exactly one of a tile count operand or a tiles property"
-            )
-        if self.num_tiles is not None and self.num_tiles.value.data < 1:
-            raise VerifyException(f"tiles must be >= 1, got {self.num_tiles.value.data}")
+        verify_count_operand_or_property(
+            self.dynamic_num_tiles, self.num_tiles, "tile count", "tiles"
+        )
 
 
 @irdl_op_definition
