@@ -202,6 +202,17 @@ def _parse_indexed_tape(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOp
     return tape, index
 
 
+def _verify_record_types(op: WriteOp | ReadOp, values: Sequence[SSAValue], what: str) -> None:
+    """The types of `values` (the op's `what`s) are the record fields of `op.tape`, in order."""
+    fields = _tape_type(op, op.tape).record.field_types
+    types = tuple(v.type for v in values)
+    if types != fields:
+        raise VerifyException(
+            f"{what} types ({', '.join(map(str, types))}) do not match the record "
+            f"fields ({', '.join(map(str, fields))})"
+        )
+
+
 def _parse_tape_type(parser: Parser) -> TapeType:
     pos = parser.pos
     tape_type = parser.parse_type()
@@ -253,13 +264,7 @@ class WriteOp(IRDLOperation):
         super().__init__(operands=[tape, index, list(values)])
 
     def verify_(self) -> None:
-        fields = _tape_type(self, self.tape).record.field_types
-        types = tuple(v.type for v in self.values)
-        if types != fields:
-            raise VerifyException(
-                f"value types ({', '.join(map(str, types))}) do not match the record "
-                f"fields ({', '.join(map(str, fields))})"
-            )
+        _verify_record_types(self, self.values, "value")
 
     @classmethod
     def parse(cls, parser: Parser) -> WriteOp:
@@ -317,13 +322,7 @@ class ReadOp(IRDLOperation):
         super().__init__(operands=[tape, index], result_types=[list(tape_type.record.field_types)])
 
     def verify_(self) -> None:
-        fields = _tape_type(self, self.tape).record.field_types
-        types = tuple(v.type for v in self.values)
-        if types != fields:
-            raise VerifyException(
-                f"result types ({', '.join(map(str, types))}) do not match the record "
-                f"fields ({', '.join(map(str, fields))})"
-            )
+        _verify_record_types(self, self.values, "result")
 
     @classmethod
     def parse(cls, parser: Parser) -> ReadOp:
