@@ -1052,7 +1052,11 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 
 
 def _for_loop(
-    c: _FunctionCompiler, op: scf.ForOp | affine.ForOp, indent: int, rng: str, inits: Sequence[SSAValue]
+    c: _FunctionCompiler,
+    op: scf.ForOp | affine.ForOp,
+    indent: int,
+    rng: str,
+    inits: Sequence[SSAValue],
 ) -> None:
     """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
     expression, `inits` the initial values of the carried (iter_args) values."""
