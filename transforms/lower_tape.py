@@ -58,19 +58,19 @@ out-of-bounds load located at the `tape.pop`; option `assert-pops=true` adds Enz
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, cf, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import tape
+from tapeflow.transforms.builder import At
 
 DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
@@ -172,33 +172,9 @@ def _loop_id(op: Operation) -> object | None:
     return None
 
 
-class _At:
-    """Builds ops before a fixed insertion point."""
-
-    def __init__(self, point: InsertPoint):
-        self.point = point
-
-    def op(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, self.point)
-        return op
-
-    def val(self, op: Operation) -> SSAValue:
-        return self.op(op).results[0]
-
-    def index(self, value: int) -> SSAValue:
-        return self.val(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def alloc(self, element: Attribute, shape: Sequence[int],
-              dynamic: Sequence[SSAValue] = (), role: str = TAPE_ATTR) -> SSAValue:
-        op = memref.AllocOp.get(element, shape=list(shape), dynamic_sizes=dynamic)
-        op.attributes[role] = builtin.UnitAttr()
-        return self.val(op)
-
-    def load(self, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> SSAValue:
-        return self.val(memref.LoadOp.get(ref, list(indices)))
-
-    def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> None:
-        self.op(memref.StoreOp.get(value, ref, list(indices)))
+def _at(point: InsertPoint) -> At:
+    """A builder whose allocs carry `tapeflow.tape` unless the call names another role."""
+    return At(point, alloc_role=TAPE_ATTR)
 
 
 # --------------------------------------------------------------------------------------
@@ -420,7 +396,7 @@ class _LoopIndices:
             return iv
         key = (id(loop), "fwd")
         if key not in self._values:
-            at = _At(InsertPoint.at_start(loop.body.block))
+            at = _at(InsertPoint.at_start(loop.body.block))
             shifted = iv if lb == 0 else at.val(arith.SubiOp(iv, loop.lb))
             self._values[key] = (
                 shifted if step == 1 else at.val(arith.DivUIOp(shifted, loop.step))
@@ -431,7 +407,7 @@ class _LoopIndices:
         """`n - 1 - k` of a reverse loop whose counter `k` runs from 0 to `n`."""
         key = (id(loop), "rev")
         if key not in self._values:
-            at = _At(InsertPoint.at_start(loop.body.block))
+            at = _at(InsertPoint.at_start(loop.body.block))
             last = at.index(n - 1)
             self._values[key] = at.val(arith.SubiOp(last, loop.body.block.args[0]))
         return self._values[key]
@@ -440,9 +416,9 @@ class _LoopIndices:
 def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
                    loop_indices: _LoopIndices) -> None:
     element = init.cache.type.element_type
-    buffer = _At(InsertPoint.before(init)).alloc(element, layout.trip_counts)
+    buffer = _at(InsertPoint.before(init)).alloc(element, layout.trip_counts)
     for user in users:
-        at = _At(InsertPoint.before(user))
+        at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             indices = [loop_indices.normalized(loop) for loop in layout.push_loops]
             at.store(user.value, buffer, indices)
@@ -462,7 +438,7 @@ def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
             Rewriter.erase_op(user)
 
 
-def _runtime_count(at: _At, layout: _RuntimeStack) -> SSAValue:
+def _runtime_count(at: At, layout: _RuntimeStack) -> SSAValue:
     """Emits the number of pushes in the worst case: sum over push sites of the product of
     the trip counts max(0, ceil((ub - lb) / step)) of the loops around them."""
     zero, one = at.index(0), at.index(1)
@@ -485,15 +461,15 @@ def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
                  users: list[Operation], assert_pops: bool) -> None:
     element = init.cache.type.element_type
     if isinstance(layout, _StaticStack):
-        at0 = _At(InsertPoint.before(init))
+        at0 = _at(InsertPoint.before(init))
         buffer = at0.alloc(element, [layout.capacity])
     else:
-        at0 = _At(InsertPoint.before(layout.anchor))
+        at0 = _at(InsertPoint.before(layout.anchor))
         buffer = at0.alloc(element, [DYNAMIC_INDEX], [_runtime_count(at0, layout)])
     sp = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
     at0.store(at0.index(0), sp)
     for user in users:
-        at = _At(InsertPoint.before(user))
+        at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             n = at.load(sp)
             at.store(user.value, buffer, [n])
@@ -523,7 +499,7 @@ def _located(value: SSAValue, like: Operation) -> SSAValue:
 def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Operation],
                     assert_pops: bool) -> None:
     element = init.cache.type.element_type
-    at0 = _At(InsertPoint.before(init))
+    at0 = _at(InsertPoint.before(init))
     slot = at0.alloc(MemRefType(element, [DYNAMIC_INDEX]), [], role=TAPE_META_ATTR)
     size = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
     capacity = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
@@ -532,18 +508,18 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
     at0.store(at0.index(0), size)
     at0.store(initial, capacity)
     for user in users:
-        at = _At(InsertPoint.before(user))
+        at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             n = at.load(size)
             cap = at.load(capacity)
             full = at.val(arith.CmpiOp(n, cap, "sge"))
             grow = Block()
-            g = _At(InsertPoint.at_end(grow))
+            g = _at(InsertPoint.at_end(grow))
             new_cap = g.val(arith.MuliOp(cap, g.index(2)))
             old = g.load(slot)
             new = g.alloc(element, [DYNAMIC_INDEX], [new_cap])
             copy = Block(arg_types=[IndexType()])
-            c = _At(InsertPoint.at_end(copy))
+            c = _at(InsertPoint.at_end(copy))
             c.store(c.load(old, [copy.args[0]]), new, [copy.args[0]])
             c.op(scf.YieldOp())
             g.op(scf.ForOp(g.index(0), n, g.index(1), [], copy))

@@ -54,6 +54,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
+from tapeflow.transforms.builder import At
 
 DEFAULT_TAPE_CAPACITY = 16
 """Initial capacity, in elements, of a lowered `tape.cache` with no capacity hint."""
@@ -64,44 +65,18 @@ UPSTREAM_DIALECTS = frozenset(
 """Dialects an upstream `mlir-opt` knows and the native pipeline lowers."""
 
 
-class _At:
-    """Inserts ops before a fixed point and returns their results."""
-
-    def __init__(self, point: InsertPoint):
-        self.point = point
-
-    def op(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, self.point)
-        return op
-
-    def val(self, op: Operation) -> SSAValue:
-        return self.op(op).results[0]
-
-    def index(self, value: int) -> SSAValue:
-        return self.val(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def alloc(self, element: Attribute, shape: Sequence[int], dynamic: Sequence[SSAValue] = ()):
-        return self.val(memref.AllocOp.get(element, shape=list(shape), dynamic_sizes=dynamic))
-
-    def load(self, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> SSAValue:
-        return self.val(memref.LoadOp.get(ref, list(indices)))
-
-    def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> None:
-        self.op(memref.StoreOp.get(value, ref, list(indices)))
+def _block_builder(block: Block) -> At:
+    return At(InsertPoint.at_end(block))
 
 
-def _block_builder(block: Block) -> _At:
-    return _At(InsertPoint.at_end(block))
-
-
-def _if_then(at: _At, cond: SSAValue, body: Callable[[_At], None]) -> None:
+def _if_then(at: At, cond: SSAValue, body: Callable[[At], None]) -> None:
     then = Block()
     body(_block_builder(then))
     then.add_op(scf.YieldOp())
     at.op(scf.IfOp(cond, [], [then]))
 
 
-def _for(at: _At, lb: SSAValue, ub: SSAValue, body: Callable[[_At, SSAValue], None]) -> None:
+def _for(at: At, lb: SSAValue, ub: SSAValue, body: Callable[[At, SSAValue], None]) -> None:
     block = Block(arg_types=[IndexType()])
     body(_block_builder(block), block.args[0])
     block.add_op(scf.YieldOp())
@@ -129,7 +104,7 @@ def _lower_tape_init(op: Operation) -> _LoweredCache:
     assert isinstance(op, tape.InitOp)
     element = op.cache.type.element_type  # type: ignore[attr-defined]
     hint = op.capacity.value.data if op.capacity is not None else DEFAULT_TAPE_CAPACITY
-    at = _At(InsertPoint.before(op))
+    at = At(InsertPoint.before(op))
     buffer_type = MemRefType(element, [DYNAMIC_INDEX])
     slot = at.alloc(buffer_type, [])
     size = at.alloc(IndexType(), [])
@@ -146,17 +121,17 @@ def _lower_tape_push(op: Operation, cache: _LoweredCache) -> None:
     from tapeflow.dialects import tape
 
     assert isinstance(op, tape.PushOp)
-    at = _At(InsertPoint.before(op))
+    at = At(InsertPoint.before(op))
     n = at.load(cache.size)
     cap = at.load(cache.capacity)
     full = at.val(arith.CmpiOp(n, cap, "sge"))
 
-    def grow(b: _At) -> None:
+    def grow(b: At) -> None:
         new_cap = b.val(arith.MuliOp(cap, b.index(2)))
         old = b.load(cache.slot)
         new = b.alloc(cache.element, [DYNAMIC_INDEX], [new_cap])
 
-        def copy(c: _At, i: SSAValue) -> None:
+        def copy(c: At, i: SSAValue) -> None:
             c.store(c.load(old, [i]), new, [i])
 
         _for(b, b.index(0), n, copy)
@@ -175,7 +150,7 @@ def _lower_tape_pop(op: Operation, cache: _LoweredCache) -> None:
     from tapeflow.dialects import tape
 
     assert isinstance(op, tape.PopOp)
-    at = _At(InsertPoint.before(op))
+    at = At(InsertPoint.before(op))
     n = at.load(cache.size)
     ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
     at.op(cf.AssertOp(ok, op_error(op, "pop on empty cache")))
@@ -187,7 +162,7 @@ def _lower_tape_pop(op: Operation, cache: _LoweredCache) -> None:
 
 
 def _lower_tape_free(op: Operation, cache: _LoweredCache) -> None:
-    at = _At(InsertPoint.before(op))
+    at = At(InsertPoint.before(op))
     n = at.load(cache.size)
     empty = at.val(arith.CmpiOp(n, at.index(0), "eq"))
     at.op(cf.AssertOp(empty, op_error(op, "cache freed with value(s) never popped")))
@@ -280,13 +255,13 @@ class LowerToStdPass(ModulePass):
 
 
 def _field_buffers(
-    at: _At, fields: Sequence[Attribute], shape: Sequence[int], dynamic: Sequence[SSAValue]
+    at: At, fields: Sequence[Attribute], shape: Sequence[int], dynamic: Sequence[SSAValue]
 ) -> list[SSAValue]:
     return [at.alloc(field, shape, dynamic) for field in fields]
 
 
 def _count_shape(
-    at: _At, static: int | None, dynamic: SSAValue | None
+    at: At, static: int | None, dynamic: SSAValue | None
 ) -> tuple[list[int], list[SSAValue]]:
     """Always a dynamic size, so every buffer of one record type has one memref type (the
     stream pass selects between double buffers with `arith.select`)."""
@@ -342,7 +317,7 @@ class _RegionStreamLowering:
         ours = [op for op in module.walk() if _is_ours(op)]
         for op in ours:
             self._check_uses(op)
-            at = _At(InsertPoint.before(op))
+            at = At(InsertPoint.before(op))
             if isinstance(op, region.AllocOp):
                 shape, dynamic = _count_shape(at, op.static_count, op.dynamic_count)
                 record = op.tape.type.record  # type: ignore[attr-defined]
@@ -386,12 +361,12 @@ class _RegionStreamLowering:
         for op in reversed(ours):
             Rewriter.erase_op(op)
 
-    def _copy(self, at: _At, op: Operation, to_fifo: bool) -> None:
+    def _copy(self, at: At, op: Operation, to_fifo: bool) -> None:
         fifo, tile, buffer = op.operands
         fifo_refs = self.fields_of(op, fifo)
         buffer_refs = self.fields_of(op, buffer)
 
-        def body(b: _At, k: SSAValue) -> None:
+        def body(b: At, k: SSAValue) -> None:
             for fifo_ref, buffer_ref in zip(fifo_refs, buffer_refs):
                 if to_fifo:
                     b.store(b.load(buffer_ref, [k]), fifo_ref, [tile, k])
