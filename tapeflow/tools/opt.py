@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, get_pass_option_infos
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tapeflow import registry
@@ -90,18 +91,25 @@ def _description() -> str:
     )
 
 
-def _passes_help(passes: dict) -> str:
-    from xdsl.utils.arg_spec import parse_spec  # noqa: F401  (xDSL's option syntax)
+# One-line descriptions for xDSL's passes whose classes have no docstring.
+_UPSTREAM_DOCS = {
+    "cse": "Eliminates common subexpressions.",
+    "dce": "Removes dead operations.",
+    "lower-affine": "Lowers affine loops and accesses to scf, arith and memref.",
+}
 
-    lines = ["passes (use with -p NAME{opt=v ...} or --NAME[=opt=v ...]):"]
+
+def _passes_help(passes: dict[str, Callable[[], type[ModulePass]]]) -> str:
+    """The `--help` epilog: every pass with its first docstring line and its options."""
+    lines = ["passes (use with -p 'NAME{opt=v ...}' or --NAME[=opt=v ...]):"]
     for name in sorted(passes):
-        doc = ""
-        try:
-            cls = passes[name]()
-            doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-        except Exception:  # a pass whose module fails to import is still listed
-            doc = ""
-        lines.append(f"  {name:34} {doc}")
+        cls = passes[name]()
+        doc = (cls.__doc__ or "").strip().splitlines()
+        lines.append(f"  {name:26} {doc[0] if doc else _UPSTREAM_DOCS.get(name, '')}")
+        for info in get_pass_option_infos(cls):
+            option = info.name.replace("_", "-")
+            kind = info.expected_type.strip("'")
+            lines.append(f"  {'':26}   {option}={info.default_value}  ({kind})")
     return "\n".join(lines)
 
 

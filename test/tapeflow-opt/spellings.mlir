@@ -15,5 +15,7 @@ func.func @twice(%x: f64) -> f64 {
 
 // --help lists the passes.
 // RUN: tapeflow-opt --help | filecheck %s --check-prefix=HELP
-// HELP: passes (use with -p NAME{opt=v ...} or --NAME[=opt=v ...]):
+// HELP: passes (use with -p {{.*}} or --NAME[=opt=v ...]):
 // HELP: canonicalize
+// HELP: tapeflow-layers {{.*}}layers.
+// HELP-NEXT: spm-bytes=32768  (int)
