@@ -267,8 +267,6 @@ def run_compiled(
 ) -> tuple[Any, Trace]:
     """As `tapeflow.runner.run_function` (NumPy arrays in and out, same `RunResult`), on
     the compiled path. Returns the `RunResult` and the trace."""
-    from xdsl.dialects.builtin import MemRefType
-    from xdsl.interpreters.shaped_array import ShapedArray
     from xdsl.utils.exceptions import InterpretationError
 
     from tapeflow import runner
@@ -280,15 +278,7 @@ def run_compiled(
     if len(args) != len(arg_types):
         raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
     bw = 64
-    values: list[Any] = []
-    for p, (value, t) in enumerate(zip(args, arg_types)):
-        if isinstance(t, MemRefType):
-            if isinstance(value, ShapedArray):
-                values.append(value)
-            else:
-                values.append(runner.from_numpy(runner._check_array(p, value, t, bw), t, bw))  # pyright: ignore[reportPrivateUsage]
-        else:
-            values.append(runner._scalar(value, t, bw))  # pyright: ignore[reportPrivateUsage]
+    values = runner.call_arguments(args, arg_types, bw)
     try:
         raw_results, trace = program.run(func_op.sym_name.data, tuple(values), trace)
     except RecursionError:
@@ -298,19 +288,7 @@ def run_compiled(
     except Exception as error:  # a Python error inside the generated code
         message = f"@{name} (fast path): {type(error).__name__}: {error}"
         raise InterpretationError(message) from error
-    final_args: list[Any] = []
-    memref_positions: list[int] = []
-    for p, (given, value, t) in enumerate(zip(args, values, arg_types)):
-        if isinstance(t, MemRefType):
-            memref_positions.append(p)
-            final = runner.to_numpy(value, t.get_element_type(), bw)
-            if isinstance(given, np.ndarray) and given.flags.writeable:
-                np.copyto(given, final.astype(given.dtype, copy=False), casting="unsafe")
-            final_args.append(final)
-        else:
-            final_args.append(given)
-    results = [runner._to_python(v, t, bw) for v, t in zip(raw_results, result_types)]  # pyright: ignore[reportPrivateUsage]
-    run = runner.RunResult(name, results, result_types, final_args, arg_types, memref_positions)
+    run = runner.run_result(name, args, values, raw_results, arg_types, result_types, bw)
     return run, trace
 
 

@@ -69,6 +69,7 @@ from tapeflow.diagnostics import ToolError, op_error, parse_module
 
 __all__ = [
     "RunResult",
+    "call_arguments",
     "find_function",
     "format_json",
     "format_text",
@@ -78,6 +79,7 @@ __all__ = [
     "make_arguments",
     "parse_scalar",
     "run_function",
+    "run_result",
     "to_numpy",
 ]
 
@@ -466,15 +468,7 @@ def run_function(
     else:
         interpreter.listeners = (*interpreter.listeners, tracker)
     bw = interpreter.index_bitwidth
-    values: list[Any] = []
-    for p, (value, t) in enumerate(zip(args, arg_types)):
-        if isinstance(t, MemRefType):
-            if isinstance(value, ShapedArray):
-                values.append(value)
-            else:
-                values.append(from_numpy(_check_array(p, value, t, bw), t, bw))
-        else:
-            values.append(_scalar(value, t, bw))
+    values = call_arguments(args, arg_types, bw)
     try:
         raw_results = interpreter.call_op(func_op, tuple(values))
     except RecursionError:
@@ -484,7 +478,36 @@ def run_function(
     finally:
         if tracker in interpreter.listeners:
             interpreter.listeners = tuple(x for x in interpreter.listeners if x is not tracker)
+    return run_result(name, args, values, raw_results, arg_types, result_types, bw)
 
+
+def call_arguments(args: Sequence[Any], arg_types: Sequence[Attribute], bw: int) -> list[Any]:
+    """`args` (NumPy arrays or `ShapedArray`s for memrefs, Python scalars otherwise) as the
+    values a call of a function taking `arg_types` is given (shared by the fast path)."""
+    values: list[Any] = []
+    for p, (value, t) in enumerate(zip(args, arg_types)):
+        if isinstance(t, MemRefType):
+            if isinstance(value, ShapedArray):
+                values.append(value)
+            else:
+                values.append(from_numpy(_check_array(p, value, t, bw), t, bw))
+        else:
+            values.append(_scalar(value, t, bw))
+    return values
+
+
+def run_result(
+    name: str,
+    args: Sequence[Any],
+    values: Sequence[Any],
+    raw_results: Sequence[Any],
+    arg_types: list[Attribute],
+    result_types: list[Attribute],
+    bw: int,
+) -> RunResult:
+    """The `RunResult` of a call given `args` (converted to `values` by `call_arguments`)
+    that returned `raw_results`. NumPy arrays passed in receive the final contents of
+    their memref (shared by the fast path)."""
     final_args: list[Value] = []
     memref_positions: list[int] = []
     for p, (given, value, t) in enumerate(zip(args, values, arg_types)):
