@@ -202,6 +202,14 @@ def _parse_indexed_tape(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOp
     return tape, index
 
 
+def _print_indexed_tape(printer: Printer, tape: SSAValue, index: SSAValue) -> None:
+    """Prints ` %tape[%index]` (what `_parse_indexed_tape` parses)."""
+    printer.print_string(" ")
+    printer.print_operand(tape)
+    with printer.in_square_brackets():
+        printer.print_operand(index)
+
+
 def _verify_record_types(op: WriteOp | ReadOp, values: Sequence[SSAValue], what: str) -> None:
     """The types of `values` (the op's `what`s) are the record fields of `op.tape`, in order."""
     fields = _tape_type(op, op.tape).record.field_types
@@ -294,10 +302,7 @@ class WriteOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.tape)
-        with printer.in_square_brackets():
-            printer.print_operand(self.index)
+        _print_indexed_tape(printer, self.tape, self.index)
         for value in self.values:
             printer.print_string(", ")
             printer.print_operand(value)
@@ -338,10 +343,7 @@ class ReadOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.tape)
-        with printer.in_square_brackets():
-            printer.print_operand(self.index)
+        _print_indexed_tape(printer, self.tape, self.index)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.tape.type)
