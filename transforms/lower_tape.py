@@ -475,17 +475,25 @@ def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
             at.store(user.value, buffer, [n])
             at.store(at.val(arith.AddiOp(n, at.index(1))), sp)
         elif isinstance(user, tape.PopOp):
-            n = at.load(sp)
-            if assert_pops:
-                ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
-                at.op(cf.AssertOp(ok, op_error(user, "pop on empty cache")))
-            top = at.val(arith.SubiOp(n, at.index(1)))
-            at.store(top, sp)
+            top = _pop_index(at, sp, user, assert_pops)
             user.value.replace_all_uses_with(_located(at.load(buffer, [top]), user))
         else:
             at.op(memref.DeallocOp.get(buffer))
             at.op(memref.DeallocOp.get(sp))
         Rewriter.erase_op(user)
+
+
+def _pop_index(at: At, size: SSAValue, pop: tape.PopOp, assert_pops: bool) -> SSAValue:
+    """Decrements the stack size held in `size` (a `memref<index>`) and returns the new
+    size, the index of the value `pop` takes. With `assert_pops`, first asserts that the
+    stack is not empty."""
+    n = at.load(size)
+    if assert_pops:
+        ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
+        at.op(cf.AssertOp(ok, op_error(pop, "pop on empty cache")))
+    top = at.val(arith.SubiOp(n, at.index(1)))
+    at.store(top, size)
+    return top
 
 
 def _located(value: SSAValue, like: Operation) -> SSAValue:
@@ -531,12 +539,7 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
             at.store(user.value, at.load(slot), [n])
             at.store(at.val(arith.AddiOp(n, at.index(1))), size)
         elif isinstance(user, tape.PopOp):
-            n = at.load(size)
-            if assert_pops:
-                ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
-                at.op(cf.AssertOp(ok, op_error(user, "pop on empty cache")))
-            top = at.val(arith.SubiOp(n, at.index(1)))
-            at.store(top, size)
+            top = _pop_index(at, size, user, assert_pops)
             user.value.replace_all_uses_with(_located(at.load(at.load(slot), [top]), user))
         else:
             at.op(memref.DeallocOp.get(at.load(slot)))
