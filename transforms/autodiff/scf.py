@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 if TYPE_CHECKING:
@@ -44,12 +44,40 @@ def trip_count(g: Gradient, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAVa
     return ins(arith.SelectOp(negative, zero, n)).result
 
 
-def _reverse_loop(g: Gradient, count: SSAValue, inits: list[SSAValue]) -> tuple[scf.ForOp, Block]:
+def _reverse_loop(
+    g: Gradient, op: Operation, count: SSAValue, carried: list[SSAValue], free: list[SSAValue]
+) -> tuple[scf.ForOp, Block, list[SSAValue], list[SSAValue]]:
+    """Inserts `scf.for %k = 0 to count`, paired with the primal loop `op`, whose iter_args
+    start as the adjoints of `carried` (values whose adjoints flow from one reverse
+    iteration to the next) then of `free`. Returns the loop, its body and the body's
+    arguments for the adjoints of `carried` and of `free`."""
+    inits = [g.adjoint_or_zero(v) for v in carried]
+    inits += [g.adjoint_or_zero(f) for f in free]
     block = Block(arg_types=[count.type, *(v.type for v in inits)])
     zero, one = g.const(0, count.type), g.const(1, count.type)
     loop = scf.ForOp(zero, count, one, inits, Region(block))
     g.b.insert(loop)
-    return loop, block
+    g.pair_loops(op, loop)
+    d_carried = list(block.args[1 : 1 + len(carried)])
+    d_free = list(block.args[1 + len(carried) :])
+    return loop, block, d_carried, d_free
+
+
+def _yield_adjoints(g: Gradient, values: list[SSAValue]) -> None:
+    """Ends a reverse body with `scf.yield` of the adjoints of `values` (zero if none)."""
+    g.b.insert(scf.YieldOp(*(g.adjoint_or_zero(v) for v in values)))
+
+
+def _after_reverse_loop(
+    g: Gradient, loop: scf.ForOp, inputs: list[SSAValue], free: list[SSAValue]
+) -> None:
+    """Takes the results of the reverse `loop` built by `_reverse_loop`: the adjoints of
+    `free`, and contributions to the adjoints of `inputs` (the primal loop's inits)."""
+    # Free adjoints first: an init may itself be one of the free values.
+    for j, f in enumerate(free):
+        g.adj[f] = loop.res[len(inputs) + j]
+    for j, v in enumerate(inputs):
+        g.accumulate(v, loop.res[j])
 
 
 def reverse_for(g: Gradient, op: scf.ForOp) -> None:
@@ -62,12 +90,7 @@ def reverse_for(g: Gradient, op: scf.ForOp) -> None:
         i for i in range(len(op.res)) if g.is_active(body.args[i + 1]) or g.is_active(op.res[i])
     ]
     free = g.free_active(op)
-    inits = [g.adjoint_or_zero(op.res[i]) for i in carried]
-    inits += [g.adjoint_or_zero(f) for f in free]
-    loop, block = _reverse_loop(g, n, inits)
-    g.pair_loops(op, loop)
-    d_carried = list(block.args[1 : 1 + len(carried)])
-    d_free = list(block.args[1 + len(carried) :])
+    loop, block, d_carried, d_free = _reverse_loop(g, op, n, [op.res[i] for i in carried], free)
     with g.nested(block, dict(zip(free, d_free, strict=True))):
         ctx = g.new_context(body, InsertPoint.at_end(block))
         ctx.induction = (body.args[0], lb, step, n, block.args[0])
@@ -75,14 +98,8 @@ def reverse_for(g: Gradient, op: scf.ForOp) -> None:
         for d, i in zip(d_carried, carried, strict=True):
             g.accumulate(yield_.operands[i], d)
         g.reverse_block(body)
-        outs = [g.adjoint_or_zero(body.args[i + 1]) for i in carried]
-        outs += [g.adjoint_or_zero(f) for f in free]
-        g.b.insert(scf.YieldOp(*outs))
-    # Free adjoints first: an init may itself be one of the free values.
-    for j, f in enumerate(free):
-        g.adj[f] = loop.res[len(carried) + j]
-    for j, i in enumerate(carried):
-        g.accumulate(op.iter_args[i], loop.res[j])
+        _yield_adjoints(g, [*(body.args[i + 1] for i in carried), *free])
+    _after_reverse_loop(g, loop, [op.iter_args[i] for i in carried], free)
 
 
 def reverse_if(g: Gradient, op: scf.IfOp) -> None:
@@ -107,7 +124,7 @@ def reverse_if(g: Gradient, op: scf.IfOp) -> None:
                 for i, d in d_results:
                     g.accumulate(terminator.operands[i], d)
                 g.reverse_block(primal)
-            g.b.insert(scf.YieldOp(*(g.adjoint_or_zero(f) for f in free)))
+            _yield_adjoints(g, free)
     for j, f in enumerate(free):
         g.adj[f] = rev.output[j]
 
@@ -130,12 +147,9 @@ def reverse_while(g: Gradient, op: scf.WhileOp) -> None:
     g.reverse_block(before)
     g.ctx = outer
 
-    inits = [g.adjoint_or_zero(before.args[i]) for i in carried]
-    inits += [g.adjoint_or_zero(f) for f in free]
-    loop, block = _reverse_loop(g, count, inits)
-    g.pair_loops(op, loop)
-    d_carried = list(block.args[1 : 1 + len(carried)])
-    d_free = list(block.args[1 + len(carried) :])
+    loop, block, d_carried, d_free = _reverse_loop(
+        g, op, count, [before.args[i] for i in carried], free
+    )
     with g.nested(block, dict(zip(free, d_free, strict=True))):
         ctx_after = g.new_context(after, InsertPoint.at_end(block))
         ctx_before = g.new_context(
@@ -152,13 +166,8 @@ def reverse_while(g: Gradient, op: scf.WhileOp) -> None:
             if (d := g.adjoint(after.args[m])) is not None:
                 g.accumulate(cond.args[m], d)
         g.reverse_block(before)
-        outs = [g.adjoint_or_zero(before.args[i]) for i in carried]
-        outs += [g.adjoint_or_zero(f) for f in free]
-        g.b.insert(scf.YieldOp(*outs))
-    for j, f in enumerate(free):
-        g.adj[f] = loop.res[len(carried) + j]
-    for j, i in enumerate(carried):
-        g.accumulate(op.arguments[i], loop.res[j])
+        _yield_adjoints(g, [*(before.args[i] for i in carried), *free])
+    _after_reverse_loop(g, loop, [op.arguments[i] for i in carried], free)
 
 
 __all__ = ["IndexType", "reverse_for", "reverse_if", "reverse_while", "trip_count"]
