@@ -1,4 +1,5 @@
-"""`At`: builds ops before a fixed insertion point, as emitted (no folding, no hoisting).
+"""`At`: builds ops before a fixed insertion point, as emitted (no folding, no hoisting),
+and `push_growable`, the push on Enzyme's growable stack.
 
 Shared by the tape lowerings (`tapeflow-lower-tape`, `tapeflow-lower-to-std`). For index
 arithmetic that folds constants and hoists them, use `index_utils.IndexBuilder`.
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, UnitAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 
@@ -47,3 +48,31 @@ class At:
 
     def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> None:
         self.op(memref.StoreOp.get(value, ref, list(indices)))
+
+
+def push_growable(at: At, value: SSAValue, slot: SSAValue, size: SSAValue,
+                  capacity: SSAValue, element: Attribute) -> None:
+    """Pushes `value` on Enzyme's growable stack: `slot` (`memref<memref<?xT>>`) holds the
+    elements buffer, `size` and `capacity` (`memref<index>`) its fill and length. A full
+    buffer is first replaced by one twice as long (alloc, copy loop, dealloc of the old
+    one); that alloc carries `at`'s `alloc_role`."""
+    n = at.load(size)
+    cap = at.load(capacity)
+    full = at.val(arith.CmpiOp(n, cap, "sge"))
+    grow = Block()
+    g = At(InsertPoint.at_end(grow), at.alloc_role)
+    new_cap = g.val(arith.MuliOp(cap, g.index(2)))
+    old = g.load(slot)
+    new = g.alloc(element, [DYNAMIC_INDEX], [new_cap])
+    copy = Block(arg_types=[IndexType()])
+    c = At(InsertPoint.at_end(copy))
+    c.store(c.load(old, [copy.args[0]]), new, [copy.args[0]])
+    c.op(scf.YieldOp())
+    g.op(scf.ForOp(g.index(0), n, g.index(1), [], copy))
+    g.op(memref.DeallocOp.get(old))
+    g.store(new, slot)
+    g.store(new_cap, capacity)
+    g.op(scf.YieldOp())
+    at.op(scf.IfOp(full, [], [grow]))
+    at.store(value, at.load(slot), [n])
+    at.store(at.val(arith.AddiOp(n, at.index(1))), size)

@@ -63,14 +63,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, cf, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import tape
-from tapeflow.transforms.builder import At
+from tapeflow.transforms.builder import At, push_growable
 
 DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
@@ -518,26 +518,7 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
     for user in users:
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
-            n = at.load(size)
-            cap = at.load(capacity)
-            full = at.val(arith.CmpiOp(n, cap, "sge"))
-            grow = Block()
-            g = _at(InsertPoint.at_end(grow))
-            new_cap = g.val(arith.MuliOp(cap, g.index(2)))
-            old = g.load(slot)
-            new = g.alloc(element, [DYNAMIC_INDEX], [new_cap])
-            copy = Block(arg_types=[IndexType()])
-            c = _at(InsertPoint.at_end(copy))
-            c.store(c.load(old, [copy.args[0]]), new, [copy.args[0]])
-            c.op(scf.YieldOp())
-            g.op(scf.ForOp(g.index(0), n, g.index(1), [], copy))
-            g.op(memref.DeallocOp.get(old))
-            g.store(new, slot)
-            g.store(new_cap, capacity)
-            g.op(scf.YieldOp())
-            at.op(scf.IfOp(full, [], [grow]))
-            at.store(user.value, at.load(slot), [n])
-            at.store(at.val(arith.AddiOp(n, at.index(1))), size)
+            push_growable(at, user.value, slot, size, capacity, element)
         elif isinstance(user, tape.PopOp):
             top = _pop_index(at, size, user, assert_pops)
             user.value.replace_all_uses_with(_located(at.load(at.load(slot), [top]), user))

@@ -54,7 +54,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.transforms.builder import At
+from tapeflow.transforms.builder import At, push_growable
 
 DEFAULT_TAPE_CAPACITY = 16
 """Initial capacity, in elements, of a lowered `tape.cache` with no capacity hint."""
@@ -67,13 +67,6 @@ UPSTREAM_DIALECTS = frozenset(
 
 def _block_builder(block: Block) -> At:
     return At(InsertPoint.at_end(block))
-
-
-def _if_then(at: At, cond: SSAValue, body: Callable[[At], None]) -> None:
-    then = Block()
-    body(_block_builder(then))
-    then.add_op(scf.YieldOp())
-    at.op(scf.IfOp(cond, [], [then]))
 
 
 def _for(at: At, lb: SSAValue, ub: SSAValue, body: Callable[[At, SSAValue], None]) -> None:
@@ -122,27 +115,7 @@ def _lower_tape_push(op: Operation, cache: _LoweredCache) -> None:
 
     assert isinstance(op, tape.PushOp)
     at = At(InsertPoint.before(op))
-    n = at.load(cache.size)
-    cap = at.load(cache.capacity)
-    full = at.val(arith.CmpiOp(n, cap, "sge"))
-
-    def grow(b: At) -> None:
-        new_cap = b.val(arith.MuliOp(cap, b.index(2)))
-        old = b.load(cache.slot)
-        new = b.alloc(cache.element, [DYNAMIC_INDEX], [new_cap])
-
-        def copy(c: At, i: SSAValue) -> None:
-            c.store(c.load(old, [i]), new, [i])
-
-        _for(b, b.index(0), n, copy)
-        b.op(memref.DeallocOp.get(old))
-        b.store(new, cache.slot)
-        b.store(new_cap, cache.capacity)
-
-    _if_then(at, full, grow)
-    buffer = at.load(cache.slot)
-    at.store(op.value, buffer, [n])
-    at.store(at.val(arith.AddiOp(n, at.index(1))), cache.size)
+    push_growable(at, op.value, cache.slot, cache.size, cache.capacity, cache.element)
     Rewriter.erase_op(op)
 
 
