@@ -1,5 +1,5 @@
 """`At`: builds ops before a fixed insertion point, as emitted (no folding, no hoisting),
-and `push_growable`, the push on Enzyme's growable stack.
+and the pieces of Enzyme's growable stack (`alloc_growable`, `push_growable`, `pop_index`).
 
 Shared by the tape lowerings (`tapeflow-lower-tape`, `tapeflow-lower-to-std`). For index
 arithmetic that folds constants and hoists them, use `index_utils.IndexBuilder`.
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, UnitAttr
+from xdsl.dialects import arith, cf, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from tapeflow.diagnostics import op_error
 
 
 class At:
@@ -50,6 +52,22 @@ class At:
         self.op(memref.StoreOp.get(value, ref, list(indices)))
 
 
+def alloc_growable(at: At, element: Attribute, initial: int,
+                   meta_role: str | None = None) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """Allocates an empty growable stack of `element`s and returns its `slot`
+    (`memref<memref<?xT>>`, holding an elements buffer of `initial` elements), `size` and
+    `capacity` (`memref<index>`). The elements buffer's alloc carries `at`'s `alloc_role`,
+    the three others `meta_role` (else `at`'s `alloc_role` too)."""
+    slot = at.alloc(MemRefType(element, [DYNAMIC_INDEX]), [], role=meta_role)
+    size = at.alloc(IndexType(), [], role=meta_role)
+    capacity = at.alloc(IndexType(), [], role=meta_role)
+    first = at.index(initial)
+    at.store(at.alloc(element, [DYNAMIC_INDEX], [first]), slot)
+    at.store(at.index(0), size)
+    at.store(first, capacity)
+    return slot, size, capacity
+
+
 def push_growable(at: At, value: SSAValue, slot: SSAValue, size: SSAValue,
                   capacity: SSAValue, element: Attribute) -> None:
     """Pushes `value` on Enzyme's growable stack: `slot` (`memref<memref<?xT>>`) holds the
@@ -76,3 +94,16 @@ def push_growable(at: At, value: SSAValue, slot: SSAValue, size: SSAValue,
     at.op(scf.IfOp(full, [], [grow]))
     at.store(value, at.load(slot), [n])
     at.store(at.val(arith.AddiOp(n, at.index(1))), size)
+
+
+def pop_index(at: At, size: SSAValue, pop: Operation, check: bool) -> SSAValue:
+    """Decrements the stack size held in `size` (a `memref<index>`) and returns the new
+    size, the index of the value `pop` takes. With `check`, first asserts that the stack is
+    not empty ("pop on empty cache", located at `pop`)."""
+    n = at.load(size)
+    if check:
+        ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
+        at.op(cf.AssertOp(ok, op_error(pop, "pop on empty cache")))
+    top = at.val(arith.SubiOp(n, at.index(1)))
+    at.store(top, size)
+    return top

@@ -61,8 +61,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, cf, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -70,7 +70,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import tape
-from tapeflow.transforms.builder import At, push_growable
+from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
 
 DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
@@ -475,25 +475,12 @@ def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
             at.store(user.value, buffer, [n])
             at.store(at.val(arith.AddiOp(n, at.index(1))), sp)
         elif isinstance(user, tape.PopOp):
-            top = _pop_index(at, sp, user, assert_pops)
+            top = pop_index(at, sp, user, assert_pops)
             user.value.replace_all_uses_with(_located(at.load(buffer, [top]), user))
         else:
             at.op(memref.DeallocOp.get(buffer))
             at.op(memref.DeallocOp.get(sp))
         Rewriter.erase_op(user)
-
-
-def _pop_index(at: At, size: SSAValue, pop: tape.PopOp, assert_pops: bool) -> SSAValue:
-    """Decrements the stack size held in `size` (a `memref<index>`) and returns the new
-    size, the index of the value `pop` takes. With `assert_pops`, first asserts that the
-    stack is not empty."""
-    n = at.load(size)
-    if assert_pops:
-        ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
-        at.op(cf.AssertOp(ok, op_error(pop, "pop on empty cache")))
-    top = at.val(arith.SubiOp(n, at.index(1)))
-    at.store(top, size)
-    return top
 
 
 def _located(value: SSAValue, like: Operation) -> SSAValue:
@@ -508,19 +495,13 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
                     assert_pops: bool) -> None:
     element = init.cache.type.element_type
     at0 = _at(InsertPoint.before(init))
-    slot = at0.alloc(MemRefType(element, [DYNAMIC_INDEX]), [], role=TAPE_META_ATTR)
-    size = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
-    capacity = at0.alloc(IndexType(), [], role=TAPE_META_ATTR)
-    initial = at0.index(layout.initial)
-    at0.store(at0.alloc(element, [DYNAMIC_INDEX], [initial]), slot)
-    at0.store(at0.index(0), size)
-    at0.store(initial, capacity)
+    slot, size, capacity = alloc_growable(at0, element, layout.initial, TAPE_META_ATTR)
     for user in users:
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             push_growable(at, user.value, slot, size, capacity, element)
         elif isinstance(user, tape.PopOp):
-            top = _pop_index(at, size, user, assert_pops)
+            top = pop_index(at, size, user, assert_pops)
             user.value.replace_all_uses_with(_located(at.load(at.load(slot), [top]), user))
         else:
             at.op(memref.DeallocOp.get(at.load(slot)))

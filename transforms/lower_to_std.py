@@ -54,7 +54,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.transforms.builder import At, push_growable
+from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
 
 DEFAULT_TAPE_CAPACITY = 16
 """Initial capacity, in elements, of a lowered `tape.cache` with no capacity hint."""
@@ -98,15 +98,7 @@ def _lower_tape_init(op: Operation) -> _LoweredCache:
     element = op.cache.type.element_type  # type: ignore[attr-defined]
     hint = op.capacity.value.data if op.capacity is not None else DEFAULT_TAPE_CAPACITY
     at = At(InsertPoint.before(op))
-    buffer_type = MemRefType(element, [DYNAMIC_INDEX])
-    slot = at.alloc(buffer_type, [])
-    size = at.alloc(IndexType(), [])
-    capacity = at.alloc(IndexType(), [])
-    initial = at.index(max(hint, 1))
-    buffer = at.alloc(element, [DYNAMIC_INDEX], [initial])
-    at.store(buffer, slot)
-    at.store(at.index(0), size)
-    at.store(initial, capacity)
+    slot, size, capacity = alloc_growable(at, element, max(hint, 1))
     return _LoweredCache(slot, size, capacity, element)
 
 
@@ -124,11 +116,7 @@ def _lower_tape_pop(op: Operation, cache: _LoweredCache) -> None:
 
     assert isinstance(op, tape.PopOp)
     at = At(InsertPoint.before(op))
-    n = at.load(cache.size)
-    ok = at.val(arith.CmpiOp(n, at.index(0), "sgt"))
-    at.op(cf.AssertOp(ok, op_error(op, "pop on empty cache")))
-    top = at.val(arith.SubiOp(n, at.index(1)))
-    at.store(top, cache.size)
+    top = pop_index(at, cache.size, op, check=True)
     value = at.load(at.load(cache.slot), [top])
     op.value.replace_all_uses_with(value)
     Rewriter.erase_op(op)
