@@ -6,42 +6,55 @@ context from here, so a dialect or pass is added in exactly one place.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
 
+def _lazy(module: str, name: str) -> Callable[[], Any]:
+    """A factory that imports `module` only when the dialect or pass is first used."""
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+# TapeFlow's own dialects: name -> (module, Dialect object).
+TAPEFLOW_DIALECTS = {
+    "tape": ("tapeflow.dialects.tape", "Tape"),
+    "region": ("tapeflow.dialects.region", "Region"),
+    "stream": ("tapeflow.dialects.stream", "Stream"),
+}
+
+# The upstream dialects a kernel or a lowered program may use.
+UPSTREAM_DIALECTS = ("builtin", "func", "scf", "affine", "arith", "math", "memref", "cf", "test")
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """The upstream dialects a kernel may use, plus TapeFlow's own."""
-
-    def tape() -> Dialect:
-        from tapeflow.dialects.tape import Tape
-
-        return Tape
-
-    def region() -> Dialect:
-        from tapeflow.dialects.region import Region
-
-        return Region
-
-    def stream() -> Dialect:
-        from tapeflow.dialects.stream import Stream
-
-        return Stream
-
     from xdsl.dialects import get_all_dialects as xdsl_dialects
 
     upstream = xdsl_dialects()
-    names = ["builtin", "func", "scf", "affine", "arith", "math", "memref", "cf", "test"]
-    dialects = {name: upstream[name] for name in names}
-    dialects.update({"tape": tape, "region": region, "stream": stream})
+    dialects = {name: upstream[name] for name in UPSTREAM_DIALECTS}
+    dialects.update({name: _lazy(*where) for name, where in TAPEFLOW_DIALECTS.items()})
     return dialects
 
 
 # xDSL passes that are useful on TapeFlow's IR.
-UPSTREAM_PASSES = ("canonicalize", "cse", "dce", "lower-affine", "loop-invariant-code-motion")
+UPSTREAM_PASSES = ("canonicalize", "cse", "dce", "lower-affine")
+
+# TapeFlow's own passes: name -> (module, ModulePass class).
+TAPEFLOW_PASSES = {
+    "tapeflow-autodiff": ("tapeflow.transforms.autodiff", "AutodiffPass"),
+    "tapeflow-lower-tape": ("tapeflow.transforms.lower_tape", "LowerTapePass"),
+    "tapeflow-regions": ("tapeflow.transforms.regions", "RegionsPass"),
+    "tapeflow-lower-regions": ("tapeflow.transforms.lower_regions", "LowerRegionsPass"),
+    "tapeflow-layers": ("tapeflow.transforms.layers", "LayersPass"),
+    "tapeflow-stream": ("tapeflow.transforms.stream", "StreamPass"),
+    "tapeflow": ("tapeflow.transforms.pipeline", "TapeFlowPipelinePass"),
+    "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
+}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -50,71 +63,10 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     upstream = xdsl_passes()
     passes: dict[str, Callable[[], type[ModulePass]]] = {
-        name: upstream[name] for name in UPSTREAM_PASSES if name in upstream
+        name: upstream[name] for name in UPSTREAM_PASSES
     }
-    passes.update(TAPEFLOW_PASSES)
+    passes.update({name: _lazy(*where) for name, where in TAPEFLOW_PASSES.items()})
     return passes
-
-
-def _autodiff() -> type[ModulePass]:
-    from tapeflow.transforms.autodiff import AutodiffPass
-
-    return AutodiffPass
-
-
-def _lower_tape() -> type[ModulePass]:
-    from tapeflow.transforms.lower_tape import LowerTapePass
-
-    return LowerTapePass
-
-
-def _regions() -> type[ModulePass]:
-    from tapeflow.transforms.regions import RegionsPass
-
-    return RegionsPass
-
-
-def _lower_regions() -> type[ModulePass]:
-    from tapeflow.transforms.lower_regions import LowerRegionsPass
-
-    return LowerRegionsPass
-
-
-def _layers() -> type[ModulePass]:
-    from tapeflow.transforms.layers import LayersPass
-
-    return LayersPass
-
-
-def _stream() -> type[ModulePass]:
-    from tapeflow.transforms.stream import StreamPass
-
-    return StreamPass
-
-
-def _pipeline() -> type[ModulePass]:
-    from tapeflow.transforms.pipeline import TapeFlowPipelinePass
-
-    return TapeFlowPipelinePass
-
-
-def _lower_to_std() -> type[ModulePass]:
-    from tapeflow.transforms.lower_to_std import LowerToStdPass
-
-    return LowerToStdPass
-
-
-# TapeFlow's own passes. A pass is listed here once its module exists.
-TAPEFLOW_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "tapeflow-autodiff": _autodiff,
-    "tapeflow-regions": _regions,
-    "tapeflow-lower-regions": _lower_regions,
-    "tapeflow-layers": _layers,
-    "tapeflow-stream": _stream,
-    "tapeflow": _pipeline,
-    "tapeflow-lower-to-std": _lower_to_std,
-    "tapeflow-lower-tape": _lower_tape,
-}
 
 
 def make_context(allow_unregistered: bool = False) -> Context:
