@@ -29,7 +29,7 @@ What a run records (`Trace`):
 - Segment counters: a block is cut into straight-line segments after every op with
   regions and every call; each segment's counter counts its executions (a loop body that
   is one segment without events is counted in bulk before the loop). Counts per op are
-  then exact at any point: `Trace.op_executions()`, `Trace.op_counts()`.
+  then exact at any point: `Trace.op_counts()`.
 - First execution of a segment (`Trace.first`) numbers its ops in first-execution order:
   the op-by-op model's PCs (the stride prefetcher's table index).
 - One int64 per access to a DRAM memref, region tape or tape cache, appended to an
@@ -127,16 +127,6 @@ FIRST_ADDRESS = 1 << 16
 ALIGN = 64
 
 
-@dataclass
-class Event:
-    """An op run through the interpreter's own implementation (DMA, SPM allocation...)."""
-
-    op: Operation
-    args: tuple[Any, ...]
-    results: tuple[Any, ...]
-    access_pos: int
-
-
 class Trace:
     """The state of one compiled run: counters, access stream, first-execution order.
 
@@ -163,9 +153,6 @@ class Trace:
         self._buffer_ids: dict[int, int] = {}
         self._bases = np.full(64, -1, dtype=np.int64)
         self.tape_peaks: dict[int, int] = {}
-        self.events: list[Event] = []
-        self.batches: list[tuple[Any, Any, Any]] | None = []
-        """Flushed (addrs, pcs, writes) batches, kept by the default `consume`."""
         self._next_addr = FIRST_ADDRESS
         self._tapes = 0
         self.has_tapes = False
@@ -307,35 +294,15 @@ class Trace:
         """A tape cache grew to `peak` bytes."""
 
     def consume(self, addrs: Any, pcs: Any, writes: Any) -> None:
-        if self.batches is not None:
-            self.batches.append((addrs, pcs, writes))
+        """A flushed batch of (addrs, pcs, writes); a model's trace simulates it."""
 
     def run_event(self, k: int, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        results = tuple(self.program.run_op(op, args))
-        self.events.append(Event(op, args, results, self.access_count))
-        return results
+        return tuple(self.program.run_op(op, args))
 
     # -- results ---------------------------------------------------------------------------
     @property
     def access_count(self) -> int:
         return self.flushed + len(self.accesses)
-
-    def all_accesses(self) -> tuple[Any, Any, Any]:
-        """(addrs, pcs, writes) of every access (when `consume` kept the batches)."""
-        self.flush()
-        assert self.batches is not None
-        if not self.batches:
-            e = np.zeros(0, dtype=np.int64)
-            return e, e, e
-        return tuple(np.concatenate([b[i] for b in self.batches]) for i in range(3))  # type: ignore[return-value]
-
-    def op_executions(self) -> dict[Operation, int]:
-        out: dict[Operation, int] = {}
-        for n, ops in zip(self.block_counts, self.program.segments, strict=True):
-            if n:
-                for op in ops:
-                    out[op] = out.get(op, 0) + n
-        return out
 
     def op_counts(self) -> Counter[str]:
         """Executions per op name, as xDSL's `OpCounter` counts them."""
@@ -345,10 +312,6 @@ class Trace:
                 for op in ops:
                     out[op.name] += n
         return out
-
-    @property
-    def op_total(self) -> int:
-        return sum(n * len(ops) for n, ops in zip(self.block_counts, self.program.segments))
 
 
 # ------------------------------------------------------------------------------------------

@@ -115,7 +115,6 @@ class ModelTrace(Trace):
         super().__init__(program, batch_size)
         self.models = [model] if isinstance(model, HardwareModel) else list(model)
         self.model = self.models[0]
-        self.batches = None
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
         windows = {int(m.machine.raw["core"]["window_ops"]) for m in self.models}

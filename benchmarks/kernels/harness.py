@@ -1,6 +1,6 @@
 """Running benchmark kernels in the xDSL interpreter with NumPy arrays.
 
-`to_memref`/`from_memref` convert between NumPy arrays and the interpreter's `ShapedArray`
+`to_memref` converts a NumPy array into the interpreter's `ShapedArray`
 (f64 -> float64 buffer, i32 -> int32, i64 -> int64, bool -> i1 kept as Python ints);
 `run(module, entry, args)` calls `entry` and returns its results (memref arguments are
 updated in place, as the program writes them).
@@ -32,10 +32,6 @@ def to_memref(a: np.ndarray) -> ShapedArray:
     else:
         raise TypeError(f"unsupported dtype {a.dtype}")
     return ShapedArray(ptr, list(a.shape))
-
-
-def from_memref(m: ShapedArray, dtype: type = np.float64) -> np.ndarray:
-    return np.array(m.data, dtype=dtype).reshape(m.shape)
 
 
 def parse(text: str, name: str = "<kernel>") -> ModuleOp:
