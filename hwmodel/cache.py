@@ -11,7 +11,11 @@ forward or backward, makes every further access of that op prefetch the next `de
 lines in the stream's direction (or `degree` strides ahead, for strides of a line or more),
 without crossing a `page` boundary. A prefetched line is filled into L2 (from DRAM if
 needed) and into L1 and marked; the first demand hit on a marked line counts as a useful
-prefetch at that level.
+prefetch at that level. A line the prefetch brought from DRAM is marked in L1 with the
+access count at which it was requested; its first demand hit adds its prefetch distance
+d (accesses between request and demand) to a histogram (`PF_DIST`, `late_bin`): the
+hardware model turns d into time with the phase's cycles per access and charges the part
+of the DRAM latency that d did not cover (a late prefetch).
 
 Addresses are simulated in batches: `CacheSim.access_batch(addrs, pcs, writes)` runs one
 compiled loop (numba, when installed) or the same code interpreted by Python over lists
@@ -20,6 +24,7 @@ compiled loop (numba, when installed) or the same code interpreted by Python ove
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +34,35 @@ import numpy as np
 L1_ACC, L1_HIT, L1_MISS, L1_WB, L1_PF, L1_PF_USEFUL, L1_FILL = range(7)
 L2_ACC, L2_HIT, L2_MISS, L2_WB, L2_PF, L2_PF_USEFUL, L2_FILL, L2_WB_IN = range(7, 15)
 DRAM_RD, DRAM_WR, DRAM_DEMAND_RD, L1_LOADS, L1_STORES, L2_PF_LOOKUP = range(15, 21)
-N_COUNTERS = 21
+PF_DIST = 21
+"""First slot of the prefetch-distance histogram (`PF_BINS` slots, see `late_bin`)."""
+PF_BINS = 8 + 4 * 17 + 1
+N_COUNTERS = PF_DIST + PF_BINS
+
+
+def late_bin(d: int) -> int:
+    """Histogram bin of a prefetch distance d >= 1 (accesses): exact below 8, then four
+    bins per power of two up to 2^20; the last bin holds d >= 2^20 (always in time)."""
+    if d < 8:
+        return d
+    k = 0
+    x = d
+    while x > 1:
+        x >>= 1
+        k += 1
+    if k > 19:
+        return PF_BINS - 1
+    return 8 + 4 * (k - 3) + ((d >> (k - 2)) & 3)
+
+
+def bin_distance(b: int) -> float:
+    """The smallest distance in bin `b` (`late_bin`); infinite for the last bin."""
+    if b < 8:
+        return float(b)
+    if b == PF_BINS - 1:
+        return math.inf
+    k, sub = 3 + (b - 8) // 4, (b - 8) % 4
+    return float((4 + sub) << (k - 2))
 
 
 # The simulation loop. Plain Python here; `_numba_kernel()` compiles copies of these
@@ -92,8 +125,8 @@ def l2_writeback(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
 
 
 def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
-            demand: int, c: Any) -> None:  # fmt: skip
-    """A line requested by L1 (demand miss or prefetch)."""
+            demand: int, c: Any) -> int:  # fmt: skip
+    """A line requested by L1 (demand miss or prefetch); returns 1 when DRAM supplied it."""
     base = (line & (sets2 - 1)) * assoc2
     w = find(t2, base, assoc2, line)
     if demand != 0:
@@ -107,20 +140,21 @@ def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
                 c[L2_PF_USEFUL] += 1
                 p2[base + w] = 0
         to_front(t2, d2, p2, base, w)
+        return 0
+    c[DRAM_RD] += 1
+    c[L2_FILL] += 1
+    if demand != 0:
+        c[L2_MISS] += 1
+        c[DRAM_DEMAND_RD] += 1
+        p = 0
     else:
-        c[DRAM_RD] += 1
-        c[L2_FILL] += 1
-        if demand != 0:
-            c[L2_MISS] += 1
-            c[DRAM_DEMAND_RD] += 1
-            p = 0
-        else:
-            c[L2_PF] += 1
-            p = 1
-        victim = insert(t2, d2, p2, base, assoc2, line, 0, p)
-        if victim >= 0:
-            c[L2_WB] += 1
-            c[DRAM_WR] += 1
+        c[L2_PF] += 1
+        p = 1
+    victim = insert(t2, d2, p2, base, assoc2, line, 0, p)
+    if victim >= 0:
+        c[L2_WB] += 1
+        c[DRAM_WR] += 1
+    return 1
 
 
 def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
@@ -156,6 +190,8 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             c[L1_HIT] += 1
             if p1[base + w] != 0:
                 c[L1_PF_USEFUL] += 1
+                if p1[base + w] > 0:  # came from DRAM: how far ahead was it requested?
+                    c[PF_DIST + late_bin(c[L1_ACC] - p1[base + w])] += 1
                 p1[base + w] = 0
             if wr != 0:
                 d1[base + w] = 1
@@ -202,9 +238,11 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             if find(t1, tbase, assoc1, tline) >= 0:
                 continue
             c[L1_PF] += 1
-            l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c)
+            stamp = -1  # from L2: no DRAM latency to hide
+            if l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c) != 0:
+                stamp = c[L1_ACC]
             fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
-                    0, 1, c)  # fmt: skip
+                    0, stamp, c)  # fmt: skip
 
 
 def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any, t1: Any,
@@ -236,7 +274,8 @@ _PY_KERNEL = kernel
 _PY_KERNEL_CUTS = kernel_cuts
 _NUMBA_KERNEL: Any = None
 _NUMBA_KERNEL_CUTS: Any = None
-_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, kernel, kernel_cuts)
+_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, late_bin, kernel,
+                 kernel_cuts)  # fmt: skip
 
 
 def numba_available() -> bool:

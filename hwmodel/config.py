@@ -36,6 +36,8 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "load_ports": (int, "pos"),
         "store_ports": (int, "pos"),
         "mlp": (_NUM, "pos"),
+        "div_ports": (int, "pos"),
+        "overlap": (str,),
         "window_ops": (int, "pos"),
         "instruction_overhead_pj": (_NUM, "nonneg"),
         "register_file_pj": (_NUM, "nonneg"),
@@ -46,6 +48,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "line": (int, "pow2"),
         "latency": (_NUM, "nonneg"),
         "access_energy_pj": (_NUM, "nonneg"),
+        "energy_ref_size": (int, "pos"),
     },
     "l2": {
         "size": (int, "pow2"),
@@ -54,6 +57,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "latency": (_NUM, "nonneg"),
         "bandwidth": (_NUM, "pos"),
         "access_energy_pj": (_NUM, "nonneg"),
+        "energy_ref_size": (int, "pos"),
     },
     "prefetch": {
         "enabled": (bool,),
@@ -97,9 +101,13 @@ _OP_KEYS: dict[str, tuple[Any, ...]] = {
 }
 OP_CLASSES = (
     "int", "int_mul", "int_div", "fp_add", "fp_mul", "fp_fma", "fp_div",
-    "fp_special", "cvt", "branch", "mem", "free",
+    "fp_special", "cvt", "branch", "mem", "dma", "free",
 )  # fmt: skip
-PORTS = ("int", "fp", "mem")
+PORTS = ("int", "fp", "mem", "div")
+OVERLAPS = ("sum", "max")
+"""`core.overlap`: how a phase's memory terms combine (module docstring of hwmodel/model.py)."""
+DEFAULT_MACHINE = "default-45nm"
+"""The name of `defaults.toml` as a preset (`--machine default-45nm`: no overrides)."""
 
 
 @dataclass(frozen=True)
@@ -145,17 +153,26 @@ class Machine:
             for name, t in self.raw["ops"].items()
         }
 
+    def cache_access_energy_pj(self, level: str) -> float:
+        """Per 64-bit access of `level` ("l1"/"l2") at its size: `access_energy_pj` is the
+        energy at `energy_ref_size` bytes, scaled by the scratchpad's capacity law
+        `(size / energy_ref_size) ^ spm.exponent` (HWMODEL-REFERENCES sec. 1.2), so a
+        smaller cache of a sweep costs less per access, as a smaller scratchpad does."""
+        t = self.raw[level]
+        return t["access_energy_pj"] * (t["size"] / t["energy_ref_size"]) ** self.raw["spm"][
+            "exponent"]  # fmt: skip
+
     @property
     def l1(self) -> CacheLevel:
         t = self.raw["l1"]
         return CacheLevel("L1", t["size"], t["assoc"], t["line"], t["latency"],
-                          t["access_energy_pj"])  # fmt: skip
+                          self.cache_access_energy_pj("l1"))  # fmt: skip
 
     @property
     def l2(self) -> CacheLevel:
         t = self.raw["l2"]
         return CacheLevel("L2", t["size"], t["assoc"], t["line"], t["latency"],
-                          t["access_energy_pj"], t["bandwidth"])  # fmt: skip
+                          self.cache_access_energy_pj("l2"), t["bandwidth"])  # fmt: skip
 
     @property
     def spm_size(self) -> int:
@@ -305,6 +322,11 @@ def validate(table: dict[str, Any]) -> Machine:
             )
     if table["l1"]["line"] != table["l2"]["line"]:
         raise ConfigError("machine keys 'l1.line' and 'l2.line' must be equal")
+    if table["core"]["overlap"] not in OVERLAPS:
+        raise ConfigError(
+            f"machine key 'core.overlap' must be one of {', '.join(OVERLAPS)}, "
+            f"got {table['core']['overlap']!r}"
+        )
     if table["prefetch"]["page"] < table["l1"]["line"]:
         raise ConfigError("machine key 'prefetch.page' must be >= l1.line")
     return Machine(table)
@@ -315,7 +337,7 @@ def load_machine(
 ) -> Machine:
     """The default machine, updated by `machine_file` and then by `key=value` overrides."""
     table = copy.deepcopy(_default_table())
-    if machine_file is not None:
+    if machine_file is not None and str(machine_file) != DEFAULT_MACHINE:
         path = _machine_path(machine_file)
         try:
             extra = tomllib.loads(path.read_text())
@@ -331,12 +353,14 @@ def load_machine(
 
 
 def presets() -> list[str]:
-    """Names of the packaged machine files usable as `--machine NAME` (e.g. dram-hbm2)."""
+    """Names of the packaged machine files usable as `--machine NAME` (e.g. dram-hbm2), and
+    `default-45nm` (defaults.toml itself)."""
     root = resources.files("tapeflow.hwmodel")
     return sorted(
-        p.name[: -len(".toml")]
+        [DEFAULT_MACHINE]
+        + [p.name[: -len(".toml")]
         for p in root.iterdir()
-        if p.name.endswith(".toml") and p.name != "defaults.toml"
+        if p.name.endswith(".toml") and p.name != "defaults.toml"]
     )
 
 

@@ -216,10 +216,10 @@ class ModelTrace(Trace):
         for m in self.models:
             m.did_interpret_op(op, results)
         if timed and self.model._closes != closes:  # pyright: ignore[reportPrivateUsage]
-            # A DMA fence closed a phase at `op`: the window restarts there (the segment
-            # counter already holds `op` and the ops after it in its segment).
-            tail = self._tail(op)
-            self.window[1] = self.window[0] - int(tail[:_NCLS].sum() - tail[_FREE])
+            # A DMA fence closed a phase at `op` (after charging it): the window restarts
+            # just after `op` (the segment counter already holds `op` and the ops after it).
+            after = self._tail(op) - op_charges(op)
+            self.window[1] = self.window[0] - int(after[:_NCLS].sum() - after[_FREE])
         return results
 
 

@@ -83,10 +83,14 @@ from tapeflow.hwmodel.cache import (
     DRAM_DEMAND_RD,
     DRAM_RD,
     DRAM_WR,
+    L1_ACC,
     L1_FILL,
     L1_WB,
+    PF_BINS,
+    PF_DIST,
     CacheParams,
     CacheSim,
+    bin_distance,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from xdsl.dialects.builtin import ModuleOp
@@ -102,7 +106,7 @@ _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = rang
 _FDEALLOC = 17
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
-_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core")
+_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core")
 
 _INT_OPS = {
     "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "cmpi", "select",
@@ -118,7 +122,7 @@ _FREE = {
     "memref.expand_shape", "memref.view", "memref.dim", "memref.global", "tape.init",
     "tape.free", "region.alloc", "region.dealloc", "stream.fifo_alloc",
     "stream.fifo_dealloc", "stream.release", "stream.acquire_write", "stream.acquire_read",
-    "stream.wait", "stream.commit", "stream.prefetch", "scf.for", "affine.for",
+    "stream.wait", "scf.for", "affine.for",
     "scf.while", "func.func", "builtin.module", "scf.execute_region",
     "builtin.unrealized_conversion_cast",
 }  # fmt: skip
@@ -170,6 +174,8 @@ def classify(op: Operation) -> str:
     if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
                 "tape.pop", "region.read", "region.write"):  # fmt: skip
         return "mem"
+    if name in ("stream.commit", "stream.prefetch"):
+        return "dma"
     return ""  # unknown: charged as `int`, and listed in the report
 
 
@@ -218,6 +224,7 @@ class _Transfer:
     nbytes: int
     issue: float
     start: float
+    data_start: float  # when it takes the DRAM channel (until `end`)
     end: float
     waited: bool = False
 
@@ -277,9 +284,8 @@ class HardwareModel(Interpreter.Listener):
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
         self._pipe_free = 0.0
         self._phase_start = self._snapshot()
-        self._closed = dict.fromkeys(
-            ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core"), 0.0
-        )
+        self._closed = dict.fromkeys(_TERMS, 0.0)
+        self._dram_next = 0  # first transfer whose DRAM time may lie after the current phase
         self._phases = 0
         self._closes = 0  # calls of _close_phase (DMA fences and window ends)
         self._win_start = 0  # charged ops at the last phase boundary
@@ -288,8 +294,11 @@ class HardwareModel(Interpreter.Listener):
         self._free = _CLASS_INDEX["free"]
         core = m.raw["core"]
         self._cycles = [m.ops[name].cycles for name in OP_CLASSES]
-        self._is_fp = [m.ops[name].port == "fp" for name in OP_CLASSES]
+        self._port = [m.ops[name].port for name in OP_CLASSES]
         self._issue, self._fp_ports = core["issue_width"], core["fp_ports"]
+        self._div_ports = core["div_ports"]
+        self._overlap_max = core["overlap"] == "max"
+        self._bin_distance = [bin_distance(b) for b in range(PF_BINS)]
         self._load_ports, self._store_ports = core["load_ports"], core["store_ports"]
         self._l2_bw = m.l2.bandwidth
         self._dram_bw = m.get("dram", "bandwidth")
@@ -614,6 +623,9 @@ class HardwareModel(Interpreter.Listener):
             k[L1_FILL] - k0[L1_FILL] + k[L1_WB] - k0[L1_WB],
             k[DRAM_RD] - k0[DRAM_RD] + k[DRAM_WR] - k0[DRAM_WR],
             k[DRAM_DEMAND_RD] - k0[DRAM_DEMAND_RD],
+            k[L1_ACC] - k0[L1_ACC],
+            [k[PF_DIST + b] - k0[PF_DIST + b] for b in range(PF_BINS)],
+            self._closed["T_core"] + self.counts.dma_stall,
         )
         closed = self._closed
         for key, v in zip(_TERMS, terms):
@@ -635,7 +647,7 @@ class HardwareModel(Interpreter.Listener):
         moved = -(-nbytes // request) * request  # whole requests
         end = data_start + moved / m.dma_bandwidth
         self._pipe_free = end
-        t = _Transfer(h[2], nbytes, issue, start, end)
+        t = _Transfer(h[2], nbytes, issue, start, data_start, end)
         self._transfers.append(t)
         self._by_token[id(token)] = (token, t)
         c = self.counts
@@ -665,28 +677,66 @@ class HardwareModel(Interpreter.Listener):
             self.counts.dma_stall += transfer.end - now
             self.counts.dma_stalls += 1
 
+    def _dram_time(self, now0: float, need: float) -> float:
+        """Cycles from `now0` until the DRAM channel has given `need` cycles of transfer
+        time to the cache: DMA transfers hold the channel during their data time (they
+        were scheduled when issued, before this phase's line traffic), so the cache's
+        lines use the gaps between them."""
+        transfers = self._transfers
+        i = self._dram_next
+        while i < len(transfers) and transfers[i].end <= now0:
+            i += 1
+        self._dram_next = i
+        t, left = now0, need
+        for tr in transfers[i:]:
+            if left <= 0 or tr.data_start >= t + left:
+                break
+            if tr.end <= t:
+                continue
+            left -= max(0.0, tr.data_start - t)
+            t = tr.end
+        return t + max(0.0, left) - now0
+
     def _terms(
         self, op_counts: list[int], loads: int, stores: int, l1_lines: int, dram_lines: int,
-        demand: int,
+        demand: int, accesses: int, distances: list[int], now0: float,
     ) -> tuple[float, ...]:  # fmt: skip
         """The T_* terms of the module docstring (in `_TERMS` order) for one phase's counts:
         ops per class, core loads and stores, L1 fills + write-backs, DRAM lines read +
-        written, demand DRAM misses."""
-        slots = 0.0
-        fp_slots = 0.0
-        for n, cyc, fp in zip(op_counts, self._cycles, self._is_fp):
+        written, demand DRAM misses, cache accesses, the prefetch-distance histogram of the
+        phase's first demand hits on prefetched lines, and the phase's start time."""
+        slots = fp_slots = div_slots = 0.0
+        for n, cyc, port in zip(op_counts, self._cycles, self._port):
             if not n:
                 continue
+            if port == "div":  # one issue slot; the divider is busy `cyc` cycles
+                slots += n
+                div_slots += n * cyc
+                continue
             slots += n * cyc
-            if fp:
+            if port == "fp":
                 fp_slots += n * cyc
-        t_ol = max(slots / self._issue, fp_slots / self._fp_ports)
+        t_ol = max(slots / self._issue, fp_slots / self._fp_ports, div_slots / self._div_ports)
         t_nol = max(loads / self._load_ports, stores / self._store_ports)
         t_l2 = l1_lines * self._line / self._l2_bw
-        t_dram = dram_lines * self._line / self._dram_bw
+        t_dram = self._dram_time(now0, dram_lines * self._line / self._dram_bw)
         t_exp = demand * self._dram_lat / self._mlp
-        t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
-        return (t_ol, t_nol, t_l2, t_dram, t_exp, t_core)
+        if self._overlap_max:
+            t_core = max(t_ol, t_nol, t_l2, t_dram) + t_exp
+        else:
+            t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
+        # Late prefetches: a line requested d accesses before its demand had about
+        # d * (this phase's cycles per access) to arrive; the rest of the DRAM latency is
+        # charged like an exposed miss (bins give the smallest d of their range).
+        t_late = 0.0
+        if accesses and any(distances):
+            per_access = t_core / accesses
+            lat = self._dram_lat
+            for n, d in zip(distances, self._bin_distance):
+                if n:
+                    t_late += n * max(0.0, lat - d * per_access)
+            t_late /= self._mlp
+        return (t_ol, t_nol, t_l2, t_dram, t_exp, t_late, t_core + t_late)
 
     def finish(self) -> dict[str, float]:
         """Closes the last phase; returns every timing term (summed over phases) with the

@@ -105,6 +105,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "cycles": terms["cycles"],
         "time_ns": terms["cycles"] / m.get("core", "clock_ghz"),
         "cycle_terms": terms,
+        "overlap": m.get("core", "overlap"),
         "phases": model._phases,
         "ops": {
             "by_class": op_counts,
@@ -212,10 +213,12 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed; cycles = T_core + T_dma_stall + T_drain"
+        + ("max(T_OL, T_nOL, T_L2, T_DRAM)" if report.get("overlap") == "max"
+           else "max(T_OL, T_nOL + T_L2 + T_DRAM)")
+        + " + T_exposed + T_late; cycles = T_core + T_dma_stall + T_drain"
     )
-    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_core", "T_dma_stall",
-                 "T_drain"):  # fmt: skip
+    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core",
+                 "T_dma_stall", "T_drain"):  # fmt: skip
         out.append(f"  {name:<12}{_fmt(t[name]):>16}")
     ops = report["ops"]
     out.append(f"ops: {_fmt(ops['instructions'])} instructions, {_fmt(ops['loads'])} loads, "
