@@ -49,7 +49,11 @@ ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 KIB = 1024
 MIB = 1024 * 1024
 DEFAULT_SWEEP = tuple(KIB * k for k in (32, 64, 128, 256, 512, 1024, 2048, 4096))
-"""L2 capacities swept for the Enzyme layout (L1 stays at the machine's size)."""
+"""L2 capacities swept on the default machine (L1 stays at the machine's size)."""
+SWEEP_MAX = 4 * MIB
+"""The default sweep of a machine: L2 = max(4 KiB, its L1) doubling up to this."""
+MACHINES = ("default-45nm", "accel-salam")
+"""The machine presets `tapeflow-bench` reports by default (and `--machine all`)."""
 TOLERANCE = 0.05
 """`cache needed` = the smallest swept capacity whose cycles are within 5% of the best."""
 LLC_FACTOR = 4.0
@@ -103,6 +107,8 @@ class Job:
     size: str = "default"
     machine: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     """The merged machine table (`Machine.raw`); empty: hwmodel/defaults.toml."""
+    machine_label: str = ""
+    """Which of the run's machines this job belongs to (`--machine` value)."""
     spm_bytes: int = 32768
     tile_bytes: int = 0
     depth: int = 2
@@ -179,7 +185,7 @@ def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[A
 def run_job(job: Job) -> dict[str, Any]:
     """Compiles and simulates one job; never raises (errors come back as `error`)."""
     out: dict[str, Any] = {"kernel": job.kernel, "variant": job.variant, "spec": job.spec,
-                           "error": None}  # fmt: skip
+                           "machine": job.machine_label, "error": None}  # fmt: skip
     try:
         out.update(_run_job(job))
     except BaseException as e:  # reported per job by the driver
@@ -305,6 +311,43 @@ def _ratio(a: float, b: float) -> float | None:
     return a / b
 
 
+def default_sweep(machine: Any) -> list[int]:
+    """L2 capacities swept by default: from max(4 KiB, L1) doubling up to `SWEEP_MAX` (the
+    default machine's: `DEFAULT_SWEEP`)."""
+    cap = max(4 * KIB, machine.l1.size)
+    out = []
+    while cap <= SWEEP_MAX:
+        out.append(cap)
+        cap *= 2
+    return out
+
+
+def sram_to_reach(sweep: list[dict[str, Any]], cycles: float, extra: int = 0) -> int | None:
+    """The smallest on-chip SRAM (a sweep point's L1 + L2, plus `extra`, e.g. the
+    scratchpad) whose cycles are <= `cycles`; None when no swept point reaches them."""
+    fits = [p["cache_bytes"] for p in sweep if p["cycles"] <= cycles]
+    return min(fits) + extra if fits else None
+
+
+def iso_cycle_sram(enzyme: list[dict[str, Any]], tapeflow: list[dict[str, Any]],
+                   own: dict[str, float], spm: int) -> dict[str, Any]:  # fmt: skip
+    """The SRAM each design needs for the same cycles, from the two L2 sweeps (no
+    threshold): the baseline's to match TapeFlow's cycles at the machine's own caches, and
+    TapeFlow's (L1 + L2 + scratchpad high-water) to match the baseline's; and, for a
+    common target (the slower of the two designs' own cycles, which both reach), each
+    design's SRAM and their ratio."""
+    target = max(own["enzyme"], own["tapeflow"])
+    e, t = sram_to_reach(enzyme, target), sram_to_reach(tapeflow, target, spm)
+    return {
+        "enzyme_sram_for_tapeflow_cycles_bytes": sram_to_reach(enzyme, own["tapeflow"]),
+        "tapeflow_sram_for_enzyme_cycles_bytes": sram_to_reach(tapeflow, own["enzyme"], spm),
+        "iso_target_cycles": target,
+        "iso_enzyme_sram_bytes": e,
+        "iso_tapeflow_sram_bytes": t,
+        "iso_ratio": _ratio(e, t) if e is not None and t is not None else None,
+    }
+
+
 def cache_needed(sweep: list[dict[str, Any]], tolerance: float = TOLERANCE) -> dict[str, Any]:
     """The smallest swept capacity whose cycles are within `tolerance` of the best."""
     if not sweep:
@@ -396,6 +439,9 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         "machine_cache_bytes": machine.l1.size + machine.l2.size,
     }
     tsweep = good.get("tapeflow", {}).get("sweep", [])
+    if sweep and tsweep and base and "tapeflow" in variants:
+        own = {"enzyme": base["cycles"], "tapeflow": variants["tapeflow"]["cycles"]}
+        sram.update(iso_cycle_sram(sweep, tsweep, own, hwm))
     if tsweep:  # --sweep-tapeflow: the whole on-chip SRAM each design needs
         tneed = cache_needed(tsweep, tolerance)
         total = tneed["cache_bytes"] + hwm
@@ -438,6 +484,7 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
         "total_energy_ratio": geomean(r.energy_ratio.get("total_pj") for r in use),
         "sram_ratio": geomean(r.sram.get("ratio") for r in use),
         "sram_total_ratio": geomean(r.sram.get("total_ratio") for r in use),
+        "sram_iso_ratio": geomean(r.sram.get("iso_ratio") for r in use),
         "inflation": geomean(r.inflation for r in use),
     }
 
@@ -587,8 +634,32 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                              f"{p['cycles'] / best:.3f}" + ("*" if c == need else ""))  # fmt: skip
             out.append(f"| {r.kernel} | " + " | ".join(cells) + " |")
         out.append("")
+    iso = [r for r in rows if r.sram.get("iso_target_cycles") is not None]
+    if iso:
+        out.append("### On-chip SRAM for the same cycles (from the L2 sweeps, no threshold)")
+        out.append("")
+        out.append("SRAM = L1 + L2 (+ the scratchpad high-water for TapeFlow); `>` = not reached "
+                   "within the sweep. Common target = the slower design's cycles at the "
+                   "machine's own caches.")  # fmt: skip
+        out.append("")
+        out.append("| kernel | Enzyme SRAM for TapeFlow's cycles | TapeFlow SRAM for Enzyme's "
+                   "cycles | target cycles | Enzyme SRAM | TapeFlow SRAM | ratio |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for r in iso:
+            s = r.sram
+
+            def reach(n: int | None) -> str:
+                return "> sweep" if n is None else fmt_bytes(n)
+
+            out.append(f"| {r.kernel} | {reach(s['enzyme_sram_for_tapeflow_cycles_bytes'])} | "
+                       f"{reach(s['tapeflow_sram_for_enzyme_cycles_bytes'])} | "
+                       f"{s['iso_target_cycles']:,.0f} | {reach(s['iso_enzyme_sram_bytes'])} | "
+                       f"{reach(s['iso_tapeflow_sram_bytes'])} | {fmt_x(s['iso_ratio'], 2)} |")
+        out.append(f"| **geomean** | | | | | | **{fmt_x(gm.get('sram_iso_ratio'), 2)}** |")
+        out.append("")
     if any(r.sweep_tapeflow for r in rows):
-        out.append("### Whole on-chip SRAM (--sweep-tapeflow): L1 + L2 needed (+ SPM)")
+        out.append("### Whole on-chip SRAM (within the tolerance of the best): L1 + L2 needed "
+                   "(+ SPM)")
         out.append("")
         out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | TapeFlow SPM | "
                    "TapeFlow total | ratio |")  # fmt: skip
@@ -611,6 +682,27 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if bad:
         out.append("")
     out.append(METRICS_DOC)
+    return "\n".join(out) + "\n"
+
+
+SUMMARY_COLUMNS = (
+    ("speedup_tapeflow", "TapeFlow speedup", 2), ("speedup_regions", "regions speedup", 2),
+    ("on_chip_energy_ratio", "on-chip energy", 2),
+    ("on_chip_memory_energy_ratio", "on-chip mem. energy", 2),
+    ("total_energy_ratio", "total energy", 2), ("sram_ratio", "SRAM ratio (tolerance)", 1),
+    ("sram_iso_ratio", "SRAM ratio (same cycles)", 2),
+)  # fmt: skip
+"""Geomeans shown side by side per machine (`summary_markdown`): key, header, digits."""
+
+
+def summary_markdown(machines: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """One row of geomeans per machine (name, `geomeans(...)`), after the per-machine tables."""
+    out = ["## Summary: geometric means per machine", ""]
+    out.append("| machine | kernels | " + " | ".join(h for _, h, _ in SUMMARY_COLUMNS) + " |")
+    out.append("|---|---:|" + "---:|" * len(SUMMARY_COLUMNS))
+    for name, gm in machines:
+        cells = " | ".join(fmt_x(gm.get(k), d) for k, _, d in SUMMARY_COLUMNS)
+        out.append(f"| `{name}` | {len(gm['kernels'])} | {cells} |")
     return "\n".join(out) + "\n"
 
 
@@ -649,8 +741,10 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
 # Plots
 
 
-def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> list[str]:
-    """speedup.png, energy.png, sram.png in `out_dir`; returns the paths."""
+def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any,
+                suffix: str = "") -> list[str]:  # fmt: skip
+    """speedup.png, energy.png, sram.png in `out_dir` (`suffix` before `.png`, e.g. the
+    machine's name); returns the paths."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -674,7 +768,7 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
     ax.set_title("Speedup (geomean over kernels that cache; ctrl = control)")
     ax.legend()
     fig.tight_layout()
-    p = f"{out_dir}/speedup.png"
+    p = f"{out_dir}/speedup{suffix}.png"
     fig.savefig(p, dpi=120)
     plt.close(fig)
     paths.append(p)
@@ -711,7 +805,7 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
         ax.legend(ncol=len(comps), fontsize=7, loc="lower right")
     axes[0].set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)")
     fig.tight_layout()
-    p = f"{out_dir}/energy.png"
+    p = f"{out_dir}/energy{suffix}.png"
     fig.savefig(p, dpi=120)
     plt.close(fig)
     paths.append(p)
@@ -729,21 +823,26 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any) -> 
     a1.set_ylabel("KiB (log)")
     a1.set_title(f"On-chip SRAM for the tape (geomean ratio {fmt_x(gm.get('sram_ratio'), 1)})")
     a1.legend(fontsize=8)
-    for r in rows:
-        if not r.sweep:
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, r in enumerate(rows):
+        base = r.variants.get("enzyme", {}).get("cycles")
+        if not r.sweep or not base:
             continue
-        best = min(p["cycles"] for p in r.sweep)
-        caps = [p["cache_bytes"] / KIB for p in r.sweep]
-        a2.plot(caps, [p["cycles"] / best for p in r.sweep], marker="o", ms=3,
-                label=r.kernel, ls="--" if r.control else "-")  # fmt: skip
-    a2.axhline(1 + TOLERANCE, color="black", lw=0.8, ls=":")
+        color = colors[i % len(colors)]
+        a2.plot([p["cache_bytes"] / KIB for p in r.sweep], [p["cycles"] / base for p in r.sweep],
+                marker="o", ms=3, color=color, label=r.kernel, ls="-")  # fmt: skip
+        hwm = r.sram["tapeflow_spm_high_water_bytes"] or 0
+        if r.sweep_tapeflow:
+            a2.plot([(p["cache_bytes"] + hwm) / KIB for p in r.sweep_tapeflow],
+                    [p["cycles"] / base for p in r.sweep_tapeflow], marker="s", ms=3,
+                    color=color, ls="--")  # fmt: skip
     a2.set_xscale("log", base=2)
-    a2.set_xlabel("L1 + L2 capacity (KiB, log)")
-    a2.set_ylabel("Enzyme-layout cycles / best")
-    a2.set_title("Enzyme-layout cache sweep (dotted: +5%)")
+    a2.set_xlabel("on-chip SRAM: L1 + L2 (+ scratchpad for TapeFlow), KiB, log")
+    a2.set_ylabel("cycles / Enzyme layout at the machine's caches")
+    a2.set_title("Cycles vs on-chip SRAM (solid: Enzyme layout, dashed: TapeFlow)")
     a2.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    p = f"{out_dir}/sram.png"
+    p = f"{out_dir}/sram{suffix}.png"
     fig.savefig(p, dpi=120)
     plt.close(fig)
     paths.append(p)

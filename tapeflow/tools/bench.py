@@ -1,7 +1,8 @@
 """`tapeflow-bench`: every benchmark kernel compiled three ways and simulated on one machine.
 
-    tapeflow-bench                          # default sizes, all kernels (~4 min, 2 cores)
+    tapeflow-bench                          # default sizes, all kernels, both machines
     tapeflow-bench --quick                  # small sizes (seconds)
+    tapeflow-bench --machine accel-salam    # one machine (a preset name or a TOML file)
     tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
     tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
 
@@ -22,7 +23,9 @@ from typing import Any
 
 _DESCRIPTION = """\
 Compiles every benchmark kernel (benchmarks/kernels, default sizes) three ways from the
-same reverse-mode AD output (tapeflow-autodiff, min-tape policy):
+same reverse-mode AD output (tapeflow-autodiff, min-tape policy), for each machine
+(default: the presets default-45nm, a CPU, and accel-salam, a gem5-SALAM-like
+accelerator cluster; one table per machine, then a summary of the geomeans):
   Enzyme layout  tapeflow-autodiff,tapeflow-lower-tape   (one DRAM array per cached value)
   regions only   tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
@@ -31,8 +34,9 @@ the kernel's own inputs, checks that the three give bit-identical gradients (eve
 argument after the run), and reports per kernel and as geometric means: speedup over the
 Enzyme layout (cycles), on-chip / on-chip-memory / total energy ratios with a breakdown
 by component, on-chip SRAM (Enzyme layout: the smallest L1+L2 of an L2 sweep whose cycles
-are within 5% of the best; TapeFlow: scratchpad high-water mark) and their ratio, tape
-bytes, tape / L2 and working-set inflation. Kernels that cache nothing (controls) are
+are within 5% of the best; TapeFlow: scratchpad high-water mark) and their ratio, the SRAM
+each design needs for the same cycles (from both designs' L2 sweeps), tape bytes, tape /
+L2 and working-set inflation. Kernels that cache nothing (controls) are
 shown but excluded from the geometric means.
 """
 
@@ -41,22 +45,24 @@ output:
   stdout     a markdown report: the main table, energy by component, the cache sweep,
              definitions (with --json -, the JSON goes to stdout and the table to stderr)
   --out DIR  results.md, results.json, speedup.png, energy.png, sram.png (default
-             bench-out/, git-ignored)
+             bench-out/, git-ignored); with several machines each plot is named
+             speedup-<machine>.png etc.; results.json holds one entry per machine
+             under "machines" and the per-machine geomeans under "summary"
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
   progress   a progress bar on stderr (tqdm), one step per compiled-and-simulated variant
 
-the cache sweep: the Enzyme layout's gradient runs once for the machine and every L2
-capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model per capacity
-hears the same run, so a point costs one cache simulation, not one execution). L1 stays
-at the machine's size. The machine is loaded once, by the driver, and every run gets
-that same description.
+the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for the machine and
+every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model per
+capacity hears the same run, so a point costs one cache simulation, not one execution).
+L1 stays at the machine's size; the default sweep is L2 = max(4 KiB, L1) doubling up to
+4 MiB. Each machine is loaded once, by the driver, and every run gets that same
+description.
 
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
 
-time: the default run takes about 4 minutes on an otherwise idle-ish 2-core machine
-(about 270 s of CPU in total, spread over --jobs workers; more under load, see
-docs/RESULTS.md); --quick a few seconds.
+time: the default run (two machines) takes several minutes on an idle 2-core machine
+(see docs/RESULTS.md for the measured time); --quick a few seconds per machine.
 
 exit status: 0 when every variant ran and every kernel's gradients are bit-identical
 across the three variants; 1 otherwise (the table marks the kernel, the reason is
@@ -87,8 +93,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write the JSON results to FILE ('-': stdout)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    p.add_argument("--machine", metavar="M.toml", default=None,
-                   help="machine overrides (TOML, same layout as hwmodel/defaults.toml)")
+    p.add_argument("--machine", action="append", default=None, metavar="NAME|M.toml",
+                   help="a machine: a preset name (default-45nm, accel-salam, dram-hbm2, ...) or "
+                   "a TOML file with the keys to change from hwmodel/defaults.toml; repeat "
+                   "it or give A,B for several, 'all' for every machine of the default run "
+                   "(default: default-45nm and accel-salam)")  # fmt: skip
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one machine key, e.g. l2.size=524288 (repeatable)")
     p.add_argument("--spm-bytes", type=int, default=None, metavar="N",
@@ -98,13 +107,13 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=2, metavar="D",
                    help="TapeFlow's tile buffers / prefetch depth (2: double buffering)")
     p.add_argument("--sweep", metavar="KIB,...", default=None,
-                   help="L2 capacities in KiB for the Enzyme-layout sweep "
-                   "(default 32,64,128,256,512,1024,2048,4096; powers of two; 'none' "
-                   "disables it); the machine's own L2 is always included")  # fmt: skip
-    p.add_argument("--sweep-tapeflow", action="store_true",
+                   help="L2 capacities in KiB for the cache sweeps (default: max(4 KiB, L1) "
+                   "doubling up to 4096; powers of two; 'none' disables it); each machine's "
+                   "own L2 is always included")  # fmt: skip
+    p.add_argument("--sweep-tapeflow", action=argparse.BooleanOptionalAction, default=True,
                    help="also sweep TapeFlow's L2 (same run, one more cache simulation per "
-                   "point) and report the whole on-chip SRAM each design needs: L1 + L2 "
-                   "needed (+ the scratchpad for TapeFlow)")  # fmt: skip
+                   "point; on by default): the SRAM each design needs for the same cycles, "
+                   "and L1 + L2 needed (+ the scratchpad for TapeFlow)")  # fmt: skip
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PCT",
                    help="'cache needed' = smallest capacity within PCT%% of the best (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kernels' inputs (0)")
@@ -128,13 +137,13 @@ def _kernel_list(text: str | None, known: Sequence[str]) -> list[str]:
 
 
 def _sweep_list(text: str | None, machine: Any) -> list[int]:
-    from tapeflow.bench import DEFAULT_SWEEP
+    from tapeflow.bench import default_sweep
     from tapeflow.diagnostics import ToolError
 
     if text is not None and text.strip().lower() == "none":
         return []
     if text is None:
-        caps = list(DEFAULT_SWEEP)
+        caps = default_sweep(machine)
     else:
         caps = []
         for part in text.split(","):
@@ -161,13 +170,27 @@ def _progress(total: int, enabled: bool) -> Any:
                 desc="tapeflow-bench")  # fmt: skip
 
 
+def _machine_list(values: Sequence[str] | None) -> list[str]:
+    """`--machine` values (repeated, or A,B; 'all' = the default run's machines)."""
+    from tapeflow.bench import MACHINES
+
+    names: list[str] = []
+    for value in values or ["all"]:
+        for part in value.split(","):
+            part = part.strip()
+            if part:
+                names.extend(MACHINES if part == "all" else [part])
+    return list(dict.fromkeys(names))
+
+
 def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -> str:
     from tapeflow.bench import fmt_bytes
+    from tapeflow.hwmodel.config import DEFAULT_MACHINE
 
     m = machine.raw
     parts = [
         f"`{m.get('meta', {}).get('name', '?')}` (hwmodel/defaults.toml"
-        + (f" + {machine_file}" if machine_file else "")
+        + (f" + {machine_file}" if machine_file and machine_file != DEFAULT_MACHINE else "")
         + "".join(f" + --set {s}" for s in sets) + ")",
         f"{m['core']['clock_ghz']} GHz {m['core']['issue_width']}-wide core",
         f"L1 {fmt_bytes(machine.l1.size)} {machine.l1.assoc}-way",
@@ -175,7 +198,8 @@ def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -
         f"stride prefetcher {'on' if m['prefetch']['enabled'] else 'off'}",
         f"SPM {fmt_bytes(machine.spm_size)} ({machine.spm_access_energy_pj:.1f} pJ/64 b)",
         f"DRAM {m['dram']['bandwidth']} B/cycle, {m['dram']['latency']} cycles, "
-        f"{m['dram']['energy_pj_per_byte']} pJ/B",
+        f"{m['dram']['energy_pj_per_byte']} pJ/B, shared by cache lines and DMA",
+        f"memory terms overlap: {m['core']['overlap']}",
         f"DMA setup {m['dma']['setup']} cycles, {m['dma']['in_flight']} in flight",
     ]
     return "; ".join(parts)
@@ -233,34 +257,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         size = args.size or ("small" if args.quick else "default")
         names = _kernel_list(args.kernels, list(KERNELS))
-        machine = load_machine(args.machine, args.set)
-        sweep = _sweep_list(args.sweep, machine)
-        for cap in sweep:  # validate every sweep point before running anything
-            bench.machine_from_raw(machine.raw, cap)
         if args.jobs < 1:
             raise ToolError("--jobs must be >= 1")
         if args.tolerance < 0:
             raise ToolError("--tolerance must be >= 0")
-        spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
-        if spm_bytes > machine.spm_size:
-            raise ToolError(f"--spm-bytes {spm_bytes} exceeds the machine's spm.size "
-                            f"{machine.spm_size}")  # fmt: skip
         from tapeflow.transforms.layers import check_options
 
-        try:
-            check_options("tapeflow", spm_bytes=(spm_bytes, 1), depth=(args.depth, 1),
-                          tile_bytes=(args.tile_bytes, 0))  # type: ignore[arg-type]  # fmt: skip
-        except Exception as e:
-            raise ToolError(str(e)) from None
+        setups = []  # (label, machine, sweep, spm_bytes) per machine
+        for label in _machine_list(args.machine):
+            machine = load_machine(label, args.set)
+            sweep = _sweep_list(args.sweep, machine)
+            for cap in sweep:  # validate every sweep point before running anything
+                bench.machine_from_raw(machine.raw, cap)
+            spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
+            if spm_bytes > machine.spm_size:
+                raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
+                                f"{machine.spm_size} of machine {label}")  # fmt: skip
+            try:
+                check_options("tapeflow", spm_bytes=(spm_bytes, 1), depth=(args.depth, 1),
+                              tile_bytes=(args.tile_bytes, 0))  # type: ignore[arg-type]  # fmt: skip
+            except Exception as e:
+                raise ToolError(str(e)) from None
+            setups.append((label, machine, sweep, spm_bytes))
         out_dir = Path(args.out)
         out_dir.mkdir(parents=True, exist_ok=True)
 
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
     jobs = [
-        bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, spm_bytes=spm_bytes,
-                  tile_bytes=args.tile_bytes,
+        bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
+                  spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
                   seed=args.seed, backend=args.backend)
+        for label, machine, sweep, spm_bytes in setups
         for n in names
         for v in bench.VARIANTS
     ]
@@ -269,44 +297,65 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = run_jobs(jobs, args.jobs, not args.no_progress)
     wall = time.perf_counter() - t0
 
-    by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
-    for r in results:
-        by_kernel[r["kernel"]][r["variant"]] = r
-    tol = args.tolerance / 100.0
-    rows = [bench.summarize_kernel(n, size, by_kernel[n], machine, tol) for n in names]
-    gm = bench.geomeans(rows)
-    header = {
-        "command": "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv)),
+    command = "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv))
+    common = {
+        "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "wall_s": wall,
         "jobs": min(args.jobs, len(jobs)),
         "size": size,
-        "machine_name": machine.raw.get("meta", {}).get("name", "?"),
-        "machine_desc": _machine_desc(machine, args.machine, args.set),
-        "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                             args.depth),
-        "sweep": sweep,
-        "tolerance": tol,
+        "machines": [label for label, *_ in setups],
+        "tolerance": args.tolerance / 100.0,
         "cpu_s": sum(r.get("cpu_s") or 0.0 for r in results),
         "commit": _git_commit(),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
-    text = bench.markdown(rows, gm, machine, size=size, header=header)
-    data = bench.to_json(rows, gm, header, machine)
-    data["runs"] = [
-        {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                               "compile_s", "error")}
-        for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
-    ]
-    blob = json.dumps(data, indent=1, default=_json_default)
+    texts: list[str] = []
+    per_machine: list[dict[str, Any]] = []
+    summary: list[tuple[str, dict[str, Any]]] = []
+    failed = []
+    several = len(setups) > 1
+    for label, machine, sweep, spm_bytes in setups:
+        by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
+        for r in results:
+            if r["machine"] == label:
+                by_kernel[r["kernel"]][r["variant"]] = r
+        rows = [bench.summarize_kernel(n, size, by_kernel[n], machine, common["tolerance"])
+                for n in names]  # fmt: skip
+        gm = bench.geomeans(rows)
+        header = {
+            **common,
+            "machine_name": machine.raw.get("meta", {}).get("name", "?"),
+            "machine_desc": _machine_desc(machine, label, args.set),
+            "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
+                                                 args.depth),
+            "sweep": sweep,
+        }
+        texts.append(bench.markdown(rows, gm, machine, size=size, header=header))
+        data = bench.to_json(rows, gm, header, machine)
+        data["runs"] = [
+            {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
+                                   "compile_s", "error")}
+            for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
+            if r["machine"] == label
+        ]
+        per_machine.append(data)
+        summary.append((header["machine_name"], gm))
+        if not args.no_plots:
+            try:
+                bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
+            except ImportError as e:
+                print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
+        failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
+    if several:
+        texts.append(bench.summary_markdown(summary))
+    text = "\n".join(texts)
+    blob = json.dumps({"header": common, "machines": per_machine,
+                       "summary": {name: gm for name, gm in summary}},
+                      indent=1, default=_json_default)  # fmt: skip
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(blob + "\n")
-    if not args.no_plots:
-        try:
-            bench.write_plots(rows, gm, out_dir)
-        except ImportError as e:
-            print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
         sys.stdout.write(blob + "\n")
@@ -314,20 +363,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text)
         if args.json:
             Path(args.json).write_text(blob + "\n")
-    failed = [r for r in rows if not r.grads_ok]
-    for r in failed:
+    for label, r, by_kernel in failed:
+        where = f"{label}: {r.kernel}" if several else r.kernel
         for e in r.errors:
             tb = next((x.get("traceback") for x in by_kernel[r.kernel].values()
                        if x.get("error") and e.endswith(x["error"])), None)  # fmt: skip
-            print(f"error: {r.kernel}: {e}", file=sys.stderr)
+            print(f"error: {where}: {e}", file=sys.stderr)
             if tb and os.environ.get("TAPEFLOW_BENCH_TRACEBACK"):
                 print(tb, file=sys.stderr)
         if not r.errors:
-            print(f"error: {r.kernel}: gradients differ across variants: "
+            print(f"error: {where}: gradients differ across variants: "
                   + "; ".join(r.grad_notes), file=sys.stderr)  # fmt: skip
     if failed:
         print(f"error: {len(failed)} kernel(s) failed the check: "
-              f"{', '.join(r.kernel for r in failed)}", file=sys.stderr)  # fmt: skip
+              f"{', '.join(r.kernel for _, r, _ in failed)}", file=sys.stderr)  # fmt: skip
         return 1
     return 0
 
