@@ -623,7 +623,7 @@ class HardwareModel(Interpreter.Listener):
             k[L1_FILL] - k0[L1_FILL] + k[L1_WB] - k0[L1_WB],
             k[DRAM_RD] - k0[DRAM_RD] + k[DRAM_WR] - k0[DRAM_WR],
             k[DRAM_DEMAND_RD] - k0[DRAM_DEMAND_RD],
-            k[L1_ACC] - k0[L1_ACC],
+            (k[L1_ACC] - k0[L1_ACC], k[L1_ACC]),
             [k[PF_DIST + b] - k0[PF_DIST + b] for b in range(PF_BINS)],
             self._closed["T_core"] + self.counts.dma_stall,
         )
@@ -699,12 +699,13 @@ class HardwareModel(Interpreter.Listener):
 
     def _terms(
         self, op_counts: list[int], loads: int, stores: int, l1_lines: int, dram_lines: int,
-        demand: int, accesses: int, distances: list[int], now0: float,
+        demand: int, accesses: tuple[int, int], distances: list[int], now0: float,
     ) -> tuple[float, ...]:  # fmt: skip
         """The T_* terms of the module docstring (in `_TERMS` order) for one phase's counts:
         ops per class, core loads and stores, L1 fills + write-backs, DRAM lines read +
-        written, demand DRAM misses, cache accesses, the prefetch-distance histogram of the
-        phase's first demand hits on prefetched lines, and the phase's start time."""
+        written, demand DRAM misses, cache accesses (the phase's, the run's so far), the
+        prefetch-distance histogram of the phase's first demand hits on prefetched lines,
+        and the phase's start time."""
         slots = fp_slots = div_slots = 0.0
         for n, cyc, port in zip(op_counts, self._cycles, self._port):
             if not n:
@@ -726,11 +727,13 @@ class HardwareModel(Interpreter.Listener):
         else:
             t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
         # Late prefetches: a line requested d accesses before its demand had about
-        # d * (this phase's cycles per access) to arrive; the rest of the DRAM latency is
-        # charged like an exposed miss (bins give the smallest d of their range).
+        # d * (cycles per access) to arrive: the phase's rate, or the run's so far when
+        # larger (the request may lie in an earlier, slower phase). The rest of the DRAM
+        # latency is charged like an exposed miss (bins give the smallest d of their range).
         t_late = 0.0
-        if accesses and any(distances):
-            per_access = t_core / accesses
+        if accesses[0] and any(distances):
+            per_access = max(t_core / accesses[0],
+                             (self._closed["T_core"] + t_core) / accesses[1])  # fmt: skip
             lat = self._dram_lat
             for n, d in zip(distances, self._bin_distance):
                 if n:
