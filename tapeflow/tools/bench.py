@@ -376,7 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   + "; ".join(r.grad_notes), file=sys.stderr)  # fmt: skip
     if failed:
         print(f"error: {len(failed)} kernel(s) failed the check: "
-              f"{', '.join(r.kernel for _, r, _ in failed)}", file=sys.stderr)  # fmt: skip
+              f"{', '.join(f'{m}/{r.kernel}' if several else r.kernel for m, r, _ in failed)}",
+              file=sys.stderr)  # fmt: skip
         return 1
     return 0
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tapeflow import bench
+from tapeflow.hwmodel.config import load_machine
 
 COLUMNS = (
     "kernel", "tape (Enzyme)", "tape / L2", "inflation", "Enzyme cycles", "regions speedup",
@@ -32,7 +33,7 @@ def quick_run(
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
-                  "--sweep-tapeflow", "--out", str(out / "o"),
+                  "--machine", "all", "--out", str(out / "o"),
                   "--json", str(out / "r.json"))  # fmt: skip
     return out, proc
 
@@ -57,10 +58,20 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert "pairwise" in text
     assert "last-level cache" in text
     assert "(2 kernels)" in table[-1]
+    assert "machine `default-45nm`" in text and "machine `accel-salam`" in text
     assert table[-1].startswith("| **geomean**")
 
-    data = json.loads((out / "r.json").read_text())
-    assert data == json.loads((out / "o" / "results.json").read_text())
+    everything = json.loads((out / "r.json").read_text())
+    assert everything == json.loads((out / "o" / "results.json").read_text())
+    assert everything["header"]["machines"] == list(bench.MACHINES)
+    assert [d["header"]["machine_name"] for d in everything["machines"]] == list(bench.MACHINES)
+    assert set(everything["summary"]) == set(bench.MACHINES)
+    # One table per machine, then the summary with one row per machine.
+    assert text.count("| kernel | tape (Enzyme) |") == len(bench.MACHINES)
+    summary = text[text.index("## Summary"):].splitlines()
+    assert [line.split("|")[1].strip() for line in summary if line.startswith("| `")] == [
+        f"`{m}`" for m in bench.MACHINES]
+    data = everything["machines"][0]
     kernels = {k["kernel"]: k for k in data["kernels"]}
     assert set(kernels) == {"gemm", "softmax_ce", "pairwise"}
     assert all(k["gradients_identical"] for k in kernels.values())
@@ -77,11 +88,18 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(bench.DEFAULT_SWEEP)
     assert g["sram"]["tapeflow_total_needed_bytes"] == (
         g["sram"]["tapeflow_cache_needed_bytes"] + g["sram"]["tapeflow_spm_high_water_bytes"])
+    assert g["sram"]["iso_ratio"] == pytest.approx(
+        g["sram"]["iso_enzyme_sram_bytes"] / g["sram"]["iso_tapeflow_sram_bytes"])
     assert "### Whole on-chip SRAM" in text
+    assert "### On-chip SRAM for the same cycles" in text
     assert all(r["path"] == "fast" for r in data["runs"])
-    for png in ("speedup.png", "energy.png", "sram.png"):
-        path = out / "o" / png
-        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+    accel = {k["kernel"]: k for k in everything["machines"][1]["kernels"]}
+    assert {p["l2_bytes"] for p in accel["gemm"]["sweep"]} == set(
+        bench.default_sweep(load_machine("accel-salam")))
+    for m in bench.MACHINES:
+        for png in ("speedup", "energy", "sram"):
+            path = out / "o" / f"{png}-{m}.png"
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
     assert (out / "o" / "results.md").read_text() == proc.stdout
 
 
@@ -200,11 +218,12 @@ def test_gradient_mismatch_fails_loudly(
 
     monkeypatch.setattr(bench, "run_job", corrupt)
     status = cli.main(["--quick", "--kernels", "gemm", "--jobs", "1", "--no-progress",
-                       "--no-plots", "--sweep", "none", "--out", str(tmp_path)])  # fmt: skip
+                       "--no-plots", "--sweep", "none", "--machine", "default-45nm",
+                       "--out", str(tmp_path)])  # fmt: skip
     out, err = capsys.readouterr()
     assert status == 1
     assert "| **DIFFER** |" in out
     assert "tapeflow: dA differs from the Enzyme layout's in 1 of 15 elements" in out
     assert "error: gemm: gradients differ across variants" in err
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["kernels"][0]["gradients_identical"] is False
+    assert data["machines"][0]["kernels"][0]["gradients_identical"] is False
