@@ -29,20 +29,35 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
 
 Timing (all in core cycles; N are counts, B bytes; the report prints every term):
 
-    T_OL   = max(N_slots / issue_width, N_fp_slots / fp_ports)            (arithmetic)
+    T_OL   = max(N_slots / issue_width, N_fp_slots / fp_ports,
+                 N_div_cycles / div_ports)                              (arithmetic)
+             (an op on port "div" takes one issue slot and `cycles` of a divider)
     T_nOL  = max(N_loads / load_ports, N_stores / store_ports)            (L1/SPM ports)
     T_L2   = (N_L1_fills + N_L1_writebacks) * line / BW_L2                (L1 <-> L2 lines)
-    T_DRAM = (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM  (L2 <-> DRAM)
+    T_DRAM = time from the phase's start until the ONE DRAM channel has given the phase
+             (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM of transfer
+             time: DMA transfers (scheduled when issued) hold the channel during their
+             data time, and the cache's lines use the gaps       (L2 <-> DRAM, shared)
     T_exp  = N_demand_DRAM_misses * lat_DRAM / MLP     (misses the prefetcher did not cover)
-    T_phase = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp                    (ECM-style)
+    T_late = sum over the phase's first demand hits on lines a prefetch brought from DRAM
+             of max(0, lat_DRAM - d * r) / MLP, d = accesses between the prefetch request
+             and the demand (a histogram bin's smallest d, hwmodel/cache.py), r = cycles
+             per cache access (the phase's, or the run's so far when larger)
+    T_phase = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp + T_late   (core.overlap = "sum",
+                                                                   ECM-style)
+    T_phase = max(T_OL, T_nOL, T_L2, T_DRAM) + T_exp + T_late     (core.overlap = "max")
     T_core = sum over phases of T_phase
     DMA i:  T_dma(i) = setup + ceil(B_i / request) * request / BW_dma,
             BW_dma = min(BW_DRAM, spm_port)   (the report names the one that binds)
             a transfer issued at core time t starts its setup once one of the `in_flight`
             slots is free, and moves data once the previous transfer's data is done
-            (one data pipe); it ends at end_i.
+            (one data pipe: the DRAM channel); it ends at end_i. Issuing it costs the
+            `dma` op class's issue slots (stream.commit/stream.prefetch).
     stall at an acquire/wait of transfer i at core time now:  max(0, end_i - now)
     T      = T_core + sum(stalls) + T_drain,  T_drain = max(0, last end_i - (T_core+stalls))
+
+Since phases, stalls and the drain do not overlap in time, and the channel carries DMA
+data and cache lines one at a time, T >= (all DRAM bytes) / BW_DRAM.
 
 Phases: the counts of a phase are timed by the T_phase equation, so work in one phase
 cannot overlap port or memory time spent in another. A phase closes
@@ -59,16 +74,29 @@ stalls so far (the cache batch is flushed first), so a DMA overlaps exactly the 
 the program does between issuing it and waiting for it. The compiled fast path ends
 phases at the same ops with the same counts (`hwmodel/fastsim.py`).
 
-Simplifications (stated, not hidden): DMA and cache traffic do not contend for DRAM
-bandwidth; a prefetched line counts as a hit however late it would arrive; L1/L2/SPM hit
-latencies are taken as hidden by the out-of-order core (only port and bandwidth limits
-and uncovered DRAM misses cost time); freed buffers' addresses are not reused; no
-leakage energy; no register-file or instruction-overhead energy unless configured.
+Simplifications (stated, not hidden; they do not all favour one design):
+- DMA goes first on the DRAM channel: a transfer's data time is reserved when it is
+  issued, and later cache lines wait (a real controller would interleave them); the
+  channel's request slots are not modelled beyond that (no bank or row-buffer timing).
+  This favours TapeFlow (its DMA is never delayed by cache lines).
+- A late prefetch's distance is counted in cache accesses and turned into time with an
+  average rate, not the exact cycle of the request (either way).
+- L1/L2/SPM hit latencies are taken as hidden by the out-of-order core (only port and
+  bandwidth limits and uncovered DRAM misses cost time); op latencies likewise (only
+  throughput is charged, e.g. the divider's `cycles`). This favours the cached baseline,
+  most on accel-salam, whose cluster cache takes 20 cycles per lookup.
+- With core.overlap = "sum" (the CPU preset), memory terms add up within a phase
+  (ECM-style), which charges cached traffic more than "max" would, while DMA overlaps
+  the core fully (up to its stalls): this favours TapeFlow; accel-salam uses "max".
+- Freed buffers' addresses are not reused; no leakage energy, no register-file or
+  instruction-overhead energy unless configured.
 
 Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
             + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine,
 where a core access is one word access, and a line moved in or out of a level is
-line/8 word accesses at that level (hwmodel/report.py lists which counts feed each term).
+line/8 word accesses at that level (hwmodel/report.py lists which counts feed each term);
+e_L1/e_L2 scale with the level's capacity by the scratchpad's law
+(`Machine.cache_access_energy_pj`).
 """
 
 from __future__ import annotations

@@ -45,8 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--entry", "-e", metavar="NAME", help="the function to run")
     parser.add_argument(
         "--machine",
-        metavar="M.toml",
-        help="machine overrides (TOML file), or a packaged preset by name: dram-lpddr4, "
+        metavar="NAME|M.toml",
+        help="machine overrides (TOML file), or a packaged preset by name: default-45nm (the "
+        "defaults), accel-salam (a gem5-SALAM-like accelerator cluster), dram-lpddr4, "
         "dram-gddr5, dram-hbm2, dram-ddr3",
     )
     parser.add_argument(
