@@ -640,6 +640,19 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                              f"{p['cycles'] / best:.3f}" + ("*" if c == need else ""))  # fmt: skip
             out.append(f"| {r.kernel} | " + " | ".join(cells) + " |")
         out.append("")
+    both = [r for r in rows if r.sweep and r.sweep_tapeflow]
+    if both:
+        out.append("### TapeFlow speedup at each L2 capacity (both designs with that L2)")
+        out.append("")
+        out.append("| kernel | " + " | ".join(fmt_bytes(c) for c in sweep_caps) + " |")
+        out.append("|---|" + "---:|" * len(sweep_caps))
+        for r in both:
+            e = {p["l2_bytes"]: p["cycles"] for p in r.sweep}
+            t = {p["l2_bytes"]: p["cycles"] for p in r.sweep_tapeflow}
+            out.append(f"| {r.kernel} | " + " | ".join(
+                fmt_x(_ratio(e[c], t[c])) if c in e and c in t else "-" for c in sweep_caps
+            ) + " |")  # fmt: skip
+        out.append("")
     iso = [r for r in rows if r.sram.get("iso_target_cycles") is not None]
     if iso:
         out.append("### On-chip SRAM for the same cycles (from the L2 sweeps, no threshold)")
