@@ -69,7 +69,8 @@ Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/r
 - SRAM for the same cycles (no threshold): from both designs' L2 sweeps, the smallest
   on-chip SRAM (L1 + L2, plus the scratchpad high-water for TapeFlow) whose cycles are <=
   the other design's cycles at the machine's own caches; and, for a common target (the
-  slower design's own cycles, which both reach), each design's SRAM and their ratio.
+  faster design's own cycles), each design's SRAM and their ratio (none where a design
+  does not reach the target within the sweep; the geomean skips those kernels).
 - cache needed (Enzyme layout): L1 + L2 at the smallest L2 capacity of the sweep whose
   cycles are within 5% of the best swept cycles (L1 stays at the machine's size: it exists
   in both designs; the L2 is what the tape streams through). TapeFlow SPM = the
@@ -338,9 +339,10 @@ def iso_cycle_sram(enzyme: list[dict[str, Any]], tapeflow: list[dict[str, Any]],
     """The SRAM each design needs for the same cycles, from the two L2 sweeps (no
     threshold): the baseline's to match TapeFlow's cycles at the machine's own caches, and
     TapeFlow's (L1 + L2 + scratchpad high-water) to match the baseline's; and, for a
-    common target (the slower of the two designs' own cycles, which both reach), each
-    design's SRAM and their ratio."""
-    target = max(own["enzyme"], own["tapeflow"])
+    common target (the FASTER of the two designs' own cycles), each design's SRAM and
+    their ratio. A design that does not reach the target within the sweep gives None
+    (and the ratio None: it is only bounded by the sweep)."""
+    target = min(own["enzyme"], own["tapeflow"])
     e, t = sram_to_reach(enzyme, target), sram_to_reach(tapeflow, target, spm)
     return {
         "enzyme_sram_for_tapeflow_cycles_bytes": sram_to_reach(enzyme, own["tapeflow"]),
@@ -657,9 +659,11 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if iso:
         out.append("### On-chip SRAM for the same cycles (from the L2 sweeps, no threshold)")
         out.append("")
-        out.append("SRAM = L1 + L2 (+ the scratchpad high-water for TapeFlow); `>` = not reached "
-                   "within the sweep. Common target = the slower design's cycles at the "
-                   "machine's own caches.")  # fmt: skip
+        out.append("SRAM = L1 + L2 (+ the scratchpad high-water for TapeFlow); `> sweep` = not "
+                   "reached within the sweep. Common target = the faster design's cycles at "
+                   "the machine's own caches; the ratio (Enzyme SRAM / TapeFlow SRAM) is "
+                   "missing where a design does not reach it, and the geomean is over the "
+                   "kernels that have one.")  # fmt: skip
         out.append("")
         out.append("| kernel | Enzyme SRAM for TapeFlow's cycles | TapeFlow SRAM for Enzyme's "
                    "cycles | target cycles | Enzyme SRAM | TapeFlow SRAM | ratio |")
