@@ -300,3 +300,24 @@ def test_sram_for_the_same_cycles():
     r = bench.iso_cycle_sram(enzyme, tapeflow, {"enzyme": 120.0, "tapeflow": 150.0}, spm=0)
     assert r["iso_target_cycles"] == 120.0
     assert r["iso_ratio"] == pytest.approx(4096 / 2048)  # 4 KiB reach 120; 2 KiB reach 110
+
+
+# -- the compiled fast path stays identical on both presets ------------------------------
+
+
+@pytest.mark.parametrize("name", MACHINES)
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+def test_fast_path_identical_on_the_presets(name: str, variant: str):
+    """Shared DRAM, late prefetches, the divider and DMA issue slots are model state the
+    fast path drives through the same `HardwareModel`: reports stay identical."""
+    from test_compiled_sim import assert_identical
+
+    machine = load_machine(name)
+    job = bench.Job(kernel="mass_spring", variant=variant, size="small", machine=machine.raw,
+                    spm_bytes=1024)  # fmt: skip
+    module = bench.build_module(job)
+    ref, _ = assert_identical(module, bench.kernels()["mass_spring"].grad_entry,
+                              bench.kernel_arguments("mass_spring", "small"), machine,
+                              fast_batch=97)  # fmt: skip
+    if variant == "tapeflow":
+        assert ref.report["dma"]["transfers"] > 0
