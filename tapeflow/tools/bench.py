@@ -274,8 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
                                 f"{machine.spm_size} of machine {label}")  # fmt: skip
             try:
-                check_options("tapeflow", spm_bytes=(spm_bytes, 1), depth=(args.depth, 1),
-                              tile_bytes=(args.tile_bytes, 0))  # type: ignore[arg-type]  # fmt: skip
+                check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
+                              depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
             except Exception as e:
                 raise ToolError(str(e)) from None
             setups.append((label, machine, sweep, spm_bytes))
