@@ -27,6 +27,7 @@ None of these ops is `Pure`: they have effects on the cache, so `dce`, `cse` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Generic
 
 from typing_extensions import TypeVar
@@ -45,6 +46,8 @@ from xdsl.irdl import (
     opt_prop_def,
     result_def,
 )
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 _T = TypeVar("_T", bound=Attribute, covariant=True, default=Attribute)
@@ -60,6 +63,25 @@ class CacheType(ParametrizedAttribute, TypeAttribute, Generic[_T]):
 
     def __init__(self, element_type: _T):
         super().__init__(element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        # xDSL's generic parser reports a wrong parameter count as zip()'s message.
+        start = parser.pos
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.ANGLE, parser.parse_type, " in tape.cache"
+        )
+        if len(types) != 1:
+            parser.raise_error(
+                f"!tape.cache takes one element type (e.g. !tape.cache<f64>), got {len(types)}",
+                start,
+                parser.pos,
+            )
+        return tuple(types)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element_type)
 
     @staticmethod
     def constr(element: AttrConstraint = AnyAttr()) -> ParamAttrConstraint:
@@ -141,6 +163,19 @@ class FreeOp(IRDLOperation):
 
     def __init__(self, cache: SSAValue):
         super().__init__(operands=[cache])
+
+    def verify_(self) -> None:
+        # Freeing twice is a double free of the lowered buffer. (A free inside a loop
+        # is a dataflow question left to the runtime.)
+        frees = {use.operation for use in self.cache.uses if isinstance(use.operation, FreeOp)}
+        if len(frees) < 2:
+            return
+        top = self
+        while (parent := top.parent_op()) is not None:
+            top = parent
+        first = next(op for op in top.walk() if op in frees)
+        if first is not self:
+            raise VerifyException("frees a cache that another tape.free already freed")
 
 
 Tape = Dialect("tape", [InitOp, PushOp, PopOp, FreeOp], [CacheType])

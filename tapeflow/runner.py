@@ -40,6 +40,7 @@ an `InterpretationError` whose message starts with the failing op's `file:line:c
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import ToolError, op_error, parse_module
+from tapeflow.diagnostics import ToolError, op_error, parse_module, verify_module
 
 __all__ = [
     "RunResult",
@@ -111,7 +112,7 @@ def load_module(text: str, name: str = "<stdin>", ctx: Context | None = None) ->
     from tapeflow.registry import make_context
 
     module = parse_module(ctx or make_context(), text, name)
-    module.verify()
+    verify_module(module)
     return module
 
 
@@ -196,6 +197,8 @@ def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: in
     dt = _dtype(el_type, bw)
     if arr.dtype == dt:
         return arr
+    if arr.dtype.kind not in "biuf":
+        raise ToolError(f"argument {position} ({memref_type}) needs real numbers, got {arr.dtype}")
     if dt.kind in "iub" and arr.dtype.kind not in "iub":
         raise ToolError(f"argument {position} ({memref_type}) needs integer data, got {arr.dtype}")
     converted = arr.astype(dt)
@@ -298,7 +301,9 @@ def make_arguments(
         if isinstance(t, MemRefType):
             if p in by_position:
                 values.append(_check_array(p, by_position[p], t, index_bitwidth))
-            elif p in zero:
+                continue
+            _check_size(func_op, p, t, index_bitwidth)
+            if p in zero:
                 values.append(
                     np.zeros(
                         _static_shape(p, t), dtype=_dtype(t.get_element_type(), index_bitwidth)
@@ -359,6 +364,27 @@ def _static_shape(position: int, t: MemRefType[Any]) -> list[int]:
     return shape
 
 
+def _check_size(func_op: func.FuncOp, position: int, t: MemRefType[Any], bw: int) -> None:
+    """A ToolError at `func_op`, before NumPy tries, when argument `position` (a memref
+    to allocate) cannot fit in memory."""
+    shape = t.get_shape()
+    if any(d < 0 for d in shape):
+        return  # no size: reported by the fill
+    nbytes = math.prod(shape) * _dtype(t.get_element_type(), bw).itemsize
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        memory = 1 << 40
+    if nbytes > memory:
+        raise ToolError(
+            op_error(
+                func_op,
+                f"argument {position} ({t}) is too large: it needs {nbytes} bytes and this "
+                f"machine has {memory} bytes of memory",
+            )
+        )
+
+
 def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
     from tapeflow.interpreters.extra_ops import round_float
 
@@ -366,6 +392,8 @@ def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
         raw = raw.item()
     if isinstance(raw, np.generic):
         raw = raw.item()
+    if isinstance(raw, complex):
+        raise ToolError(f"an argument of type {t} cannot take the complex value {raw!r}")
     if isinstance(raw, str):
         return parse_scalar(raw, t, bw)
     if _is_float(t) and isinstance(raw, int | float) and not isinstance(raw, bool):
@@ -429,9 +457,20 @@ class _OpStack(Interpreter.Listener):
 _LOCATED = re.compile(r"^\S+:\d+:\d+: ")  # the message already names its op
 
 
+# xDSL 0.74's interpreter checks these divisors with a bare `assert rhs != 0` (the only
+# other assert there is on the result type, which the verifier guarantees).
+_ASSERTION_MEANING = dict.fromkeys(
+    ["arith.divsi", "arith.remsi", "arith.floordivsi"], "integer division by zero"
+)
+
+
 def _runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
     message = str(error)
-    if not isinstance(error, InterpretationError) or not message:
+    if isinstance(error, AssertionError) and stack and stack[-1].name in _ASSERTION_MEANING:
+        message = _ASSERTION_MEANING[stack[-1].name]
+    elif isinstance(error, MemoryError):
+        message = "out of memory"
+    elif not isinstance(error, InterpretationError) or not message:
         detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
         message = f"runtime error: {detail}"
     if stack and not _LOCATED.match(message):

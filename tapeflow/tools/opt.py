@@ -5,24 +5,48 @@ Differences from `xdsl-opt`, each for an mlir-opt user's expectations:
   `-p tapeflow-regions,tapeflow-layers{spm-bytes=4096}`, in command-line order, merged
   with any `-p`.
 - errors are `error: file:line:col: ...` on stderr with exit code 1, never a traceback;
+  pass options are checked before anything runs, in the spelling typed and at the
+  `pass-pipeline:1:col` of the mistake (no `true` for an integer, no option twice);
 - output is buffered, so a failure writes nothing (no half-written `-o` file);
-- every op carries its source location, so pass diagnostics can point at the input.
+- every op carries its source location, so pass diagnostics can point at the input;
+- any file name is read as MLIR, as mlir-opt does.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import difflib
 import io
+import re
 import sys
+import time
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, Any, get_type_hints
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, get_pass_option_infos
+from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
+from xdsl.printer import Printer
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    PipelineLexer,
+    SpecTokenKind,
+    _convert_arg_to_type,  # pyright: ignore[reportPrivateUsage]
+    parse_pipeline,
+)
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, PassFailedException
+from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tapeflow import registry
-from tapeflow.diagnostics import LocatingParser, report_errors
+from tapeflow.diagnostics import (
+    LocatingParser,
+    ToolError,
+    decode_source,
+    read_source,
+    report_errors,
+    verify_module,
+)
 
 
 class _Buffer(io.StringIO):
@@ -51,6 +75,7 @@ class TapeFlowOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.error = _usage_error  # type: ignore[method-assign]
         arg_parser.epilog = _passes_help(self.available_passes)
         arg_parser.add_argument(
             "--verify-upstream",
@@ -58,17 +83,63 @@ class TapeFlowOptMain(xDSLOptMain):
             help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
 
+    def setup_pipeline(self) -> None:
+        self.pass_locations: list[str] = []
+        self._next_pass = 0
+        self._pass_start = time.perf_counter()
+        passes = []
+        for spec in check_pipeline(self.args.passes, self.available_passes):
+            passes.append(spec.build(self.available_passes))
+            self.pass_locations.append(spec.location)
+        self.pipeline = PassPipeline(tuple(passes), self._between_passes)
+
+    def _between_passes(
+        self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+    ) -> None:
+        """xDSL's callback, with `verify_module` for located verifier errors."""
+        if self.args.time_passes and previous is not None:
+            print(f"Pass {previous.name} took {time.perf_counter() - self._pass_start} seconds")
+        if not self.args.disable_verify:
+            verify_module(module)
+        if previous and following and self.args.print_between_passes:
+            print(f"IR after {previous.name}:")
+            Printer(stream=sys.stdout).print_op(module)
+            print("\n\n\n")
+        if previous is not None:
+            self._next_pass += 1
+        self._pass_start = time.perf_counter()
+
     def apply_passes(self, prog: ModuleOp) -> None:
-        super().apply_passes(prog)
+        self._next_pass = 0
+        try:
+            super().apply_passes(prog)
+        except DiagnosticException as e:
+            # A pass that fails on its options names no op: point at it in the pipeline.
+            message = str(e)
+            if not _LOCATED.match(message) and self._next_pass < len(self.pass_locations):
+                where = self.pass_locations[self._next_pass]
+                raise PassFailedException(f"{where}: {message}") from None
+            raise
         if self.args.verify_upstream:
             from tapeflow.upstream import verify_with_upstream
 
             verify_with_upstream(prog)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        # Every input is MLIR, whatever its extension, and read as tapeflow-run reads it.
+        if self.args.input_file in (None, "-"):
+            return sys.stdin.buffer, "mlir"
+        text, _ = read_source(self.args.input_file)
+        return io.BytesIO(text.encode()), "mlir"
+
+    def get_input_name(self) -> str:
+        return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
+
     def register_all_frontends(self) -> None:
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
-            text = stream.read().decode()
-            parser = LocatingParser(self.ctx, text, self.get_input_name(), self._line_offset)
+            name = self.get_input_name()
+            text = decode_source(stream.read(), name)
+            parser = LocatingParser(self.ctx, text, name, self._line_offset)
             return parser.parse_module(not self.args.no_implicit_module)
 
         self.available_frontends["mlir"] = parse_mlir
@@ -82,6 +153,109 @@ class TapeFlowOptMain(xDSLOptMain):
         if self.args.verify_diagnostics or self.args.parsing_diagnostics:
             return sys.stdout
         return self.buffer
+
+
+_LOCATED = re.compile(r"^\S+:\d+:\d+: ")
+
+
+def _usage_error(message: str) -> None:
+    """argparse's errors as every other error: one `error:` line, exit status 1."""
+    if message.startswith("unrecognized arguments:"):
+        unknown = ", ".join(repr(u) for u in message.split(":", 1)[1].split())
+        message = f"unknown pass or option {unknown} (tapeflow-opt --help lists them)"
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+# ---------------------------------------------------------------------------------------
+# Pass pipelines
+
+
+@dataclasses.dataclass
+class PassSpec:
+    """One pass of a `-p` pipeline, with where each of its parts was typed."""
+
+    name: str
+    location: str
+    options: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict[str, tuple[Any, ...]])
+    """Option name as typed -> values as xDSL parsed them."""
+    texts: dict[str, str] = dataclasses.field(default_factory=dict[str, str])
+    """Option name as typed -> value as typed."""
+    locations: dict[str, str] = dataclasses.field(default_factory=dict[str, str])
+
+    def build(self, available: dict[str, Callable[[], type[ModulePass]]]) -> ModulePass:
+        """The pass, each option checked against its field, errors in the user's words."""
+        cls = available[self.name]()
+        hints = get_type_hints(cls)
+        fields = {f.name.replace("_", "-"): f.name for f in _fields(cls)}
+        for typed, values in self.options.items():
+            where = self.locations[typed]
+            if typed.replace("_", "-") not in fields:
+                known = ", ".join(fields) or "none"
+                raise ToolError(f"{where}: {self.name} has no option '{typed}' (options: {known})")
+            expected = hints[fields[typed.replace("_", "-")]]
+            wrong = (
+                f"{where}: option '{typed}' of {self.name} expects {type_repr(expected)}, "
+                f"got '{self.texts[typed]}'"
+            )
+            if any(isinstance(v, bool) for v in values) and "bool" not in type_repr(expected):
+                raise ToolError(wrong)  # xDSL takes `true` for an int: bool is an int
+            try:
+                _convert_arg_to_type(values, expected)
+            except ValueError:
+                raise ToolError(wrong) from None
+        spec = ArgSpec(self.name, {k.replace("-", "_"): v for k, v in self.options.items()})
+        try:
+            return cls.from_pass_spec(spec)
+        except ValueError as e:  # a required option missing
+            raise ToolError(f"{self.location}: {self.name}: {e}") from None
+
+
+def _fields(cls: type[ModulePass]) -> list[dataclasses.Field[Any]]:
+    return [f for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+
+
+def check_pipeline(
+    text: str, available: dict[str, Callable[[], type[ModulePass]]]
+) -> list[PassSpec]:
+    """The passes of `text` (xDSL's pipeline syntax), each located as
+    `pass-pipeline:1:col`; a ToolError for a syntax error, an unknown pass or an option
+    given twice (xDSL silently keeps the last)."""
+    try:
+        parsed = list(parse_pipeline(text))
+    except ArgSpecParseError as e:
+        # xDSL's message: a header, `pass-pipeline:1:col`, the source line, a caret, the message.
+        lines = str(e).splitlines()
+        raise ToolError(f"{lines[1]}: {lines[-1].strip()} (in '{text}')") from None
+    specs: list[PassSpec] = []
+    depth, in_value, key = 0, False, ""
+    for token in PipelineLexer._generator(text):  # pyright: ignore[reportPrivateUsage]
+        where = f"pass-pipeline:1:{token.span.start + 1}"
+        kind, typed = token.kind, token.span.text
+        if kind is SpecTokenKind.L_BRACE:
+            depth, in_value = 1, False
+        elif kind is SpecTokenKind.R_BRACE:
+            depth = 0
+        elif kind is SpecTokenKind.EQUALS:
+            in_value = True
+        elif kind is SpecTokenKind.SPACE:
+            in_value = False
+        elif depth == 0 and kind is SpecTokenKind.IDENT:
+            specs.append(PassSpec(typed, where))
+        elif depth == 1 and not in_value and kind is SpecTokenKind.IDENT:
+            key, spec = typed, specs[-1]
+            if typed.replace("_", "-") in {k.replace("_", "-") for k in spec.locations}:
+                raise ToolError(f"{where}: option '{typed}' of {spec.name} given twice")
+            spec.locations[key], spec.texts[key] = where, ""
+        elif depth == 1 and in_value and kind is not SpecTokenKind.EOF:
+            specs[-1].texts[key] += typed
+    for spec, arg_spec in zip(specs, parsed, strict=True):
+        if spec.name not in available:
+            close = difflib.get_close_matches(spec.name, list(available), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ToolError(f"{spec.location}: unknown pass '{spec.name}'{hint}")
+        spec.options = dict(arg_spec.parameters)
+    return specs
 
 
 def _description() -> str:

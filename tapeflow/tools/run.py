@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
+import zlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tapeflow.diagnostics import ToolError, report_errors
+from tapeflow.diagnostics import ToolError, read_source, report_errors
 
 _EPILOG = """\
 arguments of the function:
@@ -120,26 +121,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_source(path: str) -> tuple[str, str]:
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
+def _load_array_file(path: str) -> dict[str, Any] | Any:
+    """The array of a .npy file, or the arrays of a .npz file by name (all read now, so
+    a corrupt member is reported here)."""
     try:
-        return Path(path).read_text(), path
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            return data
+        with data:
+            return {name: data[name] for name in data.files}
     except FileNotFoundError:
         raise ToolError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ToolError(f"{path}: is a directory") from None
-    except UnicodeDecodeError:
-        raise ToolError(f"{path}: not a text file") from None
-
-
-def _load_array_file(path: str) -> Any:
-    try:
-        return np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ToolError(f"{path}: no such file") from None
-    except (ValueError, OSError) as e:
-        raise ToolError(f"{path}: not a .npy/.npz file ({e})") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise ToolError(f"{path}: not a valid .npy/.npz file ({e})") from None
 
 
 def _read_inputs(specs: Sequence[str], memref_positions: list[int]) -> dict[int | str, Any]:
@@ -155,12 +151,11 @@ def _read_inputs(specs: Sequence[str], memref_positions: list[int]) -> dict[int 
         if not sep:
             key, path = "", spec
         data = _load_array_file(path)
-        if isinstance(data, np.lib.npyio.NpzFile):
+        if isinstance(data, dict):
             if key:
                 raise ToolError(f"--inputs {spec}: give an .npz file without a prefix")
-            with data:
-                for name in data.files:
-                    put(name, data[name])
+            for name, array in data.items():
+                put(name, array)
         elif key:
             put(key, data)
         elif len(memref_positions) == 1:
@@ -215,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(rest)
     args.args = scalars
     with report_errors():
-        text, name = _read_source(args.file)
+        text, name = read_source(args.file)
         module = runner.load_module(text, name)
         func_op = runner.find_function(module, args.entry)
         memrefs = [

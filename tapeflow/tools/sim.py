@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TextIO
 
 _EPILOG = """\
 machine keys (see hwmodel/defaults.toml, every number with its source):
@@ -35,7 +38,9 @@ errors print `error: ...` on stderr and exit with status 1.
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from tapeflow.tools.run import _ArgumentParser
+
+    parser = _ArgumentParser(
         prog="tapeflow-sim",
         description="Runs one function of an MLIR module on TapeFlow's hardware model.",
         epilog=_EPILOG,
@@ -58,8 +63,11 @@ def _parser() -> argparse.ArgumentParser:
         help="override one machine key, e.g. l2.size=262144 (repeatable)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress line on stderr (shown on a terminal after 3 s)")  # fmt: skip
     parser.add_argument("--args", nargs="*", default=[], metavar="VALUE",
-                        help="the scalar arguments, in order (as tapeflow-run)")  # fmt: skip
+                        help="the scalar arguments, in order (as tapeflow-run; they run up to "
+                        "the next --option, so -1e-3 is a value)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seed of the fill rule (0)")
     parser.add_argument("--inputs", action="append", default=[], metavar="FILE",
                         help="memref data, as tapeflow-run --inputs")  # fmt: skip
@@ -105,19 +113,53 @@ def run_simulation(module, entry, values, machine, path: str = "auto", backend: 
     return sim
 
 
+@contextmanager
+def progress(label: str, stream: TextIO | None, after: float = 3.0) -> Iterator[None]:
+    """While the body runs longer than `after` seconds, a tqdm line on `stream` with the
+    time elapsed (the simulation has no cheap measure of how far it is). `stream=None`,
+    or tqdm not installed, shows nothing."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        stream = None
+    if stream is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def tick() -> None:
+        if stop.wait(after):
+            return
+        bar = tqdm(desc=label, file=stream, bar_format="{desc}: {elapsed}", leave=False)
+        bar.start_t -= after  # count from the start of the run, not of the bar
+        while not stop.wait(0.5):
+            bar.refresh()
+        bar.close()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow import runner
-    from tapeflow.diagnostics import report_errors
+    from tapeflow.diagnostics import read_source, report_errors
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.hwmodel.report import format_table, to_json
-    from tapeflow.tools.run import _read_inputs, _read_source, _zero_positions
+    from tapeflow.tools.run import _read_inputs, _take_scalars, _zero_positions
 
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_args(rest)
+    args.args = scalars
     with report_errors():
         machine = load_machine(args.machine, args.set)
-        text, name = _read_source(args.file)
+        text, name = read_source(args.file)
         module = runner.load_module(text, name)
         func_op = runner.find_function(module, args.entry)
         memrefs = [
@@ -132,8 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             scalars=args.args,
             zero=_zero_positions(args.zero),
         )
-        sim = run_simulation(module, func_op.sym_name.data, values, machine, args.path,
-                             args.backend)  # fmt: skip
+        entry = func_op.sym_name.data
+        shown = None if args.quiet or not sys.stderr.isatty() else sys.stderr
+        with progress(f"tapeflow-sim: simulating @{entry}", shown):
+            sim = run_simulation(module, entry, values, machine, args.path, args.backend)
         output = to_json(sim.report) if args.json else format_table(sim.report)
         sys.stdout.write(output + "\n")
     return 0

@@ -1,14 +1,14 @@
 // Bad options and a scratchpad too small: an error, a non-zero exit, no traceback.
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=0}' 2>&1 | filecheck %s --check-prefix=ZERO
-// ZERO: error: tapeflow-layers: option spm-bytes must be >= 1, got 0
+// ZERO: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-layers: option spm-bytes must be >= 1, got 0
 // ZERO-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=-5}' 2>&1 | filecheck %s --check-prefix=NEG
-// NEG: error: tapeflow-layers: option spm-bytes must be >= 1, got -5
+// NEG: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-layers: option spm-bytes must be >= 1, got -5
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=100 depth=0}' 2>&1 | filecheck %s --check-prefix=DEPTH
-// DEPTH: error: tapeflow-layers: option depth must be >= 1, got 0
+// DEPTH: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-layers: option depth must be >= 1, got 0
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=31}' 2>&1 | filecheck %s --check-prefix=SMALL
 // SMALL: error: {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: 'func.func' scratchpad of 31 bytes is too small for @f_grad: 1 region(s) need at least 32 bytes (depth 2 x one record of each region: 16 bytes)

@@ -6,7 +6,7 @@
 // PARSE-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
-// PASS: error: Unrecognized passes: ['no-such-pass']
+// PASS: error: pass-pipeline:1:1: unknown pass 'no-such-pass'
 // PASS-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'canonicalize{bogus=1}' 2>&1 | filecheck %s --check-prefix=OPT

@@ -43,7 +43,7 @@ func.func @sq(%x: memref<10xf64>) -> f64 attributes {tapeflow.autodiff} {
 // HELP: tapeflow-regions                   Packs the values each region instance pushes into one record of a region tape.
 // HELP: tapeflow-stream                    Turns layer tiles into a DRAM FIFO of tiles fed and drained by prefetching DMA.
 
-// BAD: error: tapeflow: option spm-bytes must be >= 1, got 0
+// BAD: error: pass-pipeline:1:{{[0-9]+}}: tapeflow: option spm-bytes must be >= 1, got 0
 // BAD-NOT: Traceback
 
 // SMALL: error: {{.*}}scratchpad of 8 bytes is too small for @sq_grad

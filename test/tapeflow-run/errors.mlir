@@ -35,7 +35,7 @@ func.func @oob(%a: memref<4xf64>, %i: index) -> f64 {
 
 // RUN: echo 'func.func @f() { func.return %x : f64 }' | not tapeflow-run - --entry f 2>&1 | filecheck %s --check-prefix=PARSE
 // PARSE: error: <stdin>:{{[0-9]+}}:{{[0-9]+}}
-// PARSE: values used but not defined
+// PARSE: use of undefined value %x
 // PARSE-NOT: Traceback
 
 // RUN: not tapeflow-run %S/Inputs/bad_syntax.mlir --entry f 2>&1 | filecheck %s --check-prefix=SYNTAX

@@ -2,11 +2,11 @@
 // location where there is one, a non-zero exit, no traceback, no output.
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=64},tapeflow-stream{depth=0}' 2>&1 | filecheck %s --check-prefix=DEPTH
-// DEPTH: error: tapeflow-stream: option depth must be >= 1, got 0
+// DEPTH: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-stream: option depth must be >= 1, got 0
 // DEPTH-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=64},tapeflow-stream{tile-bytes=-1}' 2>&1 | filecheck %s --check-prefix=NEG
-// NEG: error: tapeflow-stream: option tile-bytes must be >= 0, got -1
+// NEG: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-stream: option tile-bytes must be >= 0, got -1
 
 // Regions not layered, and no tile size given.
 // RUN: not tapeflow-opt %s -p 'tapeflow-regions,tapeflow-stream' 2>&1 | filecheck %s --check-prefix=UNLAYERED

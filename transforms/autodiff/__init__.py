@@ -122,6 +122,8 @@ class AutodiffPass(ModulePass):
                 raise PassFailedException(
                     op_error(primal, f"cannot differentiate @{name}: it has no body")
                 )
+            if len(primal.body.blocks) > 1:  # cf branches: valid upstream, not supported here
+                raise PassFailedException(op_error(primal, "unsupported: multi-block function"))
             grad_name = f"{primal.sym_name.data}_grad"
             if grad_name in funcs:
                 raise PassFailedException(

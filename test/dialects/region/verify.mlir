@@ -21,25 +21,25 @@
 // The count is either an operand or a property, not both.
 %n = "test.op"() : () -> index
 %t = "region.alloc"(%n) <{count = 4 : index}> : (index) -> !region.tape<!region.record<f64>>
-// CHECK: Operation does not verify: expected exactly one of a count operand or a count property
+// CHECK: expected exactly one of a count operand or a count property
 
 // -----
 
 // ... and not neither.
 %t = "region.alloc"() : () -> !region.tape<!region.record<f64>>
-// CHECK: Operation does not verify: expected exactly one of a count operand or a count property
+// CHECK: expected exactly one of a count operand or a count property
 
 // -----
 
 // A static count is positive.
 %t = region.alloc count = 0 : !region.tape<!region.record<f64>>
-// CHECK: Operation does not verify: count must be >= 1, got 0
+// CHECK: count must be >= 1, got 0
 
 // -----
 
 // region.alloc produces a tape.
 %t = "region.alloc"() <{count = 4 : index}> : () -> memref<4xf64>
-// CHECK: Operation does not verify: result 'tape' at position 0 does not verify:
+// CHECK: result 'tape' at position 0 does not verify:
 
 // -----
 
@@ -47,7 +47,7 @@
 %t = region.alloc count = 4 : !region.tape<!region.record<f64, i1>>
 %i, %a, %b = "test.op"() : () -> (index, i1, f64)
 "region.write"(%t, %i, %a, %b) : (!region.tape<!region.record<f64, i1>>, index, i1, f64) -> ()
-// CHECK: Operation does not verify: value types (i1, f64) do not match the record fields (f64, i1)
+// CHECK: value types (i1, f64) do not match the record fields (f64, i1)
 
 // -----
 
@@ -55,7 +55,7 @@
 %t = region.alloc count = 4 : !region.tape<!region.record<f64, i1>>
 %i, %a = "test.op"() : () -> (index, f64)
 "region.write"(%t, %i, %a) : (!region.tape<!region.record<f64, i1>>, index, f64) -> ()
-// CHECK: Operation does not verify: value types (f64) do not match the record fields (f64, i1)
+// CHECK: value types (f64) do not match the record fields (f64, i1)
 
 // -----
 
@@ -63,7 +63,7 @@
 %t = region.alloc count = 4 : !region.tape<!region.record<f64, i1>>
 %i = "test.op"() : () -> index
 %a, %b, %c = "region.read"(%t, %i) : (!region.tape<!region.record<f64, i1>>, index) -> (f64, i1, f64)
-// CHECK: Operation does not verify: result types (f64, i1, f64) do not match the record fields (f64, i1)
+// CHECK: result types (f64, i1, f64) do not match the record fields (f64, i1)
 
 // -----
 
@@ -71,11 +71,11 @@
 %t = region.alloc count = 4 : !region.tape<!region.record<f64>>
 %i = "test.op"() : () -> i32
 %a = "region.read"(%t, %i) : (!region.tape<!region.record<f64>>, i32) -> f64
-// CHECK: Operation does not verify: operand 'index' at position 1 does not verify:
+// CHECK: operand 'index' at position 1 does not verify:
 
 // -----
 
 // Only tapes are deallocated by region.dealloc.
 %m = "test.op"() : () -> memref<4xf64>
 "region.dealloc"(%m) : (memref<4xf64>) -> ()
-// CHECK: Operation does not verify: operand 'tape' at position 0 does not verify:
+// CHECK: operand 'tape' at position 0 does not verify:
