@@ -315,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_machine: list[dict[str, Any]] = []
     summary: list[tuple[str, dict[str, Any]]] = []
     failed = []
+    plots: list[str] = []
     several = len(setups) > 1
     for label, machine, sweep, spm_bytes in setups:
         by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
@@ -344,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary.append((header["machine_name"], gm))
         if not args.no_plots:
             try:
-                bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
+                plots += bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
             except ImportError as e:
                 print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
         failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
@@ -356,6 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       indent=1, default=_json_default)  # fmt: skip
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(blob + "\n")
+    written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *plots]
+    print(f"wrote {', '.join(written)}", file=sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
         sys.stdout.write(blob + "\n")
