@@ -177,7 +177,7 @@ class PassSpec:
 
     name: str
     location: str
-    options: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict[str, tuple[Any, ...]])
+    options: dict[str, tuple[Any, ...]] = dataclasses.field(default_factory=dict)
     """Option name as typed -> values as xDSL parsed them."""
     texts: dict[str, str] = dataclasses.field(default_factory=dict[str, str])
     """Option name as typed -> value as typed."""

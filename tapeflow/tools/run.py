@@ -179,10 +179,13 @@ def _zero_positions(specs: Sequence[str]) -> list[int]:
     return positions
 
 
+_SHORT = ("-h", "-e", "-q")  # short options of tapeflow-run/exec/sim
+
+
 def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Pulls the values of every `--args` out of argv, so that values argparse would
     take for options (`-1e-3`, `-inf`, `-0x1p3`) still count as values. The values end
-    at the next token starting with `--`, or at `-h`/`-e`."""
+    at the next token starting with `--`, or at a short option (`-h`, `-e`, `-q`)."""
     rest: list[str] = []
     scalars: list[str] = []
     i = 0
@@ -192,7 +195,7 @@ def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
             if token.startswith("--args="):
                 scalars.append(token.split("=", 1)[1])
             i += 1
-            while i < len(argv) and not argv[i].startswith("--") and argv[i] not in ("-h", "-e"):
+            while i < len(argv) and not argv[i].startswith("--") and argv[i] not in _SHORT:
                 scalars.append(argv[i])
                 i += 1
             continue

@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", "-q", action="store_true",
-                        help="no progress line on stderr (shown on a terminal after 3 s)")  # fmt: skip
+                        help="hide the progress line (shown on a terminal after 3 s)")  # fmt: skip
     parser.add_argument("--args", nargs="*", default=[], metavar="VALUE",
                         help="the scalar arguments, in order (as tapeflow-run; they run up to "
                         "the next --option, so -1e-3 is a value)")  # fmt: skip

@@ -197,8 +197,8 @@ def _in_folder(arg: str, folder: Path) -> str:
     return f"{key}{sep}{folder / name}" if name.endswith((".npz", ".npy")) else arg
 
 
-class _Hang(Exception):
-    pass
+class _Hang(BaseException):
+    """Raised by the alarm; a BaseException so no `except Exception` in the tools hides it."""
 
 
 def _call(tool: str, argv: list[str]) -> tuple[int, str]:
