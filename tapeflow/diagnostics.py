@@ -76,13 +76,14 @@ def decode_source(data: bytes, name: str) -> str:
 
 
 def check_string_literals(text: str, name: str, line_offset: int = 0) -> None:
-    """Fails at the first string literal that does not close on its line.
+    r"""Fails at the first string literal that does not close on its line.
 
-    Why: xDSL 0.74's string-literal regex (`mlir_lexer.py`,
-    `"(?:[^"\\\\\\n\\v\\f]+|\\\\(?:["nt\\\\]|[0-9A-Fa-f]{2}))*"`) backtracks
-    exponentially when there is no closing quote; the minimal case for upstream is
-    `"` followed by 30 `a` and a newline (`xdsl-opt` takes minutes). This scan accepts
-    exactly what that regex accepts, in linear time, skipping `//` comments.
+    Why: xDSL 0.74's string-literal regex (`xdsl/utils/mlir_lexer.py`,
+    `"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"`) backtracks
+    exponentially when the quote never closes. Minimal case for upstream: a line `"`
+    followed by N letters `a`; `re.match` of that regex took 0.15 s for N=20, 0.6 s for
+    22, 2.6 s for 24 (Python 3.11), four times more per two letters. This scan accepts
+    exactly what the regex accepts, in linear time, skipping `//` comments.
     """
     pos, n = 0, len(text)
     while pos < n:
