@@ -37,7 +37,8 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
-_LOCATED = re.compile(r"^\S+:\d+:\d+: ")  # a message that starts with its location
+LOCATED = re.compile(r"^\S+:\d+:\d+: ")
+"""Matches a message that starts with its `file:line:col`."""
 
 
 class ToolError(Exception):
@@ -147,7 +148,7 @@ class LocatingParser(Parser):
         except (ParseError, RecursionError):
             raise
         except DiagnosticException as e:  # a verifier run while building an attribute
-            if _LOCATED.match(str(e)):
+            if LOCATED.match(str(e)):
                 raise
             loc = start.get_location()
             where = f"{loc.file}:{loc.line + self._line_offset}:{loc.col}"

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,7 +65,7 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import ToolError, op_error, parse_module, verify_module
+from tapeflow.diagnostics import LOCATED, ToolError, op_error, parse_module, verify_module
 
 __all__ = [
     "RunResult",
@@ -454,9 +453,6 @@ class _OpStack(Interpreter.Listener):
         self.stack.pop()
 
 
-_LOCATED = re.compile(r"^\S+:\d+:\d+: ")  # the message already names its op
-
-
 # xDSL 0.74's interpreter checks these divisors with a bare `assert rhs != 0` (the only
 # other assert there is on the result type, which the verifier guarantees).
 _ASSERTION_MEANING = dict.fromkeys(
@@ -473,7 +469,7 @@ def _runtime_error(error: BaseException, stack: list[Operation]) -> Interpretati
     elif not isinstance(error, InterpretationError) or not message:
         detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
         message = f"runtime error: {detail}"
-    if stack and not _LOCATED.match(message):
+    if stack and not LOCATED.match(message):
         message = op_error(stack[-1], message)
     return InterpretationError(message)
 

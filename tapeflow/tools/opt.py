@@ -18,7 +18,6 @@ import argparse
 import dataclasses
 import difflib
 import io
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +39,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tapeflow import registry
 from tapeflow.diagnostics import (
+    LOCATED,
     LocatingParser,
     ToolError,
     decode_source,
@@ -116,7 +116,7 @@ class TapeFlowOptMain(xDSLOptMain):
         except DiagnosticException as e:
             # A pass that fails on its options names no op: point at it in the pipeline.
             message = str(e)
-            if not _LOCATED.match(message) and self._next_pass < len(self.pass_locations):
+            if not LOCATED.match(message) and self._next_pass < len(self.pass_locations):
                 where = self.pass_locations[self._next_pass]
                 raise PassFailedException(f"{where}: {message}") from None
             raise
@@ -153,9 +153,6 @@ class TapeFlowOptMain(xDSLOptMain):
         if self.args.verify_diagnostics or self.args.parsing_diagnostics:
             return sys.stdout
         return self.buffer
-
-
-_LOCATED = re.compile(r"^\S+:\d+:\d+: ")
 
 
 def _usage_error(message: str) -> None:
