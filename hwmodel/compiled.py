@@ -87,6 +87,8 @@ from xdsl.utils.comparisons import to_signed, to_unsigned
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
+from tapeflow.hwmodel.model import buffer_memory
+from tapeflow.interpreters.extra_ops import ObjectStorage
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -101,6 +103,11 @@ class UnsupportedOpError(DiagnosticException):
     def __init__(self, op: Operation, why: str = "not supported by the fast path"):
         super().__init__(op_error(op, why))
         self.op = op
+
+
+class FastPathLimit(InterpretationError):
+    """A run hit a limit of the fast path's encoding (not an error of the program):
+    `simulate_auto` reruns it on the op-by-op path."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -149,7 +156,7 @@ class Trace:
         self.order: list[Operation] = []
         self.pc_table = np.zeros(max(1, len(program.mem_ops)), dtype=np.int64)
         self.buffers: list[tuple[str, Any, int]] = []
-        """Provisional buffer id -> (kind, object, element bytes for tapes)."""
+        """Provisional buffer id -> (kind, object, bytes: a memref's size, a tape's element)."""
         self._buffer_ids: dict[int, int] = {}
         self._bases = np.full(64, -1, dtype=np.int64)
         self.tape_peaks: dict[int, int] = {}
@@ -180,31 +187,30 @@ class Trace:
                 for sid, delta in program.sids_of.get(op, ()):
                     self.pc_table[sid] = (pc + delta) & 0xFFFF
 
-    def buffer_id(self, kind: str, obj: Any, elsize: int = 0) -> int:
-        """The provisional id of `obj` (a bytearray, RecordBuffer or tape list), shifted."""
+    def buffer_id(self, kind: str, obj: Any, size: int = 0) -> int:
+        """The provisional id of `obj` (a memref's memory, RecordBuffer or tape list),
+        shifted; `size` as in `buffers`."""
         key = id(obj)
         pid = self._buffer_ids.get(key)
         if pid is None:
             pid = len(self.buffers)
             if pid >= BUF_LIMIT:
-                raise InterpretationError(f"fast path: more than {BUF_LIMIT} buffers")
-            self.buffers.append((kind, obj, elsize))
+                raise FastPathLimit(f"fast path: more than {BUF_LIMIT} buffers")
+            self.buffers.append((kind, obj, size))
             self._buffer_ids[key] = pid
             if kind == TAPE:
                 self.has_tapes = True
         return pid << BUF_SHIFT
 
     def memref_id(self, sa: ShapedArray[Any]) -> int:
-        raw = sa.data_ptr.raw
-        if len(raw.memory) >= OFF_LIMIT:
-            raise InterpretationError(
-                f"fast path: a buffer of {len(raw.memory)} bytes (limit {OFF_LIMIT})"
-            )
-        return self.buffer_id(MEMREF, raw.memory) + (raw.offset << OFF_SHIFT)
+        memory, offset, nbytes, _ = buffer_memory(sa)
+        if nbytes >= OFF_LIMIT:
+            raise FastPathLimit(f"fast path: a buffer of {nbytes} bytes (limit {OFF_LIMIT})")
+        return self.buffer_id(MEMREF, memory, nbytes) + (offset << OFF_SHIFT)
 
     def records_id(self, buf: Any) -> int:
         if buf.size_bytes >= OFF_LIMIT:
-            raise InterpretationError(f"fast path: a record tape of {buf.size_bytes} bytes")
+            raise FastPathLimit(f"fast path: a record tape of {buf.size_bytes} bytes")
         return self.buffer_id(RECORDS, buf)
 
     def tape_id(self, cache: list[Any], elsize: int) -> int:
@@ -227,8 +233,8 @@ class Trace:
         if len(fresh):  # buffers touched for the first time: bases in first-touch order
             ids, first = np.unique(bufs[fresh], return_index=True)
             for pid in ids[np.argsort(first, kind="stable")]:
-                kind, obj, _ = self.buffers[int(pid)]
-                bases[pid] = self.base_of(kind, obj)
+                kind, obj, size = self.buffers[int(pid)]
+                bases[pid] = self.base_of(kind, obj, size)
         offs = (a >> OFF_SHIFT) & (OFF_LIMIT - 1)
         addrs = bases[bufs] + offs
         pcs = self.pc_table[(a >> SID_SHIFT) & (SID_LIMIT - 1)]
@@ -279,13 +285,13 @@ class Trace:
         return r[j - 1] if j <= len(r) else None
 
     # -- hooks -----------------------------------------------------------------------------
-    def base_of(self, kind: str, obj: Any) -> int:
+    def base_of(self, kind: str, obj: Any, size: int) -> int:
         """Base address of a buffer at its first access (the model's rule)."""
         if kind == TAPE:
             base = TAPE_BASE + self._tapes * TAPE_STRIDE
             self._tapes += 1
             return base
-        size = len(obj) if kind == MEMREF else obj.size_bytes
+        size = size if kind == MEMREF else obj.size_bytes
         base = self._next_addr
         self._next_addr = base + (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
         return base
@@ -321,8 +327,11 @@ _FORMATS = {"<d": "d", "<f": "f", "<q": "q", "<i": "i", "<h": "h", "<b": "b"}
 
 
 def memref_view(sa: ShapedArray[Any]) -> memoryview:
-    """A memoryview over `sa`'s bytes, cast to its element format (shares the memory)."""
+    """A memoryview over `sa`'s bytes, cast to its element format (shares the memory);
+    a memref of memrefs: its list."""
     ptr = sa.data_ptr
+    if isinstance(ptr, ObjectStorage):
+        return ptr  # type: ignore[return-value]
     fmt = _FORMATS.get(ptr.xtype.format)
     if fmt is None:
         raise InterpretationError(f"fast path: no memoryview format for {ptr.xtype}")
@@ -461,6 +470,59 @@ def _affine_results(m: AffineMap, operands: Sequence[str]) -> list[str]:
     return [_affine_expr(r, dims, syms) for r in m.results]
 
 
+Interval = tuple[int, int]
+
+
+def _interval(sym: str, a: Interval, b: Interval) -> Interval:
+    """[lo, hi] of `x sym y` for x in a, y in b (sym: + - *)."""
+    if sym == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if sym == "-":
+        return a[0] - b[1], a[1] - b[0]
+    products = [x * y for x in a for y in b]
+    return min(products), max(products)
+
+
+def _fits_i64(r: Interval | None) -> bool:
+    return r is not None and _I64_MIN <= r[0] and r[1] <= _I64_MAX
+
+
+def _affine_interval(
+    e: AffineExpr, dims: Sequence[Interval | None], syms: Sequence[Interval | None]
+) -> Interval | None:
+    """[lo, hi] of an affine expression over operand ranges (None: unknown)."""
+    if isinstance(e, AffineConstantExpr):
+        return e.value, e.value
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position]
+    if not isinstance(e, AffineBinaryOpExpr):
+        return None
+    lhs = _affine_interval(e.lhs, dims, syms)
+    rhs = _affine_interval(e.rhs, dims, syms)
+    if lhs is None or rhs is None:
+        return None
+    match e.kind:
+        case AffineBinaryOpKind.Add:
+            return _interval("+", lhs, rhs)
+        case AffineBinaryOpKind.Mul:
+            return _interval("*", lhs, rhs)
+        case AffineBinaryOpKind.Mod if rhs[0] == rhs[1] > 0:
+            return 0, rhs[0] - 1
+        case AffineBinaryOpKind.FloorDiv if rhs[0] == rhs[1] > 0:
+            return lhs[0] // rhs[0], lhs[1] // rhs[0]
+        case AffineBinaryOpKind.CeilDiv if rhs[0] == rhs[1] > 0:
+            return -(-lhs[0] // rhs[0]), -(-lhs[1] // rhs[0])
+        case _:
+            return None
+
+
+def _affine_ranges(m: AffineMap, operands: Sequence[Interval | None]) -> list[Interval | None]:
+    dims, syms = operands[: m.num_dims], operands[m.num_dims :]
+    return [_affine_interval(r, dims, syms) for r in m.results]
+
+
 @dataclass
 class _MemInfo:
     """Compile-time facts about a memref SSA value's Python locals."""
@@ -470,6 +532,7 @@ class _MemInfo:
     base: str | None  # provisional buffer id + offset (encoded), None for the scratchpad
     strides: list[str]  # per-dimension stride expressions (constants or locals)
     esize: int  # element bytes
+    dims: list[str]  # per-dimension sizes (constants or expressions)
 
 
 _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
@@ -519,7 +582,11 @@ class _FunctionCompiler:
         self.counter = 0
         self.has_access = False
         self.offsets: list[dict[tuple[str, tuple[str, ...]], str]] = []
-        """Flat offsets computed so far, per enclosing block (reused: same SSA indices)."""
+        """Flat offsets computed (and checked) so far, per enclosing block (reused: same
+        SSA indices)."""
+        self.ranges: dict[SSAValue, Interval] = {}
+        """Proven [lo, hi] of integer values (constants, loop induction variables and
+        index arithmetic on them)."""
 
     # -- naming ----------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -568,7 +635,7 @@ class _FunctionCompiler:
             raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
         shape = list(t.get_shape())
         try:
-            esize = _elsize(t.element_type)
+            esize = 8 if isinstance(t.element_type, MemRefType) else _elsize(t.element_type)
         except TypeError:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
@@ -590,25 +657,52 @@ class _FunctionCompiler:
                     self.emit(indent, f"{sname} = {acc} * {dim}")
                     acc = sname
         strides.reverse()
-        self.mem[value] = _MemInfo(name, data, base, strides, esize)
+        dims = [str(d) if d != -1 else f"{name}.shape[{k}]" for k, d in enumerate(shape)]
+        self.mem[value] = _MemInfo(name, data, base, strides, esize, dims)
+
+    # -- index ranges (what lets the generated code skip bounds checks and wrapping) -------
+    def range_of(self, value: SSAValue) -> Interval | None:
+        return self.ranges.get(value)
 
     def mem_access(
-        self, indent: int, op: Operation, memval: SSAValue, indices: Sequence[str], write: bool
+        self,
+        indent: int,
+        op: Operation,
+        memval: SSAValue,
+        indices: Sequence[str],
+        write: bool,
+        ranges: Sequence[Interval | None],
     ) -> tuple[_MemInfo, str]:
+        """The flat offset of an access (computed once per block and indices); indices
+        not proven in bounds (`ranges`) are checked, and a failing check runs the
+        interpreter's implementation of `op`, which reports the error."""
         info = self.mem.get(memval)
         if info is None:
             raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
+        if len(indices) != len(info.dims):
+            raise UnsupportedOpError(op, f"fast path: {len(indices)} indices for a memref of "
+                                     f"rank {len(info.dims)}")  # fmt: skip
         strides = zip(indices, info.strides, strict=True)
         terms = [i if s == "1" else f"{i} * {s}" for i, s in strides]
         key = (info.obj, tuple(indices))
         known = next((scope[key] for scope in reversed(self.offsets) if key in scope), None)
         if known is not None:
             off = known
-        elif len(terms) == 1 and terms[0].isidentifier():
-            off = terms[0]
         else:
-            off = self.fresh("o")
-            self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
+            checks = [
+                f"0 <= {i} < {d}"
+                for i, d, r in zip(indices, info.dims, ranges, strict=True)
+                if not (r is not None and d.isdigit() and 0 <= r[0] and r[1] < int(d))
+            ]
+            if checks:
+                operands = ", ".join(self.use(v) for v in op.operands)
+                self.emit(indent, f"if not ({' and '.join(checks)}): "
+                                  f"_RUN({self.cm.const(op)}, ({operands},))")  # fmt: skip
+            if len(terms) == 1 and terms[0].isidentifier():
+                off = terms[0]
+            else:
+                off = self.fresh("o")
+                self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
             self.offsets[-1][key] = off
         if info.base is not None:
             sid = self.cm.new_sid(op)
@@ -782,6 +876,7 @@ def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         if isinstance(value.type, IndexType):
             v = to_signed(v, INDEX_BITWIDTH)
         c.names[op.result] = f"({v!r})" if v < 0 else repr(v)
+        c.ranges[op.result] = (v, v)
     elif isinstance(value, FloatAttr):
         v = value.value.data
         if math.isfinite(v):
@@ -879,23 +974,31 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     sym = _INT_BIN[op.name]
-    if isinstance(op.results[0].type, IndexType):
+    ra, rb = c.range_of(op.operands[0]), c.range_of(op.operands[1])
+    rr = _interval(sym, ra, rb) if ra is not None and rb is not None else None
+    if w == 64:
         a, b = c.use(op.operands[0]), c.use(op.operands[1])
         same = (
             (b == "0" and sym in "+-") or (a == "0" and sym == "+")
             or (b == "1" and sym == "*") or (a == "1" and sym == "*")
         )  # fmt: skip
         if same:  # x+0, 0+x, x-0, x*1, 1*x: the result is the other operand's value
-            c.names[op.results[0]] = a if b in ("0", "1") else b
+            kept = op.operands[0] if b in ("0", "1") else op.operands[1]
+            c.names[op.results[0]] = c.use(kept)
+            if (kr := c.range_of(kept)) is not None:
+                c.ranges[op.results[0]] = kr
             return
-        if a.lstrip("(-").replace(")", "").isdigit() and b.lstrip("(-").replace(")", "").isdigit():
-            v = eval(f"{a} {sym} {b}")  # both constants
+        if rr is not None and rr[0] == rr[1]:  # both constants
+            v = to_signed(rr[0], 64)
             c.names[op.results[0]] = f"({v})" if v < 0 else repr(v)
+            c.ranges[op.results[0]] = (v, v)
             return
     r, a, b = _bin(c, op)
     if w == 64:
         c.emit(indent, f"{r} = {a} {sym} {b}")
-        if not isinstance(op.results[0].type, IndexType):
+        if _fits_i64(rr):  # no wrap possible
+            c.ranges[op.results[0]] = rr  # type: ignore[assignment]
+        else:
             c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
     else:
         c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})")
@@ -916,12 +1019,15 @@ def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     r, a, b = _bin(c, op)
+    c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")  # the interpreter's error
     if w == 64 and op.name in ("arith.divsi", "arith.remsi"):
         d = r if op.name == "arith.divsi" else c.fresh("d")
         c.emit(indent, f"{d} = abs({a}) // abs({b})")
         c.emit(indent, f"if ({a} > 0) != ({b} > 0): {d} = -{d}")
         if op.name == "arith.remsi":
             c.emit(indent, f"{r} = {a} - {d} * {b}")
+        else:  # INT64_MIN / -1 wraps to INT64_MIN, as in the interpreter (and LLVM)
+            c.emit(indent, f"if {d} == {1 << 63}: {d} = {_I64_MIN}")
         return
     c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b}, {w})")
 
@@ -982,6 +1088,9 @@ def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     r = c.define(op.results[0])
     cond, a, b = (c.use(v) for v in op.operands)
     c.emit(indent, f"{r} = {a} if {cond} else {b}")
+    ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
+    if ra is not None and rb is not None:
+        c.ranges[op.results[0]] = (min(ra[0], rb[0]), max(ra[1], rb[1]))
 
 
 @emitter("arith.index_cast")
@@ -1011,7 +1120,15 @@ def _minmaxf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, scf.ForOp)
     lb, ub, step = c.use(op.lb), c.use(op.ub), c.use(op.step)
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args)
+    iv_range = _iv_range(c.range_of(op.lb), c.range_of(op.ub), c.range_of(op.step))
+    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args, iv_range)
+
+
+def _iv_range(lb: Interval | None, ub: Interval | None, step: Interval | None) -> Interval | None:
+    """The induction variable's [lo, hi] inside a loop with a constant positive step."""
+    if lb is None or ub is None or step is None or not step[0] == step[1] > 0:
+        return None
+    return lb[0], ub[1] - 1
 
 
 def _for_loop(
@@ -1020,10 +1137,13 @@ def _for_loop(
     indent: int,
     rng: str,
     inits: Sequence[SSAValue],
+    iv_range: Interval | None,
 ) -> None:
     """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
     expression, `inits` the initial values of the carried (iter_args) values."""
     body = op.body.block
+    if iv_range is not None:
+        c.ranges[body.args[0]] = iv_range
     iv = c.fresh("i")
     carried = [c.fresh("c") for _ in inits]
     c.assign(indent, carried, [c.use(v) for v in inits])
@@ -1122,7 +1242,16 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ubs = _affine_results(ubm, [c.use(v) for v in op.upperBoundOperands])
     lb = lbs[0] if len(lbs) == 1 else f"max({', '.join(lbs)})"
     ub = ubs[0] if len(ubs) == 1 else f"min({', '.join(ubs)})"
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {op.step.value.data})", op.inits)
+    lbr = _affine_ranges(lbm, [c.range_of(v) for v in op.lowerBoundOperands])
+    ubr = _affine_ranges(ubm, [c.range_of(v) for v in op.upperBoundOperands])
+    iv_range = None
+    if all(r is not None for r in (*lbr, *ubr)):
+        lo = max(r[0] for r in lbr)  # type: ignore[index]
+        hi = min(r[1] for r in ubr)  # type: ignore[index]
+        step = op.step.value.data
+        iv_range = _iv_range((lo, lo), (hi, hi), (step, step))
+    rng = f"range({lb}, {ub}, {op.step.value.data})"
+    _for_loop(c, op, indent, rng, op.inits, iv_range)
 
 
 @emitter("affine.apply")
@@ -1130,6 +1259,9 @@ def _affine_apply(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.ApplyOp)
     (e,) = _affine_results(op.map.data, [c.use(v) for v in op.operands])
     c.emit(indent, f"{c.define(op.results[0])} = {e}")
+    (r,) = _affine_ranges(op.map.data, [c.range_of(v) for v in op.operands])
+    if r is not None:
+        c.ranges[op.results[0]] = r
 
 
 @emitter("affine.load")
@@ -1137,7 +1269,8 @@ def _affine_load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.LoadOp)
     m = _map_of(op, "map")
     idx = _affine_results(m, [c.use(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
     c.emit(indent, f"{c.define(op.result)} = {info.data}[{off}]")
 
 
@@ -1146,7 +1279,8 @@ def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.StoreOp)
     m = _map_of(op, "map")
     idx = _affine_results(m, [c.use(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
     c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
 
 
@@ -1157,15 +1291,18 @@ def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, memref.LoadOp)
     idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    ranges = [c.range_of(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
     c.emit(indent, f"{c.define(op.res)} = {info.data}[{off}]")
+    c.bind(op.res, indent, op)  # a memref loaded from a memref of memrefs
 
 
 @emitter("memref.store")
 def _store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, memref.StoreOp)
     idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    ranges = [c.range_of(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
     c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
 
 
@@ -1352,8 +1489,10 @@ class CompiledModule:
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
         self.functions: dict[str, func.FuncOp] = {}
-        for op in module.ops:
+        for op in module.walk():  # nested modules too, as `runner.find_function`
             if isinstance(op, func.FuncOp):
+                if op.sym_name.data in self.functions:
+                    raise UnsupportedOpError(op, "fast path: a second function of this name")
                 self.functions[op.sym_name.data] = op
         self._fallback_interp: Any = None
         parts: list[str] = ["def _factory(_RT):"]
@@ -1368,7 +1507,10 @@ class CompiledModule:
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
         for fn in self.functions.values():
             if fn.body.blocks:
-                parts.append(_FunctionCompiler(self, fn).compile())
+                try:
+                    parts.append(_FunctionCompiler(self, fn).compile())
+                except RecursionError:
+                    raise UnsupportedOpError(fn, "fast path: the function nests too deeply") from None
         names = ", ".join(
             f"{n!r}: {self.py_name(n)}" for n, f in self.functions.items() if f.body.blocks
         )
@@ -1390,7 +1532,17 @@ class CompiledModule:
         namespace.update(_math_helpers())
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
-        exec(compile(self.source, "<tapeflow-compiled>", "exec"), namespace)
+        try:
+            code = compile(self.source, "<tapeflow-compiled>", "exec")
+        except (SyntaxError, RecursionError, MemoryError) as error:
+            # Python's own limits (e.g. "too many statically nested blocks" from 21 nested
+            # loops): the op-by-op path has none of them.
+            raise UnsupportedOpError(
+                next(iter(self.functions.values()), module),
+                f"fast path: the generated Python is beyond Python's limits "
+                f"({type(error).__name__}: {error})",
+            ) from None
+        exec(code, namespace)
         self._factory = namespace["_factory"]
 
     # -- compile-time helpers --------------------------------------------------------------
@@ -1432,8 +1584,16 @@ class CompiledModule:
         return self._fallback_interp
 
     def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """The interpreter's own implementation of `op` (no listeners)."""
-        return self.fallback_interpreter().run_op(op, args)
+        """The interpreter's own implementation of `op` (no listeners); its errors are
+        reported as the op-by-op run reports them (`runner._runtime_error`)."""
+        try:
+            return self.fallback_interpreter().run_op(op, args)
+        except (RecursionError, FastPathLimit):
+            raise
+        except Exception as error:
+            from tapeflow.runner import _runtime_error  # pyright: ignore[reportPrivateUsage]
+
+            raise _runtime_error(error, [op]) from error
 
     # -- running ---------------------------------------------------------------------------
     def run(
