@@ -57,7 +57,7 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -134,6 +134,12 @@ FIRST_ADDRESS = 1 << 16
 ALIGN = 64
 
 
+def _wrap64(x: int) -> int:
+    """`x` modulo 2^64 as a signed int64 (NumPy's arithmetic is modulo 2^64 too, so an
+    in-bounds address comes out exact)."""
+    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 class Trace:
     """The state of one compiled run: counters, access stream, first-execution order.
 
@@ -142,6 +148,10 @@ class Trace:
     - `consume(addrs, pcs, writes)`: a batch of final addresses (numpy int64 arrays);
     - `run_event(k, op, args)`: runs an event op (default: the interpreter's impl).
     """
+
+    stream_min = 32
+    """Trip count from which a streamable loop appends its addresses with NumPy (below,
+    per-access appends cost less than the NumPy calls)."""
 
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
@@ -257,6 +267,16 @@ class Trace:
     def event(self, k: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
         op = self.program.event_ops[k]
         return self.run_event(k, op, args)
+
+    def stream(self, start: int, stop: int, step: int, sites: tuple[int, ...]) -> None:
+        """The accesses of iterations `range(start, stop, step)` of a streamed loop: per
+        iteration, each site's `invariant + coefficient * iv` (`_Stream`), in order."""
+        if start >= stop:
+            return
+        ivs = np.arange(start, stop, step, dtype=np.int64)
+        pairs = np.array([_wrap64(x) for x in sites], dtype=np.int64).reshape(-1, 2)
+        out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
+        self.accesses.frombytes(out.tobytes())
 
     # -- phase windows (the model's `core.window_ops` rule, see hwmodel/model.py) ----------
     def window_end(self) -> None:
@@ -524,6 +544,48 @@ def _affine_ranges(m: AffineMap, operands: Sequence[Interval | None]) -> list[In
 
 
 @dataclass
+class _Stream:
+    """The DRAM accesses of a bulk-counted loop body, when each one's offset is affine
+    in the induction variable with a constant coefficient (`_for_loop` then also emits a
+    variant without per-access `_A` calls: `Trace.stream` appends the addresses)."""
+
+    iv: SSAValue
+    inside: set[SSAValue]  # values defined in the body (not loop-invariant)
+    sites: list[tuple[str, int]] = field(default_factory=list)
+    """Per access in program order: (invariant part of the encoded access, iv coefficient)."""
+    lines: set[int] = field(default_factory=set)  # indices of their `_A` lines
+    ok: bool = True
+
+    def affine(self, v: SSAValue, names: dict[SSAValue, str]) -> tuple[str, int] | None:
+        """`v` as (invariant expression, constant coefficient of the iv), or None."""
+        if v is self.iv:
+            return "0", 1
+        if v not in self.inside:
+            return names[v], 0
+        op = v.owner
+        if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) or not isinstance(
+            v.type, IndexType
+        ):
+            return None
+        x, y = self.affine(op.lhs, names), self.affine(op.rhs, names)
+        if x is None or y is None:
+            return None
+        if isinstance(op, arith.AddiOp):
+            return f"({x[0]} + {y[0]})", x[1] + y[1]
+        if isinstance(op, arith.SubiOp):
+            return f"({x[0]} - {y[0]})", x[1] - y[1]
+        if y[1] == 0 and (x[1] == 0 or _is_int_literal(y[0])):
+            return f"({x[0]} * {y[0]})", x[1] * (int(y[0].strip("()")) if x[1] else 0)
+        if x[1] == 0 and _is_int_literal(x[0]):
+            return f"({x[0]} * {y[0]})", y[1] * int(x[0].strip("()"))
+        return None
+
+
+def _is_int_literal(text: str) -> bool:
+    return text.strip("()").lstrip("-").isdigit()
+
+
+@dataclass
 class _MemInfo:
     """Compile-time facts about a memref SSA value's Python locals."""
 
@@ -584,6 +646,8 @@ class _FunctionCompiler:
         self.offsets: list[dict[tuple[str, tuple[str, ...]], str]] = []
         """Flat offsets computed (and checked) so far, per enclosing block (reused: same
         SSA indices)."""
+        self.stream: _Stream | None = None
+        """The bulk-counted loop body being emitted, if its accesses may be streamed."""
         self.ranges: dict[SSAValue, Interval] = {}
         """Proven [lo, hi] of integer values (constants, loop induction variables and
         index arithmetic on them)."""
@@ -707,9 +771,32 @@ class _FunctionCompiler:
         if info.base is not None:
             sid = self.cm.new_sid(op)
             low = (sid << SID_SHIFT) | (1 if write else 0)
+            col = self.stream
+            if col is not None and col.ok:
+                self.stream_site(col, op, memval, info, low)
             self.emit(indent, f"_A({info.base} + {off} * {info.esize << OFF_SHIFT} + {low})")
             self.has_access = True
         return info, off
+
+    def stream_site(
+        self, col: _Stream, op: Operation, memval: SSAValue, info: _MemInfo, low: int
+    ) -> None:
+        """Records the access about to be emitted as an affine stream site, if it is one."""
+        indices = list(op.operands[2:] if isinstance(op, memref.StoreOp) else op.operands[1:])
+        forms = [col.affine(v, self.names) for v in indices]
+        if (
+            memval in col.inside
+            or not isinstance(op, memref.LoadOp | memref.StoreOp)
+            or any(f is None for f in forms)
+            or not all(s.isdigit() for s in info.strides)
+        ):
+            col.ok = False
+            return
+        esize = info.esize << OFF_SHIFT
+        a = " + ".join(f"{f[0]} * {s}" for f, s in zip(forms, info.strides) if f) or "0"  # type: ignore[index]
+        b = sum(f[1] * int(s) for f, s in zip(forms, info.strides) if f)  # type: ignore[index]
+        col.sites.append((f"{info.base} + ({a}) * {esize} + {low}", b * esize))
+        col.lines.add(len(self.lines))
 
     # -- blocks ----------------------------------------------------------------------------
     def segment(self, indent: int) -> list[Operation]:
@@ -786,6 +873,7 @@ class _FunctionCompiler:
         self.emit(indent + 1, f"{s} = _WSTART({k}, {r}) if _WN[0] - _WN[1] >= _WIN else None")
         self.emit(indent, f"for {iv} in {r}:")
         self.bulk_end = f"if {iv} == {s}: {s} = _WBULK({k}, {r}, {iv})"
+        self.bulk_names = (k, r, n, s)
         return ops
 
     def loop_end(self, indent: int, counted: list[Operation] | None) -> None:
@@ -1121,7 +1209,42 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, scf.ForOp)
     lb, ub, step = c.use(op.lb), c.use(op.ub), c.use(op.step)
     iv_range = _iv_range(c.range_of(op.lb), c.range_of(op.ub), c.range_of(op.step))
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args, iv_range)
+    sr = c.range_of(op.step)
+    const_step = sr[0] if sr is not None and sr[0] == sr[1] > 0 else None
+    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args, iv_range, const_step)
+
+
+def _streamed_variant(
+    c: _FunctionCompiler, indent: int, for_line: int, col: _Stream, iv: str, step: int
+) -> None:
+    """Rewrites the bulk-counted loop emitted from `for_line` as `if n >= Trace.stream_min:
+    <the loop without _A calls, addresses appended by Trace.stream per window chunk>
+    else: <the loop as emitted>`. Addresses, their order and the access count at every
+    phase end are the per-access code's."""
+    k, r, n, s = c.bulk_names
+    loop = c.lines[for_line:]
+    del c.lines[for_line:]
+    pad = "    "
+    extra = [i - for_line for i in col.lines]
+    if any("_A(" in line or "_COPY(" in line for i, line in enumerate(loop) if i not in extra):
+        c.lines.extend(loop)  # an access that is not a stream site (tape, records, copy)
+        return
+    q, j = c.fresh("q"), c.fresh("j")
+    sites = ", ".join(f"{a}, {b}" for a, b in col.sites)
+    c.emit(indent, f"if {n} >= _SMIN:")
+    c.emit(indent + 1, f"{q} = ({sites},); {j} = {r}.start")
+    for i, line in enumerate(loop):
+        if i in extra:
+            continue
+        if line.strip() == c.bulk_end:
+            line = line.replace(
+                f"{s} = _WBULK(",
+                f"_STREAM({j}, {iv} + {step}, {step}, {q}); {j} = {iv} + {step}; {s} = _WBULK(",
+            )
+        c.lines.append(pad + line)
+    c.emit(indent + 1, f"_STREAM({j}, {r}.stop, {step}, {q})")
+    c.emit(indent, "else:")
+    c.lines.extend(pad + line for line in loop)
 
 
 def _iv_range(lb: Interval | None, ub: Interval | None, step: Interval | None) -> Interval | None:
@@ -1138,9 +1261,11 @@ def _for_loop(
     rng: str,
     inits: Sequence[SSAValue],
     iv_range: Interval | None,
+    step: int | None,
 ) -> None:
     """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
-    expression, `inits` the initial values of the carried (iter_args) values."""
+    expression, `inits` the initial values of the carried (iter_args) values, `step`
+    the constant step if positive."""
     body = op.body.block
     if iv_range is not None:
         c.ranges[body.args[0]] = iv_range
@@ -1148,11 +1273,18 @@ def _for_loop(
     carried = [c.fresh("c") for _ in inits]
     c.assign(indent, carried, [c.use(v) for v in inits])
     counted = c.loop_header(indent, body, rng, iv)
+    for_line = len(c.lines) - 1
+    if counted is not None and step is not None:
+        inside = {r for o in body.walk() for r in o.results} | set(body.args[1:])
+        c.stream = _Stream(body.args[0], inside)
     before = c.has_access
     c.has_access = False
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
     c.loop_end(indent + 1, counted)
+    col, c.stream = c.stream, None
+    if col is not None and col.ok and col.sites:
+        _streamed_variant(c, indent, for_line, col, iv, step)  # type: ignore[arg-type]
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
@@ -1251,7 +1383,8 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         step = op.step.value.data
         iv_range = _iv_range((lo, lo), (hi, hi), (step, step))
     rng = f"range({lb}, {ub}, {op.step.value.data})"
-    _for_loop(c, op, indent, rng, op.inits, iv_range)
+    step = op.step.value.data
+    _for_loop(c, op, indent, rng, op.inits, iv_range, step if step > 0 else None)
 
 
 @emitter("affine.apply")
@@ -1505,6 +1638,7 @@ class CompiledModule:
         parts.append("    _RCHECK = _RT.record_check; _RNONE = _RT.record_unwritten")
         parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
+        parts.append("    _STREAM = _RT.stream; _SMIN = _RT.stream_min")
         for fn in self.functions.values():
             if fn.body.blocks:
                 try:
@@ -1634,6 +1768,8 @@ class _Runtime:
         self.window_end = trace.window_end
         self.window_start = trace.window_start
         self.window_bulk = trace.window_bulk
+        self.stream = trace.stream
+        self.stream_min = trace.stream_min
 
     def pop_empty(self, op: Operation) -> None:
         raise InterpretationError(op_error(op, "pop on empty cache"))

@@ -451,7 +451,9 @@ def _stage_module(name: str, stage: str):
 
 @pytest.mark.parametrize("stage", list(STAGES))
 @pytest.mark.parametrize("name", _kernels())
-def test_kernel_stage_identical(name: str, stage: str):
+def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.MonkeyPatch):
+    from tapeflow.hwmodel.compiled import Trace
+
     module, entry, args = _stage_module(name, stage)
     _, ops1 = interpreter_counts(module, entry, args)
     _, ops2 = compiled_counts(module, entry, args)
@@ -466,7 +468,10 @@ def test_kernel_stage_identical(name: str, stage: str):
     ref, _ = assert_identical(module, entry, args, tiny)
     if ref.report["levels"]["L1"]["accesses"] > 2000:
         assert ref.report["levels"]["L1"]["writebacks"] + ref.report["levels"]["L2"]["misses"] > 0
-    # Phase windows ending inside bulk-counted loops, between DMA fences, across batches.
+    # Phase windows ending inside bulk-counted loops, between DMA fences, across batches;
+    # every streamable loop streamed (the small kernels' loops are shorter than the
+    # default `Trace.stream_min`).
+    monkeypatch.setattr(Trace, "stream_min", 1)
     for w in (5, 61):
         win = load_machine(overrides=[f"core.window_ops={w}"])
         ref, _ = assert_identical(module, entry, args, win, fast_batch=97)
@@ -682,8 +687,13 @@ def _outcome(run: Any) -> tuple[str, Any]:
 
 
 @pytest.mark.parametrize("seed", range(0, 300, 3))
-def test_random_programs_fast_path_equals_interpreter(seed: int):
-    """Values, memref contents, errors (same message) and the whole report agree."""
+def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: pytest.MonkeyPatch):
+    """Values, memref contents, errors (same message) and the whole report agree; half
+    the programs stream every streamable loop's addresses (`Trace.stream_min`)."""
+    from tapeflow.hwmodel.compiled import Trace
+
+    if seed % 2:
+        monkeypatch.setattr(Trace, "stream_min", 1)
     for s in (seed, seed + 1, seed + 2):
         gen = _RandomProgram(s)
         text = gen.text()
