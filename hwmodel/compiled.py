@@ -15,12 +15,21 @@ Translation (one Python function per `func.func`):
   over `range`; `scf.if` -> `if`; `scf.while` -> `while True`; `func.call` -> a call.
 - arith/math -> Python expressions with the interpreter's semantics (its Python floats,
   f32 rounding through `extra_ops._f32`, libm errors -> numpy's IEEE results, integer
-  wrapping for widths below 64 and for i64; `index` arithmetic is not wrapped, it cannot
-  reach 2^63 in a program that indexes memory). An op without an inline translation, no
-  regions and only scalar operands/results runs the interpreter's own implementation.
+  wrapping (i64 and index too, unless the value's range is proven, see below; INT64_MIN
+  / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
+  without an inline translation, no regions and only scalar operands/results runs the
+  interpreter's own implementation.
 - A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
-  cast to its element format over the same bytes (row-major offsets, as `ShapedArray`;
-  only flat offsets are range-checked, not each index as `CheckedMemRefFunctions` does).
+  cast to its element format over the same bytes (row-major offsets, as `ShapedArray`);
+  a memref of memrefs (the growable tape's slot) through its list of memrefs. Every
+  index is checked against its dimension unless its range is proven in bounds
+  (`_FunctionCompiler.ranges`: constants, induction variables of loops with constant
+  positive steps and integer bounds, +, -, * and affine maps of those); a failing check
+  runs the interpreter's implementation of the op, so the error is the interpreter's.
+- Errors: interpreter errors keep their one located line (`runner._runtime_error`);
+  Python's limits on the generated code (e.g. 21 nested loops) raise
+  `UnsupportedOpError` at compile time and trace-encoding limits `FastPathLimit` during
+  a run, on which `simulate_auto` falls back to the op-by-op path.
   `tape.cache` is a list; region tapes are `RecordBuffer`s read/written inline with the
   region interpreter's checks; allocations, deallocations and every `stream` op run the
   interpreter's implementation as *events* (`Trace.event`).
@@ -30,6 +39,10 @@ What a run records (`Trace`):
   regions and every call; each segment's counter counts its executions (a loop body that
   is one segment without events is counted in bulk before the loop). Counts per op are
   then exact at any point: `Trace.op_counts()`.
+- Streamed loops: a bulk-counted loop whose DRAM accesses are all memref loads/stores
+  with offsets affine in the induction variable (constant coefficients, `_Stream`) also
+  gets a variant without per-access appends, taken from `Trace.stream_min` iterations:
+  `Trace.stream` appends the addresses with NumPy, chunk by chunk up to each phase end.
 - First execution of a segment (`Trace.first`) numbers its ops in first-execution order:
   the op-by-op model's PCs (the stride prefetcher's table index).
 - One int64 per access to a DRAM memref, region tape or tape cache, appended to an

@@ -250,6 +250,15 @@ def _segment_charges(program: CompiledModule) -> np.ndarray:
     return out
 
 
+def _results_json(run: Any) -> Any:
+    """`runner.format_json(run)["results"]` without formatting every argument array."""
+    from dataclasses import replace
+
+    from tapeflow import runner
+
+    return runner.format_json(replace(run, memref_positions=[]))["results"]
+
+
 def compiled(module: ModuleOp) -> CompiledModule:
     """`CompiledModule(module)` (compile once and pass the program around to reuse it:
     nothing is cached here, since passes mutate modules in place)."""
@@ -306,7 +315,7 @@ def simulate_fast(
     trace = ModelTrace(program, model, batch)
     run, _ = run_compiled(program, entry, args, trace)
     trace.sync()
-    report = build_report(model, runner.format_json(run)["results"])
+    report = build_report(model, _results_json(run))
     return SimResult(run, model, report)
 
 
@@ -331,7 +340,7 @@ def simulate_fast_many(
     trace = ModelTrace(program, models, batch)
     run, _ = run_compiled(program, entry, args, trace)
     trace.sync()
-    results = runner.format_json(run)["results"]
+    results = _results_json(run)
     return [SimResult(run, model, build_report(model, results)) for model in models]
 
 
