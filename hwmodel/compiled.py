@@ -1114,13 +1114,39 @@ def _int_bits(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})")
 
 
+def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:
+    r = c.range_of(v)
+    return r[0] if r is not None and r[0] == r[1] else None
+
+
+def _fold(c: _FunctionCompiler, op: Operation) -> bool:
+    """Folds a 64-bit integer op of constants with the interpreter's own implementation
+    (so the value is the interpreter's); False if an operand is not constant or the
+    interpreter reports an error (then the op runs, and fails, at run time)."""
+    values = [_constant_value(c, v) for v in op.operands]
+    if any(v is None for v in values):
+        return False
+    try:
+        (value,) = c.cm.run_op(op, tuple(values))
+    except Exception:
+        return False
+    value = to_signed(int(value), 64)
+    c.names[op.results[0]] = f"({value})" if value < 0 else repr(value)
+    c.ranges[op.results[0]] = (value, value)
+    return True
+
+
 @emitter("arith.divsi", "arith.remsi", "arith.floordivsi")
 def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     w = _int_width(op.results[0].type)
     if w is None:
         return c.fallback(op, indent)
+    if w == 64 and _fold(c, op):
+        return
     r, a, b = _bin(c, op)
-    c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")  # the interpreter's error
+    rb = c.range_of(op.operands[1])
+    if rb is None or rb[0] <= 0 <= rb[1]:  # a zero divisor: the interpreter's error
+        c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")
     if w == 64 and op.name in ("arith.divsi", "arith.remsi"):
         d = r if op.name == "arith.divsi" else c.fresh("d")
         c.emit(indent, f"{d} = abs({a}) // abs({b})")
@@ -1143,9 +1169,14 @@ def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     p = op.predicate.value.data
-    r, a, b = _bin(c, op)
     if p not in _CMPI:
         return c.fallback(op, indent)
+    x, y = _constant_value(c, op.lhs), _constant_value(c, op.rhs)
+    if x is not None and y is not None:  # both constant: a literal
+        x, y = (to_unsigned(x, w), to_unsigned(y, w)) if p >= 6 else (to_signed(x, w), to_signed(y, w))
+        c.names[op.results[0]] = repr(bool(eval(f"{x} {_CMPI[p]} {y}")))
+        return
+    r, a, b = _bin(c, op)
     if p >= 6:
         c.emit(indent, f"_x, _y = _cmpu({a}, {b}, {w})")
         c.emit(indent, f"{r} = _x {_CMPI[p]} _y")
@@ -1186,8 +1217,15 @@ def _cmpf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if isinstance(op.operands[1].type, MemRefType):
         raise UnsupportedOpError(op, "fast path: select of memrefs")
+    cond = c.use(op.operands[0])
+    if cond in ("True", "False"):  # a constant condition (a folded cmpi): the operand
+        chosen = op.operands[1] if cond == "True" else op.operands[2]
+        c.names[op.results[0]] = c.use(chosen)
+        if (rc := c.range_of(chosen)) is not None:
+            c.ranges[op.results[0]] = rc
+        return
     r = c.define(op.results[0])
-    cond, a, b = (c.use(v) for v in op.operands)
+    a, b = c.use(op.operands[1]), c.use(op.operands[2])
     c.emit(indent, f"{r} = {a} if {cond} else {b}")
     ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
     if ra is not None and rb is not None:
