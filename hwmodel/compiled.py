@@ -1696,6 +1696,12 @@ class CompiledModule:
                     parts.append(_FunctionCompiler(self, fn).compile())
                 except RecursionError:
                     raise UnsupportedOpError(fn, "fast path: the function nests too deeply") from None
+                except (UnsupportedOpError, InterpretationError):
+                    raise
+                except Exception as error:  # IR the compiler does not expect: not this path's
+                    raise UnsupportedOpError(
+                        fn, f"fast path: cannot compile ({type(error).__name__}: {error})"
+                    ) from error
         names = ", ".join(
             f"{n!r}: {self.py_name(n)}" for n, f in self.functions.items() if f.body.blocks
         )

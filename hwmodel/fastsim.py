@@ -34,6 +34,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
+from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel.compiled import (
     MEMREF,
     RECORDS,
@@ -288,8 +289,11 @@ def run_compiled(
         raise InterpretationError(f"@{name}: recursion too deep") from None
     except (FastPathLimit, ToolError):
         raise
-    except Exception as error:  # one located line, as the op-by-op run reports it
+    except InterpretationError as error:  # one located line, as the op-by-op run reports it
         raise runner._runtime_error(error, [func_op]) from error  # pyright: ignore[reportPrivateUsage]
+    except Exception as error:  # a Python error in the generated code: a limit of this path
+        message = f"fast path: {type(error).__name__}: {error}"
+        raise FastPathLimit(op_error(func_op, message)) from error
     run = runner.run_result(name, args, values, raw_results, arg_types, result_types, bw)
     return run, trace
 

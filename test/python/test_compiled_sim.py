@@ -791,6 +791,27 @@ def test_runtime_limit_falls_back_to_the_interpreter(monkeypatch: pytest.MonkeyP
     assert not differences(ref.report, auto.report)
 
 
+def test_python_error_in_generated_code_falls_back(monkeypatch: pytest.MonkeyPatch):
+    """Any Python error inside the generated code is a fast-path limit (located at the
+    function), not the program's error: `simulate_auto` runs the op-by-op path."""
+    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.compiled import FastPathLimit
+
+    def broken_view(sa: Any) -> Any:
+        raise ValueError("no view")
+
+    module = runner.load_module(LOOPS, "k.mlir")
+    rng = np.random.default_rng(6)
+    args = [rng.uniform(-1, 1, (6, 5)), rng.uniform(-1, 1, 5), 2]
+    ref = simulate(module, "f", copy.deepcopy(args))
+    monkeypatch.setattr(compiled_module, "memref_view", broken_view)
+    with pytest.raises(FastPathLimit, match=r"^k\.mlir:\d+:\d+: 'func\.func' fast path: ValueError: no view$"):
+        simulate_fast(module, "f", copy.deepcopy(args))
+    auto = simulate_auto(module, "f", copy.deepcopy(args))
+    assert auto.report.pop("path") == "interp"
+    assert not differences(ref.report, auto.report)
+
+
 NESTED_MODULE = """
 builtin.module {
   builtin.module {
