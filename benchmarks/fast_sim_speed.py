@@ -15,6 +15,10 @@ For each kernel and pipeline stage (`lower-tape`: the Enzyme-layout baseline,
   (`hwmodel.model.simulate`, an interpreter listener) on the small size, where the
   op-by-op model finishes in seconds, and their ratio; the two reports are compared
   (`same` = identical reports).
+`--baseline REV` (e.g. `HEAD~1`) also runs this measurement with the code of git revision
+REV, kernel by kernel in the same run (a copy of the tree from `git archive`, imported
+instead of the installed package, in a subprocess), and prints the ratio of CPU times
+(`base@REV` rows; the ratio needs the same ops and accesses on both sides).
 `--sweep 262144,524288,...` also times `simulate_fast_many`: one run feeding one machine
 per L2 size (rates there are per machine-set). Rates use process CPU time
 (`time.process_time`), which a loaded machine perturbs less than wall time; wall time
@@ -26,10 +30,15 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
 import json
 import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -148,18 +157,76 @@ def model_prefix(module: Any, entry: str, args: list[Any], limit: int) -> dict[s
     }  # fmt: skip
 
 
+class Baseline:
+    """The tree of git revision `rev` in a temporary directory, laid out as the installed
+    package (pyproject's `package-dir` as symlinks under `tapeflow/`), so that a
+    subprocess with it first on PYTHONPATH imports that revision's code."""
+
+    def __init__(self, rev: str):
+        self.rev = rev
+        self._tmp = tempfile.TemporaryDirectory(prefix="tapeflow-baseline-")
+        self.src = Path(self._tmp.name)
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True,
+                             check=True).stdout  # fmt: skip
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            archive.extractall(self.src, filter="data")
+        with open(self.src / "pyproject.toml", "rb") as f:
+            layout = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+        for package, folder in layout.items():
+            parts = package.split(".")
+            if len(parts) > 1:
+                link = self.src.joinpath(layout.get(parts[0], parts[0]), *parts[1:])
+                if not link.exists():
+                    link.symlink_to(self.src / folder, target_is_directory=True)
+        self.env = dict(os.environ, PYTHONPATH=str(self.src))
+        where = subprocess.run(
+            [sys.executable, "-c", "import tapeflow.hwmodel.compiled as c; print(c.__file__)"],
+            env=self.env, cwd=self.src, capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        if not Path(where).resolve().is_relative_to(self.src.resolve()):
+            raise RuntimeError(f"the baseline imports {where}, not the tree of {rev}")
+
+    def has_kernel(self, name: str) -> bool:
+        return (self.src / "benchmarks" / "kernels" / "default" / f"{name}.mlir").exists()
+
+    def measure(self, kernel: str, stages: str, size: str) -> dict[str, dict[str, Any]]:
+        """Stage -> the `fast@size` row of REV's own fast_sim_speed.py for one kernel: the
+        faster of two runs (the first may include one-time costs, e.g. numba compiling
+        the cache kernels of a tree it has not seen)."""
+        out = self.src / f"{kernel}.json"
+        subprocess.run(
+            [sys.executable, "benchmarks/fast_sim_speed.py", "--kernels", f"{kernel},{kernel}",
+             "--stages", stages, "--size", size, "--no-model", "--json", str(out)],
+            env=self.env, cwd=self.src, check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        best: dict[str, dict[str, Any]] = {}
+        for r in json.loads(out.read_text())["rows"]:
+            if r["path"] != f"fast@{size}":
+                continue
+            if r["stage"] not in best or r["cpu_s"] < best[r["stage"]]["cpu_s"]:
+                best[r["stage"]] = r
+        return best
+
+
 def warm_up() -> None:
     from tapeflow import runner
     from tapeflow.hwmodel.fastsim import simulate_fast
 
-    text = """func.func @f(%a: memref<64xf64>) -> f64 {
+    text = """func.func @f(%a: memref<4096xf64>) -> f64 {
   %c0 = arith.constant 0 : index
-  %v = memref.load %a[%c0] : memref<64xf64>
-  func.return %v : f64
-}"""
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 4096 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %v = memref.load %a[%i] : memref<4096xf64>
+    %t = arith.addf %acc, %v : f64
+    scf.yield %t : f64
+  }
+  func.return %s : f64
+}"""  # phase ends inside a loop too (the cache kernel with cuts)
     import numpy as np
 
-    simulate_fast(runner.load_module(text, "w.mlir"), "f", [np.zeros(64)])
+    simulate_fast(runner.load_module(text, "w.mlir"), "f", [np.zeros(4096)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         help="ops of the default-size run the op-by-op model simulates",
     )
     parser.add_argument("--json", help="write the numbers (without reports) to this file")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also measure git revision REV (e.g. HEAD~1) and print the ratio")  # fmt: skip
     parser.add_argument(
         "--sweep",
         default="",
@@ -193,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     rows: list[dict[str, Any]] = []
+    baseline = Baseline(args.baseline) if args.baseline else None
 
     def line(kernel: str, stage: str, path: str, r: dict[str, Any], note: str = "") -> None:
         print(f"{kernel:<12}{stage:<12}{path:<14}{r['ops']:>11}{r['accesses']:>11}"
@@ -204,12 +274,24 @@ def main(argv: list[str] | None = None) -> int:
 
     for name in args.kernels.split(","):
         kernel = KERNELS[name]
+        base: dict[str, dict[str, Any]] = {}
+        if baseline is not None and baseline.has_kernel(name):
+            base = baseline.measure(name, args.stages, args.size)
         for stage in args.stages.split(","):
             module, entry, fargs = build(kernel, args.size, stage)
             r = fast_run(module, entry, fargs)
             note = (f"exec {r['exec_s']:.2f}s, compile {r['compile_s']:.2f}s, "
                     f"tape {r['report']['tape_bytes'] / 2**20:.1f} MiB")  # fmt: skip
             line(name, stage, f"fast@{args.size}", r, note)
+            if baseline is not None:
+                b = base.get(stage)
+                if b is None:
+                    print(f"{name:<12}{stage:<12}base@{args.baseline}: not in that revision")
+                elif (b["ops"], b["accesses"]) != (r["ops"], r["accesses"]):
+                    line(name, stage, f"base@{args.baseline}", b, "a different workload")
+                else:
+                    line(name, stage, f"base@{args.baseline}", b,
+                         f"this tree is {b['cpu_s'] / r['cpu_s']:.2f}x faster")  # fmt: skip
             if args.sweep:
                 from tapeflow.hwmodel.config import load_machine
                 from tapeflow.hwmodel.fastsim import simulate_fast_many

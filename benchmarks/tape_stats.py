@@ -11,8 +11,9 @@ Tape bytes are the bytes of the buffers `tapeflow-lower-tape` allocates (one arr
 cache): the product of the trip counts times the element size for an indexed cache, the
 worst-case push count for a stack. Element sizes: f64 8, index 8, i64 8, i32 4, i1 1
 (one byte per element, as LLVM lays out memref<i1>). When a cache's size is only known at
-run time (runtime-sized or growable stacks), or with `--run`, the gradient is run in the
-interpreter and the pushes counted (exact, but slow at the default size).
+run time (runtime-sized or growable stacks), or with `--run`, the gradient is run on the
+simulator's fast path (`hwmodel.compiled`, the interpreter's semantics) and the pushes
+counted from its per-op execution counts.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.kernels import KERNELS, make_inputs, primal_bytes  # noqa: E402
-from benchmarks.kernels.harness import parse, run  # noqa: E402
+from benchmarks.kernels.harness import parse  # noqa: E402
 
 
 def element_bytes(t) -> int:
@@ -79,16 +80,19 @@ def _autodiff_module(name: str, size: str):
     return module
 
 
-class _PushCounter:
-    def __init__(self) -> None:
-        self.pushes: Counter[int] = Counter()
+def _count_pushes(module, entry: str, args: list) -> Counter[int]:
+    """Pushes per cache (id of its `tape.init`) in a run of `entry` on the fast path."""
+    from tapeflow.hwmodel.compiled import CompiledModule
+    from tapeflow.hwmodel.fastsim import run_compiled
 
-    def will_interpret_op(self, op, args) -> None:
-        if op.name == "tape.push":
-            self.pushes[id(op.cache.owner)] += 1
-
-    def did_interpret_op(self, op, results) -> None:
-        pass
+    program = CompiledModule(module)
+    _, trace = run_compiled(program, entry, args)
+    pushes: Counter[int] = Counter()
+    for n, ops in zip(trace.block_counts, program.segments, strict=True):
+        for op in ops:
+            if op.name == "tape.push":
+                pushes[id(op.cache.owner)] += n  # type: ignore[attr-defined]
+    return pushes
 
 
 def kernel_stats(name: str, size: str = "default", count: bool = False) -> KernelStat:
@@ -119,7 +123,6 @@ def kernel_stats(name: str, size: str = "default", count: bool = False) -> Kerne
             assert isinstance(layout, _RuntimeStack | _GrowableStack)
             static[id(init)] = None
     if count or any(v is None for v in static.values()):
-        counter = _PushCounter()
         kernel = KERNELS[name]
         args: list = []
         for spec, a in zip(kernel.args, make_inputs(name, size, 0), strict=True):
@@ -127,9 +130,9 @@ def kernel_stats(name: str, size: str = "default", count: bool = False) -> Kerne
             if spec.is_float:
                 args.append(a * 0.0)
         args.append(1.0)
-        run(module, kernel.grad_entry, args, listeners=(counter,))
+        counts = _count_pushes(module, kernel.grad_entry, args)
         stat.counted = True
-        pushed = {k: counter.pushes.get(k, 0) for k in static}
+        pushed = {k: counts.get(k, 0) for k in static}
     else:
         pushed = static
     for init in inits:

@@ -15,12 +15,21 @@ Translation (one Python function per `func.func`):
   over `range`; `scf.if` -> `if`; `scf.while` -> `while True`; `func.call` -> a call.
 - arith/math -> Python expressions with the interpreter's semantics (its Python floats,
   f32 rounding through `extra_ops._f32`, libm errors -> numpy's IEEE results, integer
-  wrapping for widths below 64 and for i64; `index` arithmetic is not wrapped, it cannot
-  reach 2^63 in a program that indexes memory). An op without an inline translation, no
-  regions and only scalar operands/results runs the interpreter's own implementation.
+  wrapping (i64 and index too, unless the value's range is proven, see below; INT64_MIN
+  / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
+  without an inline translation, no regions and only scalar operands/results runs the
+  interpreter's own implementation.
 - A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
-  cast to its element format over the same bytes (row-major offsets, as `ShapedArray`;
-  only flat offsets are range-checked, not each index as `CheckedMemRefFunctions` does).
+  cast to its element format over the same bytes (row-major offsets, as `ShapedArray`);
+  a memref of memrefs (the growable tape's slot) through its list of memrefs. Every
+  index is checked against its dimension unless its range is proven in bounds
+  (`_FunctionCompiler.ranges`: constants, induction variables of loops with constant
+  positive steps and integer bounds, +, -, * and affine maps of those); a failing check
+  runs the interpreter's implementation of the op, so the error is the interpreter's.
+- Errors: interpreter errors keep their one located line (`runner._runtime_error`);
+  Python's limits on the generated code (e.g. 21 nested loops) raise
+  `UnsupportedOpError` at compile time and trace-encoding limits `FastPathLimit` during
+  a run, on which `simulate_auto` falls back to the op-by-op path.
   `tape.cache` is a list; region tapes are `RecordBuffer`s read/written inline with the
   region interpreter's checks; allocations, deallocations and every `stream` op run the
   interpreter's implementation as *events* (`Trace.event`).
@@ -30,6 +39,10 @@ What a run records (`Trace`):
   regions and every call; each segment's counter counts its executions (a loop body that
   is one segment without events is counted in bulk before the loop). Counts per op are
   then exact at any point: `Trace.op_counts()`.
+- Streamed loops: a bulk-counted loop whose DRAM accesses are all memref loads/stores
+  with offsets affine in the induction variable (constant coefficients, `_Stream`) also
+  gets a variant without per-access appends, taken from `Trace.stream_min` iterations:
+  `Trace.stream` appends the addresses with NumPy, chunk by chunk up to each phase end.
 - First execution of a segment (`Trace.first`) numbers its ops in first-execution order:
   the op-by-op model's PCs (the stride prefetcher's table index).
 - One int64 per access to a DRAM memref, region tape or tape cache, appended to an
@@ -57,7 +70,7 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -87,6 +100,8 @@ from xdsl.utils.comparisons import to_signed, to_unsigned
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
+from tapeflow.hwmodel.model import buffer_memory
+from tapeflow.interpreters.extra_ops import ObjectStorage
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -101,6 +116,11 @@ class UnsupportedOpError(DiagnosticException):
     def __init__(self, op: Operation, why: str = "not supported by the fast path"):
         super().__init__(op_error(op, why))
         self.op = op
+
+
+class FastPathLimit(InterpretationError):
+    """A run hit a limit of the fast path's encoding (not an error of the program):
+    `simulate_auto` reruns it on the op-by-op path."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -127,6 +147,12 @@ FIRST_ADDRESS = 1 << 16
 ALIGN = 64
 
 
+def _wrap64(x: int) -> int:
+    """`x` modulo 2^64 as a signed int64 (NumPy's arithmetic is modulo 2^64 too, so an
+    in-bounds address comes out exact)."""
+    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 class Trace:
     """The state of one compiled run: counters, access stream, first-execution order.
 
@@ -135,6 +161,10 @@ class Trace:
     - `consume(addrs, pcs, writes)`: a batch of final addresses (numpy int64 arrays);
     - `run_event(k, op, args)`: runs an event op (default: the interpreter's impl).
     """
+
+    stream_min = 32
+    """Trip count from which a streamable loop appends its addresses with NumPy (below,
+    per-access appends cost less than the NumPy calls)."""
 
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
@@ -149,7 +179,7 @@ class Trace:
         self.order: list[Operation] = []
         self.pc_table = np.zeros(max(1, len(program.mem_ops)), dtype=np.int64)
         self.buffers: list[tuple[str, Any, int]] = []
-        """Provisional buffer id -> (kind, object, element bytes for tapes)."""
+        """Provisional buffer id -> (kind, object, bytes: a memref's size, a tape's element)."""
         self._buffer_ids: dict[int, int] = {}
         self._bases = np.full(64, -1, dtype=np.int64)
         self.tape_peaks: dict[int, int] = {}
@@ -180,31 +210,30 @@ class Trace:
                 for sid, delta in program.sids_of.get(op, ()):
                     self.pc_table[sid] = (pc + delta) & 0xFFFF
 
-    def buffer_id(self, kind: str, obj: Any, elsize: int = 0) -> int:
-        """The provisional id of `obj` (a bytearray, RecordBuffer or tape list), shifted."""
+    def buffer_id(self, kind: str, obj: Any, size: int = 0) -> int:
+        """The provisional id of `obj` (a memref's memory, RecordBuffer or tape list),
+        shifted; `size` as in `buffers`."""
         key = id(obj)
         pid = self._buffer_ids.get(key)
         if pid is None:
             pid = len(self.buffers)
             if pid >= BUF_LIMIT:
-                raise InterpretationError(f"fast path: more than {BUF_LIMIT} buffers")
-            self.buffers.append((kind, obj, elsize))
+                raise FastPathLimit(f"fast path: more than {BUF_LIMIT} buffers")
+            self.buffers.append((kind, obj, size))
             self._buffer_ids[key] = pid
             if kind == TAPE:
                 self.has_tapes = True
         return pid << BUF_SHIFT
 
     def memref_id(self, sa: ShapedArray[Any]) -> int:
-        raw = sa.data_ptr.raw
-        if len(raw.memory) >= OFF_LIMIT:
-            raise InterpretationError(
-                f"fast path: a buffer of {len(raw.memory)} bytes (limit {OFF_LIMIT})"
-            )
-        return self.buffer_id(MEMREF, raw.memory) + (raw.offset << OFF_SHIFT)
+        memory, offset, nbytes, _ = buffer_memory(sa)
+        if nbytes >= OFF_LIMIT:
+            raise FastPathLimit(f"fast path: a buffer of {nbytes} bytes (limit {OFF_LIMIT})")
+        return self.buffer_id(MEMREF, memory, nbytes) + (offset << OFF_SHIFT)
 
     def records_id(self, buf: Any) -> int:
         if buf.size_bytes >= OFF_LIMIT:
-            raise InterpretationError(f"fast path: a record tape of {buf.size_bytes} bytes")
+            raise FastPathLimit(f"fast path: a record tape of {buf.size_bytes} bytes")
         return self.buffer_id(RECORDS, buf)
 
     def tape_id(self, cache: list[Any], elsize: int) -> int:
@@ -227,8 +256,8 @@ class Trace:
         if len(fresh):  # buffers touched for the first time: bases in first-touch order
             ids, first = np.unique(bufs[fresh], return_index=True)
             for pid in ids[np.argsort(first, kind="stable")]:
-                kind, obj, _ = self.buffers[int(pid)]
-                bases[pid] = self.base_of(kind, obj)
+                kind, obj, size = self.buffers[int(pid)]
+                bases[pid] = self.base_of(kind, obj, size)
         offs = (a >> OFF_SHIFT) & (OFF_LIMIT - 1)
         addrs = bases[bufs] + offs
         pcs = self.pc_table[(a >> SID_SHIFT) & (SID_LIMIT - 1)]
@@ -251,6 +280,16 @@ class Trace:
     def event(self, k: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
         op = self.program.event_ops[k]
         return self.run_event(k, op, args)
+
+    def stream(self, start: int, stop: int, step: int, sites: tuple[int, ...]) -> None:
+        """The accesses of iterations `range(start, stop, step)` of a streamed loop: per
+        iteration, each site's `invariant + coefficient * iv` (`_Stream`), in order."""
+        if start >= stop:
+            return
+        ivs = np.arange(start, stop, step, dtype=np.int64)
+        pairs = np.array([_wrap64(x) for x in sites], dtype=np.int64).reshape(-1, 2)
+        out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
+        self.accesses.frombytes(out.tobytes())
 
     # -- phase windows (the model's `core.window_ops` rule, see hwmodel/model.py) ----------
     def window_end(self) -> None:
@@ -279,13 +318,13 @@ class Trace:
         return r[j - 1] if j <= len(r) else None
 
     # -- hooks -----------------------------------------------------------------------------
-    def base_of(self, kind: str, obj: Any) -> int:
+    def base_of(self, kind: str, obj: Any, size: int) -> int:
         """Base address of a buffer at its first access (the model's rule)."""
         if kind == TAPE:
             base = TAPE_BASE + self._tapes * TAPE_STRIDE
             self._tapes += 1
             return base
-        size = len(obj) if kind == MEMREF else obj.size_bytes
+        size = size if kind == MEMREF else obj.size_bytes
         base = self._next_addr
         self._next_addr = base + (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
         return base
@@ -321,8 +360,11 @@ _FORMATS = {"<d": "d", "<f": "f", "<q": "q", "<i": "i", "<h": "h", "<b": "b"}
 
 
 def memref_view(sa: ShapedArray[Any]) -> memoryview:
-    """A memoryview over `sa`'s bytes, cast to its element format (shares the memory)."""
+    """A memoryview over `sa`'s bytes, cast to its element format (shares the memory);
+    a memref of memrefs: its list."""
     ptr = sa.data_ptr
+    if isinstance(ptr, ObjectStorage):
+        return ptr  # type: ignore[return-value]
     fmt = _FORMATS.get(ptr.xtype.format)
     if fmt is None:
         raise InterpretationError(f"fast path: no memoryview format for {ptr.xtype}")
@@ -461,6 +503,101 @@ def _affine_results(m: AffineMap, operands: Sequence[str]) -> list[str]:
     return [_affine_expr(r, dims, syms) for r in m.results]
 
 
+Interval = tuple[int, int]
+
+
+def _interval(sym: str, a: Interval, b: Interval) -> Interval:
+    """[lo, hi] of `x sym y` for x in a, y in b (sym: + - *)."""
+    if sym == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if sym == "-":
+        return a[0] - b[1], a[1] - b[0]
+    products = [x * y for x in a for y in b]
+    return min(products), max(products)
+
+
+def _fits_i64(r: Interval | None) -> bool:
+    return r is not None and _I64_MIN <= r[0] and r[1] <= _I64_MAX
+
+
+def _affine_interval(
+    e: AffineExpr, dims: Sequence[Interval | None], syms: Sequence[Interval | None]
+) -> Interval | None:
+    """[lo, hi] of an affine expression over operand ranges (None: unknown)."""
+    if isinstance(e, AffineConstantExpr):
+        return e.value, e.value
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position]
+    if not isinstance(e, AffineBinaryOpExpr):
+        return None
+    lhs = _affine_interval(e.lhs, dims, syms)
+    rhs = _affine_interval(e.rhs, dims, syms)
+    if lhs is None or rhs is None:
+        return None
+    match e.kind:
+        case AffineBinaryOpKind.Add:
+            return _interval("+", lhs, rhs)
+        case AffineBinaryOpKind.Mul:
+            return _interval("*", lhs, rhs)
+        case AffineBinaryOpKind.Mod if rhs[0] == rhs[1] > 0:
+            return 0, rhs[0] - 1
+        case AffineBinaryOpKind.FloorDiv if rhs[0] == rhs[1] > 0:
+            return lhs[0] // rhs[0], lhs[1] // rhs[0]
+        case AffineBinaryOpKind.CeilDiv if rhs[0] == rhs[1] > 0:
+            return -(-lhs[0] // rhs[0]), -(-lhs[1] // rhs[0])
+        case _:
+            return None
+
+
+def _affine_ranges(m: AffineMap, operands: Sequence[Interval | None]) -> list[Interval | None]:
+    dims, syms = operands[: m.num_dims], operands[m.num_dims :]
+    return [_affine_interval(r, dims, syms) for r in m.results]
+
+
+@dataclass
+class _Stream:
+    """The DRAM accesses of a bulk-counted loop body, when each one's offset is affine
+    in the induction variable with a constant coefficient (`_for_loop` then also emits a
+    variant without per-access `_A` calls: `Trace.stream` appends the addresses)."""
+
+    iv: SSAValue
+    inside: set[SSAValue]  # values defined in the body (not loop-invariant)
+    sites: list[tuple[str, int]] = field(default_factory=list)
+    """Per access in program order: (invariant part of the encoded access, iv coefficient)."""
+    lines: set[int] = field(default_factory=set)  # indices of their `_A` lines
+    ok: bool = True
+
+    def affine(self, v: SSAValue, names: dict[SSAValue, str]) -> tuple[str, int] | None:
+        """`v` as (invariant expression, constant coefficient of the iv), or None."""
+        if v is self.iv:
+            return "0", 1
+        if v not in self.inside:
+            return names[v], 0
+        op = v.owner
+        if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp) or not isinstance(
+            v.type, IndexType
+        ):
+            return None
+        x, y = self.affine(op.lhs, names), self.affine(op.rhs, names)
+        if x is None or y is None:
+            return None
+        if isinstance(op, arith.AddiOp):
+            return f"({x[0]} + {y[0]})", x[1] + y[1]
+        if isinstance(op, arith.SubiOp):
+            return f"({x[0]} - {y[0]})", x[1] - y[1]
+        if y[1] == 0 and (x[1] == 0 or _is_int_literal(y[0])):
+            return f"({x[0]} * {y[0]})", x[1] * (int(y[0].strip("()")) if x[1] else 0)
+        if x[1] == 0 and _is_int_literal(x[0]):
+            return f"({x[0]} * {y[0]})", y[1] * int(x[0].strip("()"))
+        return None
+
+
+def _is_int_literal(text: str) -> bool:
+    return text.strip("()").lstrip("-").isdigit()
+
+
 @dataclass
 class _MemInfo:
     """Compile-time facts about a memref SSA value's Python locals."""
@@ -470,6 +607,7 @@ class _MemInfo:
     base: str | None  # provisional buffer id + offset (encoded), None for the scratchpad
     strides: list[str]  # per-dimension stride expressions (constants or locals)
     esize: int  # element bytes
+    dims: list[str]  # per-dimension sizes (constants or expressions)
 
 
 _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
@@ -519,7 +657,13 @@ class _FunctionCompiler:
         self.counter = 0
         self.has_access = False
         self.offsets: list[dict[tuple[str, tuple[str, ...]], str]] = []
-        """Flat offsets computed so far, per enclosing block (reused: same SSA indices)."""
+        """Flat offsets computed (and checked) so far, per enclosing block (reused: same
+        SSA indices)."""
+        self.stream: _Stream | None = None
+        """The bulk-counted loop body being emitted, if its accesses may be streamed."""
+        self.ranges: dict[SSAValue, Interval] = {}
+        """Proven [lo, hi] of integer values (constants, loop induction variables and
+        index arithmetic on them)."""
 
     # -- naming ----------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
@@ -568,7 +712,7 @@ class _FunctionCompiler:
             raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
         shape = list(t.get_shape())
         try:
-            esize = _elsize(t.element_type)
+            esize = 8 if isinstance(t.element_type, MemRefType) else _elsize(t.element_type)
         except TypeError:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
@@ -590,32 +734,82 @@ class _FunctionCompiler:
                     self.emit(indent, f"{sname} = {acc} * {dim}")
                     acc = sname
         strides.reverse()
-        self.mem[value] = _MemInfo(name, data, base, strides, esize)
+        dims = [str(d) if d != -1 else f"{name}.shape[{k}]" for k, d in enumerate(shape)]
+        self.mem[value] = _MemInfo(name, data, base, strides, esize, dims)
+
+    # -- index ranges (what lets the generated code skip bounds checks and wrapping) -------
+    def range_of(self, value: SSAValue) -> Interval | None:
+        return self.ranges.get(value)
 
     def mem_access(
-        self, indent: int, op: Operation, memval: SSAValue, indices: Sequence[str], write: bool
+        self,
+        indent: int,
+        op: Operation,
+        memval: SSAValue,
+        indices: Sequence[str],
+        write: bool,
+        ranges: Sequence[Interval | None],
     ) -> tuple[_MemInfo, str]:
+        """The flat offset of an access (computed once per block and indices); indices
+        not proven in bounds (`ranges`) are checked, and a failing check runs the
+        interpreter's implementation of `op`, which reports the error."""
         info = self.mem.get(memval)
         if info is None:
             raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
+        if len(indices) != len(info.dims):
+            raise UnsupportedOpError(op, f"fast path: {len(indices)} indices for a memref of "
+                                     f"rank {len(info.dims)}")  # fmt: skip
         strides = zip(indices, info.strides, strict=True)
         terms = [i if s == "1" else f"{i} * {s}" for i, s in strides]
         key = (info.obj, tuple(indices))
         known = next((scope[key] for scope in reversed(self.offsets) if key in scope), None)
         if known is not None:
             off = known
-        elif len(terms) == 1 and terms[0].isidentifier():
-            off = terms[0]
         else:
-            off = self.fresh("o")
-            self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
+            checks = [
+                f"0 <= {i} < {d}"
+                for i, d, r in zip(indices, info.dims, ranges, strict=True)
+                if not (r is not None and d.isdigit() and 0 <= r[0] and r[1] < int(d))
+            ]
+            if checks:
+                operands = ", ".join(self.use(v) for v in op.operands)
+                self.emit(indent, f"if not ({' and '.join(checks)}): "
+                                  f"_RUN({self.cm.const(op)}, ({operands},))")  # fmt: skip
+            if len(terms) == 1 and terms[0].isidentifier():
+                off = terms[0]
+            else:
+                off = self.fresh("o")
+                self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
             self.offsets[-1][key] = off
         if info.base is not None:
             sid = self.cm.new_sid(op)
             low = (sid << SID_SHIFT) | (1 if write else 0)
+            col = self.stream
+            if col is not None and col.ok:
+                self.stream_site(col, op, memval, info, low)
             self.emit(indent, f"_A({info.base} + {off} * {info.esize << OFF_SHIFT} + {low})")
             self.has_access = True
         return info, off
+
+    def stream_site(
+        self, col: _Stream, op: Operation, memval: SSAValue, info: _MemInfo, low: int
+    ) -> None:
+        """Records the access about to be emitted as an affine stream site, if it is one."""
+        indices = list(op.operands[2:] if isinstance(op, memref.StoreOp) else op.operands[1:])
+        forms = [col.affine(v, self.names) for v in indices]
+        if (
+            memval in col.inside
+            or not isinstance(op, memref.LoadOp | memref.StoreOp)
+            or any(f is None for f in forms)
+            or not all(s.isdigit() for s in info.strides)
+        ):
+            col.ok = False
+            return
+        esize = info.esize << OFF_SHIFT
+        a = " + ".join(f"{f[0]} * {s}" for f, s in zip(forms, info.strides) if f) or "0"  # type: ignore[index]
+        b = sum(f[1] * int(s) for f, s in zip(forms, info.strides) if f)  # type: ignore[index]
+        col.sites.append((f"{info.base} + ({a}) * {esize} + {low}", b * esize))
+        col.lines.add(len(self.lines))
 
     # -- blocks ----------------------------------------------------------------------------
     def segment(self, indent: int) -> list[Operation]:
@@ -692,6 +886,7 @@ class _FunctionCompiler:
         self.emit(indent + 1, f"{s} = _WSTART({k}, {r}) if _WN[0] - _WN[1] >= _WIN else None")
         self.emit(indent, f"for {iv} in {r}:")
         self.bulk_end = f"if {iv} == {s}: {s} = _WBULK({k}, {r}, {iv})"
+        self.bulk_names = (k, r, n, s)
         return ops
 
     def loop_end(self, indent: int, counted: list[Operation] | None) -> None:
@@ -782,6 +977,7 @@ def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         if isinstance(value.type, IndexType):
             v = to_signed(v, INDEX_BITWIDTH)
         c.names[op.result] = f"({v!r})" if v < 0 else repr(v)
+        c.ranges[op.result] = (v, v)
     elif isinstance(value, FloatAttr):
         v = value.value.data
         if math.isfinite(v):
@@ -879,23 +1075,31 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     sym = _INT_BIN[op.name]
-    if isinstance(op.results[0].type, IndexType):
+    ra, rb = c.range_of(op.operands[0]), c.range_of(op.operands[1])
+    rr = _interval(sym, ra, rb) if ra is not None and rb is not None else None
+    if w == 64:
         a, b = c.use(op.operands[0]), c.use(op.operands[1])
         same = (
             (b == "0" and sym in "+-") or (a == "0" and sym == "+")
             or (b == "1" and sym == "*") or (a == "1" and sym == "*")
         )  # fmt: skip
         if same:  # x+0, 0+x, x-0, x*1, 1*x: the result is the other operand's value
-            c.names[op.results[0]] = a if b in ("0", "1") else b
+            kept = op.operands[0] if b in ("0", "1") else op.operands[1]
+            c.names[op.results[0]] = c.use(kept)
+            if (kr := c.range_of(kept)) is not None:
+                c.ranges[op.results[0]] = kr
             return
-        if a.lstrip("(-").replace(")", "").isdigit() and b.lstrip("(-").replace(")", "").isdigit():
-            v = eval(f"{a} {sym} {b}")  # both constants
+        if rr is not None and rr[0] == rr[1]:  # both constants
+            v = to_signed(rr[0], 64)
             c.names[op.results[0]] = f"({v})" if v < 0 else repr(v)
+            c.ranges[op.results[0]] = (v, v)
             return
     r, a, b = _bin(c, op)
     if w == 64:
         c.emit(indent, f"{r} = {a} {sym} {b}")
-        if not isinstance(op.results[0].type, IndexType):
+        if _fits_i64(rr):  # no wrap possible
+            c.ranges[op.results[0]] = rr  # type: ignore[assignment]
+        else:
             c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
     else:
         c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})")
@@ -910,18 +1114,47 @@ def _int_bits(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})")
 
 
+def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:
+    r = c.range_of(v)
+    return r[0] if r is not None and r[0] == r[1] else None
+
+
+def _fold(c: _FunctionCompiler, op: Operation) -> bool:
+    """Folds a 64-bit integer op of constants with the interpreter's own implementation
+    (so the value is the interpreter's); False if an operand is not constant or the
+    interpreter reports an error (then the op runs, and fails, at run time)."""
+    values = [_constant_value(c, v) for v in op.operands]
+    if any(v is None for v in values):
+        return False
+    try:
+        (value,) = c.cm.run_op(op, tuple(values))
+    except Exception:
+        return False
+    value = to_signed(int(value), 64)
+    c.names[op.results[0]] = f"({value})" if value < 0 else repr(value)
+    c.ranges[op.results[0]] = (value, value)
+    return True
+
+
 @emitter("arith.divsi", "arith.remsi", "arith.floordivsi")
 def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     w = _int_width(op.results[0].type)
     if w is None:
         return c.fallback(op, indent)
+    if w == 64 and _fold(c, op):
+        return
     r, a, b = _bin(c, op)
+    rb = c.range_of(op.operands[1])
+    if rb is None or rb[0] <= 0 <= rb[1]:  # a zero divisor: the interpreter's error
+        c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")
     if w == 64 and op.name in ("arith.divsi", "arith.remsi"):
         d = r if op.name == "arith.divsi" else c.fresh("d")
         c.emit(indent, f"{d} = abs({a}) // abs({b})")
         c.emit(indent, f"if ({a} > 0) != ({b} > 0): {d} = -{d}")
         if op.name == "arith.remsi":
             c.emit(indent, f"{r} = {a} - {d} * {b}")
+        else:  # INT64_MIN / -1 wraps to INT64_MIN, as in the interpreter (and LLVM)
+            c.emit(indent, f"if {d} == {1 << 63}: {d} = {_I64_MIN}")
         return
     c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b}, {w})")
 
@@ -936,9 +1169,14 @@ def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     p = op.predicate.value.data
-    r, a, b = _bin(c, op)
     if p not in _CMPI:
         return c.fallback(op, indent)
+    x, y = _constant_value(c, op.lhs), _constant_value(c, op.rhs)
+    if x is not None and y is not None:  # both constant: a literal
+        x, y = (to_unsigned(x, w), to_unsigned(y, w)) if p >= 6 else (to_signed(x, w), to_signed(y, w))
+        c.names[op.results[0]] = repr(bool(eval(f"{x} {_CMPI[p]} {y}")))
+        return
+    r, a, b = _bin(c, op)
     if p >= 6:
         c.emit(indent, f"_x, _y = _cmpu({a}, {b}, {w})")
         c.emit(indent, f"{r} = _x {_CMPI[p]} _y")
@@ -979,9 +1217,19 @@ def _cmpf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if isinstance(op.operands[1].type, MemRefType):
         raise UnsupportedOpError(op, "fast path: select of memrefs")
+    cond = c.use(op.operands[0])
+    if cond in ("True", "False"):  # a constant condition (a folded cmpi): the operand
+        chosen = op.operands[1] if cond == "True" else op.operands[2]
+        c.names[op.results[0]] = c.use(chosen)
+        if (rc := c.range_of(chosen)) is not None:
+            c.ranges[op.results[0]] = rc
+        return
     r = c.define(op.results[0])
-    cond, a, b = (c.use(v) for v in op.operands)
+    a, b = c.use(op.operands[1]), c.use(op.operands[2])
     c.emit(indent, f"{r} = {a} if {cond} else {b}")
+    ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
+    if ra is not None and rb is not None:
+        c.ranges[op.results[0]] = (min(ra[0], rb[0]), max(ra[1], rb[1]))
 
 
 @emitter("arith.index_cast")
@@ -1011,7 +1259,50 @@ def _minmaxf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, scf.ForOp)
     lb, ub, step = c.use(op.lb), c.use(op.ub), c.use(op.step)
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args)
+    iv_range = _iv_range(c.range_of(op.lb), c.range_of(op.ub), c.range_of(op.step))
+    sr = c.range_of(op.step)
+    const_step = sr[0] if sr is not None and sr[0] == sr[1] > 0 else None
+    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args, iv_range, const_step)
+
+
+def _streamed_variant(
+    c: _FunctionCompiler, indent: int, for_line: int, col: _Stream, iv: str, step: int
+) -> None:
+    """Rewrites the bulk-counted loop emitted from `for_line` as `if n >= Trace.stream_min:
+    <the loop without _A calls, addresses appended by Trace.stream per window chunk>
+    else: <the loop as emitted>`. Addresses, their order and the access count at every
+    phase end are the per-access code's."""
+    k, r, n, s = c.bulk_names
+    loop = c.lines[for_line:]
+    del c.lines[for_line:]
+    pad = "    "
+    extra = [i - for_line for i in col.lines]
+    if any("_A(" in line or "_COPY(" in line for i, line in enumerate(loop) if i not in extra):
+        c.lines.extend(loop)  # an access that is not a stream site (tape, records, copy)
+        return
+    q, j = c.fresh("q"), c.fresh("j")
+    sites = ", ".join(f"{a}, {b}" for a, b in col.sites)
+    c.emit(indent, f"if {n} >= _SMIN:")
+    c.emit(indent + 1, f"{q} = ({sites},); {j} = {r}.start")
+    for i, line in enumerate(loop):
+        if i in extra:
+            continue
+        if line.strip() == c.bulk_end:
+            line = line.replace(
+                f"{s} = _WBULK(",
+                f"_STREAM({j}, {iv} + {step}, {step}, {q}); {j} = {iv} + {step}; {s} = _WBULK(",
+            )
+        c.lines.append(pad + line)
+    c.emit(indent + 1, f"_STREAM({j}, {r}.stop, {step}, {q})")
+    c.emit(indent, "else:")
+    c.lines.extend(pad + line for line in loop)
+
+
+def _iv_range(lb: Interval | None, ub: Interval | None, step: Interval | None) -> Interval | None:
+    """The induction variable's [lo, hi] inside a loop with a constant positive step."""
+    if lb is None or ub is None or step is None or not step[0] == step[1] > 0:
+        return None
+    return lb[0], ub[1] - 1
 
 
 def _for_loop(
@@ -1020,19 +1311,31 @@ def _for_loop(
     indent: int,
     rng: str,
     inits: Sequence[SSAValue],
+    iv_range: Interval | None,
+    step: int | None,
 ) -> None:
     """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
-    expression, `inits` the initial values of the carried (iter_args) values."""
+    expression, `inits` the initial values of the carried (iter_args) values, `step`
+    the constant step if positive."""
     body = op.body.block
+    if iv_range is not None:
+        c.ranges[body.args[0]] = iv_range
     iv = c.fresh("i")
     carried = [c.fresh("c") for _ in inits]
     c.assign(indent, carried, [c.use(v) for v in inits])
     counted = c.loop_header(indent, body, rng, iv)
+    for_line = len(c.lines) - 1
+    if counted is not None and step is not None:
+        inside = {r for o in body.walk() for r in o.results} | set(body.args[1:])
+        c.stream = _Stream(body.args[0], inside)
     before = c.has_access
     c.has_access = False
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
     c.loop_end(indent + 1, counted)
+    col, c.stream = c.stream, None
+    if col is not None and col.ok and col.sites:
+        _streamed_variant(c, indent, for_line, col, iv, step)  # type: ignore[arg-type]
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
@@ -1122,7 +1425,17 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ubs = _affine_results(ubm, [c.use(v) for v in op.upperBoundOperands])
     lb = lbs[0] if len(lbs) == 1 else f"max({', '.join(lbs)})"
     ub = ubs[0] if len(ubs) == 1 else f"min({', '.join(ubs)})"
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {op.step.value.data})", op.inits)
+    lbr = _affine_ranges(lbm, [c.range_of(v) for v in op.lowerBoundOperands])
+    ubr = _affine_ranges(ubm, [c.range_of(v) for v in op.upperBoundOperands])
+    iv_range = None
+    if all(r is not None for r in (*lbr, *ubr)):
+        lo = max(r[0] for r in lbr)  # type: ignore[index]
+        hi = min(r[1] for r in ubr)  # type: ignore[index]
+        step = op.step.value.data
+        iv_range = _iv_range((lo, lo), (hi, hi), (step, step))
+    rng = f"range({lb}, {ub}, {op.step.value.data})"
+    step = op.step.value.data
+    _for_loop(c, op, indent, rng, op.inits, iv_range, step if step > 0 else None)
 
 
 @emitter("affine.apply")
@@ -1130,6 +1443,9 @@ def _affine_apply(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.ApplyOp)
     (e,) = _affine_results(op.map.data, [c.use(v) for v in op.operands])
     c.emit(indent, f"{c.define(op.results[0])} = {e}")
+    (r,) = _affine_ranges(op.map.data, [c.range_of(v) for v in op.operands])
+    if r is not None:
+        c.ranges[op.results[0]] = r
 
 
 @emitter("affine.load")
@@ -1137,7 +1453,8 @@ def _affine_load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.LoadOp)
     m = _map_of(op, "map")
     idx = _affine_results(m, [c.use(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
     c.emit(indent, f"{c.define(op.result)} = {info.data}[{off}]")
 
 
@@ -1146,7 +1463,8 @@ def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.StoreOp)
     m = _map_of(op, "map")
     idx = _affine_results(m, [c.use(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
+    info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
     c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
 
 
@@ -1157,15 +1475,18 @@ def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, memref.LoadOp)
     idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, write=False)
+    ranges = [c.range_of(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
     c.emit(indent, f"{c.define(op.res)} = {info.data}[{off}]")
+    c.bind(op.res, indent, op)  # a memref loaded from a memref of memrefs
 
 
 @emitter("memref.store")
 def _store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, memref.StoreOp)
     idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, write=True)
+    ranges = [c.range_of(v) for v in op.indices]
+    info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
     c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
 
 
@@ -1352,8 +1673,10 @@ class CompiledModule:
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
         self.functions: dict[str, func.FuncOp] = {}
-        for op in module.ops:
+        for op in module.walk():  # nested modules too, as `runner.find_function`
             if isinstance(op, func.FuncOp):
+                if op.sym_name.data in self.functions:
+                    raise UnsupportedOpError(op, "fast path: a second function of this name")
                 self.functions[op.sym_name.data] = op
         self._fallback_interp: Any = None
         parts: list[str] = ["def _factory(_RT):"]
@@ -1366,9 +1689,19 @@ class CompiledModule:
         parts.append("    _RCHECK = _RT.record_check; _RNONE = _RT.record_unwritten")
         parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
+        parts.append("    _STREAM = _RT.stream; _SMIN = _RT.stream_min")
         for fn in self.functions.values():
             if fn.body.blocks:
-                parts.append(_FunctionCompiler(self, fn).compile())
+                try:
+                    parts.append(_FunctionCompiler(self, fn).compile())
+                except RecursionError:
+                    raise UnsupportedOpError(fn, "fast path: the function nests too deeply") from None
+                except (UnsupportedOpError, InterpretationError):
+                    raise
+                except Exception as error:  # IR the compiler does not expect: not this path's
+                    raise UnsupportedOpError(
+                        fn, f"fast path: cannot compile ({type(error).__name__}: {error})"
+                    ) from error
         names = ", ".join(
             f"{n!r}: {self.py_name(n)}" for n, f in self.functions.items() if f.body.blocks
         )
@@ -1390,7 +1723,17 @@ class CompiledModule:
         namespace.update(_math_helpers())
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
-        exec(compile(self.source, "<tapeflow-compiled>", "exec"), namespace)
+        try:
+            code = compile(self.source, "<tapeflow-compiled>", "exec")
+        except (SyntaxError, RecursionError, MemoryError) as error:
+            # Python's own limits (e.g. "too many statically nested blocks" from 21 nested
+            # loops): the op-by-op path has none of them.
+            raise UnsupportedOpError(
+                next(iter(self.functions.values()), module),
+                f"fast path: the generated Python is beyond Python's limits "
+                f"({type(error).__name__}: {error})",
+            ) from None
+        exec(code, namespace)
         self._factory = namespace["_factory"]
 
     # -- compile-time helpers --------------------------------------------------------------
@@ -1432,8 +1775,16 @@ class CompiledModule:
         return self._fallback_interp
 
     def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """The interpreter's own implementation of `op` (no listeners)."""
-        return self.fallback_interpreter().run_op(op, args)
+        """The interpreter's own implementation of `op` (no listeners); its errors are
+        reported as the op-by-op run reports them (`runner._runtime_error`)."""
+        try:
+            return self.fallback_interpreter().run_op(op, args)
+        except (RecursionError, FastPathLimit):
+            raise
+        except Exception as error:
+            from tapeflow.runner import _runtime_error  # pyright: ignore[reportPrivateUsage]
+
+            raise _runtime_error(error, [op]) from error
 
     # -- running ---------------------------------------------------------------------------
     def run(
@@ -1474,6 +1825,8 @@ class _Runtime:
         self.window_end = trace.window_end
         self.window_start = trace.window_start
         self.window_bulk = trace.window_bulk
+        self.stream = trace.stream
+        self.stream_min = trace.stream_min
 
     def pop_empty(self, op: Operation) -> None:
         raise InterpretationError(op_error(op, "pop on empty cache"))

@@ -34,6 +34,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
+from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel.compiled import (
     MEMREF,
     RECORDS,
@@ -41,11 +42,12 @@ from tapeflow.hwmodel.compiled import (
     TAPE_BASE,
     TAPE_STRIDE,
     CompiledModule,
+    FastPathLimit,
     Trace,
     UnsupportedOpError,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine
-from tapeflow.hwmodel.model import HardwareModel, SimResult, classify
+from tapeflow.hwmodel.model import HardwareModel, SimResult, classify, element_bytes
 
 _NCLS = len(OP_CLASSES)
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
@@ -56,12 +58,6 @@ _NCOLS = _NCLS + 6
 
 _TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.acquire_read",
           "stream.wait")  # fmt: skip
-
-
-def _field_size(t: Any) -> int:
-    from tapeflow.dialects.region import field_size
-
-    return field_size(t)
 
 
 def _is_spm(space: Any) -> bool:
@@ -76,7 +72,7 @@ def op_charges(op: Operation) -> np.ndarray:
     name = op.name
     if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
         mtype = op.memref.type  # type: ignore[attr-defined]
-        size = _field_size(mtype.element_type)
+        size = element_bytes(mtype.element_type)
         load = name.endswith("load")
         v[LOADS if load else STORES] += 1
         if _is_spm(mtype.memory_space):
@@ -85,12 +81,12 @@ def op_charges(op: Operation) -> np.ndarray:
         else:
             v[CACHE_BYTES] += size
     elif name in ("tape.push", "tape.pop"):
-        size = _field_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
         v[STORES if name == "tape.push" else LOADS] += 1
         v[CACHE_BYTES] += size
     elif name in ("region.write", "region.read"):
         ttype = op.operands[0].type
-        sizes = [_field_size(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
+        sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
         write = name == "region.write"
         v[STORES if write else LOADS] += len(sizes)
         if ttype.in_spm:  # type: ignore[attr-defined]
@@ -123,8 +119,8 @@ class ModelTrace(Trace):
         self.window_ops = windows.pop()
 
     # -- addresses and PCs: the model's rules, the model's state ---------------------------
-    def base_of(self, kind: str, obj: Any) -> int:
-        bases = {_model_base(m, kind, obj) for m in self.models}
+    def base_of(self, kind: str, obj: Any, size: int) -> int:
+        bases = {_model_base(m, kind, obj, size) for m in self.models}
         if len(bases) != 1:  # pragma: no cover - the rule does not depend on the machine
             raise AssertionError(f"hardware models disagree on a base address: {bases}")
         return bases.pop()
@@ -223,10 +219,10 @@ class ModelTrace(Trace):
         return results
 
 
-def _model_base(m: HardwareModel, kind: str, obj: Any) -> int:
+def _model_base(m: HardwareModel, kind: str, obj: Any, size: int) -> int:
     """The base address `m` gives a buffer at its first access (its own rule and state)."""
     if kind == MEMREF:
-        return m._base_of(obj, len(obj))  # pyright: ignore[reportPrivateUsage]
+        return m._base_of(obj, size)  # pyright: ignore[reportPrivateUsage]
     if kind == RECORDS:
         base = m._next_addr  # pyright: ignore[reportPrivateUsage]
         m._next_addr = base + (max(obj.size_bytes, 1) + 63) // 64 * 64
@@ -253,6 +249,15 @@ def _segment_charges(program: CompiledModule) -> np.ndarray:
             out[k] += v
     program._model_charges = out  # type: ignore[attr-defined]
     return out
+
+
+def _results_json(run: Any) -> Any:
+    """`runner.format_json(run)["results"]` without formatting every argument array."""
+    from dataclasses import replace
+
+    from tapeflow import runner
+
+    return runner.format_json(replace(run, memref_positions=[]))["results"]
 
 
 def compiled(module: ModuleOp) -> CompiledModule:
@@ -282,11 +287,13 @@ def run_compiled(
         raw_results, trace = program.run(func_op.sym_name.data, tuple(values), trace)
     except RecursionError:
         raise InterpretationError(f"@{name}: recursion too deep") from None
-    except (InterpretationError, ToolError):
+    except (FastPathLimit, ToolError):
         raise
-    except Exception as error:  # a Python error inside the generated code
-        message = f"@{name} (fast path): {type(error).__name__}: {error}"
-        raise InterpretationError(message) from error
+    except InterpretationError as error:  # one located line, as the op-by-op run reports it
+        raise runner._runtime_error(error, [func_op]) from error  # pyright: ignore[reportPrivateUsage]
+    except Exception as error:  # a Python error in the generated code: a limit of this path
+        message = f"fast path: {type(error).__name__}: {error}"
+        raise FastPathLimit(op_error(func_op, message)) from error
     run = runner.run_result(name, args, values, raw_results, arg_types, result_types, bw)
     return run, trace
 
@@ -312,7 +319,7 @@ def simulate_fast(
     trace = ModelTrace(program, model, batch)
     run, _ = run_compiled(program, entry, args, trace)
     trace.sync()
-    report = build_report(model, runner.format_json(run)["results"])
+    report = build_report(model, _results_json(run))
     return SimResult(run, model, report)
 
 
@@ -337,7 +344,7 @@ def simulate_fast_many(
     trace = ModelTrace(program, models, batch)
     run, _ = run_compiled(program, entry, args, trace)
     trace.sync()
-    results = runner.format_json(run)["results"]
+    results = _results_json(run)
     return [SimResult(run, model, build_report(model, results)) for model in models]
 
 
@@ -348,11 +355,29 @@ def simulate_auto(
     machine: Machine | None = None,
     **kwargs: Any,
 ) -> SimResult:
-    """`simulate_fast`, or the op-by-op `simulate` when the compiler rejects the IR."""
+    """`simulate_fast`, or the op-by-op `simulate` when the fast path cannot run the
+    program: an op it does not compile, Python's limits on the generated code, or a limit
+    of its trace encoding met during the run (the op-by-op run then starts from copies
+    of the `ShapedArray` arguments taken before, which the fast run writes in place;
+    NumPy arrays are only written at the end of a run). `SimResult.report["path"]` says
+    which path ran."""
+    import copy
+
+    from xdsl.interpreters.shaped_array import ShapedArray
+
     from tapeflow.hwmodel.model import simulate
 
     try:
         program = compiled(module)
     except UnsupportedOpError:
-        return simulate(module, entry, args, machine, **kwargs)
-    return simulate_fast(program, entry, args, machine, **kwargs)
+        sim = simulate(module, entry, args, machine, **kwargs)
+    else:
+        fresh = [copy.deepcopy(a) if isinstance(a, ShapedArray) else a for a in args]
+        try:
+            sim = simulate_fast(program, entry, args, machine, **kwargs)
+            sim.report["path"] = "fast"
+            return sim
+        except FastPathLimit:
+            sim = simulate(module, entry, fresh, machine, **kwargs)
+    sim.report["path"] = "interp"
+    return sim

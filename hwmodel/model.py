@@ -232,7 +232,7 @@ def pc_count(op: Operation) -> int:
     return 1
 
 
-def _elsize(t: Attribute) -> int:
+def element_bytes(t: Attribute) -> int:
     """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
     from tapeflow.dialects.region import field_size
     from xdsl.dialects.builtin import MemRefType
@@ -240,6 +240,17 @@ def _elsize(t: Attribute) -> int:
     if isinstance(t, MemRefType):
         return 8
     return field_size(t)
+
+
+def buffer_memory(array: Any) -> tuple[Any, int, int, int]:
+    """(memory object, byte offset, bytes, element bytes) of a memref's storage. A memref
+    of memrefs (a growable tape's slot) holds its elements in a list (`ObjectStorage`):
+    each is a pointer, 8 bytes."""
+    ptr = array._data
+    raw = getattr(ptr, "raw", None)
+    if raw is None:
+        return ptr, 0, 8 * len(ptr), 8
+    return raw.memory, raw.offset, len(raw.memory), ptr.xtype.compile_time_size
 
 
 def _is_spm_space(space: Attribute) -> bool:
@@ -421,7 +432,7 @@ class HardwareModel(Interpreter.Listener):
             return
         if kind == _DEALLOC or kind == _RDEALLOC or kind == _FDEALLOC:
             obj = args[0]
-            key = id(obj._data.raw.memory) if kind == _DEALLOC else id(obj)
+            key = id(buffer_memory(obj)[0]) if kind == _DEALLOC else id(obj)
             entry = self._spm_objects.pop(key, None)
             if entry is not None:
                 c.spm_in_use -= entry[1]
@@ -437,10 +448,10 @@ class HardwareModel(Interpreter.Listener):
             return
         if kind == _ALLOC and h[2]:
             array = results[0]
-            self._spm_alloc(op, id(array._data.raw.memory), array, array.size * h[3])
+            self._spm_alloc(op, id(buffer_memory(array)[0]), array, array.size * h[3])
         elif kind == _ALLOC and h[4]:
             array = results[0]
-            self._tape_alloc(id(array._data.raw.memory), array, array.size * h[3])
+            self._tape_alloc(id(buffer_memory(array)[0]), array, array.size * h[3])
         elif kind == _RALLOC:
             buf = results[0]
             if h[2]:
@@ -475,22 +486,22 @@ class HardwareModel(Interpreter.Listener):
             kind = _LOAD if name.endswith("load") else _STORE
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (kind, ci, _is_spm_space(mtype.memory_space),
-                 _elsize(mtype.element_type), amap, pc)  # fmt: skip
+                 element_bytes(mtype.element_type), amap, pc)  # fmt: skip
         elif name in ("tape.push", "tape.pop"):
             ctype = op.operands[0].type
             h = (_TPUSH if name == "tape.push" else _TPOP, ci,
-                 _elsize(ctype.element_type), pc)  # type: ignore[attr-defined]  # fmt: skip
+                 element_bytes(ctype.element_type), pc)  # type: ignore[attr-defined]  # fmt: skip
         elif name in ("region.write", "region.read"):
             ttype = op.operands[0].type
             rec = ttype.record  # type: ignore[attr-defined]
-            sizes = tuple(_elsize(f) for f in rec.field_types)
+            sizes = tuple(element_bytes(f) for f in rec.field_types)
             h = (_RWRITE if name == "region.write" else _RREAD, ci, ttype.in_spm,  # type: ignore[attr-defined]
                  rec.size, rec.offsets, sizes, pc)  # fmt: skip
         elif name in ("memref.alloc", "memref.alloca"):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
             h = (_ALLOC, ci, _is_spm_space(mtype.memory_space),  # type: ignore[attr-defined]
-                 _elsize(mtype.element_type), is_tape)  # type: ignore[attr-defined]  # fmt: skip
+                 element_bytes(mtype.element_type), is_tape)  # type: ignore[attr-defined]  # fmt: skip
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
@@ -525,10 +536,8 @@ class HardwareModel(Interpreter.Listener):
         return entry[1]
 
     def _array_info(self, array: Any) -> tuple[Any, int, tuple[int, ...], int]:
-        ptr = array._data
-        raw = ptr.raw
-        size = ptr.xtype.compile_time_size
-        base = self._base_of(raw.memory, len(raw.memory)) + raw.offset
+        memory, offset, nbytes, size = buffer_memory(array)
+        base = self._base_of(memory, nbytes) + offset
         shape = array.shape
         strides = [1] * len(shape)
         for i in range(len(shape) - 2, -1, -1):

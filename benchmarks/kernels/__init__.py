@@ -342,6 +342,23 @@ def _pwl_ref(x, table, T):
 
 
 # ---------------------------------------------------------------------------------------
+# ragged RNN (sequence lengths in memory: the growable tape)
+
+
+def _rr_make(s, rng):
+    B, L = s["B"], s["L"]
+    lens = rng.integers(L // 2, L + 1, size=B).astype(np.int32)
+    return [_u(rng, (B, L)), _u(rng, B), np.array([0.9, 0.5]) + _u(rng, 2, -0.1, 0.1), lens]
+
+
+def _rr_ref(X, h0, w, lens):
+    h = h0.copy()
+    for t in range(X.shape[1]):  # all sequences at once; finished ones keep their h
+        h = np.where(t < lens, np.tanh(w[0] * h + w[1] * X[:, t]), h)
+    return float(np.sum(h * h))
+
+
+# ---------------------------------------------------------------------------------------
 
 
 def _shape(*keys: str | int | Callable[[dict[str, int]], int]):
@@ -454,6 +471,18 @@ _add(Kernel(
     (ArgSpec("x", "input", _shape("N")), ArgSpec("table", "input", _shape(lambda s: s["M"] + 1))),
     _pwl_make, None, None,  # type: ignore[arg-type]
     "piecewise-linear table lookup (fptosi, clamp) iterated T times in place",
+))
+
+
+_add(Kernel(
+    "ragged_rnn",
+    {"small": dict(B=3, L=4), "default": dict(B=2048, L=384)},
+    (
+        ArgSpec("X", "input", _shape("B", "L")), ArgSpec("h0", "input", _shape("B")),
+        ArgSpec("w", "input", _shape(2)), ArgSpec("lens", "index", _shape("B")),
+    ),
+    _rr_make, _rr_ref, None,
+    "scalar tanh RNN over B sequences of lengths lens[b] <= L read from memory",
 ))
 
 

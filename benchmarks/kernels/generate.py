@@ -520,6 +520,40 @@ func.func @pwl(%x: {tx}, %table: {tt}) -> f64 attributes {{tapeflow.autodiff}} {
 """
 
 
+def ragged_rnn(s: dict[str, int]) -> str:
+    """A scalar RNN over B sequences of different lengths (lens[b] <= L steps), h <- tanh(
+    wa*h + wb*X[b,t]) from h0[b]; loss = sum over sequences of the final h^2. The inner
+    trip count is loaded from memory inside the outer loop, so no trip count is known
+    before the loop: tapeflow-lower-tape keeps the tape in Enzyme's growable buffer
+    (issue 11)."""
+    B, L = s["B"], s["L"]
+    tX, th, tw, tl = f"memref<{B}x{L}xf64>", f"memref<{B}xf64>", "memref<2xf64>", f"memref<{B}xi32>"
+    return f"""\
+func.func @ragged_rnn(%X: {tX}, %h0: {th}, %w: {tw}, %lens: {tl}) -> f64 attributes {{tapeflow.autodiff}} {{
+{_consts(dict(c0=0, c1=1, cB=B), dict(zero=0.0))}
+  %wa = memref.load %w[%c0] : {tw}
+  %wb = memref.load %w[%c1] : {tw}
+  %loss = scf.for %b = %c0 to %cB step %c1 iter_args(%l = %zero) -> (f64) {{
+    %hb = memref.load %h0[%b] : {th}
+    %lb = memref.load %lens[%b] : {tl}
+    %n = arith.index_cast %lb : i32 to index
+    %h = scf.for %t = %c0 to %n step %c1 iter_args(%hh = %hb) -> (f64) {{
+      %xt = memref.load %X[%b, %t] : {tX}
+      %a = arith.mulf %wa, %hh : f64
+      %bx = arith.mulf %wb, %xt : f64
+      %z = arith.addf %a, %bx : f64
+      %hn = math.tanh %z : f64
+      scf.yield %hn : f64
+    }}
+    %h2 = arith.mulf %h, %h : f64
+    %ln = arith.addf %l, %h2 : f64
+    scf.yield %ln : f64
+  }}
+  func.return %loss : f64
+}}
+"""
+
+
 TEMPLATES = {
     "gemm": gemm,
     "mlp": mlp,
@@ -531,6 +565,7 @@ TEMPLATES = {
     "mass_spring": mass_spring,
     "pairwise": pairwise,
     "pwl": pwl,
+    "ragged_rnn": ragged_rnn,
 }
 
 

@@ -87,29 +87,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def run_simulation(module, entry, values, machine, path: str = "auto", backend: str = "auto"):
-    """The `SimResult` of `entry(*values)` on `path`; the report says which path ran."""
+    """The `SimResult` of `entry(*values)` on `path`; the report says which path ran
+    (auto: `simulate_auto`, the fast path unless it meets one of its limits)."""
     from tapeflow.hwmodel.model import simulate
 
-    used = "interp"
-    if path != "interp":
-        try:
-            from tapeflow.hwmodel.compiled import UnsupportedOpError
-            from tapeflow.hwmodel.fastsim import compiled, simulate_fast
-        except ImportError:
-            if path == "fast":
-                raise
-        else:
-            try:
-                program = compiled(module)
-                used = "fast"
-            except UnsupportedOpError:
-                if path == "fast":
-                    raise
-    if used == "fast":
-        sim = simulate_fast(program, entry, values, machine, backend=backend)
-    else:
+    if path == "interp":
         sim = simulate(module, entry, values, machine, backend=backend)
-    sim.report["path"] = used
+        sim.report["path"] = "interp"
+        return sim
+    from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
+
+    if path == "auto":
+        return simulate_auto(module, entry, values, machine, backend=backend)
+    sim = simulate_fast(module, entry, values, machine, backend=backend)
+    sim.report["path"] = "fast"
     return sim
 
 

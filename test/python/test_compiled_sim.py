@@ -389,6 +389,7 @@ func.func @f(%a: memref<8xf64>) -> f64 {
     fast = simulate_auto(module, "f", copy.deepcopy(args))
     ref = simulate(module, "f", copy.deepcopy(args))
     assert fast.report["results"][0]["value"] == 2.0
+    assert fast.report.pop("path") == "interp"
     assert not differences(ref.report, fast.report)
 
 
@@ -450,7 +451,9 @@ def _stage_module(name: str, stage: str):
 
 @pytest.mark.parametrize("stage", list(STAGES))
 @pytest.mark.parametrize("name", _kernels())
-def test_kernel_stage_identical(name: str, stage: str):
+def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.MonkeyPatch):
+    from tapeflow.hwmodel.compiled import Trace
+
     module, entry, args = _stage_module(name, stage)
     _, ops1 = interpreter_counts(module, entry, args)
     _, ops2 = compiled_counts(module, entry, args)
@@ -465,7 +468,10 @@ def test_kernel_stage_identical(name: str, stage: str):
     ref, _ = assert_identical(module, entry, args, tiny)
     if ref.report["levels"]["L1"]["accesses"] > 2000:
         assert ref.report["levels"]["L1"]["writebacks"] + ref.report["levels"]["L2"]["misses"] > 0
-    # Phase windows ending inside bulk-counted loops, between DMA fences, across batches.
+    # Phase windows ending inside bulk-counted loops, between DMA fences, across batches;
+    # every streamable loop streamed (the small kernels' loops are shorter than the
+    # default `Trace.stream_min`).
+    monkeypatch.setattr(Trace, "stream_min", 1)
     for w in (5, 61):
         win = load_machine(overrides=[f"core.window_ops={w}"])
         ref, _ = assert_identical(module, entry, args, win, fast_batch=97)
@@ -523,3 +529,332 @@ def test_medium_size_many_batches_identical(name: str, stage: str):
     ref, _ = assert_identical(module, entry=kernel.grad_entry, args=args, machine=small,
                               fast_batch=1000)  # fmt: skip
     assert ref.report["levels"]["L1"]["accesses"] > 5000
+# ---------------------------------------------------------------------------------------
+# Property: on random programs the compiled path gives the interpreter's values, memref
+# contents, errors and hardware report (issue 11, bug 5). A small seeded generator: loops
+# (steps > 1, lower bounds > 0, iter_args), scf.if, selects, f64 and f32, i64 arithmetic
+# with extreme constants (INT64_MIN / -1), 1-D and 2-D accesses whose indices are
+# sometimes out of bounds (-1, past a dimension, loaded from memory), in-place stores.
+
+_I64_EDGES = (-(1 << 63), -1, 0, 1, 3, (1 << 63) - 1)
+
+
+class _RandomProgram:
+    """`text()`: one random function `@f(%a: memref<8xf64>, %m: memref<3x4xf64>,
+    %h: memref<4xf32>, %ix: memref<4xindex>, %x: f64, %k: i64) -> (f64, i64)`."""
+
+    def __init__(self, seed: int):
+        import random
+
+        self.rng = random.Random(seed)
+        self.lines: list[str] = []
+        self.n = 0
+
+    def fresh(self) -> str:
+        self.n += 1
+        return f"%v{self.n}"
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("  " * (depth + 1) + text)
+
+    def const(self, depth: int, value: int, type_: str = "index") -> str:
+        v = self.fresh()
+        self.emit(depth, f"{v} = arith.constant {value} : {type_}")
+        return v
+
+    def index(self, depth: int, env: dict[str, list[Any]], bound: int) -> str:
+        """An index for a dimension of size `bound`: usually in range, sometimes not."""
+        r = self.rng.random()
+        if r < 0.01:
+            return self.const(depth, self.rng.choice((-1, bound)))
+        if r < 0.03:
+            i = self.const(depth, self.rng.randrange(4))
+            v = self.fresh()
+            self.emit(depth, f"{v} = memref.load %ix[{i}] : memref<4xindex>")
+            return v
+        ivs = [(iv, hi) for iv, hi in env["iv"] if hi < bound]  # type: ignore[misc]
+        if not ivs or r < 0.2:
+            return self.const(depth, self.rng.randrange(bound))
+        iv, hi = self.rng.choice(ivs)
+        if self.rng.random() < 0.5 or hi + 1 >= bound:
+            return iv
+        c = self.const(depth, self.rng.randrange(1, bound - hi))
+        v = self.fresh()
+        self.emit(depth, f"{v} = arith.addi {iv}, {c} : index")
+        return v
+
+    def block(self, depth: int, env: dict[str, list[Any]], n_ops: int) -> None:
+        for _ in range(n_ops):
+            self.op(depth, env)
+
+    def op(self, depth: int, env: dict[str, list[Any]]) -> None:
+        rng = self.rng
+        f, i = env["f64"], env["i64"]
+        kind = rng.choice(("fbin", "fbin", "math", "int", "load", "load", "store", "store",
+                           "load2", "store2", "f32", "select", "cast", "for", "for", "if"))  # fmt: skip
+        v = self.fresh()
+        if kind == "fbin":
+            op = rng.choice(("addf", "subf", "mulf", "divf", "maximumf", "minnumf"))
+            self.emit(depth, f"{v} = arith.{op} {rng.choice(f)}, {rng.choice(f)} : f64")
+            f.append(v)
+        elif kind == "math":
+            op = rng.choice(("sin", "cos", "tanh", "exp", "sqrt", "log", "absf"))
+            self.emit(depth, f"{v} = math.{op} {rng.choice(f)} : f64")
+            f.append(v)
+        elif kind == "int":
+            op = rng.choice(("addi", "subi", "muli", "divsi", "remsi", "floordivsi", "xori"))
+            b = self.const(depth, rng.choice(_I64_EDGES), "i64") if rng.random() < 0.5 else rng.choice(i)
+            self.emit(depth, f"{v} = arith.{op} {rng.choice(i)}, {b} : i64")
+            i.append(v)
+        elif kind == "load":
+            j = self.index(depth, env, 8)
+            self.emit(depth, f"{v} = memref.load %a[{j}] : memref<8xf64>")
+            f.append(v)
+        elif kind == "store":
+            j = self.index(depth, env, 8)
+            self.emit(depth, f"memref.store {rng.choice(f)}, %a[{j}] : memref<8xf64>")
+        elif kind in ("load2", "store2"):
+            j, k = self.index(depth, env, 3), self.index(depth, env, 4)
+            if kind == "load2":
+                self.emit(depth, f"{v} = memref.load %m[{j}, {k}] : memref<3x4xf64>")
+                f.append(v)
+            else:
+                self.emit(depth, f"memref.store {rng.choice(f)}, %m[{j}, {k}] : memref<3x4xf64>")
+        elif kind == "f32":
+            j = self.index(depth, env, 4)
+            t, w = self.fresh(), self.fresh()
+            self.emit(depth, f"{t} = arith.truncf {rng.choice(f)} : f64 to f32")
+            self.emit(depth, f"{w} = memref.load %h[{j}] : memref<4xf32>")
+            self.emit(depth, f"{v} = arith.mulf {t}, {w} : f32")
+            self.emit(depth, f"memref.store {v}, %h[{j}] : memref<4xf32>")
+            e = self.fresh()
+            self.emit(depth, f"{e} = arith.extf {v} : f32 to f64")
+            f.append(e)
+        elif kind == "select":
+            c = self.fresh()
+            self.emit(depth, f"{c} = arith.cmpf olt, {rng.choice(f)}, {rng.choice(f)} : f64")
+            self.emit(depth, f"{v} = arith.select {c}, {rng.choice(f)}, {rng.choice(f)} : f64")
+            f.append(v)
+        elif kind == "cast":
+            self.emit(depth, f"{v} = arith.sitofp {rng.choice(i)} : i64 to f64")
+            f.append(v)
+        elif kind == "for" and depth < 4:
+            hi = rng.randrange(2, 9)
+            lb = self.const(depth, rng.randrange(3))
+            ub = self.const(depth, hi)
+            st = self.const(depth, rng.choice((1, 1, 2, 3)))
+            iv, acc = self.fresh(), self.fresh()
+            self.emit(depth, f"{v} = scf.for {iv} = {lb} to {ub} step {st} "
+                             f"iter_args({acc} = {rng.choice(f)}) -> (f64) {{")  # fmt: skip
+            inner = {"f64": [*f, acc], "i64": list(i), "iv": [*env["iv"], (iv, hi - 1)]}
+            self.block(depth + 1, inner, rng.randrange(2, 6))
+            y = self.fresh()
+            self.emit(depth + 1, f"{y} = arith.addf {acc}, {rng.choice(inner['f64'])} : f64")
+            self.emit(depth + 1, f"scf.yield {y} : f64")
+            self.emit(depth, "}")
+            f.append(v)
+        elif kind == "if" and depth < 4:
+            c = self.fresh()
+            self.emit(depth, f"{c} = arith.cmpf ogt, {rng.choice(f)}, {rng.choice(f)} : f64")
+            self.emit(depth, f"{v} = scf.if {c} -> (f64) {{")
+            for branch in range(2):
+                inner = {"f64": list(f), "i64": list(i), "iv": list(env["iv"])}
+                self.block(depth + 1, inner, rng.randrange(1, 4))
+                self.emit(depth + 1, f"scf.yield {rng.choice(inner['f64'])} : f64")
+                self.emit(depth, "} else {" if branch == 0 else "}")
+            f.append(v)
+
+    def text(self) -> str:
+        env: dict[str, list[Any]] = {"f64": ["%x"], "i64": ["%k"], "iv": []}
+        self.block(0, env, self.rng.randrange(4, 12))
+        head = ("func.func @f(%a: memref<8xf64>, %m: memref<3x4xf64>, %h: memref<4xf32>, "
+                "%ix: memref<4xindex>, %x: f64, %k: i64) -> (f64, i64) {")  # fmt: skip
+        ret = f"  func.return {self.rng.choice(env['f64'])}, {self.rng.choice(env['i64'])} : f64, i64"
+        return "\n".join([head, *self.lines, ret, "}"]) + "\n"
+
+    def arguments(self) -> list[Any]:
+        g = np.random.default_rng(self.rng.randrange(1 << 30))
+        ix = g.integers(-1, 6, 4)  # sometimes out of bounds
+        return [g.uniform(-2, 2, 8), g.uniform(-2, 2, (3, 4)), g.uniform(-2, 2, 4).astype(np.float32),
+                ix, float(g.uniform(-2, 2)), int(g.choice(_I64_EDGES))]  # fmt: skip
+
+
+def _outcome(run: Any) -> tuple[str, Any]:
+    try:
+        return "ok", run()
+    except InterpretationError as error:
+        return "error", str(error)
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 3))
+def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: pytest.MonkeyPatch):
+    """Values, memref contents, errors (same message) and the whole report agree; half
+    the programs stream every streamable loop's addresses (`Trace.stream_min`)."""
+    from tapeflow.hwmodel.compiled import Trace
+
+    if seed % 2:
+        monkeypatch.setattr(Trace, "stream_min", 1)
+    for s in (seed, seed + 1, seed + 2):
+        gen = _RandomProgram(s)
+        text = gen.text()
+        module = runner.load_module(text, "r.mlir")
+        args = gen.arguments()
+        ref = _outcome(lambda: simulate(module, "f", copy.deepcopy(args)))
+        fast = _outcome(lambda: simulate_fast(module, "f", copy.deepcopy(args), batch=7))
+        assert ref[0] == fast[0], f"seed {s}: {ref[1]} / {fast[1]}\n{text}"
+        if ref[0] == "error":
+            assert ref[1] == fast[1], f"seed {s}\n{text}"
+            continue
+        diffs = differences(ref[1].report, fast[1].report)
+        diffs += differences(ref[1].run.results, fast[1].run.results, "results")
+        diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
+        assert not diffs, f"seed {s}:\n" + "\n".join(diffs[:10]) + "\n" + text
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 11 regressions: the growable tape, Python's limits, the interpreter's semantics.
+
+GROWABLE = """
+func.func @f(%x: memref<1xf64>, %n: memref<2xindex>) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %x0 = memref.load %x[%c0] : memref<1xf64>
+  %s = scf.for %j = %c0 to %c2 step %c1 iter_args(%o = %x0) -> (f64) {
+    %hi = memref.load %n[%j] : memref<2xindex>
+    %t = scf.for %i = %c0 to %hi step %c1 iter_args(%a = %o) -> (f64) {
+      %b = math.sin %a : f64
+      scf.yield %b : f64 }
+    scf.yield %t : f64 }
+  func.return %s : f64 }
+"""
+
+
+def test_growable_tape_both_paths_agree_and_charge_the_tape():
+    """Bug 2: the memref-of-memrefs slot of Enzyme's growable tape crashed both paths."""
+    module = runner.load_module(GROWABLE, "g.mlir")
+    PassPipeline.parse_spec(get_all_passes(), "tapeflow-autodiff,tapeflow-lower-tape").apply(
+        make_context(), module
+    )
+    text = str(module)
+    assert "memref<memref<?xf64>>" in text
+    args = [np.array([0.7]), np.zeros(1), np.array([3, 20]), 1.0]
+    run = check_against_interpreter(text, "f_grad", args)
+    x, d = 0.7, 1.0
+    for _ in range(23):  # the chain rule through 23 sines, in the order the tape pops
+        d, x = d * np.cos(x), np.sin(x)
+    assert run.arguments[1][0] == pytest.approx(d, rel=1e-12)
+    ref = simulate(runner.load_module(text, "g.mlir"), "f_grad", copy.deepcopy(args))
+    # 3 meta cells (8 B) + the 16-entry buffer + its 32-entry copy while both are live.
+    assert ref.report["tape_bytes"] == 24 + 16 * 8 + 32 * 8
+
+
+def _nested_loops(depth: int) -> str:
+    head = ["func.func @f(%a: memref<2xf64>) -> f64 {", "%c0 = arith.constant 0 : index",
+            "%c1 = arith.constant 1 : index", "%x = memref.load %a[%c0] : memref<2xf64>"]  # fmt: skip
+    loops = [f"scf.for %i{k} = %c0 to %c1 step %c1 {{" for k in range(depth)]
+    return "\n".join([*head, *loops, "memref.store %x, %a[%c1] : memref<2xf64>",
+                      *["}"] * depth, "func.return %x : f64", "}"])  # fmt: skip
+
+
+@pytest.mark.parametrize("depth", [21, 100])
+def test_deep_nests_fall_back_to_the_interpreter(depth: int):
+    """Bug 3: Python's limit of 20 nested blocks (IndentationError from ~98) is a
+    fast-path limit: compiling says so, `simulate_auto` runs the op-by-op path."""
+    module = runner.load_module(_nested_loops(depth), "n.mlir")
+    with pytest.raises(UnsupportedOpError, match="beyond Python's limits"):
+        CompiledModule(module)
+    args = [np.array([1.5, 0.0])]
+    auto = simulate_auto(module, "f", copy.deepcopy(args))
+    ref = simulate(module, "f", copy.deepcopy(args))
+    assert auto.report.pop("path") == "interp"
+    assert not differences(ref.report, auto.report)
+    assert auto.run.arguments[0][1] == 1.5
+
+
+def test_runtime_limit_falls_back_to_the_interpreter(monkeypatch: pytest.MonkeyPatch):
+    """A limit of the trace encoding met during a run (here a buffer larger than the
+    offset field, made small): `simulate_auto` reruns the op-by-op path from the
+    arguments as they were, `simulate_fast` says so."""
+    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.compiled import FastPathLimit
+
+    module = runner.load_module(LOOPS, "k.mlir")
+    rng = np.random.default_rng(5)
+    args = [rng.uniform(-1, 1, (6, 5)), rng.uniform(-1, 1, 5), 2]
+    ref = simulate(module, "f", copy.deepcopy(args))
+    monkeypatch.setattr(compiled_module, "OFF_LIMIT", 64)
+    with pytest.raises(FastPathLimit, match="limit 64"):
+        simulate_fast(module, "f", copy.deepcopy(args))
+    auto = simulate_auto(module, "f", copy.deepcopy(args))
+    assert auto.report.pop("path") == "interp"
+    assert not differences(ref.report, auto.report)
+
+
+def test_python_error_in_generated_code_falls_back(monkeypatch: pytest.MonkeyPatch):
+    """Any Python error inside the generated code is a fast-path limit (located at the
+    function), not the program's error: `simulate_auto` runs the op-by-op path."""
+    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.compiled import FastPathLimit
+
+    def broken_view(sa: Any) -> Any:
+        raise ValueError("no view")
+
+    module = runner.load_module(LOOPS, "k.mlir")
+    rng = np.random.default_rng(6)
+    args = [rng.uniform(-1, 1, (6, 5)), rng.uniform(-1, 1, 5), 2]
+    ref = simulate(module, "f", copy.deepcopy(args))
+    monkeypatch.setattr(compiled_module, "memref_view", broken_view)
+    with pytest.raises(FastPathLimit, match=r"^k\.mlir:\d+:\d+: 'func\.func' fast path: ValueError: no view$"):
+        simulate_fast(module, "f", copy.deepcopy(args))
+    auto = simulate_auto(module, "f", copy.deepcopy(args))
+    assert auto.report.pop("path") == "interp"
+    assert not differences(ref.report, auto.report)
+
+
+NESTED_MODULE = """
+builtin.module {
+  builtin.module {
+    func.func @f(%x: f64, %a: i64, %b: i64) -> (f64, i64, i64) {
+      %y = arith.mulf %x, %x : f64
+      %q = arith.divsi %a, %b : i64
+      %r = arith.remsi %a, %b : i64
+      func.return %y, %q, %r : f64, i64, i64
+    }
+  }
+}
+"""
+
+
+def test_nested_module_and_int64_min_divided_by_minus_one():
+    """Bug 5: a function in a nested module runs (as in tapeflow-run), and INT64_MIN / -1
+    wraps to INT64_MIN as in the interpreter (it gave 2^63)."""
+    run = check_against_interpreter(NESTED_MODULE, "f", [3.0, -(1 << 63), -1])
+    assert run.results == [9.0, -(1 << 63), 0]
+
+
+@pytest.mark.parametrize(
+    "index, message",
+    [("-1", r"index \[-1\] out of bounds"), ("4", r"index \[4\] out of bounds")],
+)
+def test_out_of_bounds_is_the_interpreters_error(index: str, message: str):
+    """Bug 5: a store at -1 wrapped silently on the fast path; now the same one-line,
+    located error as the interpreter (no IR dump)."""
+    text = f"""
+func.func @f(%a: memref<4xf64>, %m: memref<2x4xf64>, %x: f64) {{
+  %i = arith.constant {index} : index
+  %c0 = arith.constant 0 : index
+  memref.store %x, %m[%c0, %c0] : memref<2x4xf64>
+  memref.store %x, %a[%i] : memref<4xf64>
+  func.return
+}}
+"""
+    module = runner.load_module(text, "o.mlir")
+    args = [np.zeros(4), np.zeros((2, 4)), 1.0]
+    errors = []
+    for sim in (simulate, simulate_fast):
+        with pytest.raises(InterpretationError, match=message) as info:
+            sim(module, "f", copy.deepcopy(args))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert errors[0].startswith("o.mlir:6:3: 'memref.store'") and "\n" not in errors[0]

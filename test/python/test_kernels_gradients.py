@@ -224,6 +224,9 @@ def test_lowered_tape_address_stream_is_enzymes(name: str):
     ad = _ad_module(name)
     n_caches = len([op for op in ad.walk() if isinstance(op, tape.InitOp)])
     module = _lowered_module(name)
+    if any("tapeflow.tape_meta" in op.attributes for op in module.walk()):
+        pytest.skip("growable tape (a trip count in memory): its buffer is reallocated, "
+                    "test_lower_tape checks its growth")  # fmt: skip
     # The tape buffers: the allocs the pass marks `tapeflow.tape`.
     buffers = {id(op) for op in module.walk()
                if op.name == "memref.alloc" and "tapeflow.tape" in op.attributes}

@@ -59,10 +59,13 @@ def test_index_arrays_in_range():
             for spec, a in zip(kernel.args, arrays, strict=True):
                 if spec.kind != "index":
                     continue
-                # cam_idx/pt_idx/labels index the first dimension of their target array.
-                target = {"labels": ("Z", 1), "cam_idx": ("cams", 0), "pt_idx": ("pts", 0)}
+                # cam_idx/pt_idx/labels index a dimension of their target array; lens
+                # (ragged_rnn's sequence lengths) are trip counts up to that dimension.
+                target = {"labels": ("Z", 1), "cam_idx": ("cams", 0), "pt_idx": ("pts", 0),
+                          "lens": ("X", 1)}  # fmt: skip
                 tname, dim = target[spec.name]
                 bound = dict(zip([s.name for s in kernel.args], arrays))[tname].shape[dim]
+                bound += spec.name == "lens"
                 assert a.min() >= 0 and a.max() < bound, (name, spec.name)
 
 
