@@ -176,7 +176,11 @@ def prune_constants(module: Operation) -> None:
 
 
 def erase_dead(value: SSAValue) -> None:
-    """Erases the pure index arithmetic that computed `value` once nothing uses it."""
+    """Erases the pure index arithmetic that computed `value` once nothing uses it.
+
+    Call it only once no `IndexBuilder` holds a value still to be used: the chain may
+    contain a hoisted constant a builder handed out (the same op for every use of that
+    value), and erasing it would leave the later user with an erased operand."""
     owner = value.owner
     if not isinstance(owner, Operation) or owner.parent is None:
         return

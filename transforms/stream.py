@@ -244,9 +244,8 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     wb = _Emitter(InsertPoint.before(r.write))
     windex = wb.normalized_iv(ft)
     wb.op(region.WriteOp(buf, windex, list(r.write.values)))
-    old_index = r.write.index
+    replaced = [r.write.index]
     Rewriter.erase_op(r.write)
-    erase_dead(old_index)
     cb = _Emitter(InsertPoint.after(ft))
     commit = stream.CommitOp(fifo.fifo, g, buf)
     cb.op(commit)
@@ -285,9 +284,8 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     ib.op(new_read)
     for old, new in zip(r.read.values, new_read.values):
         old.replace_all_uses_with(new)
-    old_index = r.read.index
+    replaced.append(r.read.index)
     Rewriter.erase_op(r.read)
-    erase_dead(old_index)
     ab = _Emitter(InsertPoint.after(rt))
     ab.op(stream.ReleaseOp(buf))
     nxt = ab.sub(g, d_const)
@@ -303,6 +301,11 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
             db.op(region.DeallocOp(b))
         Rewriter.erase_op(dealloc)
     Rewriter.erase_op(r.alloc)
+    # The old record indices die only now: the builders above hold values (hoisted
+    # constants, loop bounds) that those indices may share and that they use only later,
+    # so erasing them earlier could leave an op using an erased value.
+    for value in replaced:
+        erase_dead(value)
     for e in (eb, fb, wb, cb, pb, rb, ib, ab):
         e.prune()
 
