@@ -15,6 +15,9 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
 
 LOOP_ATTR = "tapeflow.loop"
 """The discardable attribute that ties a forward loop to its reverse loop (CONTRACTS.md)."""
@@ -208,6 +211,28 @@ _PURE_INDEX_OPS = frozenset(
         "arith.minsi",
     }
 )
+
+
+def check_steps(root: Operation) -> None:
+    """Rejects an `scf.for` whose step is a constant <= 0.
+
+    Upstream MLIR requires a positive step (SCFOps.td: "required to be positive"); its
+    verifier once said "constant step operand must be positive" and mlir-opt 22 accepts
+    the op, leaving such a loop undefined at run time. Every TapeFlow pass that reverses
+    or strip-mines a loop divides by the step to count its iterations, so the passes run
+    this check before changing anything and name the loop instead of dividing by zero.
+    """
+    for op in root.walk():
+        if isinstance(op, scf.ForOp):
+            step = const_int(op.step)
+            if step is not None and step <= 0:
+                raise PassFailedException(
+                    op_error(
+                        op,
+                        f"constant step operand must be positive, got {step}: the loop's "
+                        "trip count is undefined",
+                    )
+                )
 
 
 def loop_id(op: Operation) -> int | None:

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from tapeflow.dialects import region
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
     prune_constants,
 )
@@ -288,6 +289,7 @@ class LayersPass(ModulePass):
             depth=(self.depth, 1),  # type: ignore[arg-type]
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
         )
+        check_steps(op)
         plans: list[tuple[list[LoopRegion], int, dict[int, int]]] = []
         for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             regions = [r for r in find_loop_regions(fn) if not r.layered]

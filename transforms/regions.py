@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
     defined_outside,
     loop_id,
@@ -324,6 +325,7 @@ class RegionsPass(ModulePass):
     name = "tapeflow-regions"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        check_steps(op)
         for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             regions, _ = find_regions(fn)
             trip_counts: dict[scf.ForOp, SSAValue] = {}

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from tapeflow.dialects import region, stream
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
     erase_dead,
     prune_constants,
@@ -372,6 +373,7 @@ class StreamPass(ModulePass):
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
             depth=(self.depth, 1),  # type: ignore[arg-type]
         )
+        check_steps(op)
         fns = [o for o in op.walk() if isinstance(o, func.FuncOp)]
         plans = [(fn, _plan(fn, self.tile_bytes, self.depth)) for fn in fns]
         for fn, todo in plans:
