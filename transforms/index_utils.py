@@ -31,6 +31,14 @@ def const_int(value: SSAValue) -> int | None:
     return None
 
 
+def const_trip_count(loop: scf.ForOp) -> int | None:
+    """The trip count of `loop` when its bounds and (positive) step are constants."""
+    lb, ub, step = const_int(loop.lb), const_int(loop.ub), const_int(loop.step)
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
 class IndexBuilder:
     """Emits folded `index` arithmetic at an insertion point."""
 
@@ -133,9 +141,9 @@ class IndexBuilder:
     def trip_count(self, loop: scf.ForOp) -> SSAValue:
         """max(0, ceil((ub - lb) / step)): the number of iterations `loop` runs."""
         lb, ub, step = loop.lb, loop.ub, loop.step
-        clb, cub, cs = const_int(lb), const_int(ub), const_int(step)
-        if clb is not None and cub is not None and cs is not None and cs > 0:
-            return self.const(max(0, -(-(cub - clb) // cs)))
+        known = const_trip_count(loop)
+        if known is not None:
+            return self.const(known)
         return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))
 
     def normalized_iv(self, loop: scf.ForOp) -> SSAValue:

@@ -71,12 +71,6 @@ from xdsl.utils.exceptions import PassFailedException
 from tapeflow.diagnostics import op_error
 
 
-def _layer_records(r: LoopRegion) -> int:
-    attr = r.fwd[-2].attributes[LAYER_ATTR]
-    assert isinstance(attr, IntegerAttr)
-    return attr.value.data
-
-
 class _Emitter(IndexBuilder):
     """IndexBuilder that also emits the stream-specific ops."""
 
@@ -136,11 +130,11 @@ class _Level:
     """For a strip-mined loop: the first iteration of its last layer, (nl - 1) * L."""
 
 
-def _levels(chain: list[scf.ForOp], anchor: _Emitter) -> list[_Level]:
-    """Groups the forward `chain` into the loops of the original program with their sizes,
-    computed by `anchor` (before the outermost loop, where every bound is defined)."""
+def _levels(pairs: list[list[scf.ForOp]], anchor: _Emitter) -> list[_Level]:
+    """The forward loops of the original program (`_pair`) with their sizes, computed by
+    `anchor` (before the outermost loop, where every bound is defined)."""
     levels: list[_Level] = []
-    for loops in _pair(chain):
+    for loops in pairs:
         if len(loops) == 2:
             n = loops[0].ub
             size_l = anchor.const(_layer_size(loops[0]))
@@ -166,10 +160,12 @@ def _reverse_within(eb: IndexBuilder, tile: scf.ForOp) -> SSAValue:
     return eb.sub(eb.div(eb.sub(tile.ub, k), tile.step), eb.const(1))
 
 
-def _outer_index(levels: list[_Level], rev: bool) -> SSAValue | None:
-    """Linear index of the current iteration of `levels`, built level by level at the top
-    of each innermost body; for a reverse nest, of the primal iteration it stands for."""
-    index: SSAValue | None = None
+def _linear_index(
+    levels: list[_Level], rev: bool, index: SSAValue | None = None
+) -> SSAValue | None:
+    """Linear index of the current iteration of `levels` (row-major, after `index` when
+    given), built level by level at the top of each level's innermost body; for a reverse
+    nest, of the primal iteration it stands for."""
     for level in levels:
         inner = level.loops[-1]
         eb = _Emitter(InsertPoint.at_start(inner.body.block))
@@ -203,27 +199,31 @@ def _pair(chain: list[scf.ForOp]) -> list[list[scf.ForOp]]:
 
 
 def _stream_region(r: LoopRegion, depth: int) -> None:
-    k = _layer_records(r)
+    k = r.tile_records
     record = region.record_of(r.alloc.tape)
     fifo_type = stream.FifoType(record, k)
     spm_type = region.TapeType(record, stream.SpmAttr())
-    outer_f, fl, ft = r.fwd[:-2], r.fwd[-2], r.fwd[-1]
-    outer_r, rl, rt = r.rev[:-2], r.rev[-2], r.rev[-1]
-
-    # FIFO and buffers, before the outermost forward loop.
-    eb = _Emitter(InsertPoint.before(r.fwd[0]))
-    levels_f = _levels(outer_f, eb)
-    pairs_r = _pair(outer_r)
-    if [len(p) for p in pairs_r] != [len(lv.loops) for lv in levels_f]:
+    pairs_f, pairs_r = _pair(r.fwd), _pair(r.rev)
+    own = len(pairs_f) - 1 - r.span
+    if [len(p) for p in pairs_r] != [len(p) for p in pairs_f] or own < 0 or len(
+        pairs_f[own]
+    ) != 2:
         raise PassFailedException(
             op_error(r.alloc, "forward and reverse loop nests of the region do not match")
         )
+    fl, ft = pairs_f[own]
+    rl, rt = pairs_r[own]
+
+    # FIFO and buffers, before the outermost forward loop. A tile is one layer of the
+    # strip-mined loop `own`, with every iteration of the loops inside it (inner levels).
+    eb = _Emitter(InsertPoint.before(r.fwd[0]))
+    levels_f = _levels(pairs_f, eb)
     levels_r = [
         _Level(loops_r, lv.size, lv.last_start) for loops_r, lv in zip(pairs_r, levels_f)
     ]
-    nl = eb.ceildiv(fl.ub, eb.const(k))
+    nl = eb.ceildiv(fl.ub, eb.const(_layer_size(fl)))
     total = nl
-    for lv in levels_f:
+    for lv in levels_f[:own]:
         total = eb.mul(total, lv.size)
     ct = const_int(total)
     fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else total)
@@ -237,13 +237,15 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # Forward: acquire before the tile loop, write into the buffer, commit after it.
     fb = _Emitter(InsertPoint.before(ft))
-    outer = _outer_index(levels_f, False)
+    outer = _linear_index(levels_f[:own], False)
     j = fb.normalized_iv(fl)
     g = j if outer is None else fb.add(fb.mul(outer, nl), j)
     buf = fb.buffer(g, buffers)
     fb.op(stream.AcquireWriteOp(buf))
+    tb = _Emitter(InsertPoint.at_start(ft.body.block))
+    windex = _linear_index(levels_f[own + 1 :], False, tb.normalized_iv(ft))
+    assert windex is not None
     wb = _Emitter(InsertPoint.before(r.write))
-    windex = wb.normalized_iv(ft)
     wb.op(region.WriteOp(buf, windex, list(r.write.values)))
     replaced = [r.write.index]
     Rewriter.erase_op(r.write)
@@ -272,15 +274,18 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     # Reverse: acquire before the tile loop, read from the buffer, release and prefetch after.
     rb = _Emitter(InsertPoint.before(rt))
     j = rb.sub(rb.sub(nl, c1), rb.normalized_iv(rl))
-    outer = _outer_index(levels_r, True)
+    outer = _linear_index(levels_r[:own], True)
     g = j if outer is None else rb.add(rb.mul(outer, nl), j)
     buf = rb.buffer(g, buffers)
     rb.op(stream.AcquireReadOp(buf))
-    ib = _Emitter(InsertPoint.before(r.read))
+    tb_r = _Emitter(InsertPoint.at_start(rt.body.block))
     if const_int(rt.step) == 1:
-        rindex = ib.sub(rb.sub(rt.ub, c1), rt.body.block.args[0])
+        within = tb_r.sub(rb.sub(rt.ub, c1), rt.body.block.args[0])
     else:
-        rindex = _reverse_within(ib, rt)
+        within = _reverse_within(tb_r, rt)
+    rindex = _linear_index(levels_r[own + 1 :], True, within)
+    assert rindex is not None
+    ib = _Emitter(InsertPoint.before(r.read))
     new_read = region.ReadOp(buf, rindex)
     ib.op(new_read)
     for old, new in zip(r.read.values, new_read.values):
@@ -307,7 +312,7 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     # so erasing them earlier could leave an op using an erased value.
     for value in replaced:
         erase_dead(value)
-    for e in (eb, fb, wb, cb, pb, rb, ib, ab):
+    for e in (eb, fb, tb, wb, cb, pb, rb, tb_r, ib, ab):
         e.prune()
 
 
@@ -335,7 +340,7 @@ def _plan(fn: func.FuncOp, tile_bytes: int, depth: int) -> list[tuple[LoopRegion
                 )
             todo.append((r, tile_bytes // size))
             continue
-        k = _layer_records(r)
+        k = r.tile_records
         if tile_bytes and k * size > tile_bytes:
             raise PassFailedException(
                 op_error(

@@ -3,8 +3,9 @@
 Issue #11 bug 1: `tapeflow-stream` once used a hoisted index constant (`-1`, from a loop
 starting at 1) after erasing it with a dead record index, which only showed with some lower
 bounds, steps, trip counts and depths. So every program shape here runs over lower bounds
-(0, 1, 3), steps (1, 2, 3), trip counts (0, 1, 2, 5), depths 1-4 and two scratchpad sizes
-(one record per layer, and three), and its gradients must be identical to those of the
+(0, 1, 3), steps (1, 2, 3), trip counts (0, 1, 2, 5), depths 1-4 and three scratchpad
+sizes (1, 3 and 8 records per tile; with 8, the nest's layers span its inner loop, issue
+#10 item 6), and its gradients must be identical to those of the
 autodiff IR. The shapes: the issue's two sequential loops (the second with the step under
 test), and a nest whose outer loop has the bounds under test and saves values at both
 levels (so layers may span the outer loop).
@@ -108,10 +109,17 @@ def test_pipeline_grid_bit_identical(shape, lb: int, step: int, n: int):
     record = _record_bytes(_apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
     assert record > 0
     for depth in DEPTHS:
-        for records in (1, 3):
+        for records in (1, 3, 8):
             pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={depth * record * records}}}"
             module = _apply(text, pipeline)
             assert _run(module, "kernel_grad", args) == expected, pipeline
+            if shape is _nested and records == 8 and n >= 2:
+                # 8 records hold two runs of the 3-iteration inner loop: layers span it.
+                layers = (
+                    "tapeflow-autodiff{functions=kernel},tapeflow-regions,"
+                    f"tapeflow-layers{{depth={depth} spm-bytes={depth * record * records}}}"
+                )
+                assert "tapeflow.layer_span = 1" in str(_apply(text, layers)), layers
             names = {op.name for op in module.walk()}
             assert "stream.commit" in names and not any(
                 name.startswith("tape.") for name in names
