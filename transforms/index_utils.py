@@ -161,6 +161,35 @@ class IndexBuilder:
         return acc
 
 
+def nest_level_index(
+    index: SSAValue | None, loop: scf.ForOp, size: SSAValue, reverse: bool
+) -> SSAValue:
+    """`index * size + it` for the current iteration `it` of `loop` (a row-major index one
+    loop deeper; `it` alone when `index` is None), inside `loop`'s body.
+
+    `it` is the normalized iteration `(iv - lb) / step` of a forward loop, or
+    `size - 1 - (k - lb) / step` (the primal iteration the reverse loop's counter `k`
+    stands for) of a reverse loop. Everything that does not change with the iteration is
+    computed right before `loop`, so that a unit-step loop pays one add (forward:
+    `(index * size - lb) + iv`) or one subtract (reverse: `(index * size + size - 1 + lb)
+    - k`) per iteration, and nothing when that folds to the induction variable itself.
+    """
+    pre = IndexBuilder(InsertPoint.before(loop))
+    body = IndexBuilder(InsertPoint.at_start(loop.body.block))
+    base = pre.const(0) if index is None else pre.mul(index, size)
+    iv = loop.body.block.args[0]
+    if const_int(loop.step) == 1:
+        if reverse:
+            # n - 1 - (k - lb) = (n - 1 + lb) - k
+            offset = pre.add(pre.add(base, pre.sub(size, pre.const(1))), loop.lb)
+            return body.sub(offset, iv)
+        return body.add(pre.sub(base, loop.lb), iv)
+    it = body.normalized_iv(loop)
+    if reverse:
+        it = body.sub(body.sub(size, body.const(1)), it)
+    return body.add(base, it)
+
+
 _CONSTANTS: WeakKeyDictionary[Block, dict[int, Operation]] = WeakKeyDictionary()
 """Index constants hoisted into each function's entry block, by value."""
 

@@ -49,6 +49,7 @@ from tapeflow.transforms.index_utils import (
     check_steps,
     const_int,
     erase_dead,
+    nest_level_index,
     prune_constants,
 )
 from tapeflow.transforms.layers import (
@@ -167,19 +168,16 @@ def _linear_index(
     given), built level by level at the top of each level's innermost body; for a reverse
     nest, of the primal iteration it stands for."""
     for level in levels:
-        inner = level.loops[-1]
-        eb = _Emitter(InsertPoint.at_start(inner.body.block))
-        if level.last_start is not None:
-            layer, tile = level.loops
-            if rev:
-                start = eb.sub(level.last_start, layer.body.block.args[0])
-                it = eb.add(start, _reverse_within(eb, tile))
-            else:
-                it = eb.add(layer.body.block.args[0], eb.normalized_iv(tile))
+        if level.last_start is None:
+            index = nest_level_index(index, level.loops[0], level.size, rev)
+            continue
+        layer, tile = level.loops
+        eb = _Emitter(InsertPoint.at_start(tile.body.block))
+        if rev:
+            start = eb.sub(level.last_start, layer.body.block.args[0])
+            it = eb.add(start, _reverse_within(eb, tile))
         else:
-            it = eb.normalized_iv(inner)
-            if rev:
-                it = eb.sub(eb.sub(level.size, eb.const(1)), it)
+            it = eb.add(layer.body.block.args[0], eb.normalized_iv(tile))
         index = it if index is None else eb.add(eb.mul(index, level.size), it)
     return index
 
