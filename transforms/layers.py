@@ -2,11 +2,21 @@
 
 Input: the output of `tapeflow-regions`, i.e. DRAM region tapes (`region.alloc`) each with
 one `region.write` in the body of its forward loop and one `region.read` in the body of
-its reverse loop. For every such *loop region* the pass strip-mines the innermost
-forward loop and the innermost reverse loop into *layers* of `L` iterations, so that the
-records of one layer (a *tile* of `L` records, contiguous in the tape) fit the scratchpad.
-The reverse sweep walks the layers in reverse, so that reverse layer `j` reads exactly the
-records forward layer `j` wrote:
+its reverse loop. For every such *loop region* the pass strip-mines one forward loop of
+its nest and the matching reverse loop into *layers* of `L` iterations, so that the
+records of one layer (a *tile*, contiguous in the tape) fit the scratchpad. The reverse
+sweep walks the layers in reverse, so that reverse layer `j` reads exactly the records
+forward layer `j` wrote.
+
+Which loop: the innermost one, unless a tile can hold two or more whole runs of it (a
+constant trip count whose records, times 2, fit the tile): then the layer *spans* it and
+the loop around it is strip-mined instead, and so on outwards while the records of one
+iteration of the next loop out, times 2, still fit (never past the outermost loop). A
+tile then holds `L` iterations of the strip-mined loop with every iteration of the loops
+inside it, `L x P` records for `P` records per iteration: a region in an 8-iteration loop
+inside a 128-iteration one gets tiles of `64 x 8` records in a 512-record budget, not 8.
+The spanned loops stay plain loops inside the tile loop; `tapeflow.layer_span` on the
+`region.alloc` says how many there are. For the innermost loop (span 0):
 
 ```
 // forward, n iterations of `scf.for %i = %lb to %ub step %s`, nl = ceil(n / L)
@@ -36,20 +46,22 @@ untouched: it stays in DRAM, indexed as before, so the program's meaning is unch
 Budget split rule
 -----------------
 All loop regions of one function share the scratchpad, conservatively as if they were all
-live at once (nested loops are). Each region needs `depth` tile buffers of `L` records of
+live at once (nested loops are). Each region needs `depth` tile buffers of `R` records of
 `S` bytes. The budget is split in proportion to record size, which gives every region of
-the function the same number of records per layer:
-`L = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
-`tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the trip count
-when it is a constant (no layer larger than the loop). Region `r` gets
-`depth * L * S_r` bytes, recorded on its `region.alloc` as `tapeflow.spm_bytes`. When the
-trip count `n` is a constant, the layers are balanced: `L' = ceil(n / ceil(n / L))` (the
-same number of layers, none mostly empty: 1024 iterations with `L = 341` give 4 layers of
-256, not 3 of 341 and one of 1); `L'` is recorded as `tapeflow.layer_records`. When `L`
-would be 0 the pass fails and says how many bytes one record of each region, times
-`depth`, needs. Regions sharing one forward loop (two
-segments of one body) share its layers. Straight-line regions (one record) are not
-layered; they stay in DRAM.
+the function the same number of records per tile:
+`R = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
+`tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the records
+of the largest nest when every trip count is a constant (no tile larger than a nest).
+Region `r` gets `depth * R * S_r` bytes, recorded on its `region.alloc` as
+`tapeflow.spm_bytes`. A region writing `P` records per iteration of its strip-mined loop
+gets layers of `L = floor(R / P)` iterations. When that loop's trip count `n` is a
+constant, the layers are balanced: `L' = ceil(n / ceil(n / L))` (the same number of
+layers, none mostly empty: 1024 iterations with `L = 341` give 4 layers of 256, not 3 of
+341 and one of 1); the tile's `L' x P` records are recorded as `tapeflow.layer_records`.
+When `R` would be 0 the pass fails and says how many bytes one record of each region,
+times `depth`, needs. Regions strip-mining the same loop (two segments of one body, or a
+region spanning the loop another region is in) share its layers, with the smallest `L`.
+Straight-line regions (one record) are not layered; they stay in DRAM.
 
 Options: `spm-bytes` (> 0, default 32768: the default machine's `spm.size`), `depth`
 (>= 1, default 2: the number of tile buffers per region `tapeflow-stream` will use),

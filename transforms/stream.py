@@ -1,13 +1,15 @@
 """`tapeflow-stream{tile-bytes=T depth=D}`: stream layer tiles through the scratchpad by DMA.
 
 Input: layered regions (`tapeflow-layers`), i.e. a DRAM `region.alloc` whose single
-`region.write` sits in a tile loop inside a layer loop (`tapeflow.layer = K`) of the forward
-sweep, and whose single `region.read` sits likewise in the reverse sweep. Each layer's `K`
-records form one *tile*. The pass replaces the DRAM tape by a `!stream.fifo<R, K>` of
-`T` tile slots in DRAM (`T` = product of the enclosing loops' trip counts x the number of
-layers; slot `g = outer * nl + j` for layer `j` of outer iteration `outer`) and `D`
-scratchpad buffers `!region.tape<R, #stream.spm>` of `K` records; tile `g` uses buffer
-`g mod D` (an `arith.select` over the buffers).
+`region.write` sits in a tile loop inside a layer loop (`tapeflow.layer = L`) of the
+forward sweep, directly or inside the loops the layer spans (`tapeflow.layer_span`), and
+whose single `region.read` sits likewise in the reverse sweep. Each layer's `K` records
+(`tapeflow.layer_records`) form one *tile*; a record sits at its row-major position in the
+tile (tile-loop iteration, then the spanned loops'). The pass replaces the DRAM tape by a
+`!stream.fifo<R, K>` of `T` tile slots in DRAM (`T` = product of the trip counts of the
+loops around the layer loop x the number of layers; slot `g = outer * nl + j` for layer
+`j` of outer iteration `outer`) and `D` scratchpad buffers `!region.tape<R, #stream.spm>`
+of `K` records; tile `g` uses buffer `g mod D` (an `arith.select` over the buffers).
 
 ```
 // forward layer j (tile g)                      // reverse layer j (tile g), reverse order
@@ -30,11 +32,12 @@ they are issued, so every DMA has completed before the reverse sweep prefetches,
 token is waited on exactly once. A partial last tile (the trip count not a multiple of
 `K`) is committed whole; only its written records are read back.
 
-Regions that are not layered are strip-mined first with tiles of
-`floor(tile-bytes / record size)` records (so `tapeflow-regions,tapeflow-stream{tile-bytes=..}`
-works on its own). For a layered region `tile-bytes`, when given, must hold one layer's
-tile, and `D` buffers must fit the scratchpad bytes `tapeflow-layers` granted the region.
-Straight-line regions (one record) stay in DRAM.
+Regions that are not layered are strip-mined first (as `tapeflow-layers` does, spanning
+loops where they fit) with tiles of at most `floor(tile-bytes / record size)` records
+(so `tapeflow-regions,tapeflow-stream{tile-bytes=..}` works on its own). For a layered
+region `tile-bytes`, when given, must hold one layer's tile, and `D` buffers must fit the
+scratchpad bytes `tapeflow-layers` granted the region. Straight-line regions (one record)
+stay in DRAM.
 
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """

@@ -110,14 +110,15 @@ def test_pipeline_grid_bit_identical(shape, lb: int, step: int, n: int):
     assert record > 0
     for depth in DEPTHS:
         for records in (1, 3, 8):
-            pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={depth * record * records}}}"
+            spm = depth * record * records
+            pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm}}}"
             module = _apply(text, pipeline)
             assert _run(module, "kernel_grad", args) == expected, pipeline
             if shape is _nested and records == 8 and n >= 2:
                 # 8 records hold two runs of the 3-iteration inner loop: layers span it.
                 layers = (
                     "tapeflow-autodiff{functions=kernel},tapeflow-regions,"
-                    f"tapeflow-layers{{depth={depth} spm-bytes={depth * record * records}}}"
+                    f"tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
                 )
                 assert "tapeflow.layer_span = 1" in str(_apply(text, layers)), layers
             names = {op.name for op in module.walk()}

@@ -111,7 +111,8 @@ def _grid(record_bytes: int) -> list[str]:
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={6 * s} depth=2}},tapeflow-stream{{depth=2}}",
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={4 * s} depth=4}},tapeflow-stream{{depth=4}}",
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={32 * s}}},tapeflow-stream",
-        f"tapeflow-regions,tapeflow-layers{{spm-bytes={192 * s} depth=3}},tapeflow-stream{{depth=3}}",
+        f"tapeflow-regions,tapeflow-layers{{spm-bytes={192 * s} depth=3}},"
+        "tapeflow-stream{depth=3}",
         "tapeflow-regions,tapeflow-layers,tapeflow-stream",
     ]
 
