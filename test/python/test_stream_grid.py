@@ -58,22 +58,22 @@ func.func @kernel(%a: memref<16xf64>) -> f64 {{
 """
 
 
-def _nested(lb: int, step: int, n: int) -> str:
-    """An outer loop with the bounds under test around a 3-iteration inner loop; values are
-    saved per outer iteration (`exp`'s operand) and per inner iteration (`sin`'s)."""
+def _nested(lb: int, step: int, n: int, dynamic: bool = False) -> str:
+    """An outer loop with the bounds under test around a 3-iteration inner loop with the
+    same lower bound and step; values are saved per outer iteration (`exp`'s operand) and
+    per inner iteration (`sin`'s). `dynamic`: the outer upper bound is an argument."""
+    ub, n_arg = ("%n", ", %n: index") if dynamic else ("%ub", "")
     return f"""
-func.func @kernel(%a: memref<16xf64>, %b: memref<3xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c3 = arith.constant 3 : index
+func.func @kernel(%a: memref<16xf64>, %b: memref<16xf64>{n_arg}) -> f64 {{
   %lb = arith.constant {lb} : index
   %ub = arith.constant {lb + n * step} : index
+  %jub = arith.constant {lb + 3 * step} : index
   %st = arith.constant {step} : index
   %z = arith.constant 0.0 : f64
-  %r = scf.for %i = %lb to %ub step %st iter_args(%s = %z) -> (f64) {{
+  %r = scf.for %i = %lb to {ub} step %st iter_args(%s = %z) -> (f64) {{
     %x = memref.load %a[%i] : memref<16xf64>
-    %q = scf.for %j = %c0 to %c3 step %c1 iter_args(%t = %x) -> (f64) {{
-      %w = memref.load %b[%j] : memref<3xf64>
+    %q = scf.for %j = %lb to %jub step %st iter_args(%t = %x) -> (f64) {{
+      %w = memref.load %b[%j] : memref<16xf64>
       %p = arith.mulf %t, %w : f64
       %y = math.sin %p : f64
       scf.yield %y : f64
@@ -89,13 +89,13 @@ func.func @kernel(%a: memref<16xf64>, %b: memref<3xf64>) -> f64 {{
 """
 
 
-def _args(text: str) -> list[object]:
+def _args(text: str, *ints: int) -> list[object]:
     rng = np.random.default_rng(3)
     args: list[object] = []
-    for size in (16, 3)[: text.count("memref<16xf64>, %b") + 1]:
-        a = rng.uniform(-1, 1, size=size)
+    for _ in range(text.count("memref<16xf64>", 0, text.index(") -> f64"))):
+        a = rng.uniform(-1, 1, size=16)
         args += [a, np.zeros_like(a)]
-    return [*args, 1.0]
+    return [*args, *ints, 1.0]
 
 
 @pytest.mark.parametrize("shape", [_sequential, _nested])
@@ -125,3 +125,24 @@ def test_pipeline_grid_bit_identical(shape, lb: int, step: int, n: int):
             assert "stream.commit" in names and not any(
                 name.startswith("tape.") for name in names
             ), pipeline
+
+
+@pytest.mark.parametrize("n", TRIPS)
+@pytest.mark.parametrize("step", STEPS)
+def test_spanning_layers_dynamic_outer_loop(step: int, n: int):
+    """Layers spanning the constant inner loop of an outer loop whose trip count is known
+    only at run time (the layer count is computed at run time)."""
+    text = _nested(1, step, n, dynamic=True)
+    ub = 1 + n * step
+    args = _args(text, ub)
+    expected = _run(_apply(text, "tapeflow-autodiff{functions=kernel}"), "kernel_grad", args)
+    record = _record_bytes(_apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
+    for depth in (1, 2):
+        spm = depth * record * 8
+        layers = (
+            "tapeflow-autodiff{functions=kernel},tapeflow-regions,"
+            f"tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
+        )
+        assert "tapeflow.layer_span = 1" in str(_apply(text, layers)), layers
+        module = _apply(text, f"{layers},tapeflow-stream{{depth={depth}}}")
+        assert _run(module, "kernel_grad", args) == expected, layers
