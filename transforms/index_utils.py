@@ -15,6 +15,9 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
 
 LOOP_ATTR = "tapeflow.loop"
 """The discardable attribute that ties a forward loop to its reverse loop (CONTRACTS.md)."""
@@ -26,6 +29,14 @@ def const_int(value: SSAValue) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
+
+
+def const_trip_count(loop: scf.ForOp) -> int | None:
+    """The trip count of `loop` when its bounds and (positive) step are constants."""
+    lb, ub, step = const_int(loop.lb), const_int(loop.ub), const_int(loop.step)
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
 
 
 class IndexBuilder:
@@ -130,9 +141,9 @@ class IndexBuilder:
     def trip_count(self, loop: scf.ForOp) -> SSAValue:
         """max(0, ceil((ub - lb) / step)): the number of iterations `loop` runs."""
         lb, ub, step = loop.lb, loop.ub, loop.step
-        clb, cub, cs = const_int(lb), const_int(ub), const_int(step)
-        if clb is not None and cub is not None and cs is not None and cs > 0:
-            return self.const(max(0, -(-(cub - clb) // cs)))
+        known = const_trip_count(loop)
+        if known is not None:
+            return self.const(known)
         return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))
 
     def normalized_iv(self, loop: scf.ForOp) -> SSAValue:
@@ -148,6 +159,35 @@ class IndexBuilder:
         for index, size in zip(indices[1:], sizes[1:]):
             acc = self.add(self.mul(acc, size), index)
         return acc
+
+
+def nest_level_index(
+    index: SSAValue | None, loop: scf.ForOp, size: SSAValue, reverse: bool
+) -> SSAValue:
+    """`index * size + it` for the current iteration `it` of `loop` (a row-major index one
+    loop deeper; `it` alone when `index` is None), inside `loop`'s body.
+
+    `it` is the normalized iteration `(iv - lb) / step` of a forward loop, or
+    `size - 1 - (k - lb) / step` (the primal iteration the reverse loop's counter `k`
+    stands for) of a reverse loop. Everything that does not change with the iteration is
+    computed right before `loop`, so that a unit-step loop pays one add (forward:
+    `(index * size - lb) + iv`) or one subtract (reverse: `(index * size + size - 1 + lb)
+    - k`) per iteration, and nothing when that folds to the induction variable itself.
+    """
+    pre = IndexBuilder(InsertPoint.before(loop))
+    body = IndexBuilder(InsertPoint.at_start(loop.body.block))
+    base = pre.const(0) if index is None else pre.mul(index, size)
+    iv = loop.body.block.args[0]
+    if const_int(loop.step) == 1:
+        if reverse:
+            # n - 1 - (k - lb) = (n - 1 + lb) - k
+            offset = pre.add(pre.add(base, pre.sub(size, pre.const(1))), loop.lb)
+            return body.sub(offset, iv)
+        return body.add(pre.sub(base, loop.lb), iv)
+    it = body.normalized_iv(loop)
+    if reverse:
+        it = body.sub(body.sub(size, body.const(1)), it)
+    return body.add(base, it)
 
 
 _CONSTANTS: WeakKeyDictionary[Block, dict[int, Operation]] = WeakKeyDictionary()
@@ -176,7 +216,11 @@ def prune_constants(module: Operation) -> None:
 
 
 def erase_dead(value: SSAValue) -> None:
-    """Erases the pure index arithmetic that computed `value` once nothing uses it."""
+    """Erases the pure index arithmetic that computed `value` once nothing uses it.
+
+    Call it only once no `IndexBuilder` holds a value still to be used: the chain may
+    contain a hoisted constant a builder handed out (the same op for every use of that
+    value), and erasing it would leave the later user with an erased operand."""
     owner = value.owner
     if not isinstance(owner, Operation) or owner.parent is None:
         return
@@ -204,6 +248,28 @@ _PURE_INDEX_OPS = frozenset(
         "arith.minsi",
     }
 )
+
+
+def check_steps(root: Operation) -> None:
+    """Rejects an `scf.for` whose step is a constant <= 0.
+
+    Upstream MLIR requires a positive step (SCFOps.td: "required to be positive"); its
+    verifier once said "constant step operand must be positive" and mlir-opt 22 accepts
+    the op, leaving such a loop undefined at run time. Every TapeFlow pass that reverses
+    or strip-mines a loop divides by the step to count its iterations, so the passes run
+    this check before changing anything and name the loop instead of dividing by zero.
+    """
+    for op in root.walk():
+        if isinstance(op, scf.ForOp):
+            step = const_int(op.step)
+            if step is not None and step <= 0:
+                raise PassFailedException(
+                    op_error(
+                        op,
+                        f"constant step operand must be positive, got {step}: the loop's "
+                        "trip count is undefined",
+                    )
+                )
 
 
 def loop_id(op: Operation) -> int | None:

@@ -2,11 +2,21 @@
 
 Input: the output of `tapeflow-regions`, i.e. DRAM region tapes (`region.alloc`) each with
 one `region.write` in the body of its forward loop and one `region.read` in the body of
-its reverse loop. For every such *loop region* the pass strip-mines the innermost
-forward loop and the innermost reverse loop into *layers* of `L` iterations, so that the
-records of one layer (a *tile* of `L` records, contiguous in the tape) fit the scratchpad.
-The reverse sweep walks the layers in reverse, so that reverse layer `j` reads exactly the
-records forward layer `j` wrote:
+its reverse loop. For every such *loop region* the pass strip-mines one forward loop of
+its nest and the matching reverse loop into *layers* of `L` iterations, so that the
+records of one layer (a *tile*, contiguous in the tape) fit the scratchpad. The reverse
+sweep walks the layers in reverse, so that reverse layer `j` reads exactly the records
+forward layer `j` wrote.
+
+Which loop: the innermost one, unless a tile can hold two or more whole runs of it (a
+constant trip count whose records, times 2, fit the tile): then the layer *spans* it and
+the loop around it is strip-mined instead, and so on outwards while the records of one
+iteration of the next loop out, times 2, still fit (never past the outermost loop). A
+tile then holds `L` iterations of the strip-mined loop with every iteration of the loops
+inside it, `L x P` records for `P` records per iteration: a region in an 8-iteration loop
+inside a 128-iteration one gets tiles of `64 x 8` records in a 512-record budget, not 8.
+The spanned loops stay plain loops inside the tile loop; `tapeflow.layer_span` on the
+`region.alloc` says how many there are. For the innermost loop (span 0):
 
 ```
 // forward, n iterations of `scf.for %i = %lb to %ub step %s`, nl = ceil(n / L)
@@ -36,20 +46,22 @@ untouched: it stays in DRAM, indexed as before, so the program's meaning is unch
 Budget split rule
 -----------------
 All loop regions of one function share the scratchpad, conservatively as if they were all
-live at once (nested loops are). Each region needs `depth` tile buffers of `L` records of
+live at once (nested loops are). Each region needs `depth` tile buffers of `R` records of
 `S` bytes. The budget is split in proportion to record size, which gives every region of
-the function the same number of records per layer:
-`L = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
-`tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the trip count
-when it is a constant (no layer larger than the loop). Region `r` gets
-`depth * L * S_r` bytes, recorded on its `region.alloc` as `tapeflow.spm_bytes`. When the
-trip count `n` is a constant, the layers are balanced: `L' = ceil(n / ceil(n / L))` (the
-same number of layers, none mostly empty: 1024 iterations with `L = 341` give 4 layers of
-256, not 3 of 341 and one of 1); `L'` is recorded as `tapeflow.layer_records`. When `L`
-would be 0 the pass fails and says how many bytes one record of each region, times
-`depth`, needs. Regions sharing one forward loop (two
-segments of one body) share its layers. Straight-line regions (one record) are not
-layered; they stay in DRAM.
+the function the same number of records per tile:
+`R = floor(spm_bytes / (depth * sum(S)))`, capped at `floor(tile_bytes / S_max)` when
+`tile-bytes` > 0 (so that a tile of every region fits `tile-bytes`), and at the records
+of the largest nest when every trip count is a constant (no tile larger than a nest).
+Region `r` gets `depth * R * S_r` bytes, recorded on its `region.alloc` as
+`tapeflow.spm_bytes`. A region writing `P` records per iteration of its strip-mined loop
+gets layers of `L = floor(R / P)` iterations. When that loop's trip count `n` is a
+constant, the layers are balanced: `L' = ceil(n / ceil(n / L))` (the same number of
+layers, none mostly empty: 1024 iterations with `L = 341` give 4 layers of 256, not 3 of
+341 and one of 1); the tile's `L' x P` records are recorded as `tapeflow.layer_records`.
+When `R` would be 0 the pass fails and says how many bytes one record of each region,
+times `depth`, needs. Regions strip-mining the same loop (two segments of one body, or a
+region spanning the loop another region is in) share its layers, with the smallest `L`.
+Straight-line regions (one record) are not layered; they stay in DRAM.
 
 Options: `spm-bytes` (> 0, default 32768: the default machine's `spm.size`), `depth`
 (>= 1, default 2: the number of tile buffers per region `tapeflow-stream` will use),
@@ -63,7 +75,9 @@ from dataclasses import dataclass
 from tapeflow.dialects import region
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
+    const_trip_count,
     prune_constants,
 )
 from xdsl.context import Context
@@ -82,6 +96,9 @@ LAYER_RECORDS_ATTR = "tapeflow.layer_records"
 """On a layered `region.alloc`: records per layer (= per tile)."""
 SPM_BYTES_ATTR = "tapeflow.spm_bytes"
 """On a layered `region.alloc`: the scratchpad bytes granted to the region."""
+SPAN_ATTR = "tapeflow.layer_span"
+"""On a layered `region.alloc` whose layers span loops: how many loops of its nest, inside
+the strip-mined one, each tile holds whole (absent: 0, the innermost loop is strip-mined)."""
 
 
 @dataclass
@@ -100,7 +117,20 @@ class LoopRegion:
 
     @property
     def layered(self) -> bool:
-        return len(self.fwd) >= 2 and LAYER_ATTR in self.fwd[-2].attributes
+        return LAYER_RECORDS_ATTR in self.alloc.attributes
+
+    @property
+    def span(self) -> int:
+        """How many innermost loops of the nest one tile holds whole (see SPAN_ATTR)."""
+        attr = self.alloc.attributes.get(SPAN_ATTR)
+        return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+    @property
+    def tile_records(self) -> int:
+        """Records per tile of a layered region."""
+        attr = self.alloc.attributes[LAYER_RECORDS_ATTR]
+        assert isinstance(attr, IntegerAttr)
+        return attr.value.data
 
 
 def _chain(op: Operation, block: Block) -> list[scf.ForOp] | None:
@@ -186,39 +216,67 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     lb_.prune()
 
 
+def spanned_loops(r: LoopRegion, records: int) -> tuple[int, int]:
+    """How many innermost loops of `r`'s nest a tile of at most `records` records can hold
+    whole, and how many records one iteration of the loop around them writes.
+
+    A spanned loop needs a constant trip count (so that the records of one iteration of
+    the strip-mined loop are known) and stays a plain loop; the outermost loop is never
+    spanned (it is the one strip-mined when the whole nest fits). A loop is spanned only
+    when a tile can hold two of its whole runs: with room for one, a layer of the loop
+    itself makes the same tiles, and regions strip-mining the loop around it would have to
+    share layers of one iteration.
+    """
+    span, per_iteration = 0, 1
+    for loop in reversed(r.fwd[1:]):
+        n = const_trip_count(loop)
+        if n is None or LAYER_ATTR in loop.attributes or 2 * per_iteration * max(n, 1) > records:
+            break
+        span += 1
+        per_iteration *= max(n, 1)
+    return span, per_iteration
+
+
 def layer_regions(
     regions: list[LoopRegion], records: dict[int, int], shares: dict[int, int] | None = None
 ) -> None:
-    """Strip-mines each region's innermost loops into layers of `records[id(region)]`.
+    """Strip-mines each region's nest into layers whose tiles hold at most
+    `records[id(region)]` records: the loop around the innermost loops a tile can hold
+    whole (`spanned_loops`) is strip-mined into layers of `L` of its iterations.
 
-    Regions sharing a loop share its layers (the smallest layer size among them).
+    Regions whose strip-mined loop is the same share its layers (the smallest `L` among
+    them).
     """
-    by_fwd: dict[int, list[LoopRegion]] = {}
+    by_loop: dict[int, list[tuple[LoopRegion, int, int]]] = {}
     for r in regions:
-        by_fwd.setdefault(id(r.fwd[-1]), []).append(r)
+        span, per_iteration = spanned_loops(r, records[id(r)])
+        level = len(r.fwd) - 1 - span
+        by_loop.setdefault(id(r.fwd[level]), []).append((r, level, per_iteration))
     done_rev: set[int] = set()
     # Deepest loops first: strip-mining replaces a loop, and the loops around it must
     # still be the ones the other regions refer to.
-    for group in sorted(by_fwd.values(), key=lambda g: -len(g[0].fwd)):
-        layer = min(records[id(r)] for r in group)
-        first = group[0]
+    for group in sorted(by_loop.values(), key=lambda g: -g[0][1]):
+        layer = min(records[id(r)] // per_iteration for r, _, per_iteration in group)
+        first, level, _ = group[0]
         ib = IndexBuilder(InsertPoint.before(first.fwd[0]))
-        n = ib.trip_count(first.fwd[-1])
+        n = ib.trip_count(first.fwd[level])
         cn = const_int(n)
         if cn is not None and cn > 0:
             # Balanced layers: as few layers as the budget allows, all (nearly) equally
             # full, so that the last tile is not mostly padding.
             layer = -(-cn // -(-cn // layer))
         nl = ib.ceildiv(n, ib.const(layer))
-        for r in group:
-            r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)
+        for r, _, per_iteration in group:
+            r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer * per_iteration, i64)
             if shares is not None:
                 r.alloc.attributes[SPM_BYTES_ATTR] = IntegerAttr(shares[id(r)], i64)
-        for r in group:
-            if id(r.rev[-1]) not in done_rev:
-                done_rev.add(id(r.rev[-1]))
-                _strip_mine(r.rev[-1], layer, n, nl, reverse=True)
-        _strip_mine(first.fwd[-1], layer, n, nl, reverse=False)
+            if level < len(r.fwd) - 1:
+                r.alloc.attributes[SPAN_ATTR] = IntegerAttr(len(r.fwd) - 1 - level, i64)
+        for r, _, _ in group:
+            if id(r.rev[level]) not in done_rev:
+                done_rev.add(id(r.rev[level]))
+                _strip_mine(r.rev[level], layer, n, nl, reverse=True)
+        _strip_mine(first.fwd[level], layer, n, nl, reverse=False)
         ib.prune()
 
 
@@ -250,17 +308,23 @@ def layer_size(
                 )
             )
         layer = min(layer, tile_bytes // widest)
-    trip = [const_int(r.fwd[-1].ub) for r in regions]
-    lbs = [const_int(r.fwd[-1].lb) for r in regions]
-    steps = [const_int(r.fwd[-1].step) for r in regions]
-    if all(v is not None for v in trip + lbs + steps):
-        longest = max(
-            max(1, -(-(u - lo) // s))  # type: ignore[operator]
-            for u, lo, s in zip(trip, lbs, steps)
-        )
-        layer = min(layer, longest)
+    # No tile larger than a whole nest, when every nest's size is known.
+    nests = [_nest_records(r) for r in regions]
+    if all(n is not None for n in nests):
+        layer = min(layer, max(nests))  # type: ignore[type-var]
     shares = {id(r): depth * layer * r.record_bytes for r in regions}
     return layer, shares
+
+
+def _nest_records(r: LoopRegion) -> int | None:
+    """The number of records `r`'s whole nest writes (at least 1), if constant."""
+    total = 1
+    for loop in r.fwd:
+        n = const_trip_count(loop)
+        if n is None:
+            return None
+        total *= max(n, 1)
+    return total
 
 
 def check_options(name: str, **options: int) -> None:
@@ -288,6 +352,7 @@ class LayersPass(ModulePass):
             depth=(self.depth, 1),  # type: ignore[arg-type]
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
         )
+        check_steps(op)
         plans: list[tuple[list[LoopRegion], int, dict[int, int]]] = []
         for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             regions = [r for r in find_loop_regions(fn) if not r.layered]

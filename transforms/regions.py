@@ -59,9 +59,11 @@ from dataclasses import dataclass, field
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
     defined_outside,
     loop_id,
+    nest_level_index,
     prune_constants,
 )
 from xdsl.context import Context
@@ -218,38 +220,15 @@ def _field_order(caches: list[CacheUse]) -> list[CacheUse]:
 def _nest_index(
     loops: list[scf.ForOp], sizes: list[SSAValue], reverse: bool, cache: dict
 ) -> SSAValue:
-    """The linear record index of the current iteration of `loops` (outermost first).
-
-    `idx_d = idx_{d-1} * n_d + it_d`, where `it_d` is the normalized iteration
-    `(iv - lb) / step` of a forward loop, or `n_d - 1 - (k - lb) / step` (the primal
-    iteration the reverse loop's counter `k` stands for) of a reverse loop. Everything that
-    does not change with loop `d`'s iteration is computed right before loop `d`, so that a
-    unit-step loop pays one add (forward: `(idx_{d-1} * n_d - lb) + iv`) or one subtract
-    (reverse: `(idx_{d-1} * n_d + n_d - 1 + lb) - k`) per iteration, and nothing when that
-    folds to the induction variable itself.
-    """
+    """The linear record index of the current iteration of `loops` (outermost first),
+    one `nest_level_index` per loop; `cache` shares the prefixes between regions."""
     index: SSAValue | None = None
     for depth, (loop, size) in enumerate(zip(loops, sizes)):
         key = (tuple(loops[: depth + 1]), reverse)
         if key in cache:
             index = cache[key]
             continue
-        pre = IndexBuilder(InsertPoint.before(loop))
-        body = IndexBuilder(InsertPoint.at_start(loop.body.block))
-        base = pre.const(0) if index is None else pre.mul(index, size)
-        iv = loop.body.block.args[0]
-        if const_int(loop.step) == 1:
-            if reverse:
-                # n - 1 - (k - lb) = (n - 1 + lb) - k
-                offset = pre.add(pre.add(base, pre.sub(size, pre.const(1))), loop.lb)
-                index = body.sub(offset, iv)
-            else:
-                index = body.add(pre.sub(base, loop.lb), iv)
-        else:
-            it = body.normalized_iv(loop)
-            if reverse:
-                it = body.sub(body.sub(size, body.const(1)), it)
-            index = body.add(base, it)
+        index = nest_level_index(index, loop, size, reverse)
         cache[key] = index
     assert index is not None
     return index
@@ -324,6 +303,7 @@ class RegionsPass(ModulePass):
     name = "tapeflow-regions"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        check_steps(op)
         for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             regions, _ = find_regions(fn)
             trip_counts: dict[scf.ForOp, SSAValue] = {}

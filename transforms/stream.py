@@ -1,13 +1,15 @@
 """`tapeflow-stream{tile-bytes=T depth=D}`: stream layer tiles through the scratchpad by DMA.
 
 Input: layered regions (`tapeflow-layers`), i.e. a DRAM `region.alloc` whose single
-`region.write` sits in a tile loop inside a layer loop (`tapeflow.layer = K`) of the forward
-sweep, and whose single `region.read` sits likewise in the reverse sweep. Each layer's `K`
-records form one *tile*. The pass replaces the DRAM tape by a `!stream.fifo<R, K>` of
-`T` tile slots in DRAM (`T` = product of the enclosing loops' trip counts x the number of
-layers; slot `g = outer * nl + j` for layer `j` of outer iteration `outer`) and `D`
-scratchpad buffers `!region.tape<R, #stream.spm>` of `K` records; tile `g` uses buffer
-`g mod D` (an `arith.select` over the buffers).
+`region.write` sits in a tile loop inside a layer loop (`tapeflow.layer = L`) of the
+forward sweep, directly or inside the loops the layer spans (`tapeflow.layer_span`), and
+whose single `region.read` sits likewise in the reverse sweep. Each layer's `K` records
+(`tapeflow.layer_records`) form one *tile*; a record sits at its row-major position in the
+tile (tile-loop iteration, then the spanned loops'). The pass replaces the DRAM tape by a
+`!stream.fifo<R, K>` of `T` tile slots in DRAM (`T` = product of the trip counts of the
+loops around the layer loop x the number of layers; slot `g = outer * nl + j` for layer
+`j` of outer iteration `outer`) and `D` scratchpad buffers `!region.tape<R, #stream.spm>`
+of `K` records; tile `g` uses buffer `g mod D` (an `arith.select` over the buffers).
 
 ```
 // forward layer j (tile g)                      // reverse layer j (tile g), reverse order
@@ -30,11 +32,12 @@ they are issued, so every DMA has completed before the reverse sweep prefetches,
 token is waited on exactly once. A partial last tile (the trip count not a multiple of
 `K`) is committed whole; only its written records are read back.
 
-Regions that are not layered are strip-mined first with tiles of
-`floor(tile-bytes / record size)` records (so `tapeflow-regions,tapeflow-stream{tile-bytes=..}`
-works on its own). For a layered region `tile-bytes`, when given, must hold one layer's
-tile, and `D` buffers must fit the scratchpad bytes `tapeflow-layers` granted the region.
-Straight-line regions (one record) stay in DRAM.
+Regions that are not layered are strip-mined first (as `tapeflow-layers` does, spanning
+loops where they fit) with tiles of at most `floor(tile-bytes / record size)` records
+(so `tapeflow-regions,tapeflow-stream{tile-bytes=..}` works on its own). For a layered
+region `tile-bytes`, when given, must hold one layer's tile, and `D` buffers must fit the
+scratchpad bytes `tapeflow-layers` granted the region. Straight-line regions (one record)
+stay in DRAM.
 
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """
@@ -46,8 +49,10 @@ from dataclasses import dataclass
 from tapeflow.dialects import region, stream
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
+    check_steps,
     const_int,
     erase_dead,
+    nest_level_index,
     prune_constants,
 )
 from tapeflow.transforms.layers import (
@@ -68,12 +73,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-
-
-def _layer_records(r: LoopRegion) -> int:
-    attr = r.fwd[-2].attributes[LAYER_ATTR]
-    assert isinstance(attr, IntegerAttr)
-    return attr.value.data
 
 
 class _Emitter(IndexBuilder):
@@ -135,11 +134,11 @@ class _Level:
     """For a strip-mined loop: the first iteration of its last layer, (nl - 1) * L."""
 
 
-def _levels(chain: list[scf.ForOp], anchor: _Emitter) -> list[_Level]:
-    """Groups the forward `chain` into the loops of the original program with their sizes,
-    computed by `anchor` (before the outermost loop, where every bound is defined)."""
+def _levels(pairs: list[list[scf.ForOp]], anchor: _Emitter) -> list[_Level]:
+    """The forward loops of the original program (`_pair`) with their sizes, computed by
+    `anchor` (before the outermost loop, where every bound is defined)."""
     levels: list[_Level] = []
-    for loops in _pair(chain):
+    for loops in pairs:
         if len(loops) == 2:
             n = loops[0].ub
             size_l = anchor.const(_layer_size(loops[0]))
@@ -165,24 +164,23 @@ def _reverse_within(eb: IndexBuilder, tile: scf.ForOp) -> SSAValue:
     return eb.sub(eb.div(eb.sub(tile.ub, k), tile.step), eb.const(1))
 
 
-def _outer_index(levels: list[_Level], rev: bool) -> SSAValue | None:
-    """Linear index of the current iteration of `levels`, built level by level at the top
-    of each innermost body; for a reverse nest, of the primal iteration it stands for."""
-    index: SSAValue | None = None
+def _linear_index(
+    levels: list[_Level], rev: bool, index: SSAValue | None = None
+) -> SSAValue | None:
+    """Linear index of the current iteration of `levels` (row-major, after `index` when
+    given), built level by level at the top of each level's innermost body; for a reverse
+    nest, of the primal iteration it stands for."""
     for level in levels:
-        inner = level.loops[-1]
-        eb = _Emitter(InsertPoint.at_start(inner.body.block))
-        if level.last_start is not None:
-            layer, tile = level.loops
-            if rev:
-                start = eb.sub(level.last_start, layer.body.block.args[0])
-                it = eb.add(start, _reverse_within(eb, tile))
-            else:
-                it = eb.add(layer.body.block.args[0], eb.normalized_iv(tile))
+        if level.last_start is None:
+            index = nest_level_index(index, level.loops[0], level.size, rev)
+            continue
+        layer, tile = level.loops
+        eb = _Emitter(InsertPoint.at_start(tile.body.block))
+        if rev:
+            start = eb.sub(level.last_start, layer.body.block.args[0])
+            it = eb.add(start, _reverse_within(eb, tile))
         else:
-            it = eb.normalized_iv(inner)
-            if rev:
-                it = eb.sub(eb.sub(level.size, eb.const(1)), it)
+            it = eb.add(layer.body.block.args[0], eb.normalized_iv(tile))
         index = it if index is None else eb.add(eb.mul(index, level.size), it)
     return index
 
@@ -202,27 +200,31 @@ def _pair(chain: list[scf.ForOp]) -> list[list[scf.ForOp]]:
 
 
 def _stream_region(r: LoopRegion, depth: int) -> None:
-    k = _layer_records(r)
+    k = r.tile_records
     record = region.record_of(r.alloc.tape)
     fifo_type = stream.FifoType(record, k)
     spm_type = region.TapeType(record, stream.SpmAttr())
-    outer_f, fl, ft = r.fwd[:-2], r.fwd[-2], r.fwd[-1]
-    outer_r, rl, rt = r.rev[:-2], r.rev[-2], r.rev[-1]
-
-    # FIFO and buffers, before the outermost forward loop.
-    eb = _Emitter(InsertPoint.before(r.fwd[0]))
-    levels_f = _levels(outer_f, eb)
-    pairs_r = _pair(outer_r)
-    if [len(p) for p in pairs_r] != [len(lv.loops) for lv in levels_f]:
+    pairs_f, pairs_r = _pair(r.fwd), _pair(r.rev)
+    own = len(pairs_f) - 1 - r.span
+    if [len(p) for p in pairs_r] != [len(p) for p in pairs_f] or own < 0 or len(
+        pairs_f[own]
+    ) != 2:
         raise PassFailedException(
             op_error(r.alloc, "forward and reverse loop nests of the region do not match")
         )
+    fl, ft = pairs_f[own]
+    rl, rt = pairs_r[own]
+
+    # FIFO and buffers, before the outermost forward loop. A tile is one layer of the
+    # strip-mined loop `own`, with every iteration of the loops inside it (inner levels).
+    eb = _Emitter(InsertPoint.before(r.fwd[0]))
+    levels_f = _levels(pairs_f, eb)
     levels_r = [
         _Level(loops_r, lv.size, lv.last_start) for loops_r, lv in zip(pairs_r, levels_f)
     ]
-    nl = eb.ceildiv(fl.ub, eb.const(k))
+    nl = eb.ceildiv(fl.ub, eb.const(_layer_size(fl)))
     total = nl
-    for lv in levels_f:
+    for lv in levels_f[:own]:
         total = eb.mul(total, lv.size)
     ct = const_int(total)
     fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else total)
@@ -236,17 +238,18 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
 
     # Forward: acquire before the tile loop, write into the buffer, commit after it.
     fb = _Emitter(InsertPoint.before(ft))
-    outer = _outer_index(levels_f, False)
+    outer = _linear_index(levels_f[:own], False)
     j = fb.normalized_iv(fl)
     g = j if outer is None else fb.add(fb.mul(outer, nl), j)
     buf = fb.buffer(g, buffers)
     fb.op(stream.AcquireWriteOp(buf))
+    tb = _Emitter(InsertPoint.at_start(ft.body.block))
+    windex = _linear_index(levels_f[own + 1 :], False, tb.normalized_iv(ft))
+    assert windex is not None
     wb = _Emitter(InsertPoint.before(r.write))
-    windex = wb.normalized_iv(ft)
     wb.op(region.WriteOp(buf, windex, list(r.write.values)))
-    old_index = r.write.index
+    replaced = [r.write.index]
     Rewriter.erase_op(r.write)
-    erase_dead(old_index)
     cb = _Emitter(InsertPoint.after(ft))
     commit = stream.CommitOp(fifo.fifo, g, buf)
     cb.op(commit)
@@ -272,22 +275,24 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     # Reverse: acquire before the tile loop, read from the buffer, release and prefetch after.
     rb = _Emitter(InsertPoint.before(rt))
     j = rb.sub(rb.sub(nl, c1), rb.normalized_iv(rl))
-    outer = _outer_index(levels_r, True)
+    outer = _linear_index(levels_r[:own], True)
     g = j if outer is None else rb.add(rb.mul(outer, nl), j)
     buf = rb.buffer(g, buffers)
     rb.op(stream.AcquireReadOp(buf))
-    ib = _Emitter(InsertPoint.before(r.read))
+    tb_r = _Emitter(InsertPoint.at_start(rt.body.block))
     if const_int(rt.step) == 1:
-        rindex = ib.sub(rb.sub(rt.ub, c1), rt.body.block.args[0])
+        within = tb_r.sub(rb.sub(rt.ub, c1), rt.body.block.args[0])
     else:
-        rindex = _reverse_within(ib, rt)
+        within = _reverse_within(tb_r, rt)
+    rindex = _linear_index(levels_r[own + 1 :], True, within)
+    assert rindex is not None
+    ib = _Emitter(InsertPoint.before(r.read))
     new_read = region.ReadOp(buf, rindex)
     ib.op(new_read)
     for old, new in zip(r.read.values, new_read.values):
         old.replace_all_uses_with(new)
-    old_index = r.read.index
+    replaced.append(r.read.index)
     Rewriter.erase_op(r.read)
-    erase_dead(old_index)
     ab = _Emitter(InsertPoint.after(rt))
     ab.op(stream.ReleaseOp(buf))
     nxt = ab.sub(g, d_const)
@@ -303,7 +308,12 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
             db.op(region.DeallocOp(b))
         Rewriter.erase_op(dealloc)
     Rewriter.erase_op(r.alloc)
-    for e in (eb, fb, wb, cb, pb, rb, ib, ab):
+    # The old record indices die only now: the builders above hold values (hoisted
+    # constants, loop bounds) that those indices may share and that they use only later,
+    # so erasing them earlier could leave an op using an erased value.
+    for value in replaced:
+        erase_dead(value)
+    for e in (eb, fb, tb, wb, cb, pb, rb, tb_r, ib, ab):
         e.prune()
 
 
@@ -331,7 +341,7 @@ def _plan(fn: func.FuncOp, tile_bytes: int, depth: int) -> list[tuple[LoopRegion
                 )
             todo.append((r, tile_bytes // size))
             continue
-        k = _layer_records(r)
+        k = r.tile_records
         if tile_bytes and k * size > tile_bytes:
             raise PassFailedException(
                 op_error(
@@ -369,6 +379,7 @@ class StreamPass(ModulePass):
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
             depth=(self.depth, 1),  # type: ignore[arg-type]
         )
+        check_steps(op)
         fns = [o for o in op.walk() if isinstance(o, func.FuncOp)]
         plans = [(fn, _plan(fn, self.tile_bytes, self.depth)) for fn in fns]
         for fn, todo in plans:

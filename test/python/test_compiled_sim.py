@@ -413,7 +413,7 @@ STAGES = {
     "autodiff": "tapeflow-autodiff",
     "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
     "regions": "tapeflow-autodiff,tapeflow-regions",
-    "stream-d1": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=2048 depth=1},"
+    "stream-d1": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=64 depth=1},"
     "tapeflow-stream{depth=1}",
     "stream-d2": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=2048},"
     "tapeflow-stream",

@@ -100,7 +100,8 @@ def _record_bytes(module: ModuleOp) -> int:
 
 
 def _grid(record_bytes: int) -> list[str]:
-    """Pipelines after the autodiff IR: one record per layer, 3-record layers, depths 1/2/4."""
+    """Pipelines after the autodiff IR: one record per layer, 3-record layers, depths 1/2/4,
+    and 16- and 64-record tiles and the default scratchpad, where layers span inner loops."""
     s = max(record_bytes, 1)
     return [
         "tapeflow-regions",
@@ -109,6 +110,10 @@ def _grid(record_bytes: int) -> list[str]:
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={3 * s} depth=1}},tapeflow-stream{{depth=1}}",
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={6 * s} depth=2}},tapeflow-stream{{depth=2}}",
         f"tapeflow-regions,tapeflow-layers{{spm-bytes={4 * s} depth=4}},tapeflow-stream{{depth=4}}",
+        f"tapeflow-regions,tapeflow-layers{{spm-bytes={32 * s}}},tapeflow-stream",
+        f"tapeflow-regions,tapeflow-layers{{spm-bytes={192 * s} depth=3}},"
+        "tapeflow-stream{depth=3}",
+        "tapeflow-regions,tapeflow-layers,tapeflow-stream",
     ]
 
 

@@ -46,9 +46,9 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK-NEXT:      %[[BUF:.*]] = arith.select %[[IS1]], %[[B1]], %[[B0]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      stream.acquire_write %[[BUF]] : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      scf.for %i = %[[START]] to %[[END]] step %c1 {
+// CHECK-NEXT:        %[[W:.*]] = arith.subi %i, %[[START]] : index
 // CHECK-NEXT:        %v = memref.load %x[%i] : memref<10xf64>
 // CHECK-NEXT:        %w = math.tanh %v : f64
-// CHECK-NEXT:        %[[W:.*]] = arith.subi %i, %[[START]] : index
 // CHECK-NEXT:        region.write %[[BUF]][%[[W]]], %w : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      } {tapeflow.loop = 0 : i64}
 // CHECK-NEXT:      %[[TOK:.*]] = stream.commit %[[BUF]] -> %[[F]][%[[J]]] : !stream.fifo<!region.record<f64>, 3>
