@@ -36,20 +36,6 @@ def without(program: Program, dropped: set[int]) -> Program:
     return Program(program.seed, functions, program.float_type)
 
 
-def _units(program: Program) -> list[Node]:
-    out: list[Node] = []
-
-    def walk(body: list[Node]) -> None:
-        for node in body:
-            out.append(node)
-            for child in _children(node):
-                walk(child)
-
-    for fn in program.functions:
-        walk(fn.body)
-    return out
-
-
 def _alive(program: Program, dropped: set[int]) -> list[int]:
     """Ids of the units not dropped and not inside a dropped node."""
     out: list[int] = []
@@ -68,8 +54,7 @@ def _alive(program: Program, dropped: set[int]) -> list[int]:
 
 
 def ddmin(program: Program, fails: Callable[[Program], bool]) -> Program:
-    """The smallest program (1-minimal in statements) that `fails` still holds for."""
-    _units(program)  # the ids below are those of this program's nodes
+    """A program (1-minimal in statements) that `fails` still holds for."""
     dropped: set[int] = set()
     n = 2
     while True:
@@ -91,6 +76,25 @@ def ddmin(program: Program, fails: Callable[[Program], bool]) -> Program:
     return without(program, dropped)
 
 
+def unwrap(program: Program, fails: Callable[[Program], bool]) -> Program:
+    """Replaces loops and branches by one of their bodies while `fails` holds (the
+    induction variable and loop-carried value become the renderer's defaults)."""
+    changed = True
+    while changed:
+        changed = False
+        for body, i in list(program.nodes()):
+            for child in _children(body[i]):
+                node = body[i]
+                body[i : i + 1] = child
+                if fails(program):
+                    changed = True
+                    break
+                body[i : i + len(child)] = [node]
+            if changed:
+                break
+    return program
+
+
 def minimize(
     program: Program, failure: Failure, features: frozenset[str], seconds: float = 60.0
 ) -> Program:
@@ -108,4 +112,7 @@ def minimize(
             return failure.kind == "hang"
         return False
 
-    return ddmin(program, fails)
+    small = ddmin(program, fails)
+    if fails(small):  # unwrapping works in place: only on a copy that still fails
+        small = ddmin(unwrap(without(small, set()), fails), fails)
+    return small

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 N = 4  # elements of %x, %y and the scratch buffer
 K = 4  # elements of %cnt (data-dependent trip counts, each in [0, N])
 
-# Features the generator may use. `DEFAULT_FEATURES` is what CI runs; the others are off
-# there because a known bug breaks them (issue reference), and `--features all` (or
-# `--enable NAME`) turns them on to check a fix.
+# What the generator may use, and (the last two) which checks run on which programs.
+# `DEFAULT_FEATURES` is what CI runs: the `KNOWN_BUGS` are off there (with the issue that
+# tracks the bug); `--features all` or `--enable NAME` turns them on to check a fix.
 FEATURES = {
     "for": "scf.for with iter_args",
     "if": "scf.if with a result",
@@ -42,12 +42,20 @@ FEATURES = {
     "dynamic": "upper bounds from the %n argument",
     "growable": "upper bounds loaded from %cnt inside loops (growable tapes)",
     "index-math": "indices i + c and int-to-float conversions of induction variables",
+    "int-math": "i64 arithmetic on induction variables (addi, muli, xori, divsi, remsi,"
+    " floordivsi...) deciding an arith.select",
+    "int-edge": "i64 operands INT64_MIN/INT64_MAX (wrapping), divisor -1",
     "f32": "the f32 twin (gradients compared with the f64 program's)",
     "sim-growable": "the simulator check on programs with a growable tape (any scf.while,"
     " or a trip count known only inside the loop nest)",
+    "stream-lower-bound": "tapeflow-stream (and the whole pipeline) on programs with a loop"
+    " starting above 0",
 }
 KNOWN_BUGS = {
+    "int-edge": "issue 11 #5: the fast path does not wrap (divsi INT64_MIN / -1 gives 2^63)",
     "sim-growable": "issue 11 #2: tapeflow-sim crashes on growable tapes (both paths)",
+    "stream-lower-bound": "issue 11 #1: tapeflow-stream emits a value out of its scope"
+    " ('arith.cmpi sge ... IsolatedFromAbove')",
 }
 DEFAULT_FEATURES = frozenset(FEATURES) - frozenset(KNOWN_BUGS)
 
@@ -339,6 +347,8 @@ class Gen:
             kinds += ["ivf", "shift"]
         if self.on("call") and self.helpers:
             kinds += ["call"]
+        if self.on("int-math"):
+            kinds += ["int"]
         k = r.choice(kinds)
         arrays = [m for m in mems if m not in ("%n", "%cnt")]
         one = "arith.constant 1.0 : {T}"
@@ -387,6 +397,22 @@ class Gen:
             nodes.append(Op(j, [f"{j} = arith.addi {{0}}, %c{c} : index"], [iv]))
             ivs.append(j)
             return None
+        elif k == "int":  # (i op E) div D < 0 ? a : b, on i64
+            edge = self.on("int-edge") and r.random() < 0.7
+            e = r.choice([-(2**63), -(2**63), 2**63 - 1] if edge else [3, -5, 1000, 123456789])
+            d = r.choice([-1, -1, 2] if edge else [2, 3, -7])
+            op1 = r.choice(["addi", "subi", "muli", "xori", "andi", "ori"])
+            op2 = r.choice(["divsi", "remsi", "floordivsi"])
+            pred = r.choice(["slt", "sge", "eq", "ne"])
+            op = Op(v, [f"{v}_i = arith.index_cast {{0}} : index to i64",
+                        f"{v}_e = arith.constant {e} : i64",
+                        f"{v}_d = arith.constant {d} : i64",
+                        f"{v}_a = arith.{op1} {v}_i, {v}_e : i64",
+                        f"{v}_q = arith.{op2} {v}_a, {v}_d : i64",
+                        f"{v}_z = arith.constant 1 : i64",
+                        f"{v}_c = arith.cmpi {pred}, {v}_q, {v}_z : i64",
+                        f"{v} = arith.select {v}_c, {{1}}, {{2}} : {{T}}"],
+                    [self.index(ivs), a, b])  # fmt: skip
         else:  # call
             h = r.choice(self.helpers)
             m = r.choice(arrays)
