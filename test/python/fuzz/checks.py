@@ -78,19 +78,23 @@ class Stats:
     checks: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
+    covered: Counter[str] = field(default_factory=Counter)
+    """Programs that reached a construct of interest (streamed tiles, growable tapes...)."""
 
     def add(self, other: Stats) -> None:
         self.programs += other.programs
         self.checks += other.checks
         self.failures.update(other.failures)
         self.skipped.update(other.skipped)
+        self.covered.update(other.covered)
 
     def summary(self) -> str:
         counts = ", ".join(f"{self.failures[k]} {k}" for k in KINDS)
         skipped = ", ".join(f"{v} {k}" for k, v in sorted(self.skipped.items())) or "none"
+        covered = ", ".join(f"{v} {k}" for k, v in sorted(self.covered.items())) or "none"
         return (
-            f"{self.programs} programs, {self.checks} checks: {counts} "
-            f"(not compared: {skipped})"
+            f"{self.programs} programs, {self.checks} checks: {counts}; "
+            f"programs with: {covered}; not compared: {skipped}"
         )
 
 
@@ -225,6 +229,7 @@ def check_program(
     policy = "cache-all" if rng.random() < 0.25 else "min-tape"
     c = Context(program, stats, policy)
     c.text = program.render()
+    stats.covered[program.float_type] += 1
     with _guard("autodiff", f"tapeflow-autodiff{{policy={policy}}}"):
         ad = apply(c.text, f"tapeflow-autodiff{{policy={policy}}}")
         c.ad_text = str(ad)
@@ -386,6 +391,13 @@ def check_pipelines(c: Context, run_all: bool = True, lower_bound: bool = True) 
                 continue
             raise
         c.modules[pipeline] = module
+        printed = str(module)
+        if pipeline == plans[0][1] and "memref<memref<" in printed:
+            c.stats.covered["growable tapes"] += 1
+        if pipeline == plans[1][1] and "region.alloc" in printed:
+            c.stats.covered["region tapes"] += 1
+        if "tapeflow-stream" in pipeline and "stream.commit" in printed:
+            c.stats.covered["streamed tiles"] += 1
         if not run_all:
             continue
         with _guard("pipeline", pipeline):

@@ -442,7 +442,7 @@ class Gen:
 
     def loop(self, vals, ivs, mems, depth, nodes) -> For:
         r = self.rng
-        lb = r.choice([0, 0, 1, 2]) if self.on("lower-bound") else 0
+        lb = r.choice([0, 0, 0, 1, 2]) if self.on("lower-bound") else 0
         step = r.choice([1, 1, 2, 3]) if self.on("step") else 1
         ub = self.bound(ivs, mems, nodes, lb)
         iv, acc = self.fresh("i"), self.fresh("a")
