@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from fuzz.program import DEFAULT_FEATURES, K, N, Program
+from test_transforms_preserve import _apply as apply  # parse, run a pipeline, verify
 
 FAMILIES = ("autodiff", "gradient", "pipeline", "sim")
 KINDS = ("wrong-gradient", "bit-difference", "sim-mismatch", "error", "traceback", "hang")
@@ -60,7 +60,7 @@ class Failure(Exception):
     def signature(self) -> tuple[str, str, str, str]:
         """What must stay the same while the program is minimized."""
         head = self.message.strip().splitlines()[0] if self.message.strip() else ""
-        head = re.sub(r"\S+\.mlir:\d+:\d+:?", "LOC", head)
+        head = re.sub(r"\S+:\d+:\d+:?", "LOC", head)
         head = re.sub(r"%[\w#]+", "%v", head)
         head = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", head)[:100]
         stage = re.sub(r"\{.*?\}|\s*\(.*\)", "", self.where)
@@ -114,18 +114,6 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 # ---------------------------------------------------------------------------------------
 # Running
-
-
-def apply(text: str, pipeline: str) -> ModuleOp:
-    from tapeflow.diagnostics import parse_module
-    from tapeflow.registry import get_all_passes, make_context
-
-    ctx = make_context()
-    module = parse_module(ctx, text, "fuzz.mlir")
-    if pipeline:
-        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
-    module.verify()
-    return module
 
 
 def primal_args(program: Program, float_type: str) -> list[Any]:

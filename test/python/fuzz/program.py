@@ -135,10 +135,6 @@ class Program:
     def render(self, float_type: str | None = None) -> str:
         return render(self, float_type or self.float_type)
 
-    def uses(self, *texts: str) -> bool:
-        rendered = self.render()
-        return any(t in rendered for t in texts)
-
 
 def _positions(body: list[Node]) -> Iterator[tuple[list[Node], int]]:
     for i, node in enumerate(body):
