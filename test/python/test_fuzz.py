@@ -10,7 +10,11 @@ printed in pytest's terminal summary.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import SUMMARY
@@ -20,7 +24,7 @@ from fuzz.checks import Failure, Stats, check_program
 from fuzz.minimize import minimize
 from fuzz.program import DEFAULT_FEATURES, FEATURES, generate
 
-BUDGET = 200  # programs; about 2 minutes on a 2-core machine
+BUDGET = 200  # programs; about 75 s of CPU (scripts/fuzz --fuzz 200 prints the time)
 
 
 def test_fuzz_budget():
@@ -29,6 +33,9 @@ def test_fuzz_budget():
     SUMMARY.append(f"program fuzzer: {stats.summary()} in {time.monotonic() - start:.0f} s")
     assert stats.programs == BUDGET
     assert stats.checks >= 5 * BUDGET  # every family ran on (nearly) every program
+    # The programs reach what matters: record tapes, streamed tiles, growable tapes, f32.
+    for what in ("region tapes", "streamed tiles", "growable tapes", "f32"):
+        assert stats.covered[what] >= BUDGET // 10, (what, stats.covered)
     report = [f"seed {p.seed}: {f}" for p, f in failures]
     assert not failures, "\n".join(report[:10]) + "\n(scripts/fuzz --seed N minimizes one)"
 
@@ -36,10 +43,17 @@ def test_fuzz_budget():
 def test_generator_is_deterministic_and_uses_every_feature():
     """Same seed, same program; over the budget every construct appears."""
     assert generate(5).render() == generate(5).render()
+    script = "from fuzz.program import generate; print(generate(7).render())"
+    runs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       cwd=Path(__file__).parent, env={**os.environ, "PYTHONHASHSEED": h}).stdout
+        for h in ("1", "2")
+    }  # fmt: skip
+    assert runs == {generate(7).render() + "\n"}  # the same in every process
     texts = "\n".join(generate(s, frozenset(FEATURES)).render() for s in range(BUDGET))
     for construct in ("scf.for", "scf.if", "scf.while", "arith.select", "math.exp", "f32",
                       "memref.store", "memref.alloc", "func.call", "step %c2", "step %c3",
-                      "= %c1 to", "= %c2 to %c1", "to %n", "memref.load %cnt", "arith.addi"):  # fmt: skip
+                      "= %c1 to", "= %c2 to %c1", "to %n", "memref.load %cnt", "arith.addi", "arith.divsi"):  # fmt: skip
         assert construct in texts, construct
 
 
@@ -93,3 +107,13 @@ def test_a_changed_bit_is_found_and_minimized(monkeypatch):
     with pytest.raises(Failure) as again:
         check_program(small, families=("pipeline",))
     assert again.value.signature() == failure.signature()
+
+
+def test_a_hang_is_reported(monkeypatch):
+    """A run that does not finish within the time limit counts as a hang."""
+    import fuzz.checks as checks
+
+    monkeypatch.setattr(checks, "observe", lambda *args: time.sleep(30))
+    stats, failures = run([3], seconds=0.5)
+    assert [f.kind for _, f in failures] == ["hang"]
+    assert stats.failures["hang"] == 1

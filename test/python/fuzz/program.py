@@ -293,7 +293,7 @@ class Gen:
         # Each program uses lower bounds above 0 and steps above 1 or not (half of them
         # each): those without can be checked where a known bug gates the others.
         self.features = frozenset(
-            f for f in features
+            f for f in sorted(features)  # sorted: string hashes differ between runs
             if f not in ("lower-bound", "step") or self.rng.random() < 0.5
         )  # fmt: skip
         self.count = 0
@@ -398,7 +398,7 @@ class Gen:
             nodes.append(Op(j, [f"{j} = arith.addi {{0}}, %c{c} : index"], [iv]))
             ivs.append(j)
             return None
-        elif k == "int":  # (i op E) div D < 0 ? a : b, on i64
+        elif k == "int":  # ((i op E) div D < 1 ? a : b) + 1e-30 * ((i op E) div D), on i64
             edge = self.on("int-edge") and r.random() < 0.7
             e = r.choice([-(2**63), -(2**63), 2**63 - 1] if edge else [3, -5, 1000, 123456789])
             d = r.choice([-1, -1, 2] if edge else [2, 3, -7])
@@ -412,8 +412,12 @@ class Gen:
                         f"{v}_q = arith.{op2} {v}_a, {v}_d : i64",
                         f"{v}_z = arith.constant 1 : i64",
                         f"{v}_c = arith.cmpi {pred}, {v}_q, {v}_z : i64",
-                        f"{v} = arith.select {v}_c, {{1}}, {{2}} : {{T}}"],
-                    [self.index(ivs), a, b])  # fmt: skip
+                        f"{v}_s = arith.select {v}_c, {{1}}, {{2}} : {{T}}",
+                        f"{v}_f = arith.sitofp {v}_q : i64 to {{T}}",
+                        f"{v}_t = arith.constant 1.0e-30 : {{T}}",
+                        f"{v}_m = arith.mulf {v}_f, {v}_t : {{T}}",
+                        f"{v} = arith.addf {v}_s, {v}_m : {{T}}"],
+                    ["%c0" if edge and r.random() < 0.5 else self.index(ivs), a, b])  # fmt: skip
         else:  # call
             h = r.choice(self.helpers)
             m = r.choice(arrays)
