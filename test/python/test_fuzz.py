@@ -29,7 +29,7 @@ BUDGET = 200  # programs; about 75 s of CPU (scripts/fuzz --fuzz 200 prints the 
 
 def test_fuzz_budget():
     start = time.monotonic()
-    stats, failures = run(range(BUDGET), DEFAULT_FEATURES, seconds=60.0)
+    stats, failures = run(range(BUDGET), DEFAULT_FEATURES, seconds=120.0)  # a loaded machine
     SUMMARY.append(f"program fuzzer: {stats.summary()} in {time.monotonic() - start:.0f} s")
     assert stats.programs == BUDGET
     assert stats.checks >= 5 * BUDGET  # every family ran on (nearly) every program
