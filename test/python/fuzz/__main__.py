@@ -32,21 +32,24 @@ def run(
     """Checks the program of each seed; returns the counts and the failures."""
     stats = stats or Stats()
     failures: list[tuple[Program, Failure]] = []
-    for seed in seeds:
-        program = generate(seed, features)
-        try:
-            with time_limit(seconds):
-                check_program(program, features, stats=stats)
-        except Hang as e:  # outside every check's guard
-            failure = Failure("?", "hang", "", str(e))
-        except Failure as f:
-            failure = f
-        else:
-            continue
-        stats.failures[failure.kind] += 1
-        failures.append((program, failure))
-        if on_failure:
-            on_failure(program, failure)
+    try:
+        for seed in seeds:
+            program = generate(seed, features)
+            try:
+                with time_limit(seconds):
+                    check_program(program, features, stats=stats)
+            except Hang as e:  # outside every check's guard
+                failure = Failure("?", "hang", "", str(e))
+            except Failure as f:
+                failure = f
+            else:
+                continue
+            stats.failures[failure.kind] += 1
+            failures.append((program, failure))
+            if on_failure:
+                on_failure(program, failure)
+    except KeyboardInterrupt:  # Ctrl-C on a long run: report what was checked
+        print("fuzz: interrupted", file=sys.stderr)
     return stats, failures
 
 
