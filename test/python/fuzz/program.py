@@ -1,0 +1,523 @@
+"""Random structured programs as a small tree that renders to MLIR text.
+
+A program is `@f` (marked `tapeflow.autodiff`) plus helper functions it calls, over
+
+    @f(%x: memref<NxT>, %y: memref<NxT>, %s: T, %n: index, %cnt: memref<Kxindex>) -> T
+
+with T = f64 or f32 chosen at render time, so one tree gives an f64 program and its f32
+twin. Statements are nodes (`Op`, `For`, `If`, `While`) that refer to values by name;
+the renderer substitutes a default (`%s` for floats, `%c0` for indices) for a name that
+is not in scope, so any subset of the statements still renders to a valid program: this
+is what lets `minimize.py` drop statements and loops freely.
+
+Every index used to access memory is in bounds by construction: induction variables and
+while-loop counters stay below N, and an index expression `i + c` is only formed when
+the largest value of `i` plus `c` is below N (`Gen.imax`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+N = 4  # elements of %x, %y and the scratch buffer
+K = 4  # elements of %cnt (data-dependent trip counts, each in [0, N])
+
+# What the generator may use, and (the last two) which checks run on which programs.
+# `DEFAULT_FEATURES` is what CI runs: the `KNOWN_BUGS` are off there (with the issue that
+# tracks the bug); `--features all` or `--enable NAME` turns them on to check a fix.
+FEATURES = {
+    "for": "scf.for with iter_args",
+    "if": "scf.if with a result",
+    "while": "scf.while (argument + counter)",
+    "select": "arith.cmpf + arith.select, maximumf/minimumf",
+    "math": "sin, cos, tanh, exp, sqrt/log/div of positive values, absf",
+    "store": "in-place memref.store into the inputs",
+    "alloc": "a local buffer (memref.alloc + memref.copy of %y)",
+    "call": "func.call of helper functions (inlined by the AD pass)",
+    "step": "loop steps 2 and 3",
+    "lower-bound": "loop lower bounds 1 and 2",
+    "zero-trip": "loops whose upper bound may not exceed the lower bound",
+    "dynamic": "upper bounds from the %n argument",
+    "growable": "upper bounds loaded from %cnt inside loops (growable tapes)",
+    "index-math": "indices i + c and int-to-float conversions of induction variables",
+    "int-math": "i64 arithmetic on induction variables (addi, muli, xori, divsi, remsi,"
+    " floordivsi...) deciding an arith.select",
+    "int-edge": "i64 operands INT64_MIN/INT64_MAX (wrapping), divisor -1",
+    "f32": "the f32 twin (gradients compared with the f64 program's)",
+    "sim-growable": "the simulator check on programs with a growable tape (any scf.while,"
+    " or a trip count known only inside the loop nest)",
+    "stream-lower-bound": "tapeflow-stream (and the whole pipeline) on programs with a loop"
+    " starting above 0",
+}
+KNOWN_BUGS = {
+    "int-edge": "issue 11 #5: the fast path does not wrap (divsi INT64_MIN / -1 gives 2^63)",
+    "sim-growable": "issue 11 #2: tapeflow-sim crashes on growable tapes (both paths)",
+    "stream-lower-bound": "issue 11 #1: tapeflow-stream emits a value out of its scope"
+    " ('arith.cmpi sge ... IsolatedFromAbove')",
+}
+DEFAULT_FEATURES = frozenset(FEATURES) - frozenset(KNOWN_BUGS)
+
+
+@dataclass
+class Op:
+    """Straight-line code: `lines` with `{0}`, `{1}`... for `args` and `{T}` for the
+    float type; defines `result` (None for a store)."""
+
+    result: str | None
+    lines: list[str]
+    args: list[str]
+    needs: str | None = None  # rendered only while this value is in scope
+
+
+@dataclass
+class For:
+    result: str
+    iv: str
+    acc: str
+    lb: str
+    ub: str
+    step: str
+    init: str
+    body: list[Node]
+    out: str  # the value added to the accumulator each iteration
+
+
+@dataclass
+class If:
+    result: str
+    lhs: str
+    rhs: str
+    then: list[Node]
+    then_out: str
+    other: list[Node]
+    other_out: str
+
+
+@dataclass
+class While:
+    result: str
+    w: str
+    k: str
+    init: str
+    ub: str
+    body: list[Node]
+    out: str
+
+
+Node = Op | For | If | While
+
+
+@dataclass
+class Function:
+    name: str
+    params: list[tuple[str, str]]  # (name, "f" | "m" | "i" | "cnt")
+    body: list[Node]
+    ret: str
+    constants: list[int] = field(default_factory=list[int])
+
+
+@dataclass
+class Program:
+    seed: int
+    functions: list[Function]  # helpers first, @f last
+    float_type: str = "f64"
+
+    def nodes(self) -> Iterator[tuple[list[Node], int]]:
+        """Every (statement list, position) pair, outermost first (the minimizer's units)."""
+        for fn in self.functions:
+            yield from _positions(fn.body)
+
+    def size(self) -> int:
+        return sum(1 for _ in self.nodes())
+
+    def render(self, float_type: str | None = None) -> str:
+        return render(self, float_type or self.float_type)
+
+
+def _positions(body: list[Node]) -> Iterator[tuple[list[Node], int]]:
+    for i, node in enumerate(body):
+        yield body, i
+        for child in _children(node):
+            yield from _positions(child)
+
+
+def _children(node: Node) -> list[list[Node]]:
+    if isinstance(node, For | While):
+        return [node.body]
+    if isinstance(node, If):
+        return [node.then, node.other]
+    return []
+
+
+# ---------------------------------------------------------------------------------------
+# Rendering
+
+
+class _Renderer:
+    def __init__(self, float_type: str):
+        self.T = float_type
+        self.lines: list[str] = []
+        self.scope: list[set[str]] = []
+
+    def defined(self, name: str) -> bool:
+        return any(name in s for s in self.scope)
+
+    def define(self, name: str) -> None:
+        self.scope[-1].add(name)
+
+    def ref(self, name: str) -> str:
+        if self.defined(name):
+            return name
+        if name == "%t":
+            return "%x"
+        if name.startswith(("%i", "%k", "%j", "%u", "%c", "%n")):
+            return "%c0"
+        return "%s"
+
+    def emit(self, ind: int, line: str) -> None:
+        self.lines.append("  " * ind + line)
+
+    def block(self, nodes: list[Node], ind: int, extra: tuple[str, ...] = ()) -> None:
+        self.scope.append(set(extra))
+        for node in nodes:
+            self.node(node, ind)
+
+    def close(self) -> None:
+        self.scope.pop()
+
+    def node(self, node: Node, ind: int) -> None:
+        T = self.T
+        if isinstance(node, Op):
+            if node.needs and not self.defined(node.needs):
+                return
+            args = [self.ref(a) for a in node.args]
+            for line in node.lines:
+                self.emit(ind, line.format(*args, T=T, N=N, K=K))
+            if node.result:
+                self.define(node.result)
+        elif isinstance(node, For):
+            lb, ub, step, init = (self.ref(v) for v in (node.lb, node.ub, node.step, node.init))
+            self.emit(
+                ind,
+                f"{node.result} = scf.for {node.iv} = {lb} to {ub} step {step} "
+                f"iter_args({node.acc} = {init}) -> ({T}) {{",
+            )
+            self.block(node.body, ind + 1, (node.iv, node.acc))
+            out = self.ref(node.out) if self.defined(node.out) else node.acc
+            self.emit(ind + 1, f"{node.result}_y = arith.addf {node.acc}, {out} : {T}")
+            self.emit(ind + 1, f"scf.yield {node.result}_y : {T}")
+            self.close()
+            self.emit(ind, "}")
+            self.define(node.result)
+        elif isinstance(node, If):
+            lhs, rhs = self.ref(node.lhs), self.ref(node.rhs)
+            self.emit(ind, f"{node.result}_c = arith.cmpf ogt, {lhs}, {rhs} : {T}")
+            self.emit(ind, f"{node.result} = scf.if {node.result}_c -> ({T}) {{")
+            self.block(node.then, ind + 1)
+            self.emit(ind + 1, f"scf.yield {self.ref(node.then_out)} : {T}")
+            self.close()
+            self.emit(ind, "} else {")
+            self.block(node.other, ind + 1)
+            self.emit(ind + 1, f"scf.yield {self.ref(node.other_out)} : {T}")
+            self.close()
+            self.emit(ind, "}")
+            self.define(node.result)
+        else:
+            r, init, ub = node.result, self.ref(node.init), self.ref(node.ub)
+            self.emit(
+                ind,
+                f"{r}:2 = scf.while ({r}_w = {init}, {r}_k = %c0) : ({T}, index) -> "
+                f"({T}, index) {{",
+            )
+            self.emit(ind + 1, f"{r}_b = arith.cmpi slt, {r}_k, {ub} : index")
+            self.emit(ind + 1, f"scf.condition({r}_b) {r}_w, {r}_k : {T}, index")
+            self.emit(ind, "} do {")
+            self.emit(ind, f"^bb0({node.w}: {T}, {node.k}: index):")
+            self.block(node.body, ind + 1, (node.w, node.k))
+            out = self.ref(node.out) if self.defined(node.out) else node.w
+            self.emit(ind + 1, f"{r}_o = math.sin {out} : {T}")
+            self.emit(ind + 1, f"{r}_p = arith.addf {r}_o, {node.w} : {T}")
+            self.emit(ind + 1, f"{r}_q = arith.addi {node.k}, %c1 : index")
+            self.emit(ind + 1, f"scf.yield {r}_p, {r}_q : {T}, index")
+            self.close()
+            self.emit(ind, "}")
+            self.define(node.result)
+            self.define(node.result + "#0")
+
+
+def render(program: Program, T: str) -> str:
+    """The module text; helpers no longer called (after minimization) are left out."""
+    texts = [_render_function(fn, T) for fn in program.functions]
+    kept = [
+        text
+        for fn, text in zip(program.functions, texts)
+        if fn.name == "f" or any(f"@{fn.name}(" in other for other in texts if other != text)
+    ]
+    return "\n".join(kept) + "\n"
+
+
+def _render_function(fn: Function, T: str) -> str:
+    out: list[str] = []
+    r = _Renderer(T)
+    params = ", ".join(f"{n}: {_param_type(k, T)}" for n, k in fn.params)
+    attrs = " attributes {tapeflow.autodiff}" if fn.name == "f" else ""
+    out.append(f"func.func @{fn.name}({params}) -> {T}{attrs} {{")
+    r.scope.append({n for n, _ in fn.params})
+    for c in range(N + 1):
+        r.emit(1, f"%c{c} = arith.constant {c} : index")
+        r.define(f"%c{c}")
+    r.block(fn.body, 1)
+    ret = r.ref(fn.ret)
+    r.close()
+    r.emit(1, f"func.return {ret} : {T}")
+    out += r.lines
+    out.append("}")
+    return "\n".join(out)
+
+
+def _param_type(kind: str, T: str) -> str:
+    return {"f": T, "m": f"memref<{N}x{T}>", "i": "index", "cnt": f"memref<{K}xindex>"}[kind]
+
+
+# ---------------------------------------------------------------------------------------
+# Generation
+
+
+class Gen:
+    """Draws a random program using only `features`."""
+
+    def __init__(self, seed: int, features: frozenset[str] = DEFAULT_FEATURES):
+        self.rng = random.Random(seed)
+        # Each program uses lower bounds above 0 and steps above 1 or not (half of them
+        # each): those without can be checked where a known bug gates the others.
+        self.features = frozenset(
+            f for f in sorted(features)  # sorted: string hashes differ between runs
+            if f not in ("lower-bound", "step") or self.rng.random() < 0.5
+        )  # fmt: skip
+        self.count = 0
+        self.imax: dict[str, int] = {f"%c{c}": c for c in range(N + 1)}
+        self.helpers: list[Function] = []
+
+    def on(self, feature: str) -> bool:
+        return feature in self.features
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"%{prefix}{self.count}"
+
+    # -- values ---------------------------------------------------------------------------
+    def index(self, ivs: list[str]) -> str:
+        """An in-bounds index: an induction variable, a counter or a constant."""
+        if ivs and self.rng.random() < 0.8:
+            return self.rng.choice(ivs)
+        return f"%c{self.rng.randrange(N)}"
+
+    def bound(self, ivs: list[str], mems: list[str], nodes: list[Node], lb: int) -> str:
+        r = self.rng.random()
+        if self.on("growable") and ivs and "%cnt" in mems and r < 0.2:
+            u = self.fresh("u")
+            nodes.append(Op(u, [f"{u} = memref.load %cnt[{{0}}] : memref<{K}xindex>"],
+                            [self._cnt_index(ivs)]))  # fmt: skip
+            self.imax[u] = N
+            return u
+        if self.on("dynamic") and "%n" in mems and r < 0.35:
+            return "%n"
+        if self.on("zero-trip") and self.rng.random() < 0.2:
+            return f"%c{self.rng.randint(0, lb)}"
+        return f"%c{self.rng.randint(lb + 1, N)}"
+
+    def _cnt_index(self, ivs: list[str]) -> str:
+        small = [v for v in ivs if self.imax.get(v, N) < K]
+        return self.rng.choice(small) if small else f"%c{self.rng.randrange(K)}"
+
+    def expr(self, vals: list[str], ivs: list[str], mems: list[str], nodes: list[Node]) -> None:
+        r = self.rng
+        a, b, v = r.choice(vals), r.choice(vals), self.fresh("v")
+        kinds = ["add", "sub", "mul", "mul_s"]
+        if self.on("math"):
+            kinds += ["sin", "cos", "tanh", "exp", "sqrt", "log", "div", "abs"]
+        if self.on("select"):
+            kinds += ["select", "max", "min"]
+        if ivs or any(m != "%n" for m in mems):
+            kinds += ["load", "load"]
+        if self.on("store"):
+            kinds += ["store", "store"]
+        if self.on("index-math") and ivs:
+            kinds += ["ivf", "shift"]
+        if self.on("call") and self.helpers:
+            kinds += ["call"]
+        if self.on("int-math"):
+            kinds += ["int"]
+        k = r.choice(kinds)
+        arrays = [m for m in mems if m not in ("%n", "%cnt")]
+        one = "arith.constant 1.0 : {T}"
+        simple = {"add": "addf", "sub": "subf", "mul": "mulf", "max": "maximumf",
+                  "min": "minimumf"}  # fmt: skip
+        if k in simple:
+            op = Op(v, [f"{v} = arith.{simple[k]} {{0}}, {{1}} : {{T}}"], [a, b])
+        elif k == "mul_s":
+            op = Op(v, [f"{v} = arith.mulf {{0}}, %s : {{T}}"], [a])
+        elif k in ("sin", "cos", "tanh", "abs"):
+            name = "absf" if k == "abs" else k
+            op = Op(v, [f"{v} = math.{name} {{0}} : {{T}}"], [a])
+        elif k == "exp":  # bounded argument: exp(tanh(a))
+            op = Op(v, [f"{v}_t = math.tanh {{0}} : {{T}}", f"{v} = math.exp {v}_t : {{T}}"], [a])
+        elif k in ("sqrt", "log", "div"):  # of 1 + b*b > 0
+            last = {"sqrt": f"{v} = math.sqrt {v}_p : {{T}}",
+                    "log": f"{v} = math.log {v}_p : {{T}}",
+                    "div": f"{v} = arith.divf {{0}}, {v}_p : {{T}}"}[k]  # fmt: skip
+            op = Op(v, [f"{v}_q = arith.mulf {{1}}, {{1}} : {{T}}", f"{v}_1 = {one}",
+                        f"{v}_p = arith.addf {v}_q, {v}_1 : {{T}}", last], [a, b])  # fmt: skip
+        elif k == "select":
+            c = r.choice(vals)
+            pred = r.choice(["olt", "ogt", "ole", "oge"])
+            op = Op(v, [f"{v}_c = arith.cmpf {pred}, {{0}}, {{1}} : {{T}}",
+                        f"{v} = arith.select {v}_c, {{1}}, {{2}} : {{T}}"], [c, a, b])  # fmt: skip
+        elif k == "load":
+            m = r.choice(arrays)
+            op = Op(v, [f"{v} = memref.load {{0}}[{{1}}] : memref<{N}x{{T}}>"],
+                    [m, self.index(ivs)])  # fmt: skip
+        elif k == "store":
+            m = r.choice([x for x in arrays if x != "%y"] or arrays)
+            op = Op(None, [f"memref.store {{0}}, {{1}}[{{2}}] : memref<{N}x{{T}}>"],
+                    [a, m, self.index(ivs)])  # fmt: skip
+        elif k == "ivf":
+            iv = r.choice(ivs)
+            op = Op(v, [f"{v}_i = arith.index_cast {{0}} : index to i64",
+                        f"{v} = arith.sitofp {v}_i : i64 to {{T}}"], [iv])  # fmt: skip
+        elif k == "shift":  # i + c, in bounds: then a load or store through it
+            iv = r.choice(ivs)
+            room = N - 1 - self.imax.get(iv, N - 1)
+            if room <= 0:
+                return self.expr(vals, ivs, mems, nodes)
+            j = self.fresh("j")
+            c = r.randint(1, room)
+            self.imax[j] = self.imax.get(iv, N - 1) + c
+            nodes.append(Op(j, [f"{j} = arith.addi {{0}}, %c{c} : index"], [iv]))
+            ivs.append(j)
+            return None
+        elif k == "int":  # ((i op E) div D < 1 ? a : b) + 1e-30 * ((i op E) div D), on i64
+            edge = self.on("int-edge") and r.random() < 0.7
+            e = r.choice([-(2**63), -(2**63), 2**63 - 1] if edge else [3, -5, 1000, 123456789])
+            d = r.choice([-1, -1, 2] if edge else [2, 3, -7])
+            op1 = r.choice(["addi", "subi", "muli", "xori", "andi", "ori"])
+            op2 = r.choice(["divsi", "remsi", "floordivsi"])
+            pred = r.choice(["slt", "sge", "eq", "ne"])
+            op = Op(v, [f"{v}_i = arith.index_cast {{0}} : index to i64",
+                        f"{v}_e = arith.constant {e} : i64",
+                        f"{v}_d = arith.constant {d} : i64",
+                        f"{v}_a = arith.{op1} {v}_i, {v}_e : i64",
+                        f"{v}_q = arith.{op2} {v}_a, {v}_d : i64",
+                        f"{v}_z = arith.constant 1 : i64",
+                        f"{v}_c = arith.cmpi {pred}, {v}_q, {v}_z : i64",
+                        f"{v}_s = arith.select {v}_c, {{1}}, {{2}} : {{T}}",
+                        f"{v}_f = arith.sitofp {v}_q : i64 to {{T}}",
+                        f"{v}_t = arith.constant 1.0e-30 : {{T}}",
+                        f"{v}_m = arith.mulf {v}_f, {v}_t : {{T}}",
+                        f"{v} = arith.addf {v}_s, {v}_m : {{T}}"],
+                    ["%c0" if edge and r.random() < 0.5 else self.index(ivs), a, b])  # fmt: skip
+        else:  # call
+            h = r.choice(self.helpers)
+            m = r.choice(arrays)
+            op = Op(v, [f"{v} = func.call @{h.name}({{0}}, {{1}}, {{2}}) : "
+                        f"(memref<{N}x{{T}}>, {{T}}, {{T}}) -> {{T}}"], [m, a, b])  # fmt: skip
+        nodes.append(op)
+        if op.result:
+            vals.append(op.result)
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, vals, ivs, mems, depth: int, count: int) -> list[Node]:
+        vals, ivs, nodes = list(vals), list(ivs), []
+        for _ in range(count):
+            r = self.rng.random()
+            if depth < 3 and r < 0.08 and self.on("while"):
+                nodes.append(self.whileop(vals, ivs, mems, depth, nodes))
+            elif depth < 3 and r < 0.26 and self.on("for"):
+                nodes.append(self.loop(vals, ivs, mems, depth, nodes))
+            elif depth < 3 and r < 0.34 and self.on("if"):
+                nodes.append(self.ifop(vals, ivs, mems, depth))
+            else:
+                self.expr(vals, ivs, mems, nodes)
+                continue
+            vals.append(nodes[-1].result + ("#0" if isinstance(nodes[-1], While) else ""))
+        self._last = vals[-1]
+        return nodes
+
+    def loop(self, vals, ivs, mems, depth, nodes) -> For:
+        r = self.rng
+        lb = r.choice([0, 0, 0, 1, 2]) if self.on("lower-bound") else 0
+        step = r.choice([1, 1, 2, 3]) if self.on("step") else 1
+        ub = self.bound(ivs, mems, nodes, lb)
+        iv, acc = self.fresh("i"), self.fresh("a")
+        self.imax[iv] = self.imax.get(ub, N) - 1
+        body = self.block([*vals, acc], [*ivs, iv], mems, depth + 1, r.randrange(1, 5))
+        return For(self.fresh("r"), iv, acc, f"%c{lb}", ub, f"%c{step}", r.choice(vals), body,
+                   self._last)  # fmt: skip
+
+    def in_place_loop(self, vals, mems, nodes) -> For:
+        """A loop that updates an input in place (`m[i] = sin(m[i]) * acc`, the tape's
+        classic case: the loaded values must be kept), with random code around."""
+        loop = self.loop(vals, [], mems, 0, nodes)
+        v, w, u = self.fresh("v"), self.fresh("v"), self.fresh("v")
+        m = self.rng.choice(["%x", "%y"])
+        loop.body[:0] = [
+            Op(v, [f"{v} = memref.load {{0}}[{{1}}] : memref<{N}x{{T}}>"], [m, loop.iv]),
+            Op(w, [f"{w}_s = math.sin {{0}} : {{T}}", f"{w} = arith.mulf {w}_s, {{1}} : {{T}}"],
+               [v, loop.acc]),
+            Op(None, [f"memref.store {{0}}, {{1}}[{{2}}] : memref<{N}x{{T}}>"], [w, m, loop.iv]),
+        ]  # fmt: skip
+        loop.body.append(Op(u, [f"{u} = arith.addf {{0}}, {{1}} : {{T}}"], [w, loop.out]))
+        loop.out = u
+        return loop
+
+    def whileop(self, vals, ivs, mems, depth, nodes) -> While:
+        ub = self.bound(ivs, mems, nodes, 0)
+        w, k = self.fresh("w"), self.fresh("k")
+        self.imax[k] = self.imax.get(ub, N) - 1
+        body = self.block([*vals, w], [*ivs, k], mems, depth + 1, self.rng.randrange(1, 4))
+        return While(self.fresh("r"), w, k, self.rng.choice(vals), ub, body, self._last)
+
+    def ifop(self, vals, ivs, mems, depth) -> If:
+        a, b = self.rng.choice(vals), self.rng.choice(vals)
+        then = self.block(vals, ivs, mems, depth + 1, self.rng.randrange(1, 4))
+        then_out = self._last
+        other = self.block(vals, ivs, mems, depth + 1, self.rng.randrange(1, 4))
+        return If(self.fresh("r"), a, b, then, then_out, other, self._last)
+
+    def function(self, name: str, params: list[tuple[str, str]], depth: int, count: int):
+        vals = [n for n, k in params if k == "f"]
+        mems = [n for n, k in params if k != "f"]
+        body: list[Node] = []
+        if name == "f":
+            x0 = self.fresh("v")
+            body.append(Op(x0, [f"{x0} = memref.load %x[%c1] : memref<{N}x{{T}}>"], []))
+            vals.append(x0)
+            if self.on("alloc"):
+                body.append(Op("%t", [f"%t = memref.alloc() : memref<{N}x{{T}}>",
+                                      f'"memref.copy"(%y, %t) : (memref<{N}x{{T}}>, '
+                                      f"memref<{N}x{{T}}>) -> ()"], []))  # fmt: skip
+                mems = [*mems, "%t"]
+        if name == "f" and self.on("for") and self.on("store") and self.rng.random() < 0.5:
+            body.append(self.in_place_loop(vals, mems, body))
+            vals.append(body[-1].result)
+        body += self.block(vals, [], mems, depth, count)
+        ret = self._last
+        if name == "f" and self.on("alloc"):
+            body.append(Op(None, [f"memref.dealloc %t : memref<{N}x{{T}}>"], [], needs="%t"))
+        return Function(name, params, body, ret)
+
+
+def generate(seed: int, features: frozenset[str] = DEFAULT_FEATURES) -> Program:
+    """The program of `seed` (deterministic for a given feature set)."""
+    g = Gen(seed, features)
+    if g.on("call"):
+        for h in range(g.rng.randrange(0, 3)):
+            params = [("%hx", "m"), ("%s", "f"), ("%hb", "f")]  # %s: the float default
+            fn = g.function(f"h{h}", params, 2, g.rng.randrange(1, 4))
+            g.helpers.append(fn)
+    params = [("%x", "m"), ("%y", "m"), ("%s", "f"), ("%n", "i"), ("%cnt", "cnt")]
+    main = g.function("f", params, 0, g.rng.randrange(3, 9))
+    float_type = "f32" if g.on("f32") and g.rng.random() < 0.3 else "f64"
+    return Program(seed, [*g.helpers, main], float_type)
