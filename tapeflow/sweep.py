@@ -1,0 +1,983 @@
+"""Design-space sweeps: a grid of (kernel, machine, pass options) points on Dask distributed.
+
+A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the three variants of
+`tapeflow.bench` (Enzyme layout, regions only, TapeFlow) compiled and simulated. The work
+is split so that nothing is done twice:
+
+- compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
+  depend on the pass options, TapeFlow's IR not on the machine -- cached on disk under
+  `OUT/cache/ir/` by a hash of (code, kernel source, pipeline);
+- simulate: one task per IR and group of machines (`simulate_fast_many`: one run of the
+  program feeds every machine's hardware model), each result cached under
+  `OUT/cache/sim/` by a hash of (code, IR, machine, inputs), so a rerun with one more
+  machine value only simulates the new points.
+
+Rows (one per point and variant: the point's axes, every report field as `report.*`, and
+ratios to the Enzyme layout of the same point) go to Parquet part files under
+`OUT/parts/` as points finish; at the end they are merged into `OUT/results.parquet`. An
+interrupted sweep resumes: points whose rows are already there (without an error) are
+skipped.
+
+`Pool` is where tasks run: in this process (one worker), on a `LocalCluster` (more), or
+on an existing scheduler. `tapeflow-bench` runs its jobs through the same `Pool`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import sys
+import time
+import tomllib
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tapeflow.diagnostics import ToolError
+
+PASS_OPTIONS = ("spm-bytes", "tile-bytes", "depth")
+"""The TapeFlow pipeline's options (`tapeflow{spm-bytes tile-bytes depth}`)."""
+SPEC_KEYS = ("kernels", "sizes", "machines", "seed", "variants", "backend", "pass", "set",
+             "plot")  # fmt: skip
+MACHINES_PER_TASK = 8
+"""At most this many machines share one simulation run (and one task)."""
+FLUSH_ROWS = 48
+FLUSH_SECONDS = 5.0
+RESULTS = "results.parquet"
+
+SPEC_DOC = """\
+spec (TOML; every axis takes one value or a list, the grid is their product):
+  kernels  = ["gemm", "lstm"]        benchmark kernels (required)
+  sizes    = ["small"]               kernel sizes: small, default (default: default)
+  machines = ["default", "dram-hbm2", "my.toml"]
+                                     machine presets (tapeflow-bench --machine NAME) or
+                                     TOML files relative to the spec (default: default)
+  seed     = 0                       seed of the kernels' inputs
+  variants = ["enzyme", "tapeflow"]  rows per point (default: all three)
+  backend  = "auto"                  cache simulator backend
+  [pass]                             TapeFlow pipeline options
+  spm-bytes = [8192, 32768]          (default: the machine's spm.size)
+  tile-bytes = 0
+  depth = [2, 3]
+  [set]                              machine keys, as tapeflow-bench --set
+  "l2.size" = [262144, 1048576]
+  [plot]
+  heatmap = ["l2.size", "spm-bytes"] the two axes of the heatmaps"""
+
+
+# ------------------------------------------------------------------------------------------
+# Where tasks run
+
+
+class _InlineFuture:
+    """A task run in this process when its result is first asked for."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]):
+        self._fn, self._args = fn, args
+        self._done = False
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    def result(self) -> Any:
+        if not self._done:
+            try:
+                self._value = self._fn(*self._args)
+            except Exception as e:
+                self._error = e
+            self._done = True
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class _InlineCompleted:
+    """`distributed.as_completed` for inline futures: runs them in the order added."""
+
+    def __init__(self) -> None:
+        self._queue: deque[_InlineFuture] = deque()
+
+    def add(self, future: _InlineFuture) -> None:
+        self._queue.append(future)
+
+    def __iter__(self) -> Iterator[_InlineFuture]:
+        while self._queue:
+            future = self._queue.popleft()
+            try:
+                future.result()
+            except Exception:
+                pass  # raised again by the caller's `result()`
+            yield future
+
+
+class Pool:
+    """Where tasks run: this process (`workers` <= 1, no scheduler), a Dask `LocalCluster`
+    of `workers` single-threaded processes, or the Dask scheduler at `scheduler`."""
+
+    def __init__(self, workers: int = 1, scheduler: str | None = None,
+                 memory_limit: str | None = None) -> None:  # fmt: skip
+        self.workers = workers
+        self.scheduler = scheduler
+        self.memory_limit = memory_limit
+        self.client: Any = None
+        self._cluster: Any = None
+
+    def __enter__(self) -> Pool:
+        if self.scheduler is None and self.workers <= 1:
+            return self
+        from dask.distributed import Client, LocalCluster
+
+        if self.scheduler is not None:
+            try:
+                self.client = Client(self.scheduler, timeout="15s")
+            except (OSError, TimeoutError) as e:
+                raise ToolError(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                f"{e}") from None  # fmt: skip
+        else:
+            self._cluster = LocalCluster(
+                n_workers=self.workers, threads_per_worker=1, processes=True,
+                dashboard_address=None, memory_limit=self.memory_limit or "auto",
+            )  # fmt: skip
+            self.client = Client(self._cluster)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self.client = self._cluster = None
+
+    @property
+    def distributed(self) -> bool:
+        return self.client is not None
+
+    def submit(self, fn: Callable[..., Any], *args: Any, key: str | None = None,
+               priority: int = 0) -> Any:  # fmt: skip
+        if self.client is None:
+            return _InlineFuture(fn, args)
+        if key is None:
+            return self.client.submit(fn, *args, pure=False, priority=priority)
+        return self.client.submit(fn, *args, key=key, priority=priority)
+
+    def as_completed(self) -> Any:
+        """An iterator over finished futures that accepts more futures (`add`) meanwhile."""
+        if self.client is None:
+            return _InlineCompleted()
+        from dask.distributed import as_completed
+
+        return as_completed()
+
+
+def run_unordered(pool: Pool, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+    """`fn(item)` for every item on `pool`, yielded as they finish (first items first)."""
+    done = pool.as_completed()
+    for i, item in enumerate(items):
+        done.add(pool.submit(fn, item, priority=len(items) - i))
+    for future in done:
+        yield future.result()
+
+
+# ------------------------------------------------------------------------------------------
+# The spec
+
+
+@dataclass
+class Point:
+    """One grid point: its axis values (`columns`) and what they resolve to."""
+
+    columns: dict[str, Any]
+    kernel: str
+    size: str
+    seed: int
+    machine: dict[str, Any]
+    """The merged, validated machine table (`Machine.raw`)."""
+    spm_bytes: int
+    tile_bytes: int
+    depth: int
+
+    @property
+    def id(self) -> str:
+        return _digest(json.dumps(self.columns, sort_keys=True))[:20]
+
+
+@dataclass
+class Spec:
+    path: str
+    points: list[Point]
+    variants: tuple[str, ...]
+    backend: str
+    axes: list[str]
+    """Every column that names an axis, in spec order."""
+    heatmap: list[str] = field(default_factory=list)
+
+
+class SpecError(ToolError):
+    """A spec that cannot be run; the message starts with `spec.toml[:line:col]: `."""
+
+
+def _locate(text: str, table: str, key: str | None) -> str:
+    """`:line:col` of `key` in `[table]` ('' = top level) of a TOML text, or ''."""
+    current = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = re.fullmatch(r"\[\s*([^\[\]]+?)\s*\]", stripped)
+        if header:
+            current = header.group(1).replace('"', "")
+            if key is None and current == table:
+                return f":{number}:1"
+            continue
+        m = re.match(r'\s*"?([^"=\s]+)"?\s*=', line)
+        if m is None or key is None:
+            continue
+        name = m.group(1)
+        if current != table and current.startswith(table + ".") and table:
+            name, current_table = current[len(table) + 1 :] + "." + name, table
+        else:
+            current_table = current
+        if current_table == table and name == key:
+            return f":{number}:{line.index(m.group(1)[0]) + 1}"
+    return ""
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _values(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Parses and checks a sweep spec; every machine of the grid is loaded and validated
+    here, so a bad value fails before anything runs."""
+    from tapeflow import bench
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.transforms.layers import check_options
+
+    where = str(path)
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise SpecError(f"{where}: cannot read the spec: {e.strerror}") from None
+    try:
+        spec = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        loc = f":{m.group(1)}:{m.group(2)}" if m else ""
+        raise SpecError(f"{where}{loc}: invalid TOML: {str(e).split(' (at')[0]}") from None
+
+    def fail(message: str, table: str = "", key: str | None = None) -> SpecError:
+        return SpecError(f"{where}{_locate(text, table, key)}: {message}")
+
+    for key in spec:
+        if key not in SPEC_KEYS:
+            raise fail(f"unknown key '{key}' (known: {', '.join(SPEC_KEYS)})", "", key)
+    for key in ("pass", "set", "plot"):
+        if not isinstance(spec.get(key, {}), dict):
+            raise fail(f"'{key}' must be a table ([{key}])", "", key)
+
+    def strings(key: str, default: list[str], known: Sequence[str] | None) -> list[str]:
+        values = _values(spec.get(key, default))
+        if not values or not all(isinstance(v, str) for v in values):
+            raise fail(f"'{key}' must be a string or a non-empty list of strings", "", key)
+        bad = [v for v in values if known is not None and v not in known]
+        if bad:
+            raise fail(f"unknown {key[:-1] if key.endswith('s') else key} "
+                       f"{', '.join(repr(v) for v in bad)} (known: {', '.join(known or ())})",
+                       "", key)  # fmt: skip
+        return list(dict.fromkeys(values))
+
+    if "kernels" not in spec:
+        raise fail("missing key 'kernels' (a list of benchmark kernels)")
+    kernels = strings("kernels", [], list(bench.kernels()))
+    sizes = strings("sizes", ["default"], ["small", "default"])
+    machines = strings("machines", ["default"], None)
+    variants = strings("variants", list(bench.VARIANTS), list(bench.VARIANTS))
+    backend = spec.get("backend", "auto")
+    if backend not in ("auto", "numba", "python"):
+        raise fail("'backend' must be one of auto, numba, python", "", "backend")
+    seeds = _values(spec.get("seed", 0))
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                            for s in seeds):  # fmt: skip
+        raise fail("'seed' must be a whole number >= 0 or a list of them", "", "seed")
+
+    passes = spec.get("pass", {})
+    for key, value in passes.items():
+        if key not in PASS_OPTIONS:
+            raise fail(f"unknown pass option '{key}' (known: {', '.join(PASS_OPTIONS)})",
+                       "pass", key)  # fmt: skip
+        values = _values(value)
+        if not values or not all(isinstance(v, int) and not isinstance(v, bool)
+                                 for v in values):  # fmt: skip
+            raise fail(f"pass option '{key}' must be an integer or a list of integers",
+                       "pass", key)  # fmt: skip
+        for v in values:
+            try:
+                check_options("tapeflow", **{key.replace("-", "_"):
+                                             (v, 0 if key == "tile-bytes" else 1)})  # fmt: skip
+            except Exception as e:
+                raise fail(str(e), "pass", key) from None
+    sets = _flatten(spec.get("set", {}))
+    for key, value in sets.items():
+        if not _values(value):
+            raise fail(f"machine key '{key}' has an empty list of values", "set", key)
+
+    base = Path(path).resolve().parent
+    set_keys = list(sets)
+    pass_keys = list(passes)
+    machine_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+    points: list[Point] = []
+    grid = itertools.product(
+        kernels, sizes, machines, seeds,
+        itertools.product(*(_values(sets[k]) for k in set_keys)),
+        itertools.product(*(_values(passes[k]) for k in pass_keys)),
+    )  # fmt: skip
+    for kernel, size, machine, seed, set_values, pass_values in grid:
+        mkey = (machine, json.dumps(set_values))
+        if mkey not in machine_cache:
+            overrides = [f"{k}={json.dumps(v)}" for k, v in zip(set_keys, set_values,
+                                                               strict=True)]  # fmt: skip
+            file = None if machine == "default" else _machine_file(machine, base)
+            try:
+                machine_cache[mkey] = load_machine(file, overrides).raw
+            except ToolError as e:
+                bad = next((k for k in set_keys if f"'{k}'" in str(e)), None)
+                table, key = ("set", bad) if bad else ("", "machines")
+                raise fail(f"machine {machine!r}"
+                           + "".join(f", {k}={v!r}" for k, v in zip(set_keys, set_values,
+                                                                  strict=True))  # fmt: skip
+                           + f": {e}", table, key) from None
+        raw = machine_cache[mkey]
+        options = dict(zip(pass_keys, pass_values, strict=True))
+        spm = options.get("spm-bytes", int(raw["spm"]["size"]))
+        if spm > raw["spm"]["size"]:
+            raise fail(f"spm-bytes {spm} exceeds the spm.size {raw['spm']['size']} of machine "
+                       f"{machine!r}", "pass", "spm-bytes")  # fmt: skip
+        tile = options.get("tile-bytes", 0)
+        depth = options.get("depth", 2)
+        columns = {"kernel": kernel, "size": size, "machine": machine, "seed": seed,
+                   **dict(zip(set_keys, set_values, strict=True)),
+                   "spm-bytes": spm, "tile-bytes": tile, "depth": depth}  # fmt: skip
+        points.append(Point(columns, kernel, size, seed, raw, spm, tile, depth))
+
+    axes = ["kernel", "size", "machine", "seed", *set_keys, *PASS_OPTIONS]
+    heatmap = _values(spec.get("plot", {}).get("heatmap", []))
+    for key in spec.get("plot", {}):
+        if key != "heatmap":
+            raise fail(f"unknown plot key '{key}' (known: heatmap)", "plot", key)
+    if heatmap and (len(heatmap) != 2 or any(a not in axes for a in heatmap)):
+        raise fail(f"plot.heatmap must name two axes of the grid (axes: {', '.join(axes)})",
+                   "plot", "heatmap")  # fmt: skip
+    return Spec(where, points, tuple(variants), backend, axes, heatmap)
+
+
+def _machine_file(name: str, base: Path) -> str:
+    """A machine TOML file relative to the spec, or a preset name as given."""
+    if name.endswith(".toml") or "/" in name:
+        return str(base / name)
+    return name
+
+
+# ------------------------------------------------------------------------------------------
+# Tasks (run on the workers)
+
+
+def _digest(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def code_fingerprint() -> str:
+    """A hash of TapeFlow's own sources (compiler, model, kernels' inputs): a cached IR or
+    simulation is only reused by the code that made it."""
+    import tapeflow
+    import tapeflow.dialects
+    import tapeflow.hwmodel
+    import tapeflow.transforms
+    from tapeflow.bench import REPO_ROOT
+
+    roots = [Path(m.__file__).parent for m in (tapeflow, tapeflow.dialects, tapeflow.hwmodel,
+                                              tapeflow.transforms)]  # fmt: skip
+    roots.append(REPO_ROOT / "benchmarks" / "kernels")
+    h = hashlib.sha256()
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.suffix in (".py", ".toml") and p.is_file():
+                h.update(str(p.relative_to(root)).encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def compile_task(kernel: str, size: str, variant: str, spm_bytes: int, tile_bytes: int,
+                 depth: int) -> dict[str, Any]:  # fmt: skip
+    """The IR text of one variant of one kernel (never raises: errors come back)."""
+    import io
+
+    from xdsl.printer import Printer
+
+    from tapeflow import bench
+
+    job = bench.Job(kernel=kernel, variant=variant, size=size, spm_bytes=spm_bytes,
+                    tile_bytes=tile_bytes, depth=depth)  # fmt: skip
+    try:
+        module = bench.build_module(job)
+    except Exception as e:
+        return {"ir": None, "error": f"{type(e).__name__}: {e}".strip()}
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return {"ir": out.getvalue() + "\n", "error": None}
+
+
+def flatten_report(report: dict[str, Any]) -> dict[str, Any]:
+    """`report.a.b` columns; lists become JSON text."""
+    return {f"report.{k}": json.dumps(v) if isinstance(v, list) else v
+            for k, v in _flatten(report).items()}  # fmt: skip
+
+
+def gradients_digest(grads: dict[str, Any]) -> str:
+    """sha256 over every argument after the run (name, dtype, shape, bytes)."""
+    import numpy as np
+
+    parts: list[str | bytes] = []
+    for name in sorted(grads):
+        a = np.ascontiguousarray(grads[name])
+        parts += [name, str(a.dtype), str(a.shape), a.tobytes()]
+    return _digest(*parts)
+
+
+def simulate_task(ir: str, kernel: str, size: str, seed: int, machines: list[dict[str, Any]],
+                  backend: str) -> list[dict[str, Any]]:  # fmt: skip
+    """One result per machine (report, gradients digest, path or error), from one run of
+    the program when the machines allow it, else one run each."""
+    from benchmarks.kernels import KERNELS
+    from tapeflow import bench, runner
+
+    t0 = time.perf_counter()
+    try:
+        module = runner.load_module(ir, f"{kernel}.mlir")
+    except Exception as e:
+        return [{"error": f"{type(e).__name__}: {e}".strip()} for _ in machines]
+    entry = KERNELS[kernel].grad_entry
+
+    def run(raws: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        sims, path = bench._simulate_many(
+            module, entry, lambda: bench.kernel_arguments(kernel, size, seed),
+            [bench.machine_from_raw(r) for r in raws], backend,
+        )  # fmt: skip
+        names = bench._argument_names(kernel)
+        out = []
+        for sim in sims:
+            grads = {names[p]: sim.run.arguments[p] for p in sim.run.memref_positions}
+            grads.update({f"result{i}": r for i, r in enumerate(sim.run.results)})
+            out.append({"report": flatten_report(sim.report), "path": path,
+                        "grads_sha256": gradients_digest(grads), "error": None})  # fmt: skip
+        return out
+
+    try:
+        results = run(machines)
+    except Exception as e:
+        if len(machines) == 1:
+            results = [{"error": f"{type(e).__name__}: {e}".strip()}]
+        else:  # one machine may reject what the others accept (e.g. scratchpad size)
+            results = [r for m in machines for r in simulate_task(ir, kernel, size, seed, [m],
+                                                                  backend)]  # fmt: skip
+    for r in results:
+        r["task_s"] = time.perf_counter() - t0
+    return results
+
+
+# ------------------------------------------------------------------------------------------
+# Results on disk
+
+
+def _atomic_write(path: Path, data: bytes | str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if isinstance(data, str):
+        tmp.write_text(data)
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _part_files(out_dir: Path) -> list[Path]:
+    return sorted((out_dir / "parts").glob("part-*.parquet"))
+
+
+def read_results(out_dir: str | Path) -> Any:
+    """Every row of `OUT/results.parquet` and of the part files not merged yet, one per
+    (point, variant): the latest wins. A `pyarrow.Table` (None when there is none)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out_dir = Path(out_dir)
+    files = [out_dir / RESULTS] if (out_dir / RESULTS).is_file() else []
+    tables = [pq.read_table(f) for f in files + _part_files(out_dir)]
+    if not tables:
+        return None
+    table = pa.concat_tables(tables, promote_options="permissive")
+    keys = list(zip(table.column("point_id").to_pylist(), table.column("variant").to_pylist(),
+                    strict=True))  # fmt: skip
+    last = {k: i for i, k in enumerate(keys)}
+    keep = sorted(last.values())
+    return table.take(keep) if len(keep) != len(keys) else table
+
+
+def _write_part(out_dir: Path, rows: list[dict[str, Any]]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not rows:
+        return
+    (out_dir / "parts").mkdir(parents=True, exist_ok=True)
+    path = out_dir / "parts" / f"part-{time.time_ns():020d}-{os.getpid()}.parquet"
+    tmp = path.with_name("." + path.name + ".tmp")
+    pq.write_table(pa.Table.from_pylist(rows), tmp)
+    os.replace(tmp, path)
+
+
+def _merge_parts(out_dir: Path) -> Any:
+    """Folds the part files into `results.parquet` (atomically), then removes them."""
+    import pyarrow.parquet as pq
+
+    parts = _part_files(out_dir)
+    table = read_results(out_dir)
+    if table is None:
+        return None
+    order = sorted(range(table.num_rows), key=lambda i: (
+        table.column("kernel")[i].as_py(), table.column("point_id")[i].as_py(),
+        table.column("variant")[i].as_py()))  # fmt: skip
+    table = table.take(order)
+    tmp = out_dir / f".{RESULTS}.tmp"
+    pq.write_table(table, tmp)
+    os.replace(tmp, out_dir / RESULTS)
+    for p in parts:
+        p.unlink(missing_ok=True)
+    return table
+
+
+# ------------------------------------------------------------------------------------------
+# The driver
+
+
+@dataclass
+class SweepStats:
+    points: int = 0
+    points_skipped: int = 0
+    compiles_run: int = 0
+    compiles_cached: int = 0
+    simulations_run: int = 0
+    simulations_cached: int = 0
+    tasks: int = 0
+    rows: int = 0
+    errors: int = 0
+    wall_s: float = 0.0
+
+
+def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str, Any]],
+              specs: dict[str, str]) -> list[dict[str, Any]]:  # fmt: skip
+    """The point's rows: axes, identity, every report field, ratios to the Enzyme layout."""
+    base = results.get("enzyme")
+    base_rep = base.get("report") if base and not base.get("error") else None
+    rows = []
+    for v in variants:
+        r = results[v]
+        rep = r.get("report") or {}
+        row: dict[str, Any] = {"point_id": point.id, **point.columns, "variant": v,
+                               "pipeline": specs[v], "error": r.get("error"),
+                               "path": r.get("path"), "ir_sha256": r.get("ir_sha256"),
+                               "sim_key": r.get("sim_key"),
+                               "grads_sha256": r.get("grads_sha256")}  # fmt: skip
+        if rep:
+            row["sram_bytes"] = (rep["report.sram.cache_capacity_bytes"]
+                                 + rep["report.sram.spm_high_water_bytes"])  # fmt: skip
+        if rep and base_rep:
+            row["speedup"] = _ratio(base_rep["report.cycles"], rep["report.cycles"])
+            for name in ("on_chip_pj", "total_pj"):
+                key = f"report.energy.{name}"
+                row[f"energy_ratio_{name[:-3]}"] = _ratio(base_rep[key], rep[key])
+            row["grads_identical"] = r.get("grads_sha256") == base.get("grads_sha256")
+        row.update(rep)
+        rows.append(row)
+    return rows
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b and math.isfinite(a) and math.isfinite(b) else None
+
+
+class _Cache:
+    """IR texts and simulation results on disk, keyed by hash."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _path(self, kind: str, key: str, ext: str) -> Path:
+        return self.root / kind / key[:2] / f"{key}.{ext}"
+
+    def get_ir(self, key: str) -> str | None:
+        p = self._path("ir", key, "mlir")
+        return p.read_text() if p.is_file() else None
+
+    def put_ir(self, key: str, text: str) -> None:
+        p = self._path("ir", key, "mlir")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(p, text)
+
+    def get_sim(self, key: str) -> dict[str, Any] | None:
+        p = self._path("sim", key, "json")
+        return json.loads(p.read_text()) if p.is_file() else None
+
+    def put_sim(self, key: str, result: dict[str, Any]) -> None:
+        p = self._path("sim", key, "json")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(p, json.dumps(result))
+
+
+def _inputs_digest(kernel: str, size: str, seed: int) -> str:
+    from tapeflow import bench
+    from tapeflow.bench import kernel_arguments
+
+    bench.kernels()  # puts the source tree on sys.path
+    return gradients_digest({str(i): a for i, a in
+                             enumerate(kernel_arguments(kernel, size, seed))})  # fmt: skip
+
+
+def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = True,
+              on_point: Callable[[Point, SweepStats], None] | None = None) -> SweepStats:
+    """Runs every point of `spec` not yet in `out_dir` on `pool`; see the module doc.
+    `on_point` is called after each finished point (tests use it to interrupt)."""
+    from tapeflow import bench
+
+    t0 = time.perf_counter()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache = _Cache(out_dir / "cache")
+    stats = SweepStats(points=len(spec.points))
+    fingerprint = code_fingerprint()
+    kernels = bench.kernels()
+
+    old = read_results(out_dir)
+    done: set[tuple[str, str]] = set()
+    if old is not None:
+        for pid, v, err in zip(old.column("point_id").to_pylist(),
+                               old.column("variant").to_pylist(),
+                               old.column("error").to_pylist(), strict=True):  # fmt: skip
+            if err is None:
+                done.add((pid, v))
+    todo = [p for p in spec.points if any((p.id, v) not in done for v in spec.variants)]
+    stats.points_skipped = len(spec.points) - len(todo)
+
+    # (point index, variant) -> its IR key; IR key -> compile arguments
+    specs_of = {}
+    needs_ir: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    compile_args: dict[str, tuple[Any, ...]] = {}
+    for i, p in enumerate(todo):
+        specs_of[i] = {v: bench.pipeline_spec(v, p.spm_bytes, p.tile_bytes, p.depth)
+                       for v in spec.variants}  # fmt: skip
+        for v in spec.variants:
+            source = kernels[p.kernel].source(p.size)
+            key = _digest(fingerprint, source, specs_of[i][v])
+            needs_ir[key].append((i, v))
+            compile_args[key] = (p.kernel, p.size, v, p.spm_bytes, p.tile_bytes, p.depth)
+
+    results: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    inputs: dict[tuple[str, str, int], str] = {}
+    buffer: list[dict[str, Any]] = []
+    last_flush = time.perf_counter()
+    bar = _progress_bar(len(todo) * len(spec.variants), progress)
+    futures = pool.as_completed()
+    kinds: dict[Any, tuple[str, Any]] = {}
+
+    def flush() -> None:
+        nonlocal last_flush
+        _write_part(out_dir, buffer)
+        buffer.clear()
+        last_flush = time.perf_counter()
+
+    def finish(i: int, v: str, result: dict[str, Any]) -> None:
+        results[i][v] = result
+        if bar is not None:
+            bar.update(1)
+        if len(results[i]) == len(spec.variants):
+            rows = _rows_for(todo[i], spec.variants, results.pop(i), specs_of[i])
+            stats.rows += len(rows)
+            stats.errors += sum(1 for r in rows if r["error"])
+            buffer.extend(rows)
+            if len(buffer) >= FLUSH_ROWS or time.perf_counter() - last_flush > FLUSH_SECONDS:
+                flush()
+            if on_point is not None:
+                on_point(todo[i], stats)
+
+    waiting: dict[str, list[tuple[int, str]]] = {}
+    """sim key -> the units waiting for that simulation (identical IR can come from two
+    pipelines, and the Enzyme layout's IR from every pass option)."""
+
+    def have_ir(key: str, ir: str | None, error: str | None) -> None:
+        """Every unit that needs this IR: from the cache, or grouped into new tasks."""
+        new: dict[tuple[str, str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+        ir_hash = _digest(ir) if ir is not None else None
+        for i, v in needs_ir.pop(key):
+            p = todo[i]
+            if ir is None:
+                finish(i, v, {"error": f"compile: {error}"})
+                continue
+            ikey = (p.kernel, p.size, p.seed)
+            if ikey not in inputs:
+                inputs[ikey] = _inputs_digest(*ikey)
+            sim_key = _digest(fingerprint, ir_hash, json.dumps(p.machine, sort_keys=True),
+                              inputs[ikey])  # fmt: skip
+            cached = cache.get_sim(sim_key)
+            if cached is not None:
+                stats.simulations_cached += 1
+                finish(i, v, {**cached, "ir_sha256": ir_hash, "sim_key": sim_key})
+            elif sim_key in waiting:
+                waiting[sim_key].append((i, v))
+            else:
+                waiting[sim_key] = [(i, v)]
+                new[ikey][sim_key] = p.machine
+        for ikey, machines in new.items():
+            keys = list(machines)
+            for start in range(0, len(keys), MACHINES_PER_TASK):
+                chunk = keys[start : start + MACHINES_PER_TASK]
+                fut = pool.submit(simulate_task, ir, *ikey, [machines[k] for k in chunk],
+                                  spec.backend, key="tapeflow-sim-" + _digest(*chunk)[:32])
+                kinds[fut] = ("sim", (chunk, ir_hash))
+                futures.add(fut)
+                stats.tasks += 1
+
+    try:
+        for key in list(needs_ir):
+            ir = cache.get_ir(key)
+            if ir is not None:
+                stats.compiles_cached += 1
+                have_ir(key, ir, None)
+            else:
+                fut = pool.submit(compile_task, *compile_args[key],
+                                  key=f"tapeflow-compile-{key[:32]}")  # fmt: skip
+                kinds[fut] = ("compile", key)
+                futures.add(fut)
+                stats.tasks += 1
+        for fut in futures:
+            kind, what = kinds.pop(fut)
+            try:
+                value = fut.result()
+            except Exception as e:  # the task itself is lost (e.g. KilledWorker)
+                value = None
+                error = f"{type(e).__name__}: {e}".strip()
+            if kind == "compile":
+                if value is not None:
+                    error = value["error"]
+                    if value["ir"] is not None:
+                        stats.compiles_run += 1
+                        cache.put_ir(what, value["ir"])
+                have_ir(what, value["ir"] if value else None, error)
+                continue
+            chunk, ir_hash = what
+            for j, sim_key in enumerate(chunk):
+                result = value[j] if value is not None else {"error": error}
+                if result.get("error") is None:
+                    stats.simulations_run += 1
+                    cache.put_sim(sim_key, {k: result[k] for k in ("report", "path",
+                                                                   "grads_sha256", "error")})
+                for i, v in waiting.pop(sim_key):
+                    finish(i, v, {**result, "ir_sha256": ir_hash, "sim_key": sim_key})
+    finally:
+        flush()
+        if bar is not None:
+            bar.close()
+    _merge_parts(out_dir)
+    stats.wall_s = time.perf_counter() - t0
+    return stats
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    if not enabled or total == 0:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
+                desc="tapeflow-sweep")  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------
+# Plots
+
+
+def _geomean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
+def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point beats on both coordinates (lower is better),
+    sorted by the first coordinate."""
+    order = sorted(range(len(points)), key=lambda i: points[i])
+    front: list[int] = []
+    best = math.inf
+    for i in order:
+        if points[i][1] < best:
+            front.append(i)
+            best = points[i][1]
+    return front
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    import csv
+
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["empty"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def heatmap_axes(rows: Sequence[dict[str, Any]], axes: Sequence[str]) -> list[str]:
+    """The two axes with the most distinct values (ties: spec order), kernel excluded."""
+    counts = {a: len({json.dumps(r.get(a)) for r in rows}) for a in axes if a != "kernel"}
+    varying = sorted((a for a in counts if counts[a] > 1), key=lambda a: -counts[a])
+    return varying[:2]
+
+
+def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
+                axes: Sequence[str] = ()) -> list[Path]:  # fmt: skip
+    """Heatmaps of TapeFlow's speedup and on-chip energy ratio over two axes (geomean over
+    the others), cycles vs on-chip SRAM of both designs, and the Pareto front of
+    (cycles, SRAM) per kernel: a PNG and a CSV each. Returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plot_dir = Path(plot_dir)
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    rows = [r for r in table.to_pylist() if not r.get("error")]
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    if not axes:
+        axes = [c for c in table.column_names if c in ("kernel", "size", "machine", "seed")
+                or c in PASS_OPTIONS or (not c.startswith("report.") and "." in c)]
+    axes = list(axes)
+    paths: list[Path] = []
+
+    def save(fig: Any, name: str, data: list[dict[str, Any]]) -> None:
+        fig.tight_layout()
+        fig.savefig(plot_dir / f"{name}.png", dpi=100)
+        plt.close(fig)
+        _write_csv(plot_dir / f"{name}.csv", data)
+        paths.extend([plot_dir / f"{name}.png", plot_dir / f"{name}.csv"])
+
+    missing = [a for a in heatmap if a not in table.column_names]
+    if missing:
+        raise ToolError(f"heatmap axis {', '.join(map(repr, missing))} is not a column of "
+                        f"the results (axes: {', '.join(axes)})")  # fmt: skip
+    tf = [r for r in rows if r["variant"] == "tapeflow" and r.get("speedup") is not None]
+    pair = list(heatmap) or heatmap_axes(tf, axes)
+    if tf and len(pair) == 2:
+        x_axis, y_axis = pair
+        for metric, title in (("speedup", "TapeFlow speedup over the Enzyme layout"),
+                              ("energy_ratio_on_chip",
+                               "on-chip energy, Enzyme layout / TapeFlow")):  # fmt: skip
+            xs = sorted({r[x_axis] for r in tf}, key=_sort_key)
+            ys = sorted({r[y_axis] for r in tf}, key=_sort_key)
+            panels = [k for k in kernels if any(r["kernel"] == k for r in tf)]
+            fig, axs = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6),
+                                    squeeze=False)  # fmt: skip
+            data = []
+            for ax, kernel in zip(axs[0], panels, strict=True):
+                grid = [[_geomean(r[metric] for r in tf if r["kernel"] == kernel
+                                  and r[x_axis] == x and r[y_axis] == y) for x in xs]
+                        for y in ys]  # fmt: skip
+                values = [[math.nan if v is None else v for v in row] for row in grid]
+                im = ax.imshow(values, origin="lower", cmap="RdYlGn", aspect="auto")
+                for yi, row in enumerate(values):
+                    for xi, v in enumerate(row):
+                        if not math.isnan(v):
+                            ax.text(xi, yi, f"{v:.2f}", ha="center", va="center", fontsize=7)
+                        data.append({"kernel": kernel, x_axis: xs[xi], y_axis: ys[yi],
+                                     metric: None if math.isnan(v) else v})  # fmt: skip
+                ax.set_xticks(range(len(xs)), [_label(x) for x in xs], rotation=30, fontsize=7)
+                ax.set_yticks(range(len(ys)), [_label(y) for y in ys], fontsize=7)
+                ax.set_xlabel(x_axis)
+                ax.set_ylabel(y_axis)
+                ax.set_title(kernel, fontsize=9)
+                fig.colorbar(im, ax=ax, fraction=0.046)
+            fig.suptitle(f"{title} (geomean over the other axes)", fontsize=10)
+            save(fig, f"heatmap_{metric}", data)
+
+    # cycles vs on-chip SRAM, both designs, and the Pareto front per kernel
+    designs = [v for v in ("enzyme", "tapeflow") if any(r["variant"] == v for r in rows)]
+    if rows and designs:
+        fig, axs = plt.subplots(1, len(kernels), figsize=(4.2 * len(kernels) + 0.4, 3.6),
+                                squeeze=False)  # fmt: skip
+        fig2, axs2 = plt.subplots(1, len(kernels), figsize=(4.2 * len(kernels) + 0.4, 3.6),
+                                  squeeze=False)  # fmt: skip
+        curve_data: list[dict[str, Any]] = []
+        front_data: list[dict[str, Any]] = []
+        colors = {"enzyme": "#31a354", "tapeflow": "#08519c"}
+        for ax, ax2, kernel in zip(axs[0], axs2[0], kernels, strict=True):
+            mine = [r for r in rows if r["kernel"] == kernel and r["variant"] in designs]
+            for v in designs:
+                best: dict[int, float] = {}
+                for r in mine:
+                    if r["variant"] == v:
+                        s = r["sram_bytes"]
+                        best[s] = min(best.get(s, math.inf), r["report.cycles"])
+                sram = sorted(best)
+                ax.plot([s / 1024 for s in sram], [best[s] for s in sram], marker="o", ms=3,
+                        color=colors[v], label=bench_label(v))  # fmt: skip
+                curve_data += [{"kernel": kernel, "variant": v, "sram_bytes": s,
+                                "min_cycles": best[s]} for s in sram]  # fmt: skip
+            pts = [(float(r["sram_bytes"]), float(r["report.cycles"])) for r in mine]
+            front = pareto_front(pts)
+            for v in designs:
+                sel = [i for i, r in enumerate(mine) if r["variant"] == v]
+                ax2.scatter([pts[i][0] / 1024 for i in sel], [pts[i][1] for i in sel], s=10,
+                            color=colors[v], alpha=0.4, label=bench_label(v))  # fmt: skip
+            ax2.plot([pts[i][0] / 1024 for i in front], [pts[i][1] for i in front], "k-",
+                     marker="s", ms=4, label="Pareto front")  # fmt: skip
+            for i in front:
+                front_data.append({"kernel": kernel, "sram_bytes": int(pts[i][0]),
+                                   "cycles": pts[i][1], "variant": mine[i]["variant"],
+                                   **{a: mine[i].get(a) for a in axes if a != "kernel"}})
+            for a in (ax, ax2):
+                a.set_xscale("log", base=2)
+                a.set_xlabel("on-chip SRAM: L1 + L2 (+ SPM high-water), KiB")
+                a.set_ylabel("cycles")
+                a.set_title(kernel, fontsize=9)
+                a.legend(fontsize=7)
+        fig.suptitle("Fewest cycles per on-chip SRAM size", fontsize=10)
+        fig2.suptitle("Pareto front of (cycles, on-chip SRAM), both designs", fontsize=10)
+        save(fig, "cycles_vs_sram", curve_data)
+        save(fig2, "pareto", front_data)
+    return paths
+
+
+def bench_label(variant: str) -> str:
+    from tapeflow.bench import LABELS
+
+    return LABELS.get(variant, variant)
+
+
+def _sort_key(v: Any) -> tuple[int, Any]:
+    return (0, v) if isinstance(v, int | float) and not isinstance(v, bool) else (1, str(v))
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, int) and not isinstance(v, bool) and v >= 1024 and v % 1024 == 0:
+        return f"{v // 1024}K"
+    return str(v)
