@@ -130,7 +130,11 @@ class Pool:
     def __enter__(self) -> Pool:
         if self.scheduler is None and self.workers <= 1:
             return self
-        from dask.distributed import Client, LocalCluster
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ToolError("more than one worker needs Dask distributed: "
+                            "pip install -e '.[sweep]' (or run with one worker)") from None
 
         if self.scheduler is not None:
             try:
@@ -241,7 +245,7 @@ def _locate(text: str, table: str, key: str | None) -> str:
         else:
             current_table = current
         if current_table == table and name == key:
-            return f":{number}:{line.index(m.group(1)[0]) + 1}"
+            return f":{number}:{len(line) - len(line.lstrip()) + 1}"
     return ""
 
 
@@ -546,7 +550,9 @@ def _write_part(out_dir: Path, rows: list[dict[str, Any]]) -> None:
     (out_dir / "parts").mkdir(parents=True, exist_ok=True)
     path = out_dir / "parts" / f"part-{time.time_ns():020d}-{os.getpid()}.parquet"
     tmp = path.with_name("." + path.name + ".tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
+    columns = list(dict.fromkeys(k for row in rows for k in row))  # reports differ in keys
+    pq.write_table(pa.Table.from_pylist([{k: row.get(k) for k in columns} for row in rows]),
+                   tmp)  # fmt: skip
     os.replace(tmp, path)
 
 
@@ -699,7 +705,7 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     inputs: dict[tuple[str, str, int], str] = {}
     buffer: list[dict[str, Any]] = []
     last_flush = time.perf_counter()
-    bar = _progress_bar(len(todo) * len(spec.variants), progress)
+    bar = progress_bar(len(todo) * len(spec.variants), progress, "tapeflow-sweep")
     futures = pool.as_completed()
     kinds: dict[Any, tuple[str, Any]] = {}
 
@@ -805,15 +811,15 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     return stats
 
 
-def _progress_bar(total: int, enabled: bool) -> Any:
+def progress_bar(total: int, enabled: bool, desc: str) -> Any:
+    """A tqdm bar on stderr (None when disabled or tqdm is missing)."""
     if not enabled or total == 0:
         return None
     try:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
-                desc="tapeflow-sweep")  # fmt: skip
+    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True, desc=desc)
 
 
 # ------------------------------------------------------------------------------------------

@@ -87,7 +87,8 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--kernels", metavar="A,B", default=None,
                    help=f"only these kernels (known: {', '.join(kernel_names)})")
     p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
-                   help="worker processes (default: nproc = %(default)s; 1 runs in-process)")
+                   help="worker processes of a Dask LocalCluster, as tapeflow-sweep's "
+                   "(default: nproc = %(default)s; 1 runs in-process)")  # fmt: skip
     p.add_argument("--out", default="bench-out", metavar="DIR",
                    help="output folder for results.md/json and the PNG plots (bench-out)")
     p.add_argument("--json", metavar="FILE", default=None,
@@ -159,17 +160,6 @@ def _sweep_list(text: str | None, machine: Any) -> list[int]:
     return sorted(set(caps))
 
 
-def _progress(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
-                desc="tapeflow-bench")  # fmt: skip
-
-
 def _machine_list(values: Sequence[str] | None) -> list[str]:
     """`--machine` values (repeated, or A,B; 'all' = the default run's machines)."""
     from tapeflow.bench import MACHINES
@@ -214,8 +204,9 @@ def _cost(job: Any) -> tuple[int, int]:
 
 def run_jobs(jobs: Sequence[Any], workers: int, progress: bool) -> list[dict[str, Any]]:
     from tapeflow.bench import run_job
+    from tapeflow.sweep import Pool, progress_bar, run_unordered
 
-    bar = _progress(len(jobs), progress)
+    bar = progress_bar(len(jobs), progress, "tapeflow-bench")
     results: list[dict[str, Any]] = []
 
     def done(r: dict[str, Any]) -> None:
@@ -225,19 +216,10 @@ def run_jobs(jobs: Sequence[Any], workers: int, progress: bool) -> list[dict[str
                                 + (" FAILED" if r.get("error") else ""))  # fmt: skip
             bar.update(1)
 
-    try:
-        if workers <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                done(run_job(job))
-        else:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            ctx = mp.get_context("forkserver")
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as ex:
-                futures = [ex.submit(run_job, job) for job in jobs]
-                for f in as_completed(futures):
-                    done(f.result())
+    try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
+        with Pool(workers=min(workers, len(jobs))) as pool:
+            for r in run_unordered(pool, run_job, jobs):
+                done(r)
     finally:
         if bar is not None:
             bar.close()

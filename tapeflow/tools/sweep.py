@@ -104,11 +104,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"simulated {stats.simulations_run} (IR, machine) pairs "
                   f"({stats.simulations_cached} cached) in {stats.tasks} tasks")  # fmt: skip
         if args.plot:
-            axes = spec.axes if spec else []
-            for paths in [sweep.write_plots(table, args.plot, heatmap or
-                                            (spec.heatmap if spec else []), axes)]:
-                print(f"  plots: {', '.join(p.name for p in paths if p.suffix == '.png')} "
-                      f"in {args.plot}")  # fmt: skip
+            paths = sweep.write_plots(table, args.plot,
+                                      heatmap or (spec.heatmap if spec else []),
+                                      spec.axes if spec else [])  # fmt: skip
+            pngs = [p.name for p in paths if p.suffix == ".png"]
+            note = "" if any(n.startswith("heatmap") for n in pngs) else \
+                " (no heatmaps: fewer than two axes vary; see --heatmap)"  # fmt: skip
+            print(f"  plots: {', '.join(pngs)} in {args.plot}{note}")
         errors = [e for e in table.column("error").to_pylist() if e] if table else []
         if spec is not None and stats.errors:
             for e in sorted(set(errors)):

@@ -1,0 +1,210 @@
+"""tapeflow-sweep on a 2-worker Dask LocalCluster: the rows equal single-process bench runs,
+a worker killed mid-sweep costs nothing, an interrupted sweep resumes, and a rerun with one
+more machine value compiles nothing and simulates only the new points."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import signal
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("dask.distributed")
+pytest.importorskip("pyarrow")
+
+from tapeflow import bench, sweep  # noqa: E402
+
+L2 = (262144, 1048576)
+SPM = (4096, 8192, 32768)
+SPEC = f"""\
+kernels = ["gemm", "softmax_ce"]
+sizes = ["small"]
+[set]
+"l2.size" = {list(L2)}
+[pass]
+spm-bytes = {list(SPM)}
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      memory_limit="1GiB", dashboard_address=None) as c:  # fmt: skip
+        yield c
+
+
+@pytest.fixture(scope="module")
+def spec_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("spec") / "spec.toml"
+    path.write_text(SPEC)
+    return path
+
+
+def _rows(out: Path) -> list[dict[str, Any]]:
+    return sorted(sweep.read_results(out).to_pylist(),
+                  key=lambda r: (r["point_id"], r["variant"]))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def full_run(cluster: Any, spec_file: Path,
+             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sweep.SweepStats]:  # fmt: skip
+    out = tmp_path_factory.mktemp("full")
+    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
+        stats = sweep.run_sweep(sweep.load_spec(spec_file), out, pool, progress=False)
+    return out, stats
+
+
+def test_rows_equal_single_process_runs(full_run: tuple[Path, sweep.SweepStats]) -> None:
+    out, stats = full_run
+    rows = _rows(out)
+    assert stats.points == 12
+    assert stats.rows == len(rows) == 36
+    assert stats.errors == 0
+    assert not list((out / "parts").glob("*.parquet"))  # merged into results.parquet
+    assert Counter((r["point_id"], r["variant"]) for r in rows).most_common(1)[0][1] == 1
+    machine = bench.machine_from_raw(bench._default_raw())
+    reference: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in rows:
+        spm = r["spm-bytes"] if r["variant"] == "tapeflow" else 0
+        key = (r["kernel"], r["variant"], r["l2.size"], spm)
+        if key not in reference:
+            raw = bench.machine_from_raw(machine.raw, r["l2.size"]).raw
+            reference[key] = bench.run_job(bench.Job(
+                kernel=r["kernel"], variant=r["variant"], size="small", machine=raw,
+                spm_bytes=r["spm-bytes"]))  # fmt: skip
+        ref = reference[key]
+        assert ref["error"] is None
+        expected = sweep.flatten_report({k: v for k, v in ref["report"].items() if k != "path"})
+        got = {k: v for k, v in r.items() if k.startswith("report.") and v is not None}
+        assert got == expected, (key, set(got.items()) ^ set(expected.items()))
+        assert r["path"] == ref["path"] == "fast"
+        assert r["grads_sha256"] == sweep.gradients_digest(ref["grads"])
+        assert r["grads_identical"] is True
+        assert r["pipeline"] == ref["spec"]
+        base = reference[(r["kernel"], "enzyme", r["l2.size"], 0)]["report"]
+        assert r["speedup"] == base["cycles"] / ref["report"]["cycles"]
+        assert r["energy_ratio_on_chip"] == (base["energy"]["on_chip_pj"]
+                                             / ref["report"]["energy"]["on_chip_pj"])  # fmt: skip
+    # One compile per (kernel, pipeline): the Enzyme-layout and regions-only pipelines
+    # ignore the pass options, so 2 kernels x (2 + 3 TapeFlow pipelines), not 2 x 3 x 6.
+    assert stats.compiles_run == 10
+    assert len({r["ir_sha256"] for r in rows}) <= 10
+    assert stats.simulations_run == len({r["sim_key"] for r in rows})
+
+
+def test_worker_killed_mid_sweep(cluster: Any, spec_file: Path, tmp_path: Path,
+                                 full_run: tuple[Path, sweep.SweepStats]) -> None:  # fmt: skip
+    killed: list[tuple[int, int, int]] = []
+
+    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
+        def kill_one(point: sweep.Point, stats: sweep.SweepStats) -> None:
+            if killed:
+                return
+            busy = pool.client.processing()
+            addr = max(busy, key=lambda a: len(busy[a]))
+            pid = pool.client.run(os.getpid, workers=[addr])[addr]
+            os.kill(pid, signal.SIGKILL)
+            killed.append((pid, stats.rows, len(busy[addr])))
+
+        stats = sweep.run_sweep(sweep.load_spec(spec_file), tmp_path, pool, progress=False,
+                                on_point=kill_one)  # fmt: skip
+    assert killed
+    pid, rows_then, tasks_then = killed[0]
+    assert rows_then < 36  # the sweep was not over
+    assert tasks_then >= 1  # and the killed worker was running tasks
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert stats.errors == 0
+    rows = _rows(tmp_path)
+    assert len(rows) == 36
+    assert Counter((r["point_id"], r["variant"]) for r in rows).most_common(1)[0][1] == 1
+    assert rows == _rows(full_run[0])
+
+
+def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
+                                full_run: tuple[Path, sweep.SweepStats]) -> None:  # fmt: skip
+    class Stop(Exception):
+        pass
+
+    def stop_after_five(point: sweep.Point, stats: sweep.SweepStats) -> None:
+        if stats.rows >= 15:
+            raise Stop
+
+    spec = sweep.load_spec(spec_file)
+    with sweep.Pool(scheduler=cluster.scheduler_address) as pool, pytest.raises(Stop):
+        sweep.run_sweep(spec, tmp_path, pool, progress=False, on_point=stop_after_five)
+    assert not (tmp_path / sweep.RESULTS).exists()  # interrupted before the merge
+    partial = sweep.read_results(tmp_path).to_pylist()
+    done = {r["point_id"] for r in partial}
+    assert 5 <= len(done) < 12
+    assert len(partial) == 3 * len(done)
+    first_sims = len(list((tmp_path / "cache" / "sim").rglob("*.json")))
+
+    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
+        stats = sweep.run_sweep(spec, tmp_path, pool, progress=False)
+    assert stats.points_skipped == len(done)
+    assert stats.rows == 3 * (12 - len(done))
+    # nothing simulated twice: the first run's simulations came from the cache
+    assert first_sims + stats.simulations_run == full_run[1].simulations_run
+    assert _rows(tmp_path) == _rows(full_run[0])
+
+
+def test_one_more_machine_value_simulates_only_new_points(
+    tmp_path: Path, full_run: tuple[Path, sweep.SweepStats]
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(full_run[0], out)
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(SPEC.replace(str(list(L2)), str([*L2, 524288])))
+    with sweep.Pool(workers=1) as pool:  # in process: the same engine without Dask
+        stats = sweep.run_sweep(sweep.load_spec(spec_file), out, pool, progress=False)
+    assert stats.points == 18
+    assert stats.points_skipped == 12
+    assert stats.compiles_run == 0
+    assert stats.compiles_cached > 0
+    rows = _rows(out)
+    new = [r for r in rows if r["l2.size"] == 524288]
+    assert len(rows) == 54
+    assert len(new) == 18
+    assert stats.simulations_run == len({r["sim_key"] for r in new})
+    assert stats.simulations_cached == 0  # the new machine shares no simulation
+    old = {(r["point_id"], r["variant"]): r for r in _rows(full_run[0])}
+    assert [r for r in rows if r["l2.size"] != 524288] == list(old.values())
+
+
+def test_plots_and_their_data(full_run: tuple[Path, sweep.SweepStats], tmp_path: Path) -> None:
+    table = sweep.read_results(full_run[0])
+    paths = sweep.write_plots(table, tmp_path, ["l2.size", "spm-bytes"])
+    names = {p.name for p in paths}
+    for stem in ("heatmap_speedup", "heatmap_energy_ratio_on_chip", "cycles_vs_sram", "pareto"):
+        assert f"{stem}.png" in names
+        assert (tmp_path / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = [r for r in table.to_pylist() if r["variant"] == "tapeflow"]
+    with (tmp_path / "heatmap_speedup.csv").open() as f:
+        cells = list(csv.DictReader(f))
+    assert len(cells) == 2 * len(L2) * len(SPM)
+    for c in cells:  # one row per cell here: the geomean is that row's speedup
+        (r,) = [r for r in rows if r["kernel"] == c["kernel"]
+                and r["l2.size"] == int(c["l2.size"]) and r["spm-bytes"] == int(c["spm-bytes"])]
+        assert math.isclose(float(c["speedup"]), r["speedup"], rel_tol=1e-12)
+    with (tmp_path / "pareto.csv").open() as f:
+        front = list(csv.DictReader(f))
+    both = [r for r in table.to_pylist() if r["variant"] in ("enzyme", "tapeflow")]
+    for p in front:  # nothing beats a front point on both coordinates
+        assert not any(r["kernel"] == p["kernel"] and r["sram_bytes"] <= int(p["sram_bytes"])
+                       and r["report.cycles"] < float(p["cycles"]) for r in both)
+        assert not any(r["kernel"] == p["kernel"] and r["sram_bytes"] < int(p["sram_bytes"])
+                       and r["report.cycles"] <= float(p["cycles"]) for r in both)
+
+
+def test_pareto_front() -> None:
+    pts = [(4.0, 10.0), (1.0, 30.0), (2.0, 20.0), (2.0, 25.0), (8.0, 10.0), (16.0, 5.0)]
+    assert sweep.pareto_front(pts) == [1, 2, 0, 5]
