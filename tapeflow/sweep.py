@@ -34,7 +34,7 @@ import sys
 import time
 import tomllib
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -597,6 +597,8 @@ class SweepStats:
 def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str, Any]],
               specs: dict[str, str]) -> list[dict[str, Any]]:  # fmt: skip
     """The point's rows: axes, identity, every report field, ratios to the Enzyme layout."""
+    from tapeflow.bench import _ratio
+
     base = results.get("enzyme")
     base_rep = base.get("report") if base and not base.get("error") else None
     rows = []
@@ -620,10 +622,6 @@ def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str
         row.update(rep)
         rows.append(row)
     return rows
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b and math.isfinite(a) and math.isfinite(b) else None
 
 
 class _Cache:
@@ -826,11 +824,6 @@ def progress_bar(total: int, enabled: bool, desc: str) -> Any:
 # Plots
 
 
-def _geomean(values: Iterable[float | None]) -> float | None:
-    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
-
-
 def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
     """Indices of the points no other point beats on both coordinates (lower is better),
     sorted by the first coordinate."""
@@ -870,6 +863,8 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from tapeflow.bench import geomean
+
     plot_dir = Path(plot_dir)
     plot_dir.mkdir(parents=True, exist_ok=True)
     rows = [r for r in table.to_pylist() if not r.get("error")]
@@ -905,7 +900,7 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                                     squeeze=False)  # fmt: skip
             data = []
             for ax, kernel in zip(axs[0], panels, strict=True):
-                grid = [[_geomean(r[metric] for r in tf if r["kernel"] == kernel
+                grid = [[geomean(r[metric] for r in tf if r["kernel"] == kernel
                                   and r[x_axis] == x and r[y_axis] == y) for x in xs]
                         for y in ys]  # fmt: skip
                 values = [[math.nan if v is None else v for v in row] for row in grid]

@@ -91,8 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ToolError(f"no results in '{out}' (no {sweep.RESULTS} nor parts)")
         else:
             out.mkdir(parents=True, exist_ok=True)
-            with sweep.Pool(args.workers, args.scheduler, args.memory_limit) as pool:
-                stats = sweep.run_sweep(spec, out, pool, progress=not args.no_progress)
+            try:
+                with sweep.Pool(args.workers, args.scheduler, args.memory_limit) as pool:
+                    stats = sweep.run_sweep(spec, out, pool, progress=not args.no_progress)
+            except KeyboardInterrupt:
+                print(f"interrupted: finished points are kept in {out / 'parts'}; run the "
+                      "same command again to resume", file=sys.stderr)  # fmt: skip
+                return 130
             table = sweep.read_results(out)
             where = args.scheduler or (f"LocalCluster, {args.workers} workers"
                                        if args.workers > 1 else "in process")  # fmt: skip
