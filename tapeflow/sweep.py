@@ -126,6 +126,7 @@ class Pool:
         self.memory_limit = memory_limit
         self.client: Any = None
         self._cluster: Any = None
+        self._config: Any = None
 
     def __enter__(self) -> Pool:
         if self.scheduler is None and self.workers <= 1:
@@ -143,6 +144,12 @@ class Pool:
                 raise ToolError(f"cannot reach the Dask scheduler at {self.scheduler}: "
                                 f"{e}") from None  # fmt: skip
         else:
+            import dask
+
+            # forkserver children end with os._exit: a worker that ran numba-compiled code
+            # takes seconds to finalise a spawned interpreter (the nanny then kills it).
+            self._config = dask.config.set({"distributed.worker.multiprocessing-method":
+                                            "forkserver"})  # fmt: skip
             self._cluster = LocalCluster(
                 n_workers=self.workers, threads_per_worker=1, processes=True,
                 dashboard_address=None, memory_limit=self.memory_limit or "auto",
@@ -155,7 +162,9 @@ class Pool:
             self.client.close()
         if self._cluster is not None:
             self._cluster.close()
-        self.client = self._cluster = None
+        if self._config is not None:
+            self._config.__exit__(None, None, None)
+        self.client = self._cluster = self._config = None
 
     @property
     def distributed(self) -> bool:

@@ -34,10 +34,13 @@ spm-bytes = {list(SPM)}
 
 @pytest.fixture(scope="module")
 def cluster() -> Any:
+    import dask
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      memory_limit="1GiB", dashboard_address=None) as c:  # fmt: skip
+    # as sweep.Pool starts its own (forkserver: workers end without a slow finalisation)
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         memory_limit="1GiB", dashboard_address=None) as c:  # fmt: skip
         yield c
 
 
