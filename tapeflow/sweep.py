@@ -913,11 +913,15 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                                   and r[x_axis] == x and r[y_axis] == y) for x in xs]
                         for y in ys]  # fmt: skip
                 values = [[math.nan if v is None else v for v in row] for row in grid]
-                im = ax.imshow(values, origin="lower", cmap="RdYlGn", aspect="auto")
+                finite = [v for row in values for v in row if not math.isnan(v)]
+                norm = None  # red below 1 (TapeFlow worse), green above
+                if finite and min(finite) < 1 < max(finite):
+                    norm = matplotlib.colors.TwoSlopeNorm(vcenter=1.0)
+                im = ax.imshow(values, origin="lower", cmap="RdYlGn", aspect="auto", norm=norm)
                 for yi, row in enumerate(values):
                     for xi, v in enumerate(row):
                         if not math.isnan(v):
-                            ax.text(xi, yi, f"{v:.2f}", ha="center", va="center", fontsize=7)
+                            ax.text(xi, yi, f"{v:.3f}", ha="center", va="center", fontsize=7)
                         data.append({"kernel": kernel, x_axis: xs[xi], y_axis: ys[yi],
                                      metric: None if math.isnan(v) else v})  # fmt: skip
                 ax.set_xticks(range(len(xs)), [_label(x) for x in xs], rotation=30, fontsize=7)
