@@ -591,6 +591,8 @@ def _merge_parts(out_dir: Path) -> Any:
 
 @dataclass
 class SweepStats:
+    """What a run did; simulations count distinct (IR, machine, inputs) keys."""
+
     points: int = 0
     points_skipped: int = 0
     compiles_run: int = 0
@@ -736,6 +738,7 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
             if on_point is not None:
                 on_point(todo[i], stats)
 
+    from_cache: set[str] = set()
     waiting: dict[str, list[tuple[int, str]]] = {}
     """sim key -> the units waiting for that simulation (identical IR can come from two
     pipelines, and the Enzyme layout's IR from every pass option)."""
@@ -756,7 +759,8 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
                               inputs[ikey])  # fmt: skip
             cached = cache.get_sim(sim_key)
             if cached is not None:
-                stats.simulations_cached += 1
+                from_cache.add(sim_key)
+                stats.simulations_cached = len(from_cache)
                 finish(i, v, {**cached, "ir_sha256": ir_hash, "sim_key": sim_key})
             elif sim_key in waiting:
                 waiting[sim_key].append((i, v))

@@ -32,8 +32,9 @@ output (OUT = --out, default sweep-out/):
                         Enzyme layout of the same point: `speedup`, `energy_ratio_on_chip`,
                         `energy_ratio_total`, `grads_identical` (bit-identical gradients)
   OUT/parts/            rows of finished points, written as they finish; an interrupted
-                        sweep resumes from them (points already done are skipped, points
-                        with an error are run again); merged into results.parquet at the end
+                        sweep resumes from them (points already done, identified by their
+                        axis values, are skipped; points with an error are run again);
+                        merged into results.parquet at the end
   --plot DIR            heatmap_speedup, heatmap_energy_ratio_on_chip, cycles_vs_sram and
                         pareto (.png + .csv); without SPEC, re-plots OUT/results.parquet
   stdout                a summary; stderr: a progress bar (tqdm), one step per row
