@@ -230,3 +230,21 @@ def test_spec_grid_with_machine_files_and_presets(tmp_path: Path) -> None:
     assert by_machine["dram-hbm2"] != by_machine["default"]
     assert {p.depth for p in spec.points} == {2, 3}
     assert {p.spm_bytes for p in spec.points} == {by_machine["default"]["spm"]["size"]}
+
+
+def test_cli_against_a_scheduler(cluster: Any, spec_file: Path, tmp_path: Path,
+                                 full_run: tuple[Path, sweep.SweepStats],
+                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """`--scheduler ADDRESS`: a finished sweep's rerun connects, skips every point, plots."""
+    from tapeflow.tools.sweep import main
+
+    out = tmp_path / "out"
+    shutil.copytree(full_run[0], out)
+    code = main([str(spec_file), "--scheduler", cluster.scheduler_address, "--out", str(out),
+                 "--plot", str(tmp_path / "plots"), "--no-progress"])  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0
+    assert f"12 points (12 already in {out / sweep.RESULTS}), 0 rows written" in text
+    assert f"({cluster.scheduler_address})" in text
+    assert "plots: heatmap_speedup.png" in text
+    assert _rows(out) == _rows(full_run[0])
