@@ -55,9 +55,10 @@ SPEC_DOC = """\
 spec (TOML; every axis takes one value or a list, the grid is their product):
   kernels  = ["gemm", "lstm"]        benchmark kernels (required)
   sizes    = ["small"]               kernel sizes: small, default (default: default)
-  machines = ["default", "dram-hbm2", "my.toml"]
+  machines = ["default-45nm", "accel-salam", "my.toml"]
                                      machine presets (tapeflow-bench --machine NAME) or
-                                     TOML files relative to the spec (default: default)
+                                     TOML files relative to the spec (default:
+                                     default-45nm, hwmodel/defaults.toml)
   seed     = 0                       seed of the kernels' inputs
   variants = ["enzyme", "tapeflow"]  rows per point (default: all three)
   backend  = "auto"                  cache simulator backend
@@ -276,7 +277,7 @@ def load_spec(path: str | Path) -> Spec:
     """Parses and checks a sweep spec; every machine of the grid is loaded and validated
     here, so a bad value fails before anything runs."""
     from tapeflow import bench
-    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
     from tapeflow.transforms.layers import check_options
 
     where = str(path)
@@ -316,7 +317,7 @@ def load_spec(path: str | Path) -> Spec:
         raise fail("missing key 'kernels' (a list of benchmark kernels)")
     kernels = strings("kernels", [], list(bench.kernels()))
     sizes = strings("sizes", ["default"], ["small", "default"])
-    machines = strings("machines", ["default"], None)
+    machines = strings("machines", [DEFAULT_MACHINE], None)
     variants = strings("variants", list(bench.VARIANTS), list(bench.VARIANTS))
     backend = spec.get("backend", "auto")
     if backend not in ("auto", "numba", "python"):
@@ -362,7 +363,7 @@ def load_spec(path: str | Path) -> Spec:
         if mkey not in machine_cache:
             overrides = [f"{k}={json.dumps(v)}" for k, v in zip(set_keys, set_values,
                                                                strict=True)]  # fmt: skip
-            file = None if machine == "default" else _machine_file(machine, base)
+            file = _machine_file(machine, base)
             try:
                 machine_cache[mkey] = load_machine(file, overrides).raw
             except ToolError as e:

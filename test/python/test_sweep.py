@@ -219,17 +219,17 @@ def test_spec_grid_with_machine_files_and_presets(tmp_path: Path) -> None:
     (tmp_path / "m" / "small-l2.toml").write_text("[l2]\nsize = 131072\n")
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text('kernels = "gemm"\nsizes = "small"\nseed = [0, 1]\n'
-                         'machines = ["default", "dram-hbm2", "m/small-l2.toml"]\n'
+                         'machines = ["default-45nm", "dram-hbm2", "m/small-l2.toml"]\n'
                          '[pass]\ndepth = [2, 3]\n')  # fmt: skip
     spec = sweep.load_spec(spec_file)
     assert len(spec.points) == 3 * 2 * 2
     assert len({p.id for p in spec.points}) == 12
     by_machine = {p.columns["machine"]: p.machine for p in spec.points}
     assert by_machine["m/small-l2.toml"]["l2"]["size"] == 131072
-    assert by_machine["default"]["l2"]["size"] != 131072
-    assert by_machine["dram-hbm2"] != by_machine["default"]
+    assert by_machine["default-45nm"]["l2"]["size"] != 131072
+    assert by_machine["dram-hbm2"] != by_machine["default-45nm"]
     assert {p.depth for p in spec.points} == {2, 3}
-    assert {p.spm_bytes for p in spec.points} == {by_machine["default"]["spm"]["size"]}
+    assert {p.spm_bytes for p in spec.points} == {by_machine["default-45nm"]["spm"]["size"]}
 
 
 def test_cli_against_a_scheduler(cluster: Any, spec_file: Path, tmp_path: Path,
