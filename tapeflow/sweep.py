@@ -151,9 +151,9 @@ class Pool:
             # takes seconds to finalise a spawned interpreter (the nanny then kills it).
             self._config = dask.config.set({"distributed.worker.multiprocessing-method":
                                             "forkserver"})  # fmt: skip
-            self._cluster = LocalCluster(
+            self._cluster = LocalCluster(  # dashboard on a free port: never a clash
                 n_workers=self.workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, memory_limit=self.memory_limit or "auto",
+                dashboard_address=":0", memory_limit=self.memory_limit or "auto",
             )  # fmt: skip
             self.client = Client(self._cluster)
         return self

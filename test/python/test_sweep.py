@@ -40,7 +40,7 @@ def cluster() -> Any:
     # as sweep.Pool starts its own (forkserver: workers end without a slow finalisation)
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         memory_limit="1GiB", dashboard_address=None) as c:  # fmt: skip
+                         memory_limit="1GiB", dashboard_address=":0") as c:  # fmt: skip
         yield c
 
 
