@@ -9,6 +9,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
 - `tapeflow`: the `tapeflow{spm-bytes tile-bytes depth}` pipeline -- record tiles streamed
   through the scratchpad by DMA.
 
+Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
+`tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
+production compiler removes.
+
 One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
 way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
 seed)`, zero shadows, seed 1.0) on the compiled fast path (`hwmodel.fastsim`; the op-by-op
@@ -92,14 +96,19 @@ def kernels() -> dict[str, Any]:
     return KERNELS
 
 
-def pipeline_spec(variant: str, spm_bytes: int, tile_bytes: int, depth: int) -> str:
-    """The `tapeflow-opt -p` pipeline of one variant."""
+def pipeline_spec(
+    variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True
+) -> str:
+    """The `tapeflow-opt -p` pipeline of one variant; every variant ends with the same
+    `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False."""
+    tail = ",tapeflow-cleanup" if cleanup else ""
     if variant == "enzyme":
-        return "tapeflow-autodiff,tapeflow-lower-tape"
+        return "tapeflow-autodiff,tapeflow-lower-tape" + tail
     if variant == "regions":
-        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions"
+        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions" + tail
     if variant == "tapeflow":
-        return f"tapeflow{{spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}}}"
+        options = f"spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}"
+        return f"tapeflow{{{options}{' cleanup=true' if cleanup else ''}}}"
     raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
 
 

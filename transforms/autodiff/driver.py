@@ -510,6 +510,25 @@ class Gradient:
         for cache in self.caches.values():
             self.b.insert(FreeOp(cache))
         self.b.insert(func.ReturnOp(*grads))
+        # Erase (not only detach) the primal return: a detached op keeps its operand uses,
+        # and a pattern rewriter that replaces those values (xDSL 0.74's `canonicalize`
+        # inlining a single-iteration loop whose result was returned) pushes the dangling
+        # user on its worklist and fails: "Operation insertion point must have a parent
+        # block". Minimal case for an upstream report (xDSL could skip detached users):
+        #
+        #     func.func @f(%x: index) -> index {
+        #       %c0 = arith.constant 0 : index
+        #       %c1 = arith.constant 1 : index
+        #       %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> (index) {
+        #         scf.yield %a : index
+        #       }
+        #       func.return %r : index
+        #     }
+        #     ret = block.last_op; ret.detach(); block.add_op(func.ReturnOp(%r))
+        #     CanonicalizePass().apply(ctx, module)   # ValueError
+        #
+        # (test/python/test_cleanup.py runs it, and canonicalize on every kernel.)
+        ret.erase()
         fn.function_type = FunctionType.from_lists(inputs, [g.type for g in grads])
 
     def _shadow_buffers(self) -> list[Operation]:
