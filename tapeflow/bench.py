@@ -129,10 +129,13 @@ class Job:
     sweep: tuple[int, ...] = ()
     seed: int = 0
     backend: str = "auto"
+    cleanup: bool = True
+    """End the pipeline with `tapeflow-cleanup` (off only to measure what it removes)."""
 
     @property
     def spec(self) -> str:
-        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth)
+        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth,
+                             self.cleanup)  # fmt: skip
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0) -> list[Any]:
