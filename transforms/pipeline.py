@@ -46,7 +46,7 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 
 @dataclass(frozen=True)
 class CleanupPass(ModulePass):
-    """Scalar cleanup before simulation: xDSL's canonicalize, cse, licm (index arithmetic out of loops), cse."""
+    """Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse."""
 
     name = "tapeflow-cleanup"
 
@@ -59,7 +59,7 @@ class CleanupPass(ModulePass):
 
 @dataclass(frozen=True)
 class TapeFlowPipelinePass(ModulePass):
-    """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream."""
+    """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup)."""
 
     name = "tapeflow"
 

@@ -110,6 +110,7 @@ class Gradient:
         rules: dict[type[Operation], Rule],
         policy: str,
         counted_whiles: set[scf.WhileOp],
+        cuts: set[SSAValue] = frozenset(),  # type: ignore[assignment]
     ):
         self.fn = fn
         self.entry = fn.body.block
@@ -139,8 +140,10 @@ class Gradient:
                     continue  # moved after the reverse sweep
                 self.writers[v].append(op)
         self._recomputable_memo: dict[SSAValue, bool] = {}
-        self.cuts: set[SSAValue] = set()
-        """Recomputable values cached anyway, because recomputing costs more tape."""
+        self.cuts: set[SSAValue] = set(cuts)
+        """Recomputable values cached anyway: recomputing them costs more tape (`mincut`)."""
+        self.requests: set[SSAValue] = set()
+        """Every primal value the reverse code asked for (`primal`), for `mincut`."""
         self.caches: dict[SSAValue, SSAValue] = {}
         self.cached_by_block: dict[Block, list[SSAValue]] = defaultdict(list)
         self.pushes: dict[SSAValue, PushOp] = {}
@@ -225,6 +228,7 @@ class Gradient:
         return cst
 
     def primal(self, value: SSAValue) -> SSAValue:
+        self.requests.add(value)
         return self._resolve(value, self.ctx, force_cache=False)
 
     def primal_cached(self, value: SSAValue) -> SSAValue:
@@ -323,7 +327,7 @@ class Gradient:
         ):
             # A scalar constant: the reverse sweep's own copy, made once at its start.
             c.values[value] = self.const(value.owner.value.value.data, value.type)
-        elif not force_cache and self._recomputable(value) and not self._cut_here(value, c):
+        elif not force_cache and self._recomputable(value) and value not in self.cuts:
             op = value.owner
             assert isinstance(op, Operation)
             mapping = {v: self._resolve(v, c, False) for v in op.operands}
@@ -338,77 +342,6 @@ class Gradient:
             c.pops[value] = pop
             c.values[value] = pop.value
         return c.values[value]
-
-    def _cut_here(self, value: SSAValue, c: ReverseContext) -> bool:
-        """Whether the recomputable `value` is cached instead (policy `min-tape`).
-
-        Recomputing `value` puts on the tape the leaves of its recomputation that are not
-        on it yet (`_new_leaves`). When those of its own block take more bytes than
-        `value`, caching is cheaper: the cut moves from the leaves to the value nearest
-        them that still carries all of them (Enzyme's min-cut prefers the cut closest to
-        the sources), e.g. an RNN's `z = Wh + Ux` (one value) rather than its two partial
-        sums, results of the two reduction loops; `tanh(z)` is recomputed from it.
-        """
-        if value in self.cuts:
-            return True
-        if self.policy != "min-tape":
-            return False
-        block = _def_block(value)
-        leaves = self._new_leaves(value, c)
-        if sum(_bytes(v.type) for v in leaves) <= _bytes(value.type):
-            return False
-        cut = value
-        while True:
-            owner = cut.owner
-            assert isinstance(owner, Operation)
-            inner = [
-                u
-                for u in owner.operands
-                if _def_block(u) is block and not self._free(u, c) and self._recomputable(u)
-            ]
-            if len(inner) != 1 or _bytes(inner[0].type) > _bytes(cut.type):
-                break
-            if self._new_leaves(inner[0], c) != leaves:
-                break
-            cut = inner[0]
-        self.cuts.add(cut)
-        return cut is value
-
-    def _free(self, value: SSAValue, c: ReverseContext) -> bool:
-        """`value` costs no tape in the reverse sweep: available by SSA, an induction
-        variable or constant, already materialized in `c` or an outer context, or cached."""
-        if _def_block(value) is self.entry or value in self.caches:
-            return True
-        if isinstance(value, BlockArgument):
-            owner = value.block.parent_op()
-            return isinstance(owner, scf.ForOp) and value.index == 0
-        if isinstance(value.owner, arith.ConstantOp):
-            return True
-        ctx: ReverseContext | None = c
-        while ctx is not None:
-            if value in ctx.values:
-                return True
-            ctx = ctx.parent
-        return False
-
-    def _new_leaves(self, value: SSAValue, c: ReverseContext) -> set[SSAValue]:
-        """The values of `value`'s block that recomputing `value` would newly cache."""
-        block = _def_block(value)
-        leaves: set[SSAValue] = set()
-        seen: set[SSAValue] = set()
-        work = list(value.owner.operands) if isinstance(value.owner, Operation) else []
-        while work:
-            u = work.pop()
-            if u in seen or self._free(u, c):
-                continue
-            seen.add(u)
-            if u not in self.cuts and self._recomputable(u):
-                owner = u.owner
-                assert isinstance(owner, Operation)
-                work.extend(owner.operands)
-            elif _def_block(u) is block:
-                leaves.add(u)
-        return leaves
 
     def _index_only(self, value: SSAValue) -> bool:
         """`value` depends only on induction variables, constants and values of the
@@ -637,16 +570,6 @@ class Gradient:
             if isinstance(op, memref.AllocOp):
                 deallocs.append(memref.DeallocOp.get(shadow))
         return deallocs
-
-
-def _bytes(t: Attribute) -> int:
-    """Bytes of one tape element of type `t` (index 8, i1 1)."""
-    if isinstance(t, IndexType):
-        return 8
-    width = getattr(t, "bitwidth", None)
-    if width is None and isinstance(t, IntegerType):
-        width = t.width.data
-    return max(1, (int(width or 64) + 7) // 8)
 
 
 def _offset(value: SSAValue) -> tuple[SSAValue, int]:

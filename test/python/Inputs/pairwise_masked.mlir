@@ -1,8 +1,8 @@
 // Pairwise forces over T = 3 time steps of N = 4 particles updated in place:
 //   F[i] = sum_{j != i} d / (d*d + eps), d = X[i] - X[j];  X[i] += dt * F[i];
 //   loss = sum_i X[i]^2.
-// The mask `j != i` depends only on induction variables: recomputed, never cached. X[j]
-// is read inside the branch, from memory the next step overwrites: cached, and pushed
+// The mask `j != i` depends only on induction variables: recomputed, never cached. The
+// branch reads X from memory the next step overwrites; its value d is cached, pushed
 // T*N*(N-1) = 36 times, which is what its static stack must hold.
 func.func @pairwise_masked(%X: memref<4xf64>) -> f64 attributes {tapeflow.autodiff} {
   %c0 = arith.constant 0 : index
