@@ -19,14 +19,12 @@ on a clone: the rules ask for the same values whatever is cached.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
-if TYPE_CHECKING:
-    from tapeflow.transforms.autodiff.driver import Gradient
+from tapeflow.transforms.autodiff.driver import Gradient, _def_block
 
 UNKNOWN_TRIPS = 8
 """Weight of a loop whose trip count is not a compile-time constant."""
@@ -61,19 +59,11 @@ def _executions(block: Block | None) -> float:
     return total
 
 
-def _block(value: SSAValue) -> Block | None:
-    if isinstance(value, BlockArgument):
-        return value.block
-    owner = value.owner
-    assert isinstance(owner, Operation)
-    return owner.parent_block()
-
-
 def min_tape_cut(g: Gradient) -> set[SSAValue]:
     """The recomputable values to cache: a minimum cut nearest the sources (module doc)."""
 
     def free(v: SSAValue) -> bool:
-        if _block(v) is g.entry or isinstance(v.owner, arith.ConstantOp):
+        if _def_block(v) is g.entry or isinstance(v.owner, arith.ConstantOp):
             return True
         return isinstance(v, BlockArgument) and isinstance(v.block.parent_op(), scf.ForOp) \
             and v.index == 0  # fmt: skip
@@ -100,7 +90,7 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
     source, sink = ("source", 0), ("sink", 0)
     cap: dict[object, dict[object, float]] = defaultdict(dict)
     for v, inner in operands.items():
-        cap[(v, 0)][(v, 1)] = element_bytes(v.type) * _executions(_block(v))
+        cap[(v, 0)][(v, 1)] = element_bytes(v.type) * _executions(_def_block(v))
         cap[(v, 1)].setdefault((v, 0), 0.0)
         for u in inner:
             cap[(u, 1)][(v, 0)] = _INF
@@ -141,8 +131,6 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
 
 def probe_cuts(fn: func.FuncOp, rules, policy: str, counted: set[scf.WhileOp]) -> set[SSAValue]:
     """`min_tape_cut` of `fn`, learnt by building the gradient of a clone of it."""
-    from tapeflow.transforms.autodiff.driver import Gradient
-
     probe = fn.clone()
     values: dict[SSAValue, SSAValue] = {}
     ops: dict[Operation, Operation] = {}
