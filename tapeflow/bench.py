@@ -540,7 +540,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if header.get("commit"):
         out.append(f"- source: commit {header['commit']}")
     out.append(f"- machine: {header['machine_desc']}")
-    out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`")
+    out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`; Enzyme layout: "
+               f"`{pipeline_spec('enzyme', 0, 0, 0)}`")  # fmt: skip
     out.append(f"- cache sweep (Enzyme layout, and TapeFlow when swept): L2 = "
                f"{', '.join(fmt_bytes(c) for c in header['sweep'])} "
                f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip
