@@ -9,7 +9,8 @@ the working-set inflation = tape bytes / primal bytes.
 
 Tape bytes are the bytes of the buffers `tapeflow-lower-tape` allocates (one array per
 cache): the product of the trip counts times the element size for an indexed cache, the
-worst-case push count for a stack. Element sizes: f64 8, index 8, i64 8, i32 4, i1 1
+push count for a static stack (exact when its iteration space can be enumerated at
+compile time, else the worst case). Element sizes: f64 8, index 8, i64 8, i32 4, i1 1
 (one byte per element, as LLVM lays out memref<i1>). When a cache's size is only known at
 run time (runtime-sized or growable stacks), or with `--run`, the gradient is run on the
 simulator's fast path (`hwmodel.compiled`, the interpreter's semantics) and the pushes

@@ -9,6 +9,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
 - `tapeflow`: the `tapeflow{spm-bytes tile-bytes depth}` pipeline -- record tiles streamed
   through the scratchpad by DMA.
 
+Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
+`tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
+production compiler removes.
+
 One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
 way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
 seed)`, zero shadows, seed 1.0) on the compiled fast path (`hwmodel.fastsim`; the op-by-op
@@ -92,14 +96,19 @@ def kernels() -> dict[str, Any]:
     return KERNELS
 
 
-def pipeline_spec(variant: str, spm_bytes: int, tile_bytes: int, depth: int) -> str:
-    """The `tapeflow-opt -p` pipeline of one variant."""
+def pipeline_spec(
+    variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True
+) -> str:
+    """The `tapeflow-opt -p` pipeline of one variant; every variant ends with the same
+    `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False."""
+    tail = ",tapeflow-cleanup" if cleanup else ""
     if variant == "enzyme":
-        return "tapeflow-autodiff,tapeflow-lower-tape"
+        return "tapeflow-autodiff,tapeflow-lower-tape" + tail
     if variant == "regions":
-        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions"
+        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions" + tail
     if variant == "tapeflow":
-        return f"tapeflow{{spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}}}"
+        options = f"spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}"
+        return f"tapeflow{{{options}{' cleanup=true' if cleanup else ''}}}"
     raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
 
 
@@ -120,10 +129,13 @@ class Job:
     sweep: tuple[int, ...] = ()
     seed: int = 0
     backend: str = "auto"
+    cleanup: bool = True
+    """End the pipeline with `tapeflow-cleanup` (off only to measure what it removes)."""
 
     @property
     def spec(self) -> str:
-        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth)
+        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth,
+                             self.cleanup)  # fmt: skip
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0) -> list[Any]:
@@ -528,7 +540,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if header.get("commit"):
         out.append(f"- source: commit {header['commit']}")
     out.append(f"- machine: {header['machine_desc']}")
-    out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`")
+    out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`; Enzyme layout: "
+               f"`{pipeline_spec('enzyme', 0, 0, 0)}`")  # fmt: skip
     out.append(f"- cache sweep (Enzyme layout, and TapeFlow when swept): L2 = "
                f"{', '.join(fmt_bytes(c) for c in header['sweep'])} "
                f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip

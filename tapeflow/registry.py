@@ -53,6 +53,7 @@ TAPEFLOW_PASSES = {
     "tapeflow-layers": ("tapeflow.transforms.layers", "LayersPass"),
     "tapeflow-stream": ("tapeflow.transforms.stream", "StreamPass"),
     "tapeflow": ("tapeflow.transforms.pipeline", "TapeFlowPipelinePass"),
+    "tapeflow-cleanup": ("tapeflow.transforms.pipeline", "CleanupPass"),
     "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
 }
 

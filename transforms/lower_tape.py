@@ -23,10 +23,11 @@ Layout rule, per cache (chosen in this order):
 2. **Stack, static capacity** (conditional pushes: `scf.if` inside constant-trip-count
    loops, several push sites, pops not in the mirrored loop nest, or loop bounds that
    depend on outer induction variables with known ranges, as in a triangular nest). The
-   capacity is the number of pushes in the worst case (product of the largest trip counts
-   around each push site, each `scf.if` branch counted as taken), known at compile time;
-   for a triangular nest it over-reserves (about 2x), but only the packed prefix is
-   touched. The cache becomes
+   capacity is the exact number of pushes when the bounds and branch conditions around
+   each push site depend only on constants and outer induction variables (the iteration
+   space is enumerated at compile time: a triangular nest, a `j != i` mask); otherwise
+   the worst case (product of the largest trip counts around each push site, each
+   `scf.if` branch counted as taken), known at compile time. The cache becomes
    `memref<CAP x T>` plus a stack pointer `memref<index>`; a push stores at `sp` and
    increments it, a pop decrements it and loads. Addresses still increase in the forward
    sweep and decrease in the reverse sweep; conditional pushes are packed (no holes).
@@ -60,6 +61,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
@@ -279,16 +281,100 @@ def _max_trip_count(loop: scf.ForOp, ivs: dict[SSAValue, tuple[int, int]]) -> in
     return max(0, -(-(ub[1] - lb[0]) // step))
 
 
+EXACT_COUNT_LIMIT = 1 << 22
+"""Most iteration points `exact_push_count` enumerates at compile time."""
+
+_INT_EVAL = {
+    "arith.addi": np.add,
+    "arith.subi": np.subtract,
+    "arith.muli": np.multiply,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
+}
+_CMPI_EVAL = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+
+
+def _evaluate(value: SSAValue, env: dict[SSAValue, np.ndarray], n: int,
+              depth: int = 0) -> np.ndarray | None:
+    """`value` at each of the `n` iteration points whose induction variables `env` holds
+    (int64 arrays); None when it depends on anything else (memory, a float)."""
+    if value in env:
+        return env[value]
+    c = constant_value(value)
+    if c is not None:
+        return np.full(n, c, dtype=np.int64)
+    op = value.owner
+    if not isinstance(op, Operation) or depth > 32:
+        return None
+    args = [_evaluate(v, env, n, depth + 1) for v in op.operands]
+    if any(a is None for a in args):
+        return None
+    if op.name in _INT_EVAL:
+        return _INT_EVAL[op.name](args[0], args[1])
+    if isinstance(op, arith.IndexCastOp):
+        return args[0]
+    if isinstance(op, arith.SelectOp):
+        return np.where(args[0] != 0, args[1], args[2])
+    if isinstance(op, arith.CmpiOp) and op.predicate.value.data < len(_CMPI_EVAL):
+        return _CMPI_EVAL[op.predicate.value.data](args[0], args[1]).astype(np.int64)
+    if op.name in ("arith.divsi", "arith.remsi") and np.all(args[1] != 0):
+        a, b = args[0], args[1]
+        q = np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))  # towards zero, as C
+        return q if op.name == "arith.divsi" else args[0] - q * args[1]
+    return None
+
+
+def exact_push_count(push: Operation, around: list[Operation]) -> int | None:
+    """How many times `push` runs, when every loop bound and `scf.if` condition around it
+    depends only on constants and outer induction variables: the iteration space is
+    enumerated at compile time (vectorized, at most `EXACT_COUNT_LIMIT` points). Exact for
+    triangular nests and masks such as `j != i`; None otherwise."""
+    env: dict[SSAValue, np.ndarray] = {}
+    n = 1
+    for k, o in enumerate(around):
+        if isinstance(o, scf.ForOp):
+            lb, ub, step = (_evaluate(v, env, n) for v in (o.lb, o.ub, o.step))
+            if lb is None or ub is None or step is None or np.any(step <= 0):
+                return None
+            trips = np.maximum(0, -((lb - ub) // step))
+            total = int(trips.sum())
+            if total > EXACT_COUNT_LIMIT:
+                return None
+            point = np.repeat(np.arange(n), trips)
+            first = np.repeat(np.cumsum(trips) - trips, trips)
+            env = {v: a[point] for v, a in env.items()}
+            env[o.body.block.args[0]] = lb[point] + (np.arange(total) - first) * step[point]
+            n = total
+        elif isinstance(o, scf.IfOp):
+            cond = _evaluate(o.cond, env, n)
+            if cond is None:
+                return None
+            inner = around[k + 1] if k + 1 < len(around) else push
+            taken = cond != 0 if inner.parent_region() is o.true_region else cond == 0
+            env = {v: a[taken] for v, a in env.items()}
+            n = int(taken.sum())
+        else:
+            return None
+    return n
+
+
 def _static_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> int | None:
-    """The number of pushes in the worst case, when it is known at compile time: each
-    loop counted with its largest trip count (exact for constant bounds; an upper bound
-    from the ranges of the outer induction variables for, e.g., a triangular nest), each
-    `scf.if` as taken."""
+    """The number of pushes, when it is known at compile time: exact when the iteration
+    space can be enumerated (`exact_push_count`); otherwise the worst case, each loop
+    counted with its largest trip count (an upper bound from the ranges of the outer
+    induction variables), each `scf.if` as taken."""
     total = 0
     for push in pushes:
         around = _enclosing(push, init.parent_op())
         if around is None:
             return None
+        exact = exact_push_count(push, around)
+        if exact is not None:
+            total += exact
+            continue
         count = 1
         ivs: dict[SSAValue, tuple[int, int]] = {}
         for o in around:

@@ -1,17 +1,28 @@
 """`tapeflow`: the whole TapeFlow pipeline in one pass.
 
-`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g}` runs
+`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g cleanup=C}` runs
 
     tapeflow-autodiff{policy=P functions=f,g}
     tapeflow-regions
     tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}
     tapeflow-stream{tile-bytes=T depth=D}
+    tapeflow-cleanup                                  (when C is true)
 
 on the primal program: reverse-mode AD, then one record per region instance, layers
 whose `D` tile buffers fit the `N`-byte scratchpad (tiles capped at `T` bytes when
 `T` > 0), and tiles streamed through a DRAM FIFO with `D`-deep prefetching. Options are
 validated by the passes that use them; `policy` and `functions` are passed to the AD pass
 unchanged (`functions` empty: every function marked `tapeflow.autodiff`).
+
+`tapeflow-cleanup` is the scalar cleanup every compared variant gets before simulation
+(`tapeflow-bench` runs it after the Enzyme-layout and regions-only pipelines too), so that
+neither design pays for index arithmetic a production compiler removes: xDSL's
+`canonicalize` (folds `divsi x, 1`, `muli x, 1`, `addi 0, x`, constant-bound arithmetic,
+single-iteration loops), `cse`, then xDSL's `licm` (hoists side-effect-free, speculatable
+ops whose operands are defined outside an `scf.for`: loop-invariant trip-count and offset
+arithmetic; divisions are not speculatable and stay, unless folded) and a last `cse`.
+It only removes or moves pure computations, so results stay bit-identical
+(`test/python/test_cleanup.py`).
 """
 
 from __future__ import annotations
@@ -26,11 +37,29 @@ from tapeflow.transforms.stream import StreamPass
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import (
+    CommonSubexpressionElimination,
+)
+from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+
+
+@dataclass(frozen=True)
+class CleanupPass(ModulePass):
+    """Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse."""
+
+    name = "tapeflow-cleanup"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        CanonicalizePass().apply(ctx, op)
+        CommonSubexpressionElimination().apply(ctx, op)
+        LoopInvariantCodeMotionPass().apply(ctx, op)
+        CommonSubexpressionElimination().apply(ctx, op)
 
 
 @dataclass(frozen=True)
 class TapeFlowPipelinePass(ModulePass):
-    """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream."""
+    """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup)."""
 
     name = "tapeflow"
 
@@ -39,6 +68,8 @@ class TapeFlowPipelinePass(ModulePass):
     depth: int = 2
     policy: str = "min-tape"
     functions: tuple[str, ...] = ()
+    cleanup: bool = False
+    """Run `tapeflow-cleanup` (canonicalize, cse, licm) at the end, as `tapeflow-bench` does."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from tapeflow.transforms.autodiff import AutodiffPass
@@ -66,3 +97,5 @@ class TapeFlowPipelinePass(ModulePass):
         RegionsPass().apply(ctx, op)
         layers.apply(ctx, op)
         stream.apply(ctx, op)
+        if self.cleanup:
+            CleanupPass().apply(ctx, op)

@@ -104,12 +104,13 @@ def test_growable_grows_past_its_hint():
 
 
 def test_triangular_nest_gets_a_static_stack():
+    """Exact capacity: 5 + 4 + ... + 0 = 15 pushes (the worst-case bound was 30)."""
     text = _chunks("stack.mlir")[2]
     x = np.linspace(-0.9, 0.8, 6)
     before, after = _both(text, "tri_grad", [x])
     _same(before, after)
     allocs = [op for op in _lowered(text).walk() if isinstance(op, memref.AllocOp)]
-    assert sorted(str(op.memref.type) for op in allocs) == ["memref<30xf64>", "memref<index>"]
+    assert sorted(str(op.memref.type) for op in allocs) == ["memref<15xf64>", "memref<index>"]
 
 
 def test_while_loop_cache():

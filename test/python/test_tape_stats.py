@@ -1,6 +1,7 @@
 """benchmarks/tape_stats.py: the statically derived tape sizes of Enzyme's layout equal the
 pushes counted in the interpreter, and the default sizes make the tape exceed 4 MiB (four
-times a 1 MiB last-level cache) wherever the kernel caches anything."""
+times a 1 MiB last-level cache) wherever the kernel caches anything (two kernels below it
+since min-tape takes Enzyme's minimum cut: `BELOW_TARGET_SINCE_MIN_CUT`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from benchmarks.kernels import KERNELS  # noqa: E402
 
 # Kernels where Enzyme caches nothing (linear stencil; functions of unchanged inputs).
 NO_TAPE = {"jacobi2d", "ba", "pairwise"}
+
+# The default sizes were chosen for a tape above 4 MiB. Since min-tape takes Enzyme's
+# minimum cut (issue 10), two kernels keep less at the same sizes: mass_spring the two
+# spring extensions instead of three positions per step (3 MiB), softmax_ce an i1
+# comparison instead of the f64 running maximum (0.5 MiB). Growing them is a benchmark
+# decision (run time); until then they are listed here, and the test fails if one of them
+# reaches 4 MiB again (so the list stays true).
+BELOW_TARGET_SINCE_MIN_CUT = {"mass_spring", "softmax_ce"}
 
 
 # Kernels whose trip counts are read from memory: one cache is Enzyme's growable stack.
@@ -49,7 +58,10 @@ def test_growable_stack_size_is_the_number_of_steps():
 @pytest.mark.parametrize("name", sorted(set(KERNELS) - NO_TAPE))
 def test_default_tape_exceeds_four_mib(name: str):
     stat = tape_stats.kernel_stats(name, "default")
-    assert stat.tape_bytes >= 4 * 2**20, (name, stat.tape_bytes)
+    if name in BELOW_TARGET_SINCE_MIN_CUT:
+        assert 0 < stat.tape_bytes < 4 * 2**20, (name, stat.tape_bytes)
+    else:
+        assert stat.tape_bytes >= 4 * 2**20, (name, stat.tape_bytes)
 
 
 def test_cli_prints_a_row_per_kernel(capsys):
@@ -66,6 +78,6 @@ def test_cli_json(capsys):
     assert tape_stats.main(["--size", "small", "--kernels", "mass_spring", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     k = data["kernels"]["mass_spring"]
-    assert k["caches"] == len(k["per_cache"]) == 3
-    assert k["tape_bytes"] == sum(c["bytes"] for c in k["per_cache"]) == 3 * 6 * 4 * 8
+    assert k["caches"] == len(k["per_cache"]) == 2  # the two spring extensions, N6 T4
+    assert k["tape_bytes"] == sum(c["bytes"] for c in k["per_cache"]) == 2 * 6 * 4 * 8
     assert k["inflation"] == k["tape_bytes"] / k["primal_bytes"]

@@ -12,9 +12,10 @@
 // CHECK-NOT:     {{^ *(%[^ ]+ = )?tape\.}}
 
 // softmax cross-entropy (4 rows of 5): the row maximum and the row sum once per row, and
-// the running maximum once per step of the max loop (4 x 4 steps).
+// the comparison `z > max` once per step of the max loop (4 x 4 steps): one byte, where
+// recomputing it would cache the 8-byte running maximum (min-tape's cost rule).
 // SMCE-LABEL: func.func @softmax_ce_grad
 // SMCE-DAG:     memref.alloc() {tapeflow.tape} : memref<4xf64>
 // SMCE-DAG:     memref.alloc() {tapeflow.tape} : memref<4xf64>
-// SMCE-DAG:     memref.alloc() {tapeflow.tape} : memref<4x4xf64>
+// SMCE-DAG:     memref.alloc() {tapeflow.tape} : memref<4x4xi1>
 // SMCE-NOT:     {{^ *(%[^ ]+ = )?tape\.}}

@@ -37,7 +37,9 @@ func.func @sq(%x: memref<10xf64>) -> f64 attributes {tapeflow.autodiff} {
 // SPELL-LABEL: func.func @sq_grad
 // SPELL:         stream.commit
 
-// HELP: tapeflow                           Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream.
+// HELP: tapeflow                           Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup).
+// HELP:                                      cleanup=false  (bool)
+// HELP: tapeflow-cleanup                   Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse.
 // HELP: tapeflow-layers                    Strip-mines each region's forward and reverse loops into scratchpad-sized layers.
 // HELP: tapeflow-lower-regions             Keeps region tapes as contiguous DRAM record buffers; lowers leftover caches.
 // HELP: tapeflow-regions                   Packs the values each region instance pushes into one record of a region tape.

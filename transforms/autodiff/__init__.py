@@ -70,7 +70,12 @@ class AutodiffPass(ModulePass):
       branches, `scf.if` conditions inside loops, and `scf.while` trip counts (always).
       Index values loaded from memory (indirect accesses) follow the float-load rule:
       cached only when their buffer may be written later; indices computed from
-      induction variables and constants are recomputed.
+      induction variables and constants are recomputed, and so are `scf.if` conditions
+      that depend only on them (a `j != i` mask). Of the recomputable values, those of
+      a minimum cut between the cached sources and what the reverse code needs are
+      cached instead, bytes weighted by how often their block runs (Enzyme's min-cut,
+      `mincut.py`): `tanh(Wh + Ux)` caches the sum, not the two reduction results;
+      `z > max` is cached as an i1 rather than the 8-byte running maximum.
     - `cache-all` (ablation): every needed value except constants and induction variables
       is cached.
 
@@ -146,6 +151,7 @@ class AutodiffPass(ModulePass):
         self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
     ) -> func.FuncOp:
         from tapeflow.transforms.autodiff.driver import Gradient
+        from tapeflow.transforms.autodiff.mincut import probe_cuts
         from tapeflow.transforms.autodiff.prepare import (
             count_while_iterations,
             hoist_allocations,
@@ -163,5 +169,8 @@ class AutodiffPass(ModulePass):
         lower_affine(fn)
         hoist_allocations(fn)
         counted = count_while_iterations(fn)
-        Gradient(fn, rules, self.policy, counted).build()
+        cuts: set = set()
+        if self.policy == "min-tape":
+            cuts = probe_cuts(fn, rules, self.policy, counted)
+        Gradient(fn, rules, self.policy, counted, cuts).build()
         return fn

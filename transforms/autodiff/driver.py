@@ -110,6 +110,7 @@ class Gradient:
         rules: dict[type[Operation], Rule],
         policy: str,
         counted_whiles: set[scf.WhileOp],
+        cuts: set[SSAValue] = frozenset(),  # type: ignore[assignment]
     ):
         self.fn = fn
         self.entry = fn.body.block
@@ -139,6 +140,10 @@ class Gradient:
                     continue  # moved after the reverse sweep
                 self.writers[v].append(op)
         self._recomputable_memo: dict[SSAValue, bool] = {}
+        self.cuts: set[SSAValue] = set(cuts)
+        """Recomputable values cached anyway: recomputing them costs more tape (`mincut`)."""
+        self.requests: set[SSAValue] = set()
+        """Every primal value the reverse code asked for (`primal`), for `mincut`."""
         self.caches: dict[SSAValue, SSAValue] = {}
         self.cached_by_block: dict[Block, list[SSAValue]] = defaultdict(list)
         self.pushes: dict[SSAValue, PushOp] = {}
@@ -223,6 +228,7 @@ class Gradient:
         return cst
 
     def primal(self, value: SSAValue) -> SSAValue:
+        self.requests.add(value)
         return self._resolve(value, self.ctx, force_cache=False)
 
     def primal_cached(self, value: SSAValue) -> SSAValue:
@@ -321,7 +327,7 @@ class Gradient:
         ):
             # A scalar constant: the reverse sweep's own copy, made once at its start.
             c.values[value] = self.const(value.owner.value.value.data, value.type)
-        elif not force_cache and self._recomputable(value):
+        elif not force_cache and self._recomputable(value) and value not in self.cuts:
             op = value.owner
             assert isinstance(op, Operation)
             mapping = {v: self._resolve(v, c, False) for v in op.operands}
@@ -337,6 +343,20 @@ class Gradient:
             c.values[value] = pop.value
         return c.values[value]
 
+    def _index_only(self, value: SSAValue) -> bool:
+        """`value` depends only on induction variables, constants and values of the
+        function's body: recomputing it needs no tape."""
+        if _def_block(value) is self.entry:
+            return True
+        if isinstance(value, BlockArgument):
+            owner = value.block.parent_op()
+            return isinstance(owner, scf.ForOp) and value.index == 0
+        op = value.owner
+        assert isinstance(op, Operation)
+        if op.regions or not op.name.startswith("arith.") or not op.results:
+            return False
+        return all(self._index_only(u) for u in op.operands)
+
     def _recomputable(self, value: SSAValue) -> bool:
         memo = self._recomputable_memo.get(value)
         if memo is None:
@@ -344,8 +364,8 @@ class Gradient:
         return memo
 
     def _compute_recomputable(self, value: SSAValue) -> bool:
-        if value in self.forced:
-            return False
+        if value in self.forced and (self.policy == "cache-all" or not self._index_only(value)):
+            return False  # an `scf.if` condition (`j != i` of ivs is recomputed), a trip count
         if isinstance(value, BlockArgument):
             owner = value.block.parent_op()
             return isinstance(owner, scf.ForOp) and value.index == 0
@@ -510,6 +530,25 @@ class Gradient:
         for cache in self.caches.values():
             self.b.insert(FreeOp(cache))
         self.b.insert(func.ReturnOp(*grads))
+        # Erase (not only detach) the primal return: a detached op keeps its operand uses,
+        # and a pattern rewriter that replaces those values (xDSL 0.74's `canonicalize`
+        # inlining a single-iteration loop whose result was returned) pushes the dangling
+        # user on its worklist and fails: "Operation insertion point must have a parent
+        # block". Minimal case for an upstream report (xDSL could skip detached users):
+        #
+        #     func.func @f(%x: index) -> index {
+        #       %c0 = arith.constant 0 : index
+        #       %c1 = arith.constant 1 : index
+        #       %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> (index) {
+        #         scf.yield %a : index
+        #       }
+        #       func.return %r : index
+        #     }
+        #     ret = block.last_op; ret.detach(); block.add_op(func.ReturnOp(%r))
+        #     CanonicalizePass().apply(ctx, module)   # ValueError
+        #
+        # (test/python/test_cleanup.py runs it, and canonicalize on every kernel.)
+        ret.erase()
         fn.function_type = FunctionType.from_lists(inputs, [g.type for g in grads])
 
     def _shadow_buffers(self) -> list[Operation]:

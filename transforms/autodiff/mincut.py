@@ -1,0 +1,146 @@
+"""Which recomputable values min-tape caches anyway: Enzyme's minimum cut.
+
+Recomputing a value in the reverse sweep needs its operands, down to *sources* that
+cannot be recomputed (loop results, iter_args, loads of memory written later) and are
+cached. Caching every source reached is not always the smallest tape: `tanh(Wh + Ux)`
+would cache both reduction results, where caching the sum alone is half as much. As
+Enzyme-MLIR's `minCut`, the values to cache are a minimum vertex cut between the sources
+and the values the reverse code asks for (`Gradient.requests`), in the graph of
+recomputations (an edge from each operand to the value computed from it); a vertex
+costs its bytes times how often its block runs. Of the minimum cuts, the one nearest
+the sources is taken (Enzyme's choice), so recomputation stays as cheap as the tape
+allows. Values every recomputation gets for free (the function body's values, constants,
+induction variables) are not in the graph.
+
+The requests are learnt from a first build of the gradient without cuts (`probe_cuts`),
+on a clone: the rules ask for the same values whatever is cached.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from tapeflow.transforms.autodiff.driver import Gradient, _def_block
+
+UNKNOWN_TRIPS = 8
+"""Weight of a loop whose trip count is not a compile-time constant."""
+
+_INF = float("inf")
+
+
+def element_bytes(t: Attribute) -> int:
+    """Bytes of one tape element of type `t` (index 8, i1 1)."""
+    if isinstance(t, IndexType):
+        return 8
+    width = getattr(t, "bitwidth", None)
+    if width is None and isinstance(t, IntegerType):
+        width = t.width.data
+    return max(1, (int(width or 64) + 7) // 8)
+
+
+def _executions(block: Block | None) -> float:
+    """How many times `block` runs per call: the product of the enclosing loops' trip
+    counts (`UNKNOWN_TRIPS` when not constant; a branch counted as taken)."""
+    from tapeflow.transforms.lower_tape import trip_count
+
+    total = 1.0
+    op = block.parent_op() if block is not None else None
+    while op is not None and not isinstance(op, func.FuncOp):
+        if isinstance(op, scf.ForOp):
+            n = trip_count(op)
+            total *= UNKNOWN_TRIPS if n is None else max(n, 1)
+        elif isinstance(op, scf.WhileOp):
+            total *= UNKNOWN_TRIPS
+        op = op.parent_op()
+    return total
+
+
+def min_tape_cut(g: Gradient) -> set[SSAValue]:
+    """The recomputable values to cache: a minimum cut nearest the sources (module doc)."""
+
+    def free(v: SSAValue) -> bool:
+        if _def_block(v) is g.entry or isinstance(v.owner, arith.ConstantOp):
+            return True
+        return isinstance(v, BlockArgument) and isinstance(v.block.parent_op(), scf.ForOp) \
+            and v.index == 0  # fmt: skip
+
+    # The graph: every non-free value reached from a request through recomputations.
+    operands: dict[SSAValue, list[SSAValue]] = {}
+    work = [v for v in g.requests if not free(v)]
+    while work:
+        v = work.pop()
+        if v in operands:
+            continue
+        inner: list[SSAValue] = []
+        if g._recomputable(v):
+            owner = v.owner
+            assert isinstance(owner, Operation)
+            inner = [u for u in owner.operands if not free(u)]
+            work.extend(inner)
+        operands[v] = inner
+    recomputable = {v for v, inner in operands.items() if g._recomputable(v)}
+    if not recomputable:
+        return set()
+
+    # Vertex split: (v, 0) -> (v, 1) with v's cost; sources feed (v, 0), requests drain (v, 1).
+    source, sink = ("source", 0), ("sink", 0)
+    cap: dict[object, dict[object, float]] = defaultdict(dict)
+    for v, inner in operands.items():
+        cap[(v, 0)][(v, 1)] = element_bytes(v.type) * _executions(_def_block(v))
+        cap[(v, 1)].setdefault((v, 0), 0.0)
+        for u in inner:
+            cap[(u, 1)][(v, 0)] = _INF
+            cap[(v, 0)].setdefault((u, 1), 0.0)
+        if v not in recomputable:
+            cap[source][(v, 0)] = _INF
+            cap[(v, 0)].setdefault(source, 0.0)
+        if v in g.requests:
+            cap[(v, 1)][sink] = _INF
+            cap[sink].setdefault((v, 1), 0.0)
+
+    def reachable() -> dict[object, object]:
+        parent: dict[object, object] = {source: source}
+        queue = deque([source])
+        while queue:
+            x = queue.popleft()
+            for y, c in cap[x].items():
+                if c > 0 and y not in parent:
+                    parent[y] = x
+                    queue.append(y)
+        return parent
+
+    while True:  # Edmonds-Karp
+        parent = reachable()
+        if sink not in parent:
+            break
+        path, y = [], sink
+        while y != source:
+            path.append((parent[y], y))
+            y = parent[y]
+        flow = min(cap[x][y] for x, y in path)
+        for x, y in path:
+            cap[x][y] -= flow
+            cap[y][x] += flow
+    seen = reachable()
+    return {v for v in recomputable if (v, 0) in seen and (v, 1) not in seen}
+
+
+def probe_cuts(fn: func.FuncOp, rules, policy: str, counted: set[scf.WhileOp]) -> set[SSAValue]:
+    """`min_tape_cut` of `fn`, learnt by building the gradient of a clone of it."""
+    probe = fn.clone()
+    values: dict[SSAValue, SSAValue] = {}
+    ops: dict[Operation, Operation] = {}
+    for mine, theirs in zip(probe.walk(), fn.walk(), strict=True):
+        ops[mine] = theirs
+        values.update(zip(mine.results, theirs.results, strict=True))
+        for r_mine, r_theirs in zip(mine.regions, theirs.regions, strict=True):
+            for b_mine, b_theirs in zip(r_mine.blocks, r_theirs.blocks, strict=True):
+                values.update(zip(b_mine.args, b_theirs.args, strict=True))
+    whiles = {mine for mine, theirs in ops.items() if theirs in counted}
+    g = Gradient(probe, rules, policy, whiles)  # type: ignore[arg-type]
+    g.build()
+    return {values[v] for v in min_tape_cut(g)}
