@@ -198,7 +198,15 @@ _PYTHON_BUGS = {AttributeError, AssertionError, IndexError, KeyError, NameError,
 
 
 def parse_module(ctx: Context, text: str, name: str = "<stdin>") -> ModuleOp:
-    """Parses `text` into a module whose ops carry their source locations."""
+    """Parses `text` into a module whose ops carry their source locations.
+
+    A `.c` file goes through the C frontend first (`tapeflow.frontends.c`): this is the
+    one hook through which every tool accepts C.
+    """
+    if name.endswith(".c"):
+        from tapeflow.frontends.c import compile_c
+
+        return compile_c(text, name)
     return LocatingParser(ctx, text, name).parse_module()
 
 

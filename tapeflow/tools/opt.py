@@ -142,7 +142,13 @@ class TapeFlowOptMain(xDSLOptMain):
             parser = LocatingParser(self.ctx, text, name, self._line_offset)
             return parser.parse_module(not self.args.no_implicit_module)
 
+        def parse_c(stream: IO[bytes]) -> ModuleOp:
+            from tapeflow.frontends.c import compile_c
+
+            return compile_c(stream.read().decode(), self.get_input_name())
+
         self.available_frontends["mlir"] = parse_mlir
+        self.available_frontends["c"] = parse_c
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         self._line_offset = start_offset
