@@ -826,6 +826,9 @@ class _FunctionBuilder:
             inner = exprs[0]
             if _is_buffer_type(e.type):
                 _unsupported(e, "a pointer used as a value (index it instead)")
+            folded = _evaluate(inner) if _is_float(e.type) and not _has_effects(inner) else None
+            if folded is not None:  # `x * M` with `#define M 4`: one f64 constant, as written
+                return self.const(folded, _scalar_type(e.type, e), e)
             return self.convert(self.rvalue(inner, discard), e.type, e)
         if k in ("INTEGER_LITERAL", "FLOATING_LITERAL", "CHARACTER_LITERAL", "UNARY_EXPR"):
             v = _evaluate(e)
@@ -837,6 +840,10 @@ class _FunctionBuilder:
         if k == "ARRAY_SUBSCRIPT_EXPR":
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
+        if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and not _assigns(e):
+            folded = _evaluate(e)  # integer constant expressions (`2 * H`, `N - 1`) fold
+            if isinstance(folded, int) and not _has_effects(e):
+                return self.const(folded, INDEX, e)
         if k == "BINARY_OPERATOR":
             return self.binary(e, _binary_op(e), kids)
         if k == "COMPOUND_ASSIGNMENT_OPERATOR":
