@@ -12,7 +12,8 @@ double mass_spring(double x[N + 2], double v[N + 2], double F[N + 2]) {
     for (int i = 1; i < N + 1; i++) {
       double xm = x[i - 1], x0 = x[i], xp = x[i + 1];
       double dl = x0 - xm, dr = xp - x0;
-      F[i] = 1.0 * (dr - dl) + 0.5 * (dr * dr * dr - dl * dl * dl);
+      double dl3 = dl * dl * dl, dr3 = dr * dr * dr;
+      F[i] = 1.0 * (dr - dl) + 0.5 * (dr3 - dl3);
     }
     for (int i = 1; i < N + 1; i++) {
       double vn = v[i] + 0.1 * F[i];
