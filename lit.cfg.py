@@ -7,7 +7,7 @@ import lit.formats
 
 config.name = "TapeFlow"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".c"]
 config.excludes = ["Inputs", "benchmarks", ".venv", "build", "python", "docs"]
 
 # The tools (tapeflow-opt, tapeflow-run, filecheck...) come from the environment that runs

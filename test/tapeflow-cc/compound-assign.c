@@ -1,0 +1,28 @@
+// Compound assignments and ++/-- read, compute in C's type and write back, on scalars
+// (new SSA values) and on array elements (load, op, store).
+// RUN: tapeflow-cc %s | filecheck %s
+
+double f(double *x, int k) {
+  double s = x[0];
+  s -= 1.0;
+  s *= s;
+  s /= 4.0;
+  x[k] += s;
+  x[k]++;
+  k *= 3;
+  k %= 5;
+  return s + x[k];
+}
+
+// CHECK:      %[[S0:.*]] = memref.load %x[%{{.*}}] : memref<?xf64>
+// CHECK:      %[[S1:.*]] = arith.subf %[[S0]], %{{.*}} : f64
+// CHECK-NEXT: %[[S2:.*]] = arith.mulf %[[S1]], %[[S1]] : f64
+// CHECK:      %[[S3:.*]] = arith.divf %[[S2]], %{{.*}} : f64
+// CHECK-NEXT: %[[X:.*]] = memref.load %x[%k] : memref<?xf64>
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[X]], %[[S3]] : f64
+// CHECK-NEXT: memref.store %[[Y]], %x[%k] : memref<?xf64>
+// CHECK-NEXT: %[[Z:.*]] = memref.load %x[%k] : memref<?xf64>
+// CHECK:      arith.addf %[[Z]], %{{.*}} : f64
+// CHECK-NEXT: memref.store
+// CHECK:      %[[K1:.*]] = arith.muli %k, %{{.*}} : index
+// CHECK:      arith.remsi %[[K1]], %{{.*}} : index

@@ -1,0 +1,24 @@
+// `do { } while` runs its body before the first test: body and test are both in the
+// before region of an scf.while whose after region only forwards the values.
+// RUN: tapeflow-cc %s | filecheck %s
+
+double f(double x) {
+  double y = x;
+  int k = 0;
+  do {
+    y = y * 0.5;
+    k++;
+  } while (y > 1.0);
+  return y + k;
+}
+
+// CHECK:      %[[WY:.*]], %[[WK:.*]] = scf.while (%[[Y:.*]] = %x, %[[K:.*]] = %{{.*}}) : (f64, index) -> (f64, index) {
+// CHECK:        %[[Y2:.*]] = arith.mulf %[[Y]], %{{.*}} : f64
+// CHECK:        %[[K2:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK:        %[[C:.*]] = arith.cmpf ogt, %[[Y2]], %{{.*}} : f64
+// CHECK-NEXT:   scf.condition(%[[C]]) %[[Y2]], %[[K2]] : f64, index
+// CHECK-NEXT: } do {
+// CHECK-NEXT: ^{{.*}}(%[[A:.*]]: f64 {{.*}}, %[[B:.*]]: index {{.*}}):
+// CHECK-NEXT:   scf.yield %[[A]], %[[B]] : f64, index
+// CHECK:      arith.index_cast %[[WK]] : index to i64
+// CHECK-NEXT: arith.sitofp

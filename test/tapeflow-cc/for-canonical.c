@@ -1,0 +1,22 @@
+// A canonical counted loop is an scf.for over index; `<=` adds one to the bound, `+= 2`
+// is the step, and a scalar assigned in the body becomes an iter_arg and the loop's result.
+// RUN: tapeflow-cc %s | filecheck %s
+
+double f(double *x, int n) {
+  double s = 0.0;
+  for (int i = 1; i <= n; i += 2)
+    s += x[i];
+  return s;
+}
+
+// CHECK:      func.func @f(%x: memref<?xf64> {{.*}}, %n: index {{.*}}) -> f64 {
+// CHECK:        %[[S0:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:        %[[LB:.*]] = arith.constant 1 : index
+// CHECK:        %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:   %[[UB:.*]] = arith.addi %n, %[[ONE]] : index
+// CHECK-NEXT:   %[[STEP:.*]] = arith.constant 2 : index
+// CHECK-NEXT:   %[[R:.*]] = scf.for %i = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[S0]]) -> (f64) {
+// CHECK-NEXT:     %[[V:.*]] = memref.load %x[%i] : memref<?xf64>
+// CHECK-NEXT:     %[[N:.*]] = arith.addf %[[ACC]], %[[V]] : f64
+// CHECK-NEXT:     scf.yield %[[N]] : f64
+// CHECK:        func.return %[[R]] : f64

@@ -1,0 +1,30 @@
+// if/else is scf.if; scalars assigned in either branch are its results, and a branch
+// that does not assign one yields the value from before the if. Stores stay inside.
+// RUN: tapeflow-cc %s | filecheck %s
+
+double f(double *x, double a) {
+  double s = 1.0, t = 2.0;
+  if (a > 0.0) {
+    s = a * a;
+    x[0] = s;
+  } else {
+    t = -a;
+  }
+  if (a < 1.0)
+    x[1] = t;
+  return s + t;
+}
+
+// CHECK:      %[[R0:.*]], %[[R1:.*]] = scf.if %{{.*}} -> (f64, f64) {
+// CHECK-NEXT:   %[[SQ:.*]] = arith.mulf %a, %a : f64
+// CHECK-NEXT:   memref.store %[[SQ]], %x[%{{.*}}] : memref<?xf64>
+// CHECK-NEXT:   scf.yield %[[SQ]], %{{.*}} : f64, f64
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   %[[NEG:.*]] = arith.negf %a : f64
+// CHECK-NEXT:   scf.yield %{{.*}}, %[[NEG]] : f64, f64
+// CHECK-NEXT: }
+// CHECK:      scf.if %{{.*}} {
+// CHECK-NEXT:   arith.constant 1 : index
+// CHECK-NEXT:   memref.store %[[R1]], %x[%{{.*}}] : memref<?xf64>
+// CHECK-NEXT: }
+// CHECK:      arith.addf %[[R0]], %[[R1]] : f64
