@@ -1,0 +1,22 @@
+// Multi-dimensional data through computed offsets (`a[i*n + j]`) and through array
+// parameters; `*p` is p[0]; a store converts to the element type (index -> i32).
+// RUN: tapeflow-cc %s | filecheck %s
+
+void f(double *a, double g[2][3], int *cnt, double *out, int n) {
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      g[i][j] = a[i * n + j];
+  *out = g[1][2];
+  cnt[0] = n;
+}
+
+// CHECK:      %[[M:.*]] = arith.muli %{{.*}}, %n : index
+// CHECK-NEXT: %[[O:.*]] = arith.addi %[[M]], %{{.*}} : index
+// CHECK-NEXT: %[[V:.*]] = memref.load %a[%[[O]]] : memref<?xf64>
+// CHECK-NEXT: memref.store %[[V]], %g[%{{.*}}, %{{.*}}] : memref<2x3xf64>
+// CHECK:      %[[G:.*]] = memref.load %g[%{{.*}}, %{{.*}}] : memref<2x3xf64>
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.store %[[G]], %out[%[[Z]]] : memref<?xf64>
+// CHECK:      %[[N32:.*]] = arith.index_cast %n : index to i32
+// CHECK-NEXT: memref.store %[[N32]], %cnt[%{{.*}}] : memref<?xi32>
+// CHECK:      func.return

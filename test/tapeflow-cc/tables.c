@@ -1,0 +1,28 @@
+// A `static const` table is copied into a stack array at the start of the function that
+// reads it; a `static const` scalar and `#define`/-D constants are arith.constant.
+// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc %s -DSCALE=4.0 | filecheck %s --check-prefix=DEF
+
+#ifndef SCALE
+#define SCALE 2.0
+#endif
+static const double weights[3] = {0.25, 0.5};
+static const double bias = 1.5;
+
+double f(const double *x) {
+  double s = bias;
+  for (int i = 0; i < 3; i++)
+    s += weights[i] * x[i] * SCALE;
+  return s;
+}
+
+// CHECK:      %[[W:.*]] = memref.alloca() : memref<3xf64>
+// CHECK-NEXT: %[[A:.*]] = arith.constant 2.500000e-01 : f64
+// CHECK:      memref.store %[[A]], %[[W]][%{{.*}}] : memref<3xf64>
+// CHECK:      arith.constant 5.000000e-01 : f64
+// CHECK:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:      memref.store %[[Z]], %[[W]][%{{.*}}] : memref<3xf64>
+// CHECK:      arith.constant 1.500000e+00 : f64
+// CHECK:      memref.load %[[W]][%{{.*}}] : memref<3xf64>
+// CHECK:      arith.constant 2.000000e+00 : f64
+// DEF:        arith.constant 4.000000e+00 : f64
