@@ -830,7 +830,7 @@ class _FunctionBuilder:
         if c.kind.name == "BINARY_OPERATOR" and _binary_op(c) == "*":
             a, b = _children(c)
             for x, y in ((a, b), (b, a)):
-                if _evaluate(_strip(y)) == esize and _strip(y).kind.name == "UNARY_EXPR":
+                if _evaluate(_strip(y)) == esize and _strip(y).kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
                     return self.index(self.rvalue(x), x)
         _unsupported(size, f"malloc size: write it as count * sizeof(element), element size {esize}")
 
@@ -902,7 +902,7 @@ class _FunctionBuilder:
             if folded is not None:  # `x * M` with `#define M 4`: one f64 constant, as written
                 return self.const(folded, _scalar_type(e.type, e), e)
             return self.convert(self.rvalue(inner, discard), e.type, e)
-        if k in ("INTEGER_LITERAL", "FLOATING_LITERAL", "CHARACTER_LITERAL", "UNARY_EXPR"):
+        if k in ("INTEGER_LITERAL", "FLOATING_LITERAL", "CHARACTER_LITERAL", "UNARY_EXPR", "CXX_UNARY_EXPR"):
             v = _evaluate(e)
             if v is None:
                 _unsupported(e, f"the expression '{self.text(e)}'")
@@ -912,7 +912,7 @@ class _FunctionBuilder:
         if k == "ARRAY_SUBSCRIPT_EXPR":
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
-        if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and not _assigns(e):
+        if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and _assigns(e) is None:
             folded = _evaluate(e)  # integer constant expressions (`2 * H`, `N - 1`) fold
             if isinstance(folded, int) and not _has_effects(e):
                 return self.const(folded, INDEX, e)
@@ -1312,8 +1312,8 @@ class _FunctionBuilder:
 
     def while_loop(self, s, cond, trees: list) -> None:
         """`while (cond) { trees }` as `scf.while` (the test in the `before` region)."""
-        if _assigns(cond):
-            _unsupported(cond, "an assignment or ++/-- in a loop condition")
+        if (bad := _assigns(cond)) is not None:
+            _unsupported(bad, "an assignment or ++/-- in a loop condition")
         carried = self.carried(cond, *trees)
         inits = [self.current(k, d, s) for k, d in carried]
         types = [v.type for v in inits]
@@ -1342,8 +1342,8 @@ class _FunctionBuilder:
     def do_while(self, s) -> None:
         """`do { body } while (cond)`: body and test in the `before` region."""
         body, cond = _children(s)
-        if _assigns(cond):
-            _unsupported(cond, "an assignment or ++/-- in a loop condition")
+        if (bad := _assigns(cond)) is not None:
+            _unsupported(bad, "an assignment or ++/-- in a loop condition")
         carried = self.carried(body, cond)
         inits = [self.current(k, d, s) for k, d in carried]
         types = [v.type for v in inits]
@@ -1379,18 +1379,22 @@ def _assigned_target(c):
     return t if t.kind.name == "DECL_REF_EXPR" else None
 
 
-def _assigns(tree) -> bool:
-    return any(
-        c.kind.name in ("COMPOUND_ASSIGNMENT_OPERATOR",)
-        or (c.kind.name == "BINARY_OPERATOR" and _binary_op(c) == "=")
-        or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC))
-        for c in _walk(tree)
-    )
+def _assigns(tree):
+    """The first assignment or ++/-- in `tree`, or None."""
+    for c in _walk(tree):
+        k = c.kind.name
+        if (
+            k == "COMPOUND_ASSIGNMENT_OPERATOR"
+            or (k == "BINARY_OPERATOR" and _binary_op(c) == "=")
+            or (k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC))
+        ):
+            return c
+    return None
 
 
 def _has_effects(tree) -> bool:
     """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
-    return _assigns(tree) or any(
+    return _assigns(tree) is not None or any(
         c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR")
         or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
         for c in _walk(tree)

@@ -21,7 +21,7 @@ double f(double x[4]) {
 // CHECK:      func.func @sq(%v: f64 {{.*}}) -> f64 {
 // CHECK:      func.func @scale(%a: memref<?xf64> {{.*}}, %n: index {{.*}}, %s: f64 {{.*}}) {
 // CHECK:      func.func @f(%x: memref<4xf64> {{.*}}) -> f64 attributes {tapeflow.autodiff} {
-// CHECK:        %[[C:.*]] = memref.cast %x : memref<4xf64> to memref<?xf64>
+// CHECK:        %[[C:[a-zA-Z0-9_]+]] = "memref.cast"(%x) : (memref<4xf64>) -> memref<?xf64>
 // CHECK:        func.call @scale(%[[C]], %{{.*}}, %{{.*}}) : (memref<?xf64>, index, f64) -> ()
 // CHECK:        func.call @sq(%{{.*}}) : (f64) -> f64
 // CHECK-NOT:  @unused

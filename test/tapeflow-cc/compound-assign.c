@@ -14,15 +14,15 @@ double f(double *x, int k) {
   return s + x[k];
 }
 
-// CHECK:      %[[S0:.*]] = memref.load %x[%{{.*}}] : memref<?xf64>
-// CHECK:      %[[S1:.*]] = arith.subf %[[S0]], %{{.*}} : f64
-// CHECK-NEXT: %[[S2:.*]] = arith.mulf %[[S1]], %[[S1]] : f64
-// CHECK:      %[[S3:.*]] = arith.divf %[[S2]], %{{.*}} : f64
-// CHECK-NEXT: %[[X:.*]] = memref.load %x[%k] : memref<?xf64>
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[X]], %[[S3]] : f64
+// CHECK:      %[[S0:[a-zA-Z0-9_]+]] = memref.load %x[%{{.*}}] : memref<?xf64>
+// CHECK:      %[[S1:[a-zA-Z0-9_]+]] = arith.subf %[[S0]], %{{.*}} : f64
+// CHECK-NEXT: %[[S2:[a-zA-Z0-9_]+]] = arith.mulf %[[S1]], %[[S1]] : f64
+// CHECK:      %[[S3:[a-zA-Z0-9_]+]] = arith.divf %[[S2]], %{{.*}} : f64
+// CHECK-NEXT: %[[X:[a-zA-Z0-9_]+]] = memref.load %x[%k] : memref<?xf64>
+// CHECK-NEXT: %[[Y:[a-zA-Z0-9_]+]] = arith.addf %[[X]], %[[S3]] : f64
 // CHECK-NEXT: memref.store %[[Y]], %x[%k] : memref<?xf64>
-// CHECK-NEXT: %[[Z:.*]] = memref.load %x[%k] : memref<?xf64>
+// CHECK-NEXT: %[[Z:[a-zA-Z0-9_]+]] = memref.load %x[%k] : memref<?xf64>
 // CHECK:      arith.addf %[[Z]], %{{.*}} : f64
 // CHECK-NEXT: memref.store
-// CHECK:      %[[K1:.*]] = arith.muli %k, %{{.*}} : index
+// CHECK:      %[[K1:[a-zA-Z0-9_]+]] = arith.muli %k, %{{.*}} : index
 // CHECK:      arith.remsi %[[K1]], %{{.*}} : index

@@ -8,11 +8,11 @@ double f(double *x, double a, int i, int n) {
   return r + s;
 }
 
-// CHECK:      %[[C:.*]] = arith.cmpf ogt, %a, %{{.*}} : f64
-// CHECK:      %[[M:.*]] = arith.mulf %{{.*}}, %a : f64
-// CHECK-NEXT: %[[R:.*]] = arith.select %[[C]], %a, %[[M]] : f64
-// CHECK:      %[[IN:.*]] = arith.cmpi slt, %i, %n : index
-// CHECK-NEXT: %[[S:.*]] = scf.if %[[IN]] -> (f64) {
-// CHECK-NEXT:   %[[V:.*]] = memref.load %x[%i] : memref<?xf64>
+// CHECK:      %[[C:[a-zA-Z0-9_]+]] = arith.cmpf ogt, %a, %{{.*}} : f64
+// CHECK:      %[[M:[a-zA-Z0-9_]+]] = arith.mulf %{{.*}}, %a : f64
+// CHECK-NEXT: %[[R:[a-zA-Z0-9_]+]] = arith.select %[[C]], %a, %[[M]] : f64
+// CHECK:      %[[IN:[a-zA-Z0-9_]+]] = arith.cmpi slt, %i, %n : index
+// CHECK-NEXT: %[[S:[a-zA-Z0-9_]+]] = scf.if %[[IN]] -> (f64) {
+// CHECK-NEXT:   %[[V:[a-zA-Z0-9_]+]] = memref.load %x[%i] : memref<?xf64>
 // CHECK-NEXT:   scf.yield %[[V]] : f64
 // CHECK-NEXT: } else {

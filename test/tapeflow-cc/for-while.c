@@ -14,14 +14,14 @@ double f(double *x, int n) {
   return s;
 }
 
-// CHECK:      %{{.*}}, %{{.*}} = scf.while (%[[S:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}}) : (f64, index) -> (f64, index) {
-// CHECK:        %[[C:.*]] = arith.cmpi sge, %[[I]], %{{.*}} : index
+// CHECK:      %{{.*}}, %{{.*}} = scf.while (%[[S:[a-zA-Z0-9_]+]] = %{{.*}}, %[[I:[a-zA-Z0-9_]+]] = %{{.*}}) : (f64, index) -> (f64, index)
+// CHECK:        %[[C:[a-zA-Z0-9_]+]] = arith.cmpi sge, %[[I]], %{{.*}} : index
 // CHECK-NEXT:   scf.condition(%[[C]]) %[[S]], %[[I]] : f64, index
 // CHECK-NEXT: } do {
-// CHECK-NEXT: ^{{.*}}(%[[S2:.*]]: f64 {{.*}}, %[[I2:.*]]: index {{.*}}):
-// CHECK-NEXT:   %[[V:.*]] = memref.load %x[%[[I2]]] : memref<?xf64>
-// CHECK-NEXT:   %[[S3:.*]] = arith.addf %[[S2]], %[[V]] : f64
-// CHECK:        %[[I3:.*]] = arith.subi %[[I2]], %{{.*}} : index
+// CHECK-NEXT: ^{{.*}}(%[[S2:[a-zA-Z0-9_]+]]: f64 {{.*}}, %[[I2:[a-zA-Z0-9_]+]]: index {{.*}}):
+// CHECK-NEXT:   %[[V:[a-zA-Z0-9_]+]] = memref.load %x[%[[I2]]] : memref<?xf64>
+// CHECK-NEXT:   %[[S3:[a-zA-Z0-9_]+]] = arith.addf %[[S2]], %[[V]] : f64
+// CHECK:        %[[I3:[a-zA-Z0-9_]+]] = arith.subi %[[I2]], %{{.*}} : index
 // CHECK-NEXT:   scf.yield %[[S3]], %[[I3]] : f64, index
 // CHECK:      scf.while ({{.*}}) : (f64, index, index) -> (f64, index, index)
 // CHECK:        arith.cmpi slt

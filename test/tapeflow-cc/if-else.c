@@ -15,12 +15,13 @@ double f(double *x, double a) {
   return s + t;
 }
 
-// CHECK:      %[[R0:.*]], %[[R1:.*]] = scf.if %{{.*}} -> (f64, f64) {
-// CHECK-NEXT:   %[[SQ:.*]] = arith.mulf %a, %a : f64
+// CHECK:      %[[R0:[a-zA-Z0-9_]+]], %[[R1:[a-zA-Z0-9_]+]] = scf.if %{{.*}} -> (f64, f64) {
+// CHECK-NEXT:   %[[SQ:[a-zA-Z0-9_]+]] = arith.mulf %a, %a : f64
+// CHECK-NEXT:   arith.constant 0 : index
 // CHECK-NEXT:   memref.store %[[SQ]], %x[%{{.*}}] : memref<?xf64>
 // CHECK-NEXT:   scf.yield %[[SQ]], %{{.*}} : f64, f64
 // CHECK-NEXT: } else {
-// CHECK-NEXT:   %[[NEG:.*]] = arith.negf %a : f64
+// CHECK-NEXT:   %[[NEG:[a-zA-Z0-9_]+]] = arith.negf %a : f64
 // CHECK-NEXT:   scf.yield %{{.*}}, %[[NEG]] : f64, f64
 // CHECK-NEXT: }
 // CHECK:      scf.if %{{.*}} {

@@ -9,8 +9,8 @@ double f(double x, int n) {
   return v[0] + m[1][0];
 }
 
-// CHECK:      %[[M:.*]] = memref.alloca() : memref<2x2xf64>
+// CHECK:      %[[M:[a-zA-Z0-9_]+]] = memref.alloca() : memref<2x2xf64>
 // CHECK:      memref.store %x, %[[M]][%{{.*}}, %{{.*}}] : memref<2x2xf64>
-// CHECK:      %[[V:.*]] = memref.alloca(%n) : memref<?xf64>
+// CHECK:      %[[V:[a-zA-Z0-9_]+]] = memref.alloca(%n) : memref<?xf64>
 // CHECK:      memref.load %[[M]][%{{.*}}, %{{.*}}] : memref<2x2xf64>
 // CHECK:      memref.store %{{.*}}, %[[V]][%{{.*}}] : memref<?xf64>

@@ -11,8 +11,8 @@ double f(double a[N][4], double b[][5], const double *restrict c, const int *idx
 }
 
 // CHECK:      func.func @f(%a: memref<3x4xf64> {{.*}}, %b: memref<?x5xf64> {{.*}}, %c: memref<?xf64> {{.*}}, %idx: memref<?xi32> {{.*}}, %big: memref<?xi64> {{.*}}, %n: index {{.*}}, %s: f32 {{.*}}, %u: index {{.*}}) -> f64 {
-// CHECK:        %[[I32:.*]] = memref.load %idx[%{{.*}}] : memref<?xi32>
-// CHECK-NEXT:   %[[I:.*]] = arith.index_cast %[[I32]] : i32 to index
+// CHECK:        %[[I32:[a-zA-Z0-9_]+]] = memref.load %idx[%{{.*}}] : memref<?xi32>
+// CHECK-NEXT:   %[[I:[a-zA-Z0-9_]+]] = arith.index_cast %[[I32]] : i32 to index
 // CHECK-NEXT:   memref.load %c[%[[I]]] : memref<?xf64>
-// CHECK:        %[[B64:.*]] = memref.load %big[%n] : memref<?xi64>
+// CHECK:        %[[B64:[a-zA-Z0-9_]+]] = memref.load %big[%n] : memref<?xi64>
 // CHECK-NEXT:   arith.index_cast %[[B64]] : i64 to index

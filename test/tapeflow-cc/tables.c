@@ -16,11 +16,11 @@ double f(const double *x) {
   return s;
 }
 
-// CHECK:      %[[W:.*]] = memref.alloca() : memref<3xf64>
-// CHECK-NEXT: %[[A:.*]] = arith.constant 2.500000e-01 : f64
+// CHECK:      %[[W:[a-zA-Z0-9_]+]] = memref.alloca() : memref<3xf64>
+// CHECK-NEXT: %[[A:[a-zA-Z0-9_]+]] = arith.constant 2.500000e-01 : f64
 // CHECK:      memref.store %[[A]], %[[W]][%{{.*}}] : memref<3xf64>
 // CHECK:      arith.constant 5.000000e-01 : f64
-// CHECK:      %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:      %[[Z:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
 // CHECK:      memref.store %[[Z]], %[[W]][%{{.*}}] : memref<3xf64>
 // CHECK:      arith.constant 1.500000e+00 : f64
 // CHECK:      memref.load %[[W]][%{{.*}}] : memref<3xf64>

@@ -13,9 +13,9 @@ double f(const double *x) {
   return s;
 }
 
-// CHECK:      scf.while (%[[S:.*]] = %{{.*}}, %[[I:.*]] = %{{.*}}) : (f64, index) -> (f64, index) {
-// CHECK-NEXT:   %[[V:.*]] = memref.load %x[%[[I]]] : memref<?xf64>
-// CHECK:        %[[C:.*]] = arith.cmpf ogt, %[[V]], %{{.*}} : f64
+// CHECK:      scf.while (%[[S:[a-zA-Z0-9_]+]] = %{{.*}}, %[[I:[a-zA-Z0-9_]+]] = %{{.*}}) : (f64, index) -> (f64, index)
+// CHECK-NEXT:   %[[V:[a-zA-Z0-9_]+]] = memref.load %x[%[[I]]] : memref<?xf64>
+// CHECK:        %[[C:[a-zA-Z0-9_]+]] = arith.cmpf ogt, %[[V]], %{{.*}} : f64
 // CHECK-NEXT:   scf.condition(%[[C]]) %[[S]], %[[I]] : f64, index
 // CHECK-NEXT: } do {
 // CHECK:        scf.yield %{{.*}}, %{{.*}} : f64, index
