@@ -964,6 +964,8 @@ class _FunctionBuilder:
                 return self.bufs[_key(d)]
         if c.kind.name == "BINARY_OPERATOR":
             _unsupported(e, "pointer arithmetic (index the array instead)")
+        if c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            _unsupported(e, "taking an address ('&')")
         _unsupported(e, f"'{self.text(e)}' as an array")
 
     def access(self, e) -> tuple[_Buffer, list[SSAValue]]:

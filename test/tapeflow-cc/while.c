@@ -19,4 +19,4 @@ double f(const double *x) {
 // CHECK-NEXT:   scf.condition(%[[C]]) %[[S]], %[[I]] : f64, index
 // CHECK-NEXT: } do {
 // CHECK:        scf.yield %{{.*}}, %{{.*}} : f64, index
-// ERR: error: {{.*}}while-assign.c:4:13: unsupported C: an assignment or ++/-- in a loop condition
+// ERR: error: {{.*}}while-assign.c:4:12: unsupported C: an assignment or ++/-- in a loop condition
