@@ -22,3 +22,9 @@ void driver(double *x, double *dx, double *y, double *dy) {
 // GRAD: arg[1]: memref<3xf64> =
 // GRAD: arg[3]: memref<3xf64> =
 // SIM:  cycles:
+
+// Run-time errors point at the C line, also after the pipeline when tapeflow-opt prints
+// the locations (--print-debuginfo):
+// RUN: not tapeflow-run %s --entry dot --args 5 2>&1 | filecheck %s --check-prefix=OOB
+// RUN: tapeflow-opt %s --tapeflow --print-debuginfo | not tapeflow-run - --entry dot_grad --args 5 1.0 2>&1 | filecheck %s --check-prefix=OOB
+// OOB: error: {{.*}}tools.c:12:10: 'memref.load' index [3] out of bounds for memref of shape [3]
