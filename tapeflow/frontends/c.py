@@ -594,6 +594,7 @@ class _FunctionBuilder:
         self.sig = sig
         self.vals: dict[tuple[str, int], object] = {}
         self.bufs: dict[tuple[str, int], _Buffer] = {}
+        self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
         self.builder: Builder
 
     # --- emission helpers
@@ -604,11 +605,20 @@ class _FunctionBuilder:
         return op
 
     def const(self, value: float | int, type: Attribute, c) -> SSAValue:
+        """One `arith.constant` per value in the entry block (located at its first use):
+        loop bounds are then defined outside every loop, as the region passes want."""
         if isinstance(type, (Float64Type, Float32Type)):
-            return self.emit(arith.ConstantOp(FloatAttr(float(value), type)), c).results[0]
-        if isinstance(type, IndexType):
-            return self.emit(arith.ConstantOp(IntegerAttr(int(value), INDEX)), c).results[0]
-        return self.emit(arith.ConstantOp(IntegerAttr(int(value), type)), c).results[0]
+            value = float(value)
+            attr = FloatAttr(value, type)
+        else:
+            value = int(value)
+            attr = IntegerAttr(value, type)
+        key = (type, repr(value))
+        if key not in self.constants:
+            op = arith.ConstantOp(attr)
+            op.location = self.unit._loc(c)
+            self.constants[key] = op
+        return self.constants[key].result
 
     def build(self) -> func.FuncOp:
         sig = self.sig
@@ -637,6 +647,7 @@ class _FunctionBuilder:
             _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
+        block.insert_ops_before(list(self.constants.values()), block.first_op)
         fn = func.FuncOp(sig.name, (sig.arg_types, sig.result_types), Region(block))
         fn.location = self.unit._loc(sig.cursor)
         return fn

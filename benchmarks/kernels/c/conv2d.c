@@ -29,3 +29,8 @@ double conv2d(double X[CI][H][W], double K[CO][CI][3][3], double bias[CO]) {
   }
   return loss;
 }
+
+void conv2d_enzyme(double *X, double *dX, double *K, double *dK, double *bias, double *dbias) {
+  __enzyme_autodiff((void *)conv2d, enzyme_dup, X, dX, enzyme_dup, K, dK, enzyme_dup, bias,
+                    dbias);
+}

@@ -23,3 +23,7 @@ double jacobi2d(double A[N][N], double B[N][N]) {
     }
   return loss;
 }
+
+void jacobi2d_enzyme(double *A, double *dA, double *B, double *dB) {
+  __enzyme_autodiff((void *)jacobi2d, enzyme_dup, A, dA, enzyme_dup, B, dB);
+}

@@ -28,3 +28,8 @@ double mass_spring(double x[N + 2], double v[N + 2], double F[N + 2]) {
   }
   return loss;
 }
+
+void mass_spring_enzyme(double *x, double *dx, double *v, double *dv, double *F, double *dF) {
+  __enzyme_autodiff((void *)mass_spring, enzyme_dup, x, dx, enzyme_dup, v, dv, enzyme_dup, F,
+                    dF);
+}

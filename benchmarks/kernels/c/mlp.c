@@ -34,3 +34,11 @@ double mlp(double X[B][D], double W1[D][H], double b1[H], double W2[H][O], doubl
   }
   return loss;
 }
+
+void mlp_enzyme(double *X, double *dX, double *W1, double *dW1, double *b1, double *db1,
+                double *W2, double *dW2, double *b2, double *db2, double *Y, double *dY,
+                double *Hs, double *dHs) {
+  __enzyme_autodiff((void *)mlp, enzyme_dup, X, dX, enzyme_dup, W1, dW1, enzyme_dup, b1, db1,
+                    enzyme_dup, W2, dW2, enzyme_dup, b2, db2, enzyme_dup, Y, dY, enzyme_dup,
+                    Hs, dHs);
+}

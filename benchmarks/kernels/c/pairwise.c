@@ -16,3 +16,7 @@ double pairwise(double P[N][3]) {
   }
   return loss;
 }
+
+void pairwise_enzyme(double *P, double *dP) {
+  __enzyme_autodiff((void *)pairwise, enzyme_dup, P, dP);
+}

@@ -28,3 +28,7 @@ double pwl(double x[N], double table[M + 1]) {
   }
   return loss;
 }
+
+void pwl_enzyme(double *x, double *dx, double *table, double *dtable) {
+  __enzyme_autodiff((void *)pwl, enzyme_dup, x, dx, enzyme_dup, table, dtable);
+}
