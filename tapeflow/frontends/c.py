@@ -380,6 +380,15 @@ class _Stale:
 
 
 @dataclass
+class _Loop:
+    """The i1 flags of a loop with `break`/`continue`: `go` is false from a jump to the
+    end of the current iteration, `running` (loops with `break`) false once it broke."""
+
+    go: tuple[str, int]
+    running: tuple[str, int] | None
+
+
+@dataclass
 class _Function:
     """What one C function becomes."""
 
@@ -595,6 +604,7 @@ class _FunctionBuilder:
         self.vals: dict[tuple[str, int], object] = {}
         self.bufs: dict[tuple[str, int], _Buffer] = {}
         self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
+        self.loops: list[_Loop] = []
         self.builder: Builder
 
     # --- emission helpers
@@ -688,10 +698,7 @@ class _FunctionBuilder:
     def stmt(self, s) -> None:
         k = s.kind.name
         if k == "COMPOUND_STMT":
-            for t in s.get_children():
-                if t.kind.name == "RETURN_STMT":
-                    _unsupported(t, "'return' before the end of the function")
-                self.stmt(t)
+            self.block_items(_children(s))
         elif k == "DECL_STMT":
             for d in s.get_children():
                 self.decl(d)
@@ -709,11 +716,12 @@ class _FunctionBuilder:
         elif k == "RETURN_STMT":
             _unsupported(s, "'return' before the end of the function")
         elif k in ("BREAK_STMT", "CONTINUE_STMT"):
-            word = "break" if k == "BREAK_STMT" else "continue"
-            _unsupported(
-                s, f"'{word}' (loops are structured: fold the exit into the loop condition "
-                "or the rest of the body into an if)"
-            )
+            loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
+            false = self.const(0, i1, s)
+            self.vals[loop.go] = false
+            if k == "BREAK_STMT":
+                assert loop.running is not None
+                self.vals[loop.running] = false
         elif k in ("GOTO_STMT", "LABEL_STMT", "INDIRECT_GOTO_STMT"):
             _unsupported(s, "goto and labels")
         elif k in ("SWITCH_STMT",):
@@ -722,6 +730,37 @@ class _FunctionBuilder:
             self.effect(s)
         else:
             _unsupported(s, f"the statement {k.lower()}")
+
+    def block_items(self, items: list) -> None:
+        """A statement list; after a statement that may `break`/`continue`, the rest runs
+        under `if (go)` (structured control flow has no jumps)."""
+        for n, t in enumerate(items):
+            if t.kind.name == "RETURN_STMT":
+                _unsupported(t, "'return' before the end of the function")
+            self.stmt(t)
+            rest = items[n + 1 :]
+            if rest and self.loops and _jumps(t) != (False, False):
+                self.emit_if(self.vals[self.loops[-1].go], rest, [], t)
+                return
+
+    def jump_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
+        """The flags that `items` may change (for the results of an if around them)."""
+        if not self.loops or all(_jumps(t) == (False, False) for t in items):
+            return []
+        loop = self.loops[-1]
+        return [(k, None) for k in (loop.go, loop.running) if k is not None]
+
+    def enter_loop(self, body_trees: list, c) -> tuple[_Loop | None, bool]:
+        """Flags for a loop whose body jumps; (loop, has_break)."""
+        has_break = any(_jumps(t)[0] for t in body_trees if t is not None)
+        has_jump = any(_jumps(t) != (False, False) for t in body_trees if t is not None)
+        if not has_jump:
+            return None, False
+        n = len(self.loops) + 1000 * id(c) % 997
+        loop = _Loop(("<go>", n), ("<running>", n) if has_break else None)
+        if loop.running is not None:
+            self.vals[loop.running] = self.const(1, i1, c)
+        return loop, has_break
 
     def decl(self, d) -> None:
         if d.kind.name != "VAR_DECL":
@@ -1211,28 +1250,29 @@ class _FunctionBuilder:
 
     def if_stmt(self, s) -> None:
         kids = _children(s)
-        cond, then = kids[0], kids[1]
-        other = kids[2] if len(kids) > 2 else None
-        flag = self.cond(cond)
-        carried = self.carried(then, other)
-        before = dict(self.vals)
+        flag = self.cond(kids[0])
+        self.emit_if(flag, [kids[1]], kids[2:], s)
+
+    def emit_if(self, flag: SSAValue, then: list, other: list, s) -> None:
+        """`scf.if` running the statements `then` / `other`; the scalars (and jump flags)
+        they assign are its results."""
+        carried = self.carried(*then, *other) + self.jump_keys([*then, *other])
         keys = [k for k, _ in carried]
         for k, d in carried:
             self.current(k, d, s)
         before = dict(self.vals)
 
-        def arm(tree) -> Region:
+        def arm(items: list) -> Region:
             self.vals = dict(before)
 
             def body() -> list[SSAValue]:
-                if tree is not None:
-                    self.stmt(tree)
+                self.block_items(items)
                 return [self.current(k, d, s) for k, d in carried]
 
             return self.branch(body, s)
 
         then_region = arm(then)
-        else_region = arm(other) if other is not None or carried else Region()
+        else_region = arm(other) if other or carried else Region()
         self.vals = before
         types = [self.vals[k].type for k in keys]  # type: ignore[union-attr]
         op = self.emit(scf.IfOp(flag, types, then_region, else_region), s)
@@ -1252,13 +1292,13 @@ class _FunctionBuilder:
 
     def for_stmt(self, s) -> None:
         init, cond, inc, body = _for_parts(s)
-        canonical = self.canonical_for(init, cond, inc, body)
+        canonical = None if _jumps(body)[0] else self.canonical_for(init, cond, inc, body)
         if canonical is None:
             if init is not None:
                 self.stmt(init) if not init.kind.is_expression() else self.effect(init)
             if cond is None:
-                _unsupported(s, "a loop without a condition (it can only end by 'break')")
-            self.while_loop(s, cond, [body, inc])
+                _unsupported(s, "a for loop without a condition")
+            self.while_loop(s, cond, [body], inc)
             return
         var, lb_expr, ub_expr, inclusive, step = canonical
         lb = self.index(self.rvalue(lb_expr), lb_expr)
@@ -1271,9 +1311,11 @@ class _FunctionBuilder:
         block = Block(arg_types=[INDEX, *(v.type for v in inits)])
         block.args[0].name_hint = var.spelling
 
+        loop, _ = self.enter_loop([body], s)
+
         def run() -> list[SSAValue]:
             self.vals[_key(var)] = block.args[0]
-            self.stmt(body)
+            self.loop_iteration(loop, [body], s)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.YieldOp(*values), s)
             return values
@@ -1323,25 +1365,57 @@ class _FunctionBuilder:
                 return None
         return var, lb, ub, _binary_op(c) == "<=", step
 
-    def while_loop(self, s, cond, trees: list) -> None:
-        """`while (cond) { trees }` as `scf.while` (the test in the `before` region)."""
+    def loop_iteration(self, loop: _Loop | None, trees: list, c) -> None:
+        """One iteration's statements, with `loop`'s jump flags in scope."""
+        if loop is None:
+            for t in trees:
+                self.stmt(t)
+            return
+        self.loops.append(loop)
+        self.vals[loop.go] = self.const(1, i1, c)
+        for t in trees:
+            self.stmt(t)
+        self.loops.pop()
+        del self.vals[loop.go]
+
+    def loop_test(self, loop: _Loop | None, cond) -> SSAValue:
+        """The loop condition, and not broken yet (`running`, first: once a loop broke,
+        its condition is not evaluated again, as in C)."""
+        if loop is None or loop.running is None:
+            return self.cond(cond)
+        running = self.vals[loop.running]
+        if not _has_effects(cond):
+            return self.emit(arith.AndIOp(running, self.cond(cond)), cond).results[0]
+        then = self.branch(lambda: [self.cond(cond)], cond)
+        other = self.branch(lambda: [self.const(0, i1, cond)], cond)
+        return self.emit(scf.IfOp(running, [i1], then, other), cond).results[0]
+
+    def while_loop(self, s, cond, trees: list, inc=None) -> None:
+        """`while (cond) { trees; inc }` as `scf.while` (the test in the before region);
+        `inc` (a for loop's increment) runs after `continue` but not after `break`."""
         if (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
-        carried = self.carried(cond, *trees)
+        loop, has_break = self.enter_loop(trees, s)
+        carried = self.carried(cond, *trees, inc)
+        if loop is not None and loop.running is not None:
+            carried.append((loop.running, None))
         inits = [self.current(k, d, s) for k, d in carried]
         types = [v.type for v in inits]
         before, after = Block(arg_types=types), Block(arg_types=types)
 
         def test() -> list[SSAValue]:
-            flag = self.cond(cond)
+            flag = self.loop_test(loop, cond)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.ConditionOp(flag, *values), cond)
             return values
 
         def run() -> list[SSAValue]:
-            for t in trees:
-                if t is not None:
-                    self.stmt(t) if not t.kind.is_expression() else self.effect(t)
+            self.loop_iteration(loop, trees, s)
+            if inc is not None:
+                if has_break:
+                    self.emit_if(self.vals[loop.running], [inc], [], inc)  # type: ignore[union-attr]
+                else:
+                    self.stmt(inc)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.YieldOp(*values), s)
             return values
@@ -1357,14 +1431,17 @@ class _FunctionBuilder:
         body, cond = _children(s)
         if (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
+        loop, _ = self.enter_loop([body], s)
         carried = self.carried(body, cond)
+        if loop is not None and loop.running is not None:
+            carried.append((loop.running, None))
         inits = [self.current(k, d, s) for k, d in carried]
         types = [v.type for v in inits]
         before, after = Block(arg_types=types), Block(arg_types=types)
 
         def run() -> list[SSAValue]:
-            self.stmt(body)
-            flag = self.cond(cond)
+            self.loop_iteration(loop, [body], s)
+            flag = self.loop_test(loop, cond)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.ConditionOp(flag, *values), cond)
             return values
@@ -1378,6 +1455,23 @@ class _FunctionBuilder:
 
 # ---------------------------------------------------------------------------------------
 # AST queries
+
+
+def _jumps(tree) -> tuple[bool, bool]:
+    """(has `break`, has `continue`) of the innermost loop around `tree`: jumps inside a
+    loop nested in `tree` belong to that loop."""
+    brk = cont = False
+    stack = [tree]
+    while stack:
+        c = stack.pop()
+        k = c.kind.name
+        if k == "BREAK_STMT":
+            brk = True
+        elif k == "CONTINUE_STMT":
+            cont = True
+        elif k not in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+            stack.extend(c.get_children())
+    return brk, cont
 
 
 def _assigned_target(c):

@@ -193,6 +193,33 @@ def test_while_do_if_ternary_and_short_circuit():
     check_fd(src, "f", [u(7), 7])
 
 
+def test_break_and_continue():
+    # Jumps become flags: `continue` guards the rest of the iteration, `break` also ends
+    # the loop (an scf.while whose test is `running && cond`); an early exit on data.
+    src = """
+    #include <math.h>
+    double f(double *x, int n) {
+      double s = 0.0;
+      for (int i = 0; i < n; i++) {
+        if (x[i] < -0.5) continue;
+        s += x[i] * x[i];
+        if (s > 1.5) { s = s * 0.5; break; }
+        s += sin(x[i]);
+      }
+      int j = 0;
+      do {
+        j++;
+        if (x[j - 1] > 0.8) continue;
+        s = s * (1.0 + x[j - 1]);
+      } while (j < n);
+      return s;
+    }"""
+    x = np.array([0.3, -0.7, 0.9, 0.4, 1.2, -0.2, 0.5])
+    check_fd(src, "f", [x, 7])
+    # The data decides: with small values the loop runs to the end, no break.
+    check_fd(src, "f", [x * 0.1, 7])
+
+
 def test_locals_tables_malloc_and_calls():
     # A local array, a static const table, malloc/free, a call between functions,
     # #define constants, float (f32) arithmetic and <math.h> functions.

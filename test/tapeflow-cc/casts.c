@@ -11,6 +11,7 @@ double f(double x, float y, int n) {
   return d + k + z + b + 2;
 }
 
+// CHECK:      %[[TWO:[a-zA-Z0-9_]+]] = arith.constant 2.000000e+00 : f64
 // CHECK:      %[[K:[a-zA-Z0-9_]+]] = arith.fptosi %x : f64 to i64
 // CHECK-NEXT: %[[KI:[a-zA-Z0-9_]+]] = arith.index_cast %[[K]] : i64 to index
 // CHECK-NEXT: %[[N:[a-zA-Z0-9_]+]] = arith.index_cast %n : index to i64
@@ -21,4 +22,4 @@ double f(double x, float y, int n) {
 // CHECK-NEXT: %[[BE:[a-zA-Z0-9_]+]] = arith.extui %[[B]] : i1 to i64
 // CHECK-NEXT: arith.index_cast %[[BE]] : i64 to index
 // CHECK:      arith.extf %[[Z]] : f32 to f64
-// CHECK:      arith.constant 2.000000e+00 : f64
+// CHECK:      arith.addf %{{.*}}, %[[TWO]] : f64

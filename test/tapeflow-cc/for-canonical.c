@@ -10,12 +10,11 @@ double f(double *x, int n) {
 }
 
 // CHECK:      func.func @f(%x: memref<?xf64> {{.*}}, %n: index {{.*}}) -> f64 {
-// CHECK:        %[[S0:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
-// CHECK:        %[[LB:[a-zA-Z0-9_]+]] = arith.constant 1 : index
-// CHECK:        %[[ONE:[a-zA-Z0-9_]+]] = arith.constant 1 : index
-// CHECK-NEXT:   %[[UB:[a-zA-Z0-9_]+]] = arith.addi %n, %[[ONE]] : index
+// CHECK-NEXT:   %[[S0:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:   %[[ONE:[a-zA-Z0-9_]+]] = arith.constant 1 : index
 // CHECK-NEXT:   %[[STEP:[a-zA-Z0-9_]+]] = arith.constant 2 : index
-// CHECK-NEXT:   %[[R:[a-zA-Z0-9_]+]] = scf.for %i = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[ACC:[a-zA-Z0-9_]+]] = %[[S0]]) -> (f64) {
+// CHECK-NEXT:   %[[UB:[a-zA-Z0-9_]+]] = arith.addi %n, %[[ONE]] : index
+// CHECK-NEXT:   %[[R:[a-zA-Z0-9_]+]] = scf.for %i = %[[ONE]] to %[[UB]] step %[[STEP]] iter_args(%[[ACC:[a-zA-Z0-9_]+]] = %[[S0]]) -> (f64) {
 // CHECK-NEXT:     %[[V:[a-zA-Z0-9_]+]] = memref.load %x[%i] : memref<?xf64>
 // CHECK-NEXT:     %[[N:[a-zA-Z0-9_]+]] = arith.addf %[[ACC]], %[[V]] : f64
 // CHECK-NEXT:     scf.yield %[[N]] : f64

@@ -15,17 +15,17 @@ double f(double *x, double a) {
   return s + t;
 }
 
+// CHECK:      %[[C1:[a-zA-Z0-9_]+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[C2:[a-zA-Z0-9_]+]] = arith.constant 2.000000e+00 : f64
 // CHECK:      %[[R0:[a-zA-Z0-9_]+]], %[[R1:[a-zA-Z0-9_]+]] = scf.if %{{.*}} -> (f64, f64) {
 // CHECK-NEXT:   %[[SQ:[a-zA-Z0-9_]+]] = arith.mulf %a, %a : f64
-// CHECK-NEXT:   arith.constant 0 : index
 // CHECK-NEXT:   memref.store %[[SQ]], %x[%{{.*}}] : memref<?xf64>
-// CHECK-NEXT:   scf.yield %[[SQ]], %{{.*}} : f64, f64
+// CHECK-NEXT:   scf.yield %[[SQ]], %[[C2]] : f64, f64
 // CHECK-NEXT: } else {
 // CHECK-NEXT:   %[[NEG:[a-zA-Z0-9_]+]] = arith.negf %a : f64
-// CHECK-NEXT:   scf.yield %{{.*}}, %[[NEG]] : f64, f64
+// CHECK-NEXT:   scf.yield %[[C1]], %[[NEG]] : f64, f64
 // CHECK-NEXT: }
 // CHECK:      scf.if %{{.*}} {
-// CHECK-NEXT:   arith.constant 1 : index
 // CHECK-NEXT:   memref.store %[[R1]], %x[%{{.*}}] : memref<?xf64>
 // CHECK-NEXT: }
 // CHECK:      arith.addf %[[R0]], %[[R1]] : f64

@@ -8,17 +8,16 @@ int f(const double *x, int i, int n) {
   return !a + b;
 }
 
+// CHECK:      %[[F:[a-zA-Z0-9_]+]] = arith.constant false
+// CHECK:      %[[T:[a-zA-Z0-9_]+]] = arith.constant true
 // CHECK:      %[[L:[a-zA-Z0-9_]+]] = arith.cmpi slt, %i, %n : index
 // CHECK-NEXT: %[[A:[a-zA-Z0-9_]+]] = scf.if %[[L]] -> (i1) {
 // CHECK-NEXT:   memref.load %x[%i]
-// CHECK-NEXT:   arith.constant 0.000000e+00 : f64
 // CHECK-NEXT:   %[[G:[a-zA-Z0-9_]+]] = arith.cmpf ogt
 // CHECK-NEXT:   scf.yield %[[G]] : i1
 // CHECK-NEXT: } else {
-// CHECK-NEXT:   %[[F:[a-zA-Z0-9_]+]] = arith.constant false
 // CHECK-NEXT:   scf.yield %[[F]] : i1
 // CHECK:      arith.cmpi slt, %i,
 // CHECK-NEXT: arith.cmpi sge, %i, %n : index
 // CHECK-NEXT: arith.ori
-// CHECK:      %[[T:[a-zA-Z0-9_]+]] = arith.constant true
-// CHECK-NEXT: arith.xori %{{.*}}, %[[T]] : i1
+// CHECK:      arith.xori %{{.*}}, %[[T]] : i1

@@ -15,11 +15,13 @@ double f(const double *x, int n) {
   return s;
 }
 
-// CHECK:      %[[T:[a-zA-Z0-9_]+]] = memref.alloc(%n) : memref<?xf64>
-// CHECK-NEXT: %[[Z:[a-zA-Z0-9_]+]] = memref.alloc(%n) : memref<?xf64>
-// CHECK-NEXT: %[[ZERO:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
-// CHECK:      scf.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
-// CHECK-NEXT:   memref.store %[[ZERO]], %[[Z]][%{{.*}}] : memref<?xf64>
-// CHECK:      memref.dealloc %[[T]] : memref<?xf64>
-// CHECK-NEXT: memref.dealloc %[[Z]] : memref<?xf64>
 // ERR: error: {{.*}}malloc-bytes.c:3:22: unsupported C: malloc of 20 bytes: not a multiple of the element size 8
+
+// Constants are hoisted to the entry block:
+// CHECK:      %[[ZERO:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
+// CHECK:      %t = memref.alloc(%n) : memref<?xf64>
+// CHECK-NEXT: %z = memref.alloc(%n) : memref<?xf64>
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK-NEXT:   memref.store %[[ZERO]], %z[%{{.*}}] : memref<?xf64>
+// CHECK:      memref.dealloc %t : memref<?xf64>
+// CHECK-NEXT: memref.dealloc %z : memref<?xf64>

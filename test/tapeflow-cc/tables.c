@@ -16,13 +16,17 @@ double f(const double *x) {
   return s;
 }
 
-// CHECK:      %[[W:[a-zA-Z0-9_]+]] = memref.alloca() : memref<3xf64>
+// DEF: arith.constant 4.000000e+00 : f64
+
+// CHECK:      %[[BIAS:[a-zA-Z0-9_]+]] = arith.constant 1.500000e+00 : f64
 // CHECK-NEXT: %[[A:[a-zA-Z0-9_]+]] = arith.constant 2.500000e-01 : f64
-// CHECK:      memref.store %[[A]], %[[W]][%{{.*}}] : memref<3xf64>
-// CHECK:      arith.constant 5.000000e-01 : f64
+// CHECK:      %[[B:[a-zA-Z0-9_]+]] = arith.constant 5.000000e-01 : f64
 // CHECK:      %[[Z:[a-zA-Z0-9_]+]] = arith.constant 0.000000e+00 : f64
-// CHECK:      memref.store %[[Z]], %[[W]][%{{.*}}] : memref<3xf64>
-// CHECK:      arith.constant 1.500000e+00 : f64
-// CHECK:      memref.load %[[W]][%{{.*}}] : memref<3xf64>
-// CHECK:      arith.constant 2.000000e+00 : f64
-// DEF:        arith.constant 4.000000e+00 : f64
+// CHECK:      %[[S:[a-zA-Z0-9_]+]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT: %weights = memref.alloca() : memref<3xf64>
+// CHECK-NEXT: memref.store %[[A]], %weights[%{{.*}}] : memref<3xf64>
+// CHECK-NEXT: memref.store %[[B]], %weights[%{{.*}}] : memref<3xf64>
+// CHECK-NEXT: memref.store %[[Z]], %weights[%{{.*}}] : memref<3xf64>
+// CHECK-NEXT: scf.for %i = {{.*}} iter_args(%{{.*}} = %[[BIAS]]) -> (f64) {
+// CHECK-NEXT:   memref.load %weights[%i] : memref<3xf64>
+// CHECK:        arith.mulf %{{.*}}, %[[S]] : f64
