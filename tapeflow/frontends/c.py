@@ -31,7 +31,8 @@ Types (the rules, documented in the README section "C kernels"):
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
-`scf.while`; scalars written in a loop or a branch become its iter_args / results.
+`scf.while`; scalars written in a loop or a branch become its iter_args / results;
+`break`/`continue` become i1 flags (`_Loop`).
 Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
 as are Clang's own errors.
 """
