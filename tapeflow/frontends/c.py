@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NoReturn
 
 from xdsl.builder import Builder
@@ -401,14 +401,6 @@ class _Function:
     op: func.FuncOp | None = None
 
 
-@dataclass
-class _Activity:
-    """The activity annotations of one `__enzyme_autodiff` call, per parameter."""
-
-    call: object
-    annotations: list[str | None] = field(default_factory=list)
-
-
 # ---------------------------------------------------------------------------------------
 # Translation unit
 
@@ -424,7 +416,6 @@ class CFrontend:
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
-        self.tu = tu
         defs = {}
         for c in tu.cursor.get_children():
             if c.kind.name == "FUNCTION_DECL" and c.is_definition():
@@ -606,6 +597,7 @@ class _FunctionBuilder:
         self.bufs: dict[tuple[str, int], _Buffer] = {}
         self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
         self.loops: list[_Loop] = []
+        self.loop_count = 0
         self.builder: Builder
 
     # --- emission helpers
@@ -757,7 +749,8 @@ class _FunctionBuilder:
         has_jump = any(_jumps(t) != (False, False) for t in body_trees if t is not None)
         if not has_jump:
             return None, False
-        n = len(self.loops) + 1000 * id(c) % 997
+        self.loop_count += 1
+        n = self.loop_count
         loop = _Loop(("<go>", n), ("<running>", n) if has_break else None)
         if loop.running is not None:
             self.vals[loop.running] = self.const(1, i1, c)
@@ -1280,7 +1273,7 @@ class _FunctionBuilder:
         for k, r in zip(keys, op.results):
             self.vals[k] = r
 
-    def loop_body(self, block: Block, carried, run: Callable[[], list[SSAValue]], c) -> None:
+    def loop_body(self, block: Block, carried, run: Callable[[], object], c) -> None:
         """Binds the carried scalars to `block`'s trailing arguments and fills it."""
         outer, saved = self.builder, dict(self.vals)
         self.builder = Builder(InsertPoint.at_end(block))
@@ -1391,9 +1384,11 @@ class _FunctionBuilder:
         other = self.branch(lambda: [self.const(0, i1, cond)], cond)
         return self.emit(scf.IfOp(running, [i1], then, other), cond).results[0]
 
-    def while_loop(self, s, cond, trees: list, inc=None) -> None:
-        """`while (cond) { trees; inc }` as `scf.while` (the test in the before region);
-        `inc` (a for loop's increment) runs after `continue` but not after `break`."""
+    def while_loop(self, s, cond, trees: list, inc=None, test_first: bool = True) -> None:
+        """`while (cond) { trees; inc }` as `scf.while`: the test in the before region, the
+        iteration in the after region; with `test_first=False` (`do { } while`) both in
+        the before region. `inc` (a for loop's increment) runs after `continue` but not
+        after `break`."""
         if (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
@@ -1404,22 +1399,25 @@ class _FunctionBuilder:
         types = [v.type for v in inits]
         before, after = Block(arg_types=types), Block(arg_types=types)
 
-        def test() -> list[SSAValue]:
+        def iteration() -> None:
+            self.loop_iteration(loop, trees, s)
+            if inc is not None and has_break:
+                self.emit_if(self.vals[loop.running], [inc], [], inc)  # type: ignore[union-attr]
+            elif inc is not None:
+                self.stmt(inc)
+
+        def test() -> None:
+            if not test_first:
+                iteration()
             flag = self.loop_test(loop, cond)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.ConditionOp(flag, *values), cond)
-            return values
 
-        def run() -> list[SSAValue]:
-            self.loop_iteration(loop, trees, s)
-            if inc is not None:
-                if has_break:
-                    self.emit_if(self.vals[loop.running], [inc], [], inc)  # type: ignore[union-attr]
-                else:
-                    self.stmt(inc)
-            values = [self.current(k, d, s) for k, d in carried]
+        def run() -> None:
+            if test_first:
+                iteration()
+            values = [self.current(k, d, s) for k, d in carried] if test_first else after.args
             self.emit(scf.YieldOp(*values), s)
-            return values
 
         self.loop_body(before, carried, test, s)
         self.loop_body(after, carried, run, s)
@@ -1428,30 +1426,8 @@ class _FunctionBuilder:
             self.vals[k] = r
 
     def do_while(self, s) -> None:
-        """`do { body } while (cond)`: body and test in the `before` region."""
         body, cond = _children(s)
-        if (bad := _assigns(cond)) is not None:
-            _unsupported(bad, "an assignment or ++/-- in a loop condition")
-        loop, _ = self.enter_loop([body], s)
-        carried = self.carried(body, cond)
-        if loop is not None and loop.running is not None:
-            carried.append((loop.running, None))
-        inits = [self.current(k, d, s) for k, d in carried]
-        types = [v.type for v in inits]
-        before, after = Block(arg_types=types), Block(arg_types=types)
-
-        def run() -> list[SSAValue]:
-            self.loop_iteration(loop, [body], s)
-            flag = self.loop_test(loop, cond)
-            values = [self.current(k, d, s) for k, d in carried]
-            self.emit(scf.ConditionOp(flag, *values), cond)
-            return values
-
-        self.loop_body(before, carried, run, s)
-        self.loop_body(after, carried, lambda: [self.emit(scf.YieldOp(*after.args), s)], s)
-        op = self.emit(scf.WhileOp(inits, types, Region(before), Region(after)), s)
-        for (k, _), r in zip(carried, op.results):
-            self.vals[k] = r
+        self.while_loop(s, cond, [body], test_first=False)
 
 
 # ---------------------------------------------------------------------------------------
