@@ -2,6 +2,7 @@
 // rest of the iteration runs under `if (go)`; a loop with `break` is an scf.while whose
 // test is `running && cond`, and a for loop's increment runs only while running.
 // A loop with only `continue` stays an scf.for.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(const double *x, int n) {

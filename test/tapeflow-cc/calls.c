@@ -1,6 +1,7 @@
 // Calls between functions of the file are func.call (the AD inlines them); an array
 // argument whose type differs from the parameter's (static vs dynamic) gets a memref.cast.
 // Only the differentiated function and what it calls are translated.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s --function f | filecheck %s
 
 static double sq(double v) { return v * v; }

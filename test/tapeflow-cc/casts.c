@@ -1,6 +1,7 @@
 // Conversions: every C integer scalar is index (so int -> double goes through i64),
 // double -> long truncates (fptosi), float <-> double extend/truncate, comparisons are i1
 // and become 0/1 integers when used as numbers. Constant int -> double folds.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double x, float y, int n) {

@@ -1,5 +1,6 @@
 // Compound assignments and ++/-- read, compute in C's type and write back, on scalars
 // (new SSA values) and on array elements (load, op, store).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double *x, int k) {

@@ -1,5 +1,6 @@
 // `c ? a : b` is arith.select when neither arm reads memory or has effects (both are
 // evaluated), and an scf.if with a result otherwise (only the chosen arm may load).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double *x, double a, int i, int n) {

@@ -1,5 +1,6 @@
 // `do { } while` runs its body before the first test: body and test are both in the
 // before region of an scf.while whose after region only forwards the values.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double x) {

@@ -1,6 +1,7 @@
 // Enzyme's activity annotations are checked against TapeFlow's calling convention; each
 // mismatch is an error naming the argument (float arrays are enzyme_dup, float scalars
 // active, integers constant), and a miscounted call is an error too.
+// REQUIRES: libclang
 // RUN: not tapeflow-cc %S/Inputs/enzyme-const-array.c 2>&1 | filecheck %s --check-prefix=ARRAY
 // RUN: not tapeflow-cc %S/Inputs/enzyme-const-scalar.c 2>&1 | filecheck %s --check-prefix=SCALAR
 // RUN: not tapeflow-cc %S/Inputs/enzyme-dup-int.c 2>&1 | filecheck %s --check-prefix=INT

@@ -1,6 +1,7 @@
 // A file written for Enzyme, header include removed: the __enzyme_autodiff call marks
 // `f` with tapeflow.autodiff (the enzyme_* declarations are supplied), its annotations
 // match the convention, and only `f` is translated (main and printf are left alone).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: tapeflow-cc %s | tapeflow-opt --tapeflow-autodiff | filecheck %s --check-prefix=GRAD
 #include <stdio.h>

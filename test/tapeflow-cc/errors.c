@@ -1,5 +1,6 @@
 // Anything outside the C subset is `error: file.c:line:col: unsupported C: <what>`, exit 1,
 // no traceback, nothing written (not even with -o); Clang's own errors come out the same way.
+// REQUIRES: libclang
 // RUN: rm -f %t.mlir
 // RUN: not tapeflow-cc %S/Inputs/goto.c -o %t.mlir 2>&1 | filecheck %s --check-prefix=GOTO
 // RUN: not cat %t.mlir

@@ -1,5 +1,6 @@
 // A canonical counted loop is an scf.for over index; `<=` adds one to the bound, `+= 2`
 // is the step, and a scalar assigned in the body becomes an iter_arg and the loop's result.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double *x, int n) {

@@ -1,5 +1,6 @@
 // Loops that are not canonical (counter going down, bound written in the body) become
 // scf.while with the counter and the written scalars as loop-carried values.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double *x, int n) {

@@ -1,5 +1,6 @@
 // --function NAME marks NAME as __enzyme_autodiff would, without a call; only it and its
 // callees are translated. An unknown name is an error.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s --function g | filecheck %s
 // RUN: not tapeflow-cc %s --function nope 2>&1 | filecheck %s --check-prefix=ERR
 

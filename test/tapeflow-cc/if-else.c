@@ -1,5 +1,6 @@
 // if/else is scf.if; scalars assigned in either branch are its results, and a branch
 // that does not assign one yields the value from before the if. Stores stay inside.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double *x, double a) {

@@ -1,5 +1,6 @@
 // Multi-dimensional data through computed offsets (`a[i*n + j]`) and through array
 // parameters; `*p` is p[0]; a store converts to the element type (index -> i32).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 void f(double *a, double g[2][3], int *cnt, double *out, int n) {

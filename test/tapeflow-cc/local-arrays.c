@@ -1,5 +1,6 @@
 // Local arrays are memref.alloca (initializer lists are stores, missing elements zero);
 // a variable-length array gets its size as a dynamic operand.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 double f(double x, int n) {

@@ -1,6 +1,7 @@
 // Every op carries the C file:line:col it comes from, so diagnostics and the simulator's
 // per-op reports point at C lines; the printed locations survive a round trip through
 // tapeflow-opt.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s --function f -o %t.mlir
 // RUN: filecheck %s < %t.mlir
 // RUN: tapeflow-opt %t.mlir --tapeflow-autodiff --print-debuginfo | filecheck %s --check-prefix=OPT

@@ -1,5 +1,6 @@
 // && and || short-circuit when the right operand reads memory (it may be out of bounds
 // when the left decides), as an scf.if on i1; otherwise both sides are evaluated (andi/ori).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
 int f(const double *x, int i, int n) {

@@ -1,5 +1,6 @@
 // malloc(n * sizeof(T)) is memref.alloc with a dynamic size, free is memref.dealloc;
 // calloc also zero-fills (the interpreter's alloc zeroes, native memory does not).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/malloc-bytes.c 2>&1 | filecheck %s --check-prefix=ERR
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 // <math.h> functions are math ops (float variants too); fmax/fmin are arith.maxnumf /
 // minnumf (C's NaN rule), fabs is math.absf, pow is math.powf.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 #include <math.h>
 

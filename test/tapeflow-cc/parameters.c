@@ -1,6 +1,7 @@
 // Parameter types: array declarations give the memref shape (`double a[N][M]`,
 // `double a[][M]`), pointers are one-dimensional dynamic; integer arrays keep their width
 // in memory (int -> i32, long/size_t -> i64); integer scalars are index, float f32.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 #include <stddef.h>
 #define N 3

@@ -1,5 +1,6 @@
 // A `static const` table is copied into a stack array at the start of the function that
 // reads it; a `static const` scalar and `#define`/-D constants are arith.constant.
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: tapeflow-cc %s -DSCALE=4.0 | filecheck %s --check-prefix=DEF
 

@@ -1,5 +1,6 @@
 // Every tool takes a .c file directly (the frontend runs first): tapeflow-opt's full
 // pipeline, tapeflow-run on the primal and the gradient, tapeflow-sim's report.
+// REQUIRES: libclang
 // RUN: tapeflow-opt %s --tapeflow | filecheck %s --check-prefix=OPT
 // RUN: tapeflow-run %s --entry dot --args 3 | filecheck %s --check-prefix=PRIMAL
 // RUN: tapeflow-opt %s --tapeflow-autodiff -o %t.mlir

@@ -1,5 +1,6 @@
 // `while` is scf.while: the test (with its loads) in the before region, the body in the
 // after region; a condition that assigns is rejected (the test region must be pure).
+// REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/while-assign.c 2>&1 | filecheck %s --check-prefix=ERR
 
