@@ -12,9 +12,9 @@ double f(double *x) {
 }
 
 // CHECK:      func.func @f
-// CHECK:      memref.load %x[%{{.*}}] : memref<?xf64> loc("{{.*}}locations.c":9:14)
-// CHECK:      arith.mulf %{{.*}}, %{{.*}} : f64 loc("{{.*}}locations.c":9:14)
-// CHECK:      func.return %{{.*}} : f64 loc("{{.*}}locations.c":10:3)
-// CHECK:      } loc("{{.*}}locations.c":8:8)
+// CHECK:      memref.load %x[%{{.*}}] : memref<?xf64> loc("{{.*}}locations.c":10:14)
+// CHECK:      arith.mulf %{{.*}}, %{{.*}} : f64 loc("{{.*}}locations.c":10:14)
+// CHECK:      func.return %{{.*}} : f64 loc("{{.*}}locations.c":11:3)
+// CHECK:      } loc("{{.*}}locations.c":9:8)
 // OPT:        func.func @f_grad
-// OPT:        arith.mulf {{.*}} loc("{{.*}}locations.c":9:14)
+// OPT:        arith.mulf {{.*}} loc("{{.*}}locations.c":10:14)

@@ -28,4 +28,4 @@ void driver(double *x, double *dx, double *y, double *dy) {
 // the locations (--print-debuginfo):
 // RUN: not tapeflow-run %s --entry dot --args 5 2>&1 | filecheck %s --check-prefix=OOB
 // RUN: tapeflow-opt %s --tapeflow --print-debuginfo | not tapeflow-run - --entry dot_grad --args 5 1.0 2>&1 | filecheck %s --check-prefix=OOB
-// OOB: error: {{.*}}tools.c:12:10: 'memref.load' index [3] out of bounds for memref of shape [3]
+// OOB: error: {{.*}}tools.c:13:10: 'memref.load' index [3] out of bounds for memref of shape [3]
