@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tapeflow.diagnostics import ToolError, report_errors
+from tapeflow.diagnostics import LocatedPrinter, ToolError, report_errors
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,8 +47,6 @@ def clang_args(defines: Sequence[str], includes: Sequence[str], std: str | None)
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     with report_errors():
-        from xdsl.printer import Printer
-
         from tapeflow.frontends.c import compile_c
         from tapeflow.tools.run import _read_source
 
@@ -59,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import io
 
         out = io.StringIO()
-        Printer(stream=out, print_debuginfo=True).print_op(module)
+        LocatedPrinter(stream=out, print_debuginfo=True).print_op(module)
         out.write("\n")
         if args.output:
             try:
