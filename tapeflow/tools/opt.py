@@ -23,9 +23,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, get_type_hints
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
+from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.arg_spec import (
     ArgSpec,
     PipelineLexer,
@@ -40,6 +42,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from tapeflow import registry
 from tapeflow.diagnostics import (
     LOCATED,
+    LocatedPrinter,
     LocatingParser,
     ToolError,
     decode_source,
@@ -134,6 +137,10 @@ class TapeFlowOptMain(xDSLOptMain):
 
     def get_input_name(self) -> str:
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["mlir"] = lambda: _LocatedMLIRTarget
 
     def register_all_frontends(self) -> None:
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
@@ -259,6 +266,24 @@ def check_pipeline(
             raise ToolError(f"{spec.location}: unknown pass '{spec.name}'{hint}")
         spec.options = dict(arg_spec.parameters)
     return specs
+
+
+@dataclasses.dataclass(frozen=True)
+class _LocatedMLIRTarget(MLIRTarget):
+    """xDSL's MLIR output with `LocatedPrinter`, so `--print-debuginfo` output reads back."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if self.syntax_highlight:
+            return super().emit(ctx, module, output)
+        printer = LocatedPrinter(
+            stream=output,
+            print_generic_format=self.print_generic_format,
+            print_properties_as_attributes=self.print_properties_as_attributes,
+            print_debuginfo=self.print_debuginfo,
+        )
+        printer.print_op(module)
+        printer.print_metadata(ctx.loaded_dialects)
+        print("\n", file=output)
 
 
 def _description() -> str:
