@@ -398,7 +398,6 @@ class _Function:
     params: list[object]
     arg_types: list[Attribute]
     result_types: list[Attribute]
-    op: func.FuncOp | None = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -420,7 +419,6 @@ class CFrontend:
         for c in tu.cursor.get_children():
             if c.kind.name == "FUNCTION_DECL" and c.is_definition():
                 defs[c.spelling] = c
-        self.defs = defs
         targets: dict[str, object] = {}
         for name in self.functions:
             if name not in defs:
@@ -629,6 +627,7 @@ class _FunctionBuilder:
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
             arg.name_hint = p.spelling or None
+            arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
                 self.bufs[_key(p)] = _Buffer(arg, _array_shape(p.type, p)[1])
             else:
