@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tapeflow.diagnostics import LocatedPrinter, ToolError, report_errors
+from tapeflow.diagnostics import LocatedPrinter, ToolError, read_source, report_errors
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,9 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     with report_errors():
         from tapeflow.frontends.c import compile_c
-        from tapeflow.tools.run import _read_source
 
-        text, name = _read_source(args.input)
+        text, name = read_source(args.input)
         module = compile_c(
             text, name, clang_args(args.defines, args.includes, args.std), args.function
         )

@@ -129,11 +129,13 @@ class TapeFlowOptMain(xDSLOptMain):
             verify_with_upstream(prog)
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        # Every input is MLIR, whatever its extension, and read as tapeflow-run reads it.
+        # Every input is MLIR, whatever its extension, and read as tapeflow-run reads it;
+        # except `.c`, which goes through the C frontend.
         if self.args.input_file in (None, "-"):
             return sys.stdin.buffer, "mlir"
         text, _ = read_source(self.args.input_file)
-        return io.BytesIO(text.encode()), "mlir"
+        kind = "c" if self.args.input_file.endswith(".c") else "mlir"
+        return io.BytesIO(text.encode()), kind
 
     def get_input_name(self) -> str:
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
@@ -152,7 +154,8 @@ class TapeFlowOptMain(xDSLOptMain):
         def parse_c(stream: IO[bytes]) -> ModuleOp:
             from tapeflow.frontends.c import compile_c
 
-            return compile_c(stream.read().decode(), self.get_input_name())
+            name = self.get_input_name()
+            return compile_c(decode_source(stream.read(), name), name)
 
         self.available_frontends["mlir"] = parse_mlir
         self.available_frontends["c"] = parse_c
