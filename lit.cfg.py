@@ -1,5 +1,6 @@
 """lit configuration: FileCheck tests under test/, one folder per dialect, pass and tool."""
 
+import importlib.util
 import os
 import shutil
 
@@ -7,7 +8,11 @@ import lit.formats
 
 config.name = "TapeFlow"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".toml"]
+config.suffixes = [".mlir", ".toml", ".c"]
+
+# The C frontend's tests (test/tapeflow-cc) need the libclang bindings (extra `c`).
+if importlib.util.find_spec("clang") is not None:
+    config.available_features.add("libclang")
 config.excludes = ["Inputs", "benchmarks", ".venv", "build", "python", "docs"]
 
 # The tools (tapeflow-opt, tapeflow-run, filecheck...) come from the environment that runs

@@ -131,6 +131,9 @@ class Job:
     backend: str = "auto"
     cleanup: bool = True
     """End the pipeline with `tapeflow-cleanup` (off only to measure what it removes)."""
+    c_source: str = ""
+    """A C twin of the kernel (`tapeflow-bench --kernels k.c`), compiled with the size's
+    `-D` macros, instead of the bundled MLIR."""
 
     @property
     def spec(self) -> str:
@@ -160,7 +163,14 @@ def build_module(job: Job) -> Any:
     from tapeflow.registry import get_all_passes, make_context
 
     kernel = KERNELS[job.kernel]
-    module = runner.load_module(kernel.source(job.size), str(kernel.path(job.size)))
+    if job.c_source:
+        from tapeflow.frontends.c import compile_c
+
+        defines = [f"-D{k}={v}" for k, v in kernel.sizes[job.size].items()]
+        source = Path(job.c_source).read_text()
+        module = compile_c(source, job.c_source, defines, functions=[job.kernel])
+    else:
+        module = runner.load_module(kernel.source(job.size), str(kernel.path(job.size)))
     PassPipeline.parse_spec(get_all_passes(), job.spec).apply(make_context(), module)
     module.verify()
     return module

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -197,8 +198,42 @@ def _python_message(error: Exception) -> str:
 _PYTHON_BUGS = {AttributeError, AssertionError, IndexError, KeyError, NameError, TypeError}
 
 
+class LocatedPrinter(Printer):
+    """A printer whose `print_debuginfo` output reads back.
+
+    xDSL 0.74 prints a location in `print_operation_type` and again after every custom-
+    format op, so ops whose custom syntax contains their type (`scf.while`) get a
+    `loc(...)` before their regions, which neither xDSL nor upstream MLIR parses. Here the
+    type's location is printed only for generic-format ops (whose only one it is)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._generic_ops: list[Operation] = []
+
+    def print_op_with_default_format(self, op: Operation) -> None:
+        self._generic_ops.append(op)
+        try:
+            super().print_op_with_default_format(op)
+        finally:
+            self._generic_ops.pop()
+
+    def print_operation_type(self, op: Operation) -> None:
+        if self._generic_ops and self._generic_ops[-1] is op:
+            super().print_operation_type(op)
+        else:
+            self.print_function_type(op.operand_types, op.result_types)
+
+
 def parse_module(ctx: Context, text: str, name: str = "<stdin>") -> ModuleOp:
-    """Parses `text` into a module whose ops carry their source locations."""
+    """Parses `text` into a module whose ops carry their source locations.
+
+    A `.c` file goes through the C frontend first (`tapeflow.frontends.c`): this is the
+    one hook through which every tool accepts C.
+    """
+    if name.endswith(".c"):
+        from tapeflow.frontends.c import compile_c
+
+        return compile_c(text, name)
     return LocatingParser(ctx, text, name).parse_module()
 
 

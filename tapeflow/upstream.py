@@ -37,6 +37,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
+from tapeflow.diagnostics import LocatedPrinter
+
 OUR_DIALECTS = ("tape", "region", "stream")
 EXPORT_PREFIXES = {name: f"tapeflow_{name}" for name in OUR_DIALECTS}
 """Our dialect name -> the name it gets in the exported text."""
@@ -54,7 +56,7 @@ class UpstreamVerifyException(DiagnosticException):
     """Upstream MLIR rejected the module; the message is upstream's."""
 
 
-class _ExportPrinter(Printer):
+class _ExportPrinter(LocatedPrinter):
     """Prints our ops in generic form and upstream ops in their custom syntax."""
 
     def print_op(self, op: Operation) -> None:

@@ -85,7 +85,8 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--size", choices=("small", "default"), default=None,
                    help="kernel size (default: default, or small with --quick)")  # fmt: skip
     p.add_argument("--kernels", metavar="A,B", default=None,
-                   help=f"only these kernels (known: {', '.join(kernel_names)})")
+                   help=f"only these kernels (known: {', '.join(kernel_names)}); a C file "
+                        "k.c runs kernel k from that C source (benchmarks/kernels/c/)")
     p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes of a Dask LocalCluster, as tapeflow-sweep's "
                    "(default: nproc = %(default)s; 1 runs in-process)")  # fmt: skip
@@ -129,12 +130,28 @@ def _kernel_list(text: str | None, known: Sequence[str]) -> list[str]:
 
     if text is None:
         return list(known)
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    names = [_c_kernel_name(n.strip()) for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in known]
     if unknown or not names:
         what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
         raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)}")
     return list(dict.fromkeys(names))
+
+
+def _c_kernel_name(entry: str) -> str:
+    """`path/gemm.c` names the kernel `gemm` (its C twin is compiled instead of the MLIR)."""
+    return Path(entry).stem if entry.endswith(".c") else entry
+
+
+def _c_sources(text: str | None) -> dict[str, str]:
+    """Kernel name -> C file, for the `--kernels` entries that are `.c` files."""
+    from tapeflow.diagnostics import ToolError
+
+    entries = [n.strip() for n in (text or "").split(",") if n.strip().endswith(".c")]
+    for e in entries:
+        if not Path(e).is_file():
+            raise ToolError(f"--kernels: {e}: no such file")
+    return {_c_kernel_name(e): e for e in entries}
 
 
 def _sweep_list(text: str | None, machine: Any) -> list[int]:
@@ -239,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         size = args.size or ("small" if args.quick else "default")
         names = _kernel_list(args.kernels, list(KERNELS))
+        c_sources = _c_sources(args.kernels)
         if args.jobs < 1:
             raise ToolError("--jobs must be >= 1")
         if args.tolerance < 0:
@@ -269,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
-                  seed=args.seed, backend=args.backend)
+                  seed=args.seed, backend=args.backend, c_source=c_sources.get(n, ""))
         for label, machine, sweep, spm_bytes in setups
         for n in names
         for v in bench.VARIANTS

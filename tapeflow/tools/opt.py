@@ -23,9 +23,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any, get_type_hints
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
+from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.arg_spec import (
     ArgSpec,
     PipelineLexer,
@@ -40,6 +42,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from tapeflow import registry
 from tapeflow.diagnostics import (
     LOCATED,
+    LocatedPrinter,
     LocatingParser,
     ToolError,
     decode_source,
@@ -126,14 +129,20 @@ class TapeFlowOptMain(xDSLOptMain):
             verify_with_upstream(prog)
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        # Every input is MLIR, whatever its extension, and read as tapeflow-run reads it.
+        # Every input is MLIR, whatever its extension, and read as tapeflow-run reads it;
+        # except `.c`, which goes through the C frontend.
         if self.args.input_file in (None, "-"):
             return sys.stdin.buffer, "mlir"
         text, _ = read_source(self.args.input_file)
-        return io.BytesIO(text.encode()), "mlir"
+        kind = "c" if self.args.input_file.endswith(".c") else "mlir"
+        return io.BytesIO(text.encode()), kind
 
     def get_input_name(self) -> str:
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["mlir"] = lambda: _LocatedMLIRTarget
 
     def register_all_frontends(self) -> None:
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
@@ -142,7 +151,14 @@ class TapeFlowOptMain(xDSLOptMain):
             parser = LocatingParser(self.ctx, text, name, self._line_offset)
             return parser.parse_module(not self.args.no_implicit_module)
 
+        def parse_c(stream: IO[bytes]) -> ModuleOp:
+            from tapeflow.frontends.c import compile_c
+
+            name = self.get_input_name()
+            return compile_c(decode_source(stream.read(), name), name)
+
         self.available_frontends["mlir"] = parse_mlir
+        self.available_frontends["c"] = parse_c
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
         self._line_offset = start_offset
@@ -253,6 +269,24 @@ def check_pipeline(
             raise ToolError(f"{spec.location}: unknown pass '{spec.name}'{hint}")
         spec.options = dict(arg_spec.parameters)
     return specs
+
+
+@dataclasses.dataclass(frozen=True)
+class _LocatedMLIRTarget(MLIRTarget):
+    """xDSL's MLIR output with `LocatedPrinter`, so `--print-debuginfo` output reads back."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if self.syntax_highlight:
+            return super().emit(ctx, module, output)
+        printer = LocatedPrinter(
+            stream=output,
+            print_generic_format=self.print_generic_format,
+            print_properties_as_attributes=self.print_properties_as_attributes,
+            print_debuginfo=self.print_debuginfo,
+        )
+        printer.print_op(module)
+        printer.print_metadata(ctx.loaded_dialects)
+        print("\n", file=output)
 
 
 def _description() -> str:

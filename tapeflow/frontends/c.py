@@ -1,0 +1,1581 @@
+"""The C frontend: a C subset, parsed by Clang (`libclang`), as upstream MLIR.
+
+`compile_c(text, name)` returns a `ModuleOp` of `func`, `scf`, `memref`, `arith` and
+`math` ops; every op carries the C `file:line:col` it comes from (`FileLineColLoc`), so
+later diagnostics and the simulator's per-op reports point at C lines.
+
+What to translate. Functions to differentiate are named by Enzyme's entry point,
+`__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` anywhere in the
+file, or by `functions=`; they get the unit attribute `tapeflow.autodiff`, and the call's
+activity annotations are checked against TapeFlow's calling convention (README "The AD
+calling convention"): a float array must be `enzyme_dup` (it gets a shadow), a float
+scalar active (`enzyme_out` or no annotation), an integer constant (`enzyme_const` or no
+annotation). Only those functions and the functions they call are translated, so the
+driver around the Enzyme call (`main`, `printf`, ...) may use anything. With no target,
+every function defined in the file is translated.
+
+Types (the rules, documented in the README section "C kernels"):
+- `double`/`float` scalars are `f64`/`f32`; every C integer scalar (`int`, `long`,
+  `size_t`, `unsigned`, ...) is `index`: integer arithmetic is 64-bit, equal to C's for
+  programs without overflow;
+- an array parameter takes its shape from its declaration: `double a[N][M]` is
+  `memref<NxMxf64>`, `double a[][M]` `memref<?xMxf64>`; a pointer parameter `double *a`
+  is one-dimensional and dynamic, `memref<?xf64>` (index it with computed offsets,
+  `a[i*n + j]`). Integer arrays keep their C width in memory (`int` -> `i32`, `long` and
+  `size_t` -> `i64`) and are converted to `index` when loaded;
+- distinct pointer parameters are assumed not to alias, as if declared `restrict`
+  (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
+- local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,
+  `free` `memref.dealloc`; `static const` tables are copied into a stack array at the
+  start of each function that reads them.
+
+Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
+not written in the body, bound not written in the body) is `scf.for`, any other loop
+`scf.while`; scalars written in a loop or a branch become its iter_args / results;
+`break`/`continue` become i1 flags (`_Loop`).
+Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
+as are Clang's own errors.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float32Type,
+    Float64Type,
+    FileLineColLoc,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tapeflow.diagnostics import ToolError
+
+AUTODIFF_ATTR = "tapeflow.autodiff"
+ENZYME_ENTRY = "__enzyme_autodiff"
+INDEX = IndexType()
+
+# Declarations Enzyme's header provides; added only for the names the file leaves
+# undeclared, so a file written for Enzyme compiles once its header include is removed.
+_ENZYME_DECLS = {
+    "enzyme_dup": "extern int enzyme_dup;",
+    "enzyme_dupnoneed": "extern int enzyme_dupnoneed;",
+    "enzyme_const": "extern int enzyme_const;",
+    "enzyme_out": "extern int enzyme_out;",
+    ENZYME_ENTRY: f"extern double {ENZYME_ENTRY}(void *, ...);",
+}
+_PRELUDE = "/tapeflow-c-frontend/enzyme-declarations.h"
+# The wheel ships libclang without Clang's builtin headers; the C library's headers
+# (<stdlib.h>, <stdio.h>) include these, so the frontend provides them itself, the same
+# on every machine.
+_BUILTIN_DIR = "/tapeflow-c-frontend/include"
+_BUILTIN_HEADERS = {
+    "stddef.h": """#ifndef _TAPEFLOW_STDDEF_H
+#define _TAPEFLOW_STDDEF_H
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef __WCHAR_TYPE__ wchar_t;
+typedef struct { long long __ll; long double __ld; } max_align_t;
+#define NULL ((void *)0)
+#define offsetof(t, m) __builtin_offsetof(t, m)
+#endif
+""",
+    "stdarg.h": """#ifndef _TAPEFLOW_STDARG_H
+#define _TAPEFLOW_STDARG_H
+typedef __builtin_va_list va_list;
+typedef __builtin_va_list __gnuc_va_list;
+#define va_start(ap, last) __builtin_va_start(ap, last)
+#define va_arg(ap, type) __builtin_va_arg(ap, type)
+#define va_end(ap) __builtin_va_end(ap)
+#define va_copy(d, s) __builtin_va_copy(d, s)
+#endif
+""",
+    "limits.h": """#ifndef _TAPEFLOW_LIMITS_H
+#define _TAPEFLOW_LIMITS_H
+#define CHAR_BIT __CHAR_BIT__
+#define SCHAR_MAX __SCHAR_MAX__
+#define SCHAR_MIN (-__SCHAR_MAX__ - 1)
+#define UCHAR_MAX (__SCHAR_MAX__ * 2 + 1)
+#define CHAR_MAX __SCHAR_MAX__
+#define CHAR_MIN SCHAR_MIN
+#define SHRT_MAX __SHRT_MAX__
+#define SHRT_MIN (-__SHRT_MAX__ - 1)
+#define USHRT_MAX (__SHRT_MAX__ * 2 + 1)
+#define INT_MAX __INT_MAX__
+#define INT_MIN (-__INT_MAX__ - 1)
+#define UINT_MAX (__INT_MAX__ * 2U + 1U)
+#define LONG_MAX __LONG_MAX__
+#define LONG_MIN (-__LONG_MAX__ - 1L)
+#define ULONG_MAX (__LONG_MAX__ * 2UL + 1UL)
+#define LLONG_MAX __LONG_LONG_MAX__
+#define LLONG_MIN (-__LONG_LONG_MAX__ - 1LL)
+#define ULLONG_MAX (__LONG_LONG_MAX__ * 2ULL + 1ULL)
+#endif
+""",
+    "float.h": """#ifndef _TAPEFLOW_FLOAT_H
+#define _TAPEFLOW_FLOAT_H
+#define FLT_RADIX __FLT_RADIX__
+#define FLT_MANT_DIG __FLT_MANT_DIG__
+#define DBL_MANT_DIG __DBL_MANT_DIG__
+#define FLT_DIG __FLT_DIG__
+#define DBL_DIG __DBL_DIG__
+#define FLT_EPSILON __FLT_EPSILON__
+#define DBL_EPSILON __DBL_EPSILON__
+#define FLT_MIN __FLT_MIN__
+#define DBL_MIN __DBL_MIN__
+#define FLT_MAX __FLT_MAX__
+#define DBL_MAX __DBL_MAX__
+#endif
+""",
+    "stdbool.h": """#ifndef _TAPEFLOW_STDBOOL_H
+#define _TAPEFLOW_STDBOOL_H
+#define bool _Bool
+#define true 1
+#define false 0
+#endif
+""",
+}
+_ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
+
+
+def _cindex():
+    """`clang.cindex`, with the libclang 17+ entry points its Python side lacks."""
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        raise ToolError(
+            "the C frontend needs libclang: pip install 'tapeflow[c]'"
+        ) from None
+    lib = ci.conf.lib
+    if not hasattr(_cindex, "ready"):
+        for fn, args, res in (
+            ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString),
+            ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_Cursor_Evaluate", [ci.Cursor], ctypes.c_void_p),
+            ("clang_EvalResult_getKind", [ctypes.c_void_p], ctypes.c_int),
+            ("clang_EvalResult_getAsLongLong", [ctypes.c_void_p], ctypes.c_longlong),
+            ("clang_EvalResult_getAsDouble", [ctypes.c_void_p], ctypes.c_double),
+            ("clang_EvalResult_dispose", [ctypes.c_void_p], None),
+        ):
+            f = getattr(lib, fn)
+            f.argtypes, f.restype = args, res
+        _cindex.ready = True  # type: ignore[attr-defined]
+    return ci
+
+
+# CXUnaryOperatorKind
+_POST_INC, _POST_DEC, _PRE_INC, _PRE_DEC, _ADDR_OF, _DEREF, _PLUS, _MINUS, _NOT, _LNOT = (
+    range(1, 11)
+)
+
+
+def _binary_op(c) -> str:
+    lib = _cindex().conf.lib
+    kind = lib.clang_getCursorBinaryOperatorKind(c)
+    return lib.clang_getBinaryOperatorKindSpelling(kind).spelling.decode()
+
+
+def _unary_op(c) -> int:
+    return _cindex().conf.lib.clang_getCursorUnaryOperatorKind(c)
+
+
+def _evaluate(c) -> int | float | None:
+    """The value of a constant expression (literal, macro, `sizeof`), or None."""
+    lib = _cindex().conf.lib
+    res = lib.clang_Cursor_Evaluate(c)
+    if not res:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(res)
+        if kind == 1:
+            return int(lib.clang_EvalResult_getAsLongLong(res))
+        if kind == 2:
+            return float(lib.clang_EvalResult_getAsDouble(res))
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(res)
+
+
+def _where(c) -> str:
+    loc = c.location
+    name = loc.file.name if loc.file else "<unknown>"
+    return f"{name}:{loc.line}:{loc.column}"
+
+
+def _unsupported(c, what: str) -> NoReturn:
+    raise ToolError(f"{_where(c)}: unsupported C: {what}")
+
+
+def _error(c, what: str) -> NoReturn:
+    raise ToolError(f"{_where(c)}: {what}")
+
+
+def _key(decl) -> tuple[str, int]:
+    """Identity of a declaration (the same for every reference to it)."""
+    loc = decl.location
+    return (loc.file.name if loc.file else "", loc.offset)
+
+
+def _children(c) -> list:
+    return list(c.get_children())
+
+
+def _strip(c):
+    """`c` without parentheses and implicit casts (not explicit ones)."""
+    ci = _cindex()
+    while c.kind in (ci.CursorKind.PAREN_EXPR, ci.CursorKind.UNEXPOSED_EXPR):
+        kids = _children(c)
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _strip_casts(c):
+    ci = _cindex()
+    while c.kind in (
+        ci.CursorKind.PAREN_EXPR,
+        ci.CursorKind.UNEXPOSED_EXPR,
+        ci.CursorKind.CSTYLE_CAST_EXPR,
+    ):
+        kids = [k for k in _children(c) if k.kind.is_expression()]
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _walk(c) -> Iterator:
+    yield c
+    for k in c.get_children():
+        yield from _walk(k)
+
+
+# ---------------------------------------------------------------------------------------
+# Types
+
+_INT_KINDS = {
+    "BOOL", "CHAR_U", "UCHAR", "CHAR_S", "SCHAR", "SHORT", "USHORT", "INT", "UINT", "LONG",
+    "ULONG", "LONGLONG", "ULONGLONG",
+}  # fmt: skip
+_UNSIGNED_KINDS = {"BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG"}
+
+
+def _kind(t) -> str:
+    return t.get_canonical().kind.name
+
+
+def _is_float(t) -> bool:
+    return _kind(t) in ("DOUBLE", "FLOAT")
+
+
+def _is_int(t) -> bool:
+    return _kind(t) in _INT_KINDS or _kind(t) == "ENUM"
+
+
+def _is_unsigned(t) -> bool:
+    return _kind(t) in _UNSIGNED_KINDS
+
+
+def _scalar_type(t, c) -> Attribute:
+    """The IR type of a C scalar value (integers are `index`)."""
+    kind = _kind(t)
+    if kind == "DOUBLE":
+        return f64
+    if kind == "FLOAT":
+        return f32
+    if _is_int(t):
+        return INDEX
+    _unsupported(c, f"values of type '{t.spelling}'")
+
+
+def _element_type(t, c) -> Attribute:
+    """The IR type of a C scalar stored in memory (integers keep their width)."""
+    kind = _kind(t)
+    if kind in ("DOUBLE", "FLOAT"):
+        return _scalar_type(t, c)
+    if kind in ("INT", "UINT", "ENUM"):
+        return i32
+    if kind in ("LONG", "ULONG", "LONGLONG", "ULONGLONG"):
+        return i64
+    _unsupported(c, f"arrays of '{t.spelling}'")
+
+
+def _array_shape(t, c) -> tuple[list[int], object]:
+    """Shape (DYNAMIC_INDEX for unknown extents) and element C type of an array type."""
+    shape: list[int] = []
+    t = t.get_canonical()
+    first = True
+    while True:
+        kind = t.kind.name
+        if kind == "CONSTANTARRAY":
+            shape.append(t.get_array_size())
+            t = t.get_array_element_type().get_canonical()
+        elif kind in ("INCOMPLETEARRAY", "VARIABLEARRAY", "DEPENDENTSIZEDARRAY") or (
+            kind == "POINTER" and first
+        ):
+            shape.append(DYNAMIC_INDEX)
+            t = (t.get_pointee() if kind == "POINTER" else t.get_array_element_type())
+            t = t.get_canonical()
+        elif kind == "POINTER":
+            _unsupported(c, "pointers to pointers (use a multi-dimensional array)")
+        else:
+            return shape, t
+        first = False
+
+
+def _is_buffer_type(t) -> bool:
+    return _kind(t) in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY")
+
+
+def _memref_type(t, c) -> MemRefType:
+    shape, elem = _array_shape(t, c)
+    if _kind(elem) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
+        _unsupported(c, "function pointers")
+    if _kind(elem) in ("RECORD",):
+        _unsupported(c, f"arrays of '{elem.spelling}' (structs and unions)")
+    return MemRefType(_element_type(elem, c), shape)
+
+
+# ---------------------------------------------------------------------------------------
+# Values of local variables
+
+@dataclass
+class _Buffer:
+    """A C array or pointer: a memref and the C type of its elements."""
+
+    ref: SSAValue
+    elem: object
+
+
+class _Unset:
+    """A scalar declared without an initializer (reading it is undefined in C)."""
+
+
+@dataclass
+class _Stale:
+    """A for-loop counter after its loop: we do not compute its final value."""
+
+    why: str
+
+
+@dataclass
+class _Loop:
+    """The i1 flags of a loop with `break`/`continue`: `go` is false from a jump to the
+    end of the current iteration, `running` (loops with `break`) false once it broke."""
+
+    go: tuple[str, int]
+    running: tuple[str, int] | None
+
+
+@dataclass
+class _Function:
+    """What one C function becomes."""
+
+    cursor: object
+    name: str
+    params: list[object]
+    arg_types: list[Attribute]
+    result_types: list[Attribute]
+
+
+# ---------------------------------------------------------------------------------------
+# Translation unit
+
+
+@dataclass
+class CFrontend:
+    """Translates one C file; `compile()` returns the module."""
+
+    text: str
+    name: str
+    clang_args: Sequence[str] = ()
+    functions: Sequence[str] = ()
+
+    def compile(self) -> ModuleOp:
+        tu = self._parse()
+        defs = {}
+        for c in tu.cursor.get_children():
+            if c.kind.name == "FUNCTION_DECL" and c.is_definition():
+                defs[c.spelling] = c
+        targets: dict[str, object] = {}
+        for name in self.functions:
+            if name not in defs:
+                raise ToolError(f"{self.name}: --function {name}: no function '{name}' is defined")
+            targets[name] = None
+        for call, fn in self._enzyme_calls(defs):
+            self._check_activity(call, fn)
+            targets.setdefault(fn.spelling, call)
+        own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
+        order = self._reachable(list(targets) or own, defs)
+        module = ModuleOp([])
+        self.signatures = {n: self._signature(defs[n]) for n in order}
+        for n in order:
+            fn = _FunctionBuilder(self, self.signatures[n]).build()
+            if n in targets:
+                fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+            module.body.block.add_op(fn)
+        return module
+
+    # --- Clang
+
+    def _parse(self):
+        ci = _cindex()
+        args = ["-x", "c", "-std=gnu11", "-isystem", _BUILTIN_DIR, *self.clang_args]
+        builtins = [(f"{_BUILTIN_DIR}/{n}", text) for n, text in _BUILTIN_HEADERS.items()]
+        prelude = ""
+        for attempt in range(2):
+            unsaved = [(self.name, self.text), *builtins]
+            if prelude:
+                unsaved.append((_PRELUDE, prelude))
+            tu = ci.Index.create().parse(self.name, args=args, unsaved_files=unsaved)
+            missing = [
+                n
+                for n in _ENZYME_DECLS
+                if any(
+                    d.severity >= 3 and "undeclared" in d.spelling and f"'{n}'" in d.spelling
+                    for d in tu.diagnostics
+                )
+            ]
+            if attempt == 0 and missing:
+                # Only the declarations the file lacks: a user's own (possibly different)
+                # declaration of the others must not conflict with ours.
+                prelude = "\n".join(_ENZYME_DECLS[n] for n in missing) + "\n"
+                args = [*args, "-include", _PRELUDE]
+                continue
+            break
+        errors = [d for d in tu.diagnostics if d.severity >= 3]
+        if errors:
+            lines = []
+            for d in errors:
+                loc = d.location
+                where = f"{loc.file.name}:{loc.line}:{loc.column}" if loc.file else self.name
+                lines.append(f"{where}: {d.spelling}")
+            raise ToolError("\nerror: ".join(lines))
+        return tu
+
+    def _loc(self, c) -> FileLineColLoc:
+        loc = c.location
+        name = loc.file.name if loc.file else self.name
+        return FileLineColLoc(StringAttr(name), IntAttr(loc.line), IntAttr(loc.column))
+
+    # --- which functions
+
+    def _enzyme_calls(self, defs) -> Iterator[tuple[object, object]]:
+        for fn in defs.values():
+            for c in _walk(fn):
+                if c.kind.name == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
+                    args = [a for a in c.get_arguments()]
+                    if not args:
+                        _error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
+                    target = _strip_casts(args[0])
+                    ref = target.referenced if target.kind.name == "DECL_REF_EXPR" else None
+                    if ref is None or ref.kind.name != "FUNCTION_DECL":
+                        _unsupported(args[0], f"{ENZYME_ENTRY} of something other than a named function")
+                    if ref.spelling not in defs:
+                        _error(args[0], f"{ENZYME_ENTRY}: function '{ref.spelling}' has no definition in this file")
+                    yield c, defs[ref.spelling]
+
+    def _check_activity(self, call, fn) -> None:
+        """Enzyme's annotations against TapeFlow's convention, one parameter at a time."""
+        args = list(call.get_arguments())[1:]
+        params = list(fn.get_arguments())
+        p = 0
+        i = 0
+        name = fn.spelling
+        while i < len(args):
+            a = _strip_casts(args[i])
+            note = None
+            if a.kind.name == "DECL_REF_EXPR" and a.spelling in _ANNOTATIONS:
+                note = a.spelling
+                i += 1
+                if i >= len(args):
+                    _error(a, f"{ENZYME_ENTRY}: '{note}' is not followed by an argument")
+            if p >= len(params):
+                _error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
+            param = params[p]
+            is_float_array = _is_buffer_type(param.type) and _is_float(_array_shape(param.type, param)[1])
+            pname = f"argument '{param.spelling}' of '{name}'"
+            if is_float_array:
+                if note not in ("enzyme_dup", "enzyme_dupnoneed"):
+                    _error(
+                        args[i],
+                        f"{ENZYME_ENTRY}: {pname} is a float array: TapeFlow gives it a "
+                        f"shadow, so it must be enzyme_dup, not {note or 'unannotated'}",
+                    )
+                i += 2  # the primal and its shadow
+                if i > len(args):
+                    _error(call, f"{ENZYME_ENTRY}: {pname} is enzyme_dup but has no shadow")
+            elif _is_float(param.type):
+                if note not in (None, "enzyme_out"):
+                    _error(
+                        args[i],
+                        f"{ENZYME_ENTRY}: {pname} is a float scalar: TapeFlow makes it active "
+                        f"(its gradient is returned), so it must be enzyme_out or "
+                        f"unannotated, not {note}",
+                    )
+                i += 1
+            else:
+                if note not in (None, "enzyme_const"):
+                    _error(
+                        args[i],
+                        f"{ENZYME_ENTRY}: {pname} is an integer (constant for TapeFlow), so it "
+                        f"must be enzyme_const or unannotated, not {note}",
+                    )
+                i += 1
+            p += 1
+        if p != len(params):
+            _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {p}")
+
+    def _reachable(self, roots: list[str], defs) -> list[str]:
+        """`roots` and every function they call, in source order; recursion is an error."""
+        seen: set[str] = set()
+
+        def visit(name: str, stack: list[str]) -> None:
+            if name in stack:
+                _unsupported(defs[name], f"recursion ({' -> '.join([*stack[stack.index(name):], name])})")
+            if name in seen:
+                return
+            for c in _walk(defs[name]):
+                if c.kind.name == "CALL_EXPR":
+                    callee = c.referenced
+                    if callee is not None and callee.spelling in defs and callee.spelling != ENZYME_ENTRY:
+                        visit(callee.spelling, [*stack, name])
+            seen.add(name)
+
+        for r in roots:
+            visit(r, [])
+        return [n for n in defs if n in seen]
+
+    def _signature(self, c) -> _Function:
+        params = list(c.get_arguments())
+        types: list[Attribute] = []
+        for p in params:
+            if _is_buffer_type(p.type):
+                types.append(_memref_type(p.type, p))
+            else:
+                types.append(_scalar_type(p.type, p))
+        rt = c.result_type
+        results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
+        return _Function(c, c.spelling, params, types, results)
+
+
+# ---------------------------------------------------------------------------------------
+# One function
+
+
+class _FunctionBuilder:
+    """Emits one function; `vals` maps each scalar variable to its current SSA value."""
+
+    def __init__(self, unit: CFrontend, sig: _Function):
+        self.unit = unit
+        self.sig = sig
+        self.vals: dict[tuple[str, int], object] = {}
+        self.bufs: dict[tuple[str, int], _Buffer] = {}
+        self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
+        self.loops: list[_Loop] = []
+        self.loop_count = 0
+        self.builder: Builder
+
+    # --- emission helpers
+
+    def emit(self, op: Operation, c) -> Operation:
+        op.location = self.unit._loc(c)
+        self.builder.insert(op)
+        return op
+
+    def const(self, value: float | int, type: Attribute, c) -> SSAValue:
+        """One `arith.constant` per value in the entry block (located at its first use):
+        loop bounds are then defined outside every loop, as the region passes want."""
+        if isinstance(type, (Float64Type, Float32Type)):
+            value = float(value)
+            attr = FloatAttr(value, type)
+        else:
+            value = int(value)
+            attr = IntegerAttr(value, type)
+        key = (type, repr(value))
+        if key not in self.constants:
+            op = arith.ConstantOp(attr)
+            op.location = self.unit._loc(c)
+            self.constants[key] = op
+        return self.constants[key].result
+
+    def build(self) -> func.FuncOp:
+        sig = self.sig
+        block = Block(arg_types=sig.arg_types)
+        self.builder = Builder(InsertPoint.at_end(block))
+        for p, arg in zip(sig.params, block.args):
+            arg.name_hint = p.spelling or None
+            arg.location = self.unit._loc(p)
+            if isinstance(arg.type, MemRefType):
+                self.bufs[_key(p)] = _Buffer(arg, _array_shape(p.type, p)[1])
+            else:
+                self.vals[_key(p)] = arg
+        body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
+        self.globals(body)
+        stmts = _children(body)
+        result: list[SSAValue] = []
+        for n, s in enumerate(stmts):
+            if s.kind.name == "RETURN_STMT":
+                if n != len(stmts) - 1:
+                    _unsupported(s, "statements after 'return'")
+                kids = _children(s)
+                if kids:
+                    result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
+                continue
+            self.stmt(s)
+        if sig.result_types and not result:
+            _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
+        ret = stmts[-1] if stmts else body
+        self.emit(func.ReturnOp(*result), ret)
+        block.insert_ops_before(list(self.constants.values()), block.first_op)
+        fn = func.FuncOp(sig.name, (sig.arg_types, sig.result_types), Region(block))
+        fn.location = self.unit._loc(sig.cursor)
+        return fn
+
+    # --- globals: `static const` scalars and tables
+
+    def globals(self, body) -> None:
+        done: set = set()
+        for c in _walk(body):
+            if c.kind.name != "DECL_REF_EXPR":
+                continue
+            d = c.referenced
+            if d is None or d.kind.name != "VAR_DECL" or d.semantic_parent is None:
+                continue
+            if d.semantic_parent.kind.name != "TRANSLATION_UNIT" or _key(d) in done:
+                continue
+            done.add(_key(d))
+            if d.spelling in _ANNOTATIONS:
+                continue
+            if not d.type.get_canonical().is_const_qualified() and not (
+                _is_buffer_type(d.type)
+                and _array_shape(d.type, d)[1].is_const_qualified()
+            ):
+                _unsupported(c, f"the mutable global variable '{d.spelling}' (make it 'static const')")
+            init = [k for k in _children(d) if k.kind.is_expression()]
+            if not init:
+                _unsupported(c, f"the global '{d.spelling}' has no initializer")
+            if _is_buffer_type(d.type):
+                self.bufs[_key(d)] = self.local_array(d, init[-1])
+            else:
+                v = _evaluate(init[-1])
+                if v is None:
+                    _unsupported(init[-1], f"the initializer of '{d.spelling}' is not a constant")
+                self.vals[_key(d)] = self.const(v, _scalar_type(d.type, d), d)
+
+    # --- statements
+
+    def stmt(self, s) -> None:
+        k = s.kind.name
+        if k == "COMPOUND_STMT":
+            self.block_items(_children(s))
+        elif k == "DECL_STMT":
+            for d in s.get_children():
+                self.decl(d)
+        elif k == "NULL_STMT":
+            pass
+        elif k == "FOR_STMT":
+            self.for_stmt(s)
+        elif k == "WHILE_STMT":
+            cond, body = _children(s)
+            self.while_loop(s, cond, [body])
+        elif k == "DO_STMT":
+            self.do_while(s)
+        elif k == "IF_STMT":
+            self.if_stmt(s)
+        elif k == "RETURN_STMT":
+            _unsupported(s, "'return' before the end of the function")
+        elif k in ("BREAK_STMT", "CONTINUE_STMT"):
+            loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
+            false = self.const(0, i1, s)
+            self.vals[loop.go] = false
+            if k == "BREAK_STMT":
+                assert loop.running is not None
+                self.vals[loop.running] = false
+        elif k in ("GOTO_STMT", "LABEL_STMT", "INDIRECT_GOTO_STMT"):
+            _unsupported(s, "goto and labels")
+        elif k in ("SWITCH_STMT",):
+            _unsupported(s, "switch (use if/else)")
+        elif s.kind.is_expression():
+            self.effect(s)
+        else:
+            _unsupported(s, f"the statement {k.lower()}")
+
+    def block_items(self, items: list) -> None:
+        """A statement list; after a statement that may `break`/`continue`, the rest runs
+        under `if (go)` (structured control flow has no jumps)."""
+        for n, t in enumerate(items):
+            if t.kind.name == "RETURN_STMT":
+                _unsupported(t, "'return' before the end of the function")
+            self.stmt(t)
+            rest = items[n + 1 :]
+            if rest and self.loops and _jumps(t) != (False, False):
+                self.emit_if(self.vals[self.loops[-1].go], rest, [], t)
+                return
+
+    def jump_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
+        """The flags that `items` may change (for the results of an if around them)."""
+        if not self.loops or all(_jumps(t) == (False, False) for t in items):
+            return []
+        loop = self.loops[-1]
+        return [(k, None) for k in (loop.go, loop.running) if k is not None]
+
+    def enter_loop(self, body_trees: list, c) -> tuple[_Loop | None, bool]:
+        """Flags for a loop whose body jumps; (loop, has_break)."""
+        has_break = any(_jumps(t)[0] for t in body_trees if t is not None)
+        has_jump = any(_jumps(t) != (False, False) for t in body_trees if t is not None)
+        if not has_jump:
+            return None, False
+        self.loop_count += 1
+        n = self.loop_count
+        loop = _Loop(("<go>", n), ("<running>", n) if has_break else None)
+        if loop.running is not None:
+            self.vals[loop.running] = self.const(1, i1, c)
+        return loop, has_break
+
+    def decl(self, d) -> None:
+        if d.kind.name != "VAR_DECL":
+            _unsupported(d, f"the declaration {d.kind.name.lower()}")
+        if d.storage_class.name == "STATIC":
+            _unsupported(d, "static local variables")
+        t = d.type
+        exprs = [k for k in _children(d) if k.kind.is_expression()]
+        if _kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
+            init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
+            self.bufs[_key(d)] = self.local_array(d, init)
+        elif _kind(t) == "POINTER":
+            if not exprs:
+                self.bufs.pop(_key(d), None)
+                self.vals[_key(d)] = _Unset()
+                return
+            self.bufs[_key(d)] = self.pointer_value(d, exprs[-1])
+        elif _kind(t) in ("RECORD", "ELABORATED"):
+            _unsupported(d, f"variables of type '{t.spelling}' (structs and unions)")
+        else:
+            _scalar_type(t, d)
+            self.vals[_key(d)] = self.convert(self.rvalue(exprs[-1]), t, d) if exprs else _Unset()
+
+    def local_array(self, d, init) -> _Buffer:
+        mtype = _memref_type(d.type, d)
+        shape, elem = _array_shape(d.type, d)
+        dynamic: list[SSAValue] = []
+        if DYNAMIC_INDEX in shape:
+            if len(shape) != 1:
+                _unsupported(d, "multi-dimensional variable-length arrays")
+            size = [k for k in _children(d) if k.kind.is_expression()]
+            dynamic = [self.index(self.rvalue(size[0]), size[0])]
+        ref = self.emit(
+            memref.AllocaOp.get(mtype.element_type, shape=shape, dynamic_sizes=dynamic), d
+        ).results[0]
+        ref.name_hint = d.spelling
+        if init is not None:
+            flat = self.flatten_init(_strip(init), shape)
+            strides = [1] * len(shape)
+            for n in range(len(shape) - 2, -1, -1):
+                strides[n] = strides[n + 1] * shape[n + 1]
+            total = 1
+            for e in shape:
+                total *= e
+            for pos in range(total):
+                item = flat.get(pos)
+                if item is None:
+                    value = self.const(0, mtype.element_type, init)
+                else:
+                    value = self.to_memory(self.convert(self.rvalue(item), elem, item), mtype, item)
+                idx = [self.const((pos // strides[n]) % shape[n], INDEX, init) for n in range(len(shape))]
+                self.emit(memref.StoreOp.get(value, ref, idx), item if item is not None else init)
+        return _Buffer(ref, elem)
+
+    def flatten_init(self, init, shape: list[int]) -> dict[int, object]:
+        """Row-major position -> initializer expression (missing ones are zero)."""
+        out: dict[int, object] = {}
+
+        def go(c, dims: list[int], base: int) -> None:
+            c = _strip(c)
+            if c.kind.name != "INIT_LIST_EXPR":
+                if dims:
+                    _unsupported(c, "a brace-elided or non-list array initializer")
+                out[base] = c
+                return
+            inner = 1
+            for e in dims[1:]:
+                inner *= e
+            for n, k in enumerate(c.get_children()):
+                go(k, dims[1:], base + n * inner)
+
+        if DYNAMIC_INDEX in shape:
+            _unsupported(init, "an initializer for a variable-length array")
+        go(init, shape, 0)
+        return out
+
+    def pointer_value(self, d, e) -> _Buffer:
+        """A pointer variable's value: an allocation or another array (no arithmetic)."""
+        inner = _strip_casts(e)
+        if inner.kind.name == "CALL_EXPR" and inner.spelling in ("malloc", "calloc"):
+            return self.allocation(d, inner)
+        if _is_buffer_type(inner.type) or _kind(inner.type) == "POINTER":
+            return self.buffer(e)
+        _unsupported(e, "this pointer initializer (use malloc/calloc, or an array)")
+
+    def allocation(self, d, call) -> _Buffer:
+        shape, elem = _array_shape(d.type, d)
+        if len(shape) != 1:
+            _unsupported(call, "allocating a multi-dimensional array")
+        mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX])
+        esize = elem.get_size()
+        args = list(call.get_arguments())
+        if call.spelling == "calloc":
+            if len(args) != 2 or _evaluate(args[1]) != esize:
+                _unsupported(call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
+            count = self.index(self.rvalue(args[0]), args[0])
+        else:
+            count = self.element_count(args[0], esize)
+        ref = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
+            call,
+        ).results[0]
+        ref.name_hint = d.spelling
+        if call.spelling == "calloc":
+            zero = self.const(0, mtype.element_type, call)
+            self.fill(ref, count, zero, call)
+        return _Buffer(ref, elem)
+
+    def element_count(self, size, esize: int) -> SSAValue:
+        """`n * sizeof(T)` (either order) or a constant multiple of sizeof(T)."""
+        c = _strip(size)
+        whole = _evaluate(c)
+        if isinstance(whole, int):
+            if whole % esize:
+                _unsupported(size, f"malloc of {whole} bytes: not a multiple of the element size {esize}")
+            return self.const(whole // esize, INDEX, size)
+        if c.kind.name == "BINARY_OPERATOR" and _binary_op(c) == "*":
+            a, b = _children(c)
+            for x, y in ((a, b), (b, a)):
+                if _evaluate(_strip(y)) == esize and _strip(y).kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
+                    return self.index(self.rvalue(x), x)
+        _unsupported(size, f"malloc size: write it as count * sizeof(element), element size {esize}")
+
+    def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
+        lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
+        body = Block(arg_types=[INDEX])
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(body))
+        self.emit(memref.StoreOp.get(value, ref, [body.args[0]]), c)
+        self.emit(scf.YieldOp(), c)
+        self.builder = outer
+        self.emit(scf.ForOp(lb, count, step, [], body), c)
+
+    # --- assignments and side effects
+
+    def effect(self, e) -> SSAValue | None:
+        """An expression evaluated for its effect (its value is returned, if any)."""
+        c = _strip(e)
+        k = c.kind.name
+        if k == "CALL_EXPR" and c.spelling == "free":
+            arg = list(c.get_arguments())[0]
+            buf = self.buffer(arg)
+            self.emit(memref.DeallocOp.get(buf.ref), c)
+            return None
+        if k == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
+            _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
+        return self.rvalue(e, discard=True)
+
+    def assign(self, target, value: SSAValue, c) -> SSAValue:
+        """Stores `value` into the lvalue `target`; returns the value stored (C's)."""
+        t = _strip(target)
+        if t.kind.name == "DECL_REF_EXPR":
+            d = t.referenced
+            if _key(d) in self.bufs or _kind(d.type) == "POINTER":
+                _unsupported(c, f"assigning the pointer '{d.spelling}' (only in its declaration)")
+            if _key(d) not in self.vals:
+                _unsupported(c, f"assigning the global '{d.spelling}'")
+            v = self.convert(value, d.type, c)
+            self.vals[_key(d)] = v
+            return v
+        buf, idx = self.access(t)
+        v = self.convert(value, buf.elem, c)
+        mem = self.to_memory(v, buf.ref.type, c)
+        self.emit(memref.StoreOp.get(mem, buf.ref, idx), c)
+        return v
+
+    def read_lvalue(self, target) -> tuple[SSAValue, object]:
+        t = _strip(target)
+        if t.kind.name == "DECL_REF_EXPR":
+            return self.variable(t), t.type
+        buf, idx = self.access(t)
+        return self.load(buf, idx, t), buf.elem
+
+    # --- expressions
+
+    def rvalue(self, e, discard: bool = False) -> SSAValue:
+        k = e.kind.name
+        kids = _children(e)
+        if k == "PAREN_EXPR":
+            return self.rvalue(kids[0], discard)
+        if k in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR"):
+            exprs = [x for x in kids if x.kind.is_expression()]
+            if len(exprs) != 1:
+                _unsupported(e, f"the expression '{self.text(e)}'")
+            inner = exprs[0]
+            if _is_buffer_type(e.type):
+                _unsupported(e, "a pointer used as a value (index it instead)")
+            folded = _evaluate(inner) if _is_float(e.type) and not _has_effects(inner) else None
+            if folded is not None:  # `x * M` with `#define M 4`: one f64 constant, as written
+                return self.const(folded, _scalar_type(e.type, e), e)
+            return self.convert(self.rvalue(inner, discard), e.type, e)
+        if k in ("INTEGER_LITERAL", "FLOATING_LITERAL", "CHARACTER_LITERAL", "UNARY_EXPR", "CXX_UNARY_EXPR"):
+            v = _evaluate(e)
+            if v is None:
+                _unsupported(e, f"the expression '{self.text(e)}'")
+            return self.const(v, _scalar_type(e.type, e), e)
+        if k == "DECL_REF_EXPR":
+            return self.variable(e)
+        if k == "ARRAY_SUBSCRIPT_EXPR":
+            buf, idx = self.access(e)
+            return self.load(buf, idx, e)
+        if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and _assigns(e) is None:
+            folded = _evaluate(e)  # integer constant expressions (`2 * H`, `N - 1`) fold
+            if isinstance(folded, int) and not _has_effects(e):
+                return self.const(folded, INDEX, e)
+        if k == "BINARY_OPERATOR":
+            return self.binary(e, _binary_op(e), kids)
+        if k == "COMPOUND_ASSIGNMENT_OPERATOR":
+            op = _binary_op(e)[:-1]
+            old, old_type = self.read_lvalue(kids[0])
+            rhs = self.rvalue(kids[1])
+            work = e.type if _is_float(old_type) or not _is_float(kids[1].type) else kids[1].type
+            new = self.arith(op, self.convert(old, work, e), self.convert(rhs, work, e), work, e)
+            return self.assign(kids[0], new, e)
+        if k == "UNARY_OPERATOR":
+            return self.unary(e, _unary_op(e), kids[0])
+        if k == "CONDITIONAL_OPERATOR":
+            return self.conditional(e, kids)
+        if k == "CALL_EXPR":
+            return self.call(e, discard)
+        if k == "INIT_LIST_EXPR":
+            _unsupported(e, "an initializer list here")
+        _unsupported(e, f"the expression '{self.text(e)}' ({k.lower()})")
+
+    def text(self, c) -> str:
+        return " ".join(t.spelling for t in c.get_tokens())[:60]
+
+    def variable(self, e) -> SSAValue:
+        d = e.referenced
+        if d is not None and d.kind.name == "ENUM_CONSTANT_DECL":
+            return self.const(d.enum_value, INDEX, e)
+        if d is None or _key(d) not in self.vals:
+            if d is not None and _key(d) in self.bufs:
+                _unsupported(e, f"the array '{d.spelling}' used as a value (index it)")
+            if d is not None and d.kind.name == "FUNCTION_DECL":
+                _unsupported(e, "function pointers")
+            _unsupported(e, f"the variable '{e.spelling}' here")
+        v = self.vals[_key(d)]
+        if isinstance(v, _Unset):
+            v = self.const(0, _scalar_type(d.type, d), e)
+            self.vals[_key(d)] = v
+        if isinstance(v, _Stale):
+            _unsupported(e, v.why)
+        return v  # type: ignore[return-value]
+
+    def buffer(self, e) -> _Buffer:
+        c = _strip_casts(e)
+        if c.kind.name == "DECL_REF_EXPR":
+            d = c.referenced
+            if d is not None and _key(d) in self.bufs:
+                return self.bufs[_key(d)]
+        if c.kind.name == "BINARY_OPERATOR":
+            _unsupported(e, "pointer arithmetic (index the array instead)")
+        if c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            _unsupported(e, "taking an address ('&')")
+        _unsupported(e, f"'{self.text(e)}' as an array")
+
+    def access(self, e) -> tuple[_Buffer, list[SSAValue]]:
+        """The buffer and `index` subscripts of `a[i][j]` or `*p`."""
+        indices = []
+        c = _strip(e)
+        while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+            base, sub = _children(c)
+            if _is_buffer_type(_strip(sub).type):
+                base, sub = sub, base  # i[a] is a[i]
+            indices.insert(0, sub)
+            c = _strip(base)
+        if not indices and c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
+            buf = self.buffer(_children(c)[0])
+            idx = [self.const(0, INDEX, c)]
+        else:
+            buf = self.buffer(c)
+            idx = [self.index(self.rvalue(i), i) for i in indices]
+        rank = buf.ref.type.get_num_dims()
+        if len(idx) != rank:
+            _unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
+        return buf, idx
+
+    def load(self, buf: _Buffer, idx: list[SSAValue], c) -> SSAValue:
+        v = self.emit(memref.LoadOp.get(buf.ref, idx), c).results[0]
+        if isinstance(v.type, IntegerType):
+            v = self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
+        return v
+
+    def to_memory(self, v: SSAValue, mtype: MemRefType, c) -> SSAValue:
+        if isinstance(mtype.element_type, IntegerType):
+            return self.emit(arith.IndexCastOp(v, mtype.element_type), c).results[0]
+        return v
+
+    def index(self, v: SSAValue, c) -> SSAValue:
+        if isinstance(v.type, IndexType):
+            return v
+        if v.type == i1:
+            return self.convert(v, None, c, target=INDEX)
+        _unsupported(c, "a non-integer subscript or bound")
+
+    def convert(self, v: SSAValue, ctype, c, target: Attribute | None = None) -> SSAValue:
+        """`v` as a value of C type `ctype` (or IR type `target`)."""
+        to = target if target is not None else _scalar_type(ctype, c)
+        src = v.type
+        if src == to:
+            return v
+        if src == i1:
+            ext = self.emit(arith.ExtUIOp(v, i64), c).results[0]
+            return self.convert(ext, ctype, c, target=to) if to != i64 else ext
+        if isinstance(src, (Float64Type, Float32Type)):
+            if isinstance(to, (Float64Type, Float32Type)):
+                op = arith.ExtFOp if to == f64 else arith.TruncFOp
+                return self.emit(op(v, to), c).results[0]
+            n = self.emit(arith.FPToSIOp(v, i64), c).results[0]
+            return self.emit(arith.IndexCastOp(n, INDEX), c).results[0]
+        if isinstance(src, IndexType):
+            if isinstance(to, (Float64Type, Float32Type)):
+                n = self.emit(arith.IndexCastOp(v, i64), c).results[0]
+                return self.emit(arith.SIToFPOp(n, to), c).results[0]
+        if isinstance(src, IntegerType) and isinstance(to, IndexType):
+            return self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
+        _unsupported(c, f"converting {src} to {to}")
+
+    def cond(self, e) -> SSAValue:
+        """`e` as an i1 (C's 'non-zero')."""
+        v = self.rvalue(e)
+        if v.type == i1:
+            return v
+        if isinstance(v.type, IndexType):
+            zero = self.const(0, INDEX, e)
+            return self.emit(arith.CmpiOp(v, zero, "ne"), e).results[0]
+        zero = self.const(0.0, v.type, e)
+        return self.emit(arith.CmpfOp(v, zero, "une"), e).results[0]
+
+    _CMPI = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
+    _CMPU = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge", "==": "eq", "!=": "ne"}
+    _CMPF = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
+
+    def binary(self, e, op: str, kids) -> SSAValue:
+        a, b = kids
+        if op == "=":
+            return self.assign(a, self.rvalue(b), e)
+        if op == ",":
+            self.effect(a)
+            return self.rvalue(b)
+        if op in ("&&", "||"):
+            return self.logical(e, op, a, b)
+        if op in self._CMPI:
+            x, y = self.rvalue(a), self.rvalue(b)
+            if x.type == i1 and y.type != i1:
+                x = self.convert(x, None, e, target=y.type)
+            if y.type == i1 and x.type != i1:
+                y = self.convert(y, None, e, target=x.type)
+            if isinstance(x.type, (Float64Type, Float32Type)):
+                return self.emit(arith.CmpfOp(x, y, self._CMPF[op]), e).results[0]
+            table = self._CMPU if _is_unsigned(_strip(a).type) else self._CMPI
+            return self.emit(arith.CmpiOp(x, y, table[op]), e).results[0]
+        x = self.convert(self.rvalue(a), e.type, e)
+        y = self.convert(self.rvalue(b), e.type, e)
+        return self.arith(op, x, y, e.type, e)
+
+    def arith(self, op: str, x: SSAValue, y: SSAValue, ctype, e) -> SSAValue:
+        if _is_float(ctype):
+            ops = {"+": arith.AddfOp, "-": arith.SubfOp, "*": arith.MulfOp, "/": arith.DivfOp}
+        elif _is_unsigned(ctype):
+            ops = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "/": arith.DivUIOp,
+                   "%": arith.RemUIOp, "&": arith.AndIOp, "|": arith.OrIOp, "^": arith.XOrIOp,
+                   "<<": arith.ShLIOp, ">>": arith.ShRUIOp}  # fmt: skip
+        else:
+            ops = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "/": arith.DivSIOp,
+                   "%": arith.RemSIOp, "&": arith.AndIOp, "|": arith.OrIOp, "^": arith.XOrIOp,
+                   "<<": arith.ShLIOp, ">>": arith.ShRSIOp}  # fmt: skip
+        if op not in ops:
+            _unsupported(e, f"the operator '{op}' on '{ctype.spelling}'")
+        return self.emit(ops[op](x, y), e).results[0]
+
+    def logical(self, e, op: str, a, b) -> SSAValue:
+        x = self.cond(a)
+        if not _has_effects(b):
+            y = self.cond(b)
+            cls = arith.AndIOp if op == "&&" else arith.OrIOp
+            return self.emit(cls(x, y), e).results[0]
+        # Short-circuit: `b` only runs when it decides (it may read out of bounds otherwise).
+        then = self.branch(lambda: [self.cond(b)], e)
+        other = self.branch(lambda: [self.const(op == "||", i1, e)], e)
+        regions = (then, other) if op == "&&" else (other, then)
+        return self.emit(scf.IfOp(x, [i1], *regions), e).results[0]
+
+    def branch(self, body: Callable[[], list[SSAValue]], c) -> Region:
+        block = Block()
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(block))
+        values = body()
+        self.emit(scf.YieldOp(*values), c)
+        self.builder = outer
+        return Region(block)
+
+    def unary(self, e, op: int, x) -> SSAValue:
+        if op in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
+            old, ctype = self.read_lvalue(x)
+            one = self.convert(self.const(1, INDEX, e), ctype, e)
+            new = self.arith("+" if op in (_PRE_INC, _POST_INC) else "-", old, one, ctype, e)
+            self.assign(x, new, e)
+            return new if op in (_PRE_INC, _PRE_DEC) else old
+        if op == _DEREF:
+            buf, idx = self.access(e)
+            return self.load(buf, idx, e)
+        if op == _PLUS:
+            return self.convert(self.rvalue(x), e.type, e)
+        if op == _MINUS:
+            v = self.convert(self.rvalue(x), e.type, e)
+            if _is_float(e.type):
+                return self.emit(arith.NegfOp(v), e).results[0]
+            return self.emit(arith.SubiOp(self.const(0, INDEX, e), v), e).results[0]
+        if op == _LNOT:
+            v = self.cond(x)
+            return self.emit(arith.XOrIOp(v, self.const(1, i1, e)), e).results[0]
+        if op == _NOT:
+            v = self.convert(self.rvalue(x), e.type, e)
+            return self.emit(arith.XOrIOp(v, self.const(-1, INDEX, e)), e).results[0]
+        if op == _ADDR_OF:
+            _unsupported(e, "taking an address ('&')")
+        _unsupported(e, f"the operator in '{self.text(e)}'")
+
+    def conditional(self, e, kids) -> SSAValue:
+        c, a, b = kids
+        flag = self.cond(c)
+        if not _has_effects(a) and not _has_effects(b):
+            x = self.convert(self.rvalue(a), e.type, e)
+            y = self.convert(self.rvalue(b), e.type, e)
+            return self.emit(arith.SelectOp(flag, x, y), e).results[0]
+        t = _scalar_type(e.type, e)
+        then = self.branch(lambda: [self.convert(self.rvalue(a), e.type, e)], e)
+        other = self.branch(lambda: [self.convert(self.rvalue(b), e.type, e)], e)
+        return self.emit(scf.IfOp(flag, [t], then, other), e).results[0]
+
+    def call(self, e, discard: bool) -> SSAValue:
+        name = e.spelling
+        args = list(e.get_arguments())
+        if name in self.unit.signatures:
+            sig = self.unit.signatures[name]
+            values = []
+            for p, a, t in zip(sig.params, args, sig.arg_types, strict=True):
+                if isinstance(t, MemRefType):
+                    ref = self.buffer(a).ref
+                    if ref.type != t:
+                        ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
+                    values.append(ref)
+                else:
+                    values.append(self.convert(self.rvalue(a), p.type, a))
+            op = self.emit(func.CallOp(name, values, sig.result_types), e)
+            if not op.results:
+                if not discard:
+                    _unsupported(e, f"the value of the void function '{name}'")
+                return None  # type: ignore[return-value]
+            return op.results[0]
+        maker = _MATH.get(name) or _MATH.get(name[:-1] if name.endswith("f") else "")
+        if maker is None:
+            if name in ("malloc", "calloc"):
+                _unsupported(e, f"{name} outside a pointer declaration")
+            _unsupported(e, f"call to '{name}' (not a <math.h> function nor defined in this file)")
+        ctype = e.type
+        values = [self.convert(self.rvalue(a), ctype, a) for a in args]
+        op = maker(*values)
+        return self.emit(op, e).results[0]
+
+    # --- control flow
+
+    def carried(self, *trees) -> list[tuple[tuple[str, int], object]]:
+        """Scalars defined before `trees` that `trees` assign, in first-assignment order."""
+        out: dict = {}
+        for tree in trees:
+            if tree is None:
+                continue
+            for c in _walk(tree):
+                target = _assigned_target(c)
+                if target is None:
+                    continue
+                d = target.referenced
+                if d is not None and _key(d) in self.vals and _key(d) not in out:
+                    out[_key(d)] = d
+        return list(out.items())
+
+    def current(self, key, decl, c) -> SSAValue:
+        v = self.vals[key]
+        if isinstance(v, _Unset):
+            v = self.vals[key] = self.const(0, _scalar_type(decl.type, decl), c)
+        if isinstance(v, _Stale):
+            _unsupported(c, v.why)
+        return v  # type: ignore[return-value]
+
+    def if_stmt(self, s) -> None:
+        kids = _children(s)
+        flag = self.cond(kids[0])
+        self.emit_if(flag, [kids[1]], kids[2:], s)
+
+    def emit_if(self, flag: SSAValue, then: list, other: list, s) -> None:
+        """`scf.if` running the statements `then` / `other`; the scalars (and jump flags)
+        they assign are its results."""
+        carried = self.carried(*then, *other) + self.jump_keys([*then, *other])
+        keys = [k for k, _ in carried]
+        for k, d in carried:
+            self.current(k, d, s)
+        before = dict(self.vals)
+
+        def arm(items: list) -> Region:
+            self.vals = dict(before)
+
+            def body() -> list[SSAValue]:
+                self.block_items(items)
+                return [self.current(k, d, s) for k, d in carried]
+
+            return self.branch(body, s)
+
+        then_region = arm(then)
+        else_region = arm(other) if other or carried else Region()
+        self.vals = before
+        types = [self.vals[k].type for k in keys]  # type: ignore[union-attr]
+        op = self.emit(scf.IfOp(flag, types, then_region, else_region), s)
+        for k, r in zip(keys, op.results):
+            self.vals[k] = r
+
+    def loop_body(self, block: Block, carried, run: Callable[[], object], c) -> None:
+        """Binds the carried scalars to `block`'s trailing arguments and fills it."""
+        outer, saved = self.builder, dict(self.vals)
+        self.builder = Builder(InsertPoint.at_end(block))
+        offset = len(block.args) - len(carried)
+        for (k, _), arg in zip(carried, block.args[offset:]):
+            self.vals[k] = arg
+        run()
+        self.builder = outer
+        self.vals = saved
+
+    def for_stmt(self, s) -> None:
+        init, cond, inc, body = _for_parts(s)
+        canonical = None if _jumps(body)[0] else self.canonical_for(init, cond, inc, body)
+        if canonical is None:
+            if init is not None:
+                self.stmt(init) if not init.kind.is_expression() else self.effect(init)
+            if cond is None:
+                _unsupported(s, "a for loop without a condition")
+            self.while_loop(s, cond, [body], inc)
+            return
+        var, lb_expr, ub_expr, inclusive, step = canonical
+        lb = self.index(self.rvalue(lb_expr), lb_expr)
+        ub = self.index(self.rvalue(ub_expr), ub_expr)
+        if inclusive:
+            ub = self.emit(arith.AddiOp(ub, self.const(1, INDEX, ub_expr)), ub_expr).results[0]
+        stepv = self.const(step, INDEX, inc)
+        carried = self.carried(body)
+        inits = [self.current(k, d, s) for k, d in carried]
+        block = Block(arg_types=[INDEX, *(v.type for v in inits)])
+        block.args[0].name_hint = var.spelling
+
+        loop, _ = self.enter_loop([body], s)
+
+        def run() -> list[SSAValue]:
+            self.vals[_key(var)] = block.args[0]
+            self.loop_iteration(loop, [body], s)
+            values = [self.current(k, d, s) for k, d in carried]
+            self.emit(scf.YieldOp(*values), s)
+            return values
+
+        self.loop_body(block, carried, run, s)
+        op = self.emit(scf.ForOp(lb, ub, stepv, inits, block), s)
+        for (k, _), r in zip(carried, op.results):
+            self.vals[k] = r
+        if _key(var) in self.vals:
+            self.vals[_key(var)] = _Stale(f"reading the counter '{var.spelling}' after its for loop")
+
+    def canonical_for(self, init, cond, inc, body):
+        """(counter, lb, ub, inclusive, step) when the loop is an `scf.for`, else None."""
+        if init is None or cond is None or inc is None:
+            return None
+        var, lb = None, None
+        if init.kind.name == "DECL_STMT":
+            decls = _children(init)
+            if len(decls) == 1 and decls[0].kind.name == "VAR_DECL":
+                exprs = [k for k in _children(decls[0]) if k.kind.is_expression()]
+                if exprs:
+                    var, lb = decls[0], exprs[-1]
+        elif init.kind.name == "BINARY_OPERATOR" and _binary_op(init) == "=":
+            lhs, rhs = _children(init)
+            if _strip(lhs).kind.name == "DECL_REF_EXPR":
+                var, lb = _strip(lhs).referenced, rhs
+        if var is None or not _is_int(var.type):
+            return None
+        c = _strip(cond)
+        if c.kind.name != "BINARY_OPERATOR" or _binary_op(c) not in ("<", "<=", "!="):
+            return None
+        lhs, ub = _children(c)
+        if _strip(lhs).kind.name != "DECL_REF_EXPR" or _key(_strip(lhs).referenced) != _key(var):
+            return None
+        step = _step_of(inc, var)
+        if step is None or step <= 0 or (_binary_op(c) == "!=" and step != 1):
+            return None
+        written = {_key(t.referenced) for t in map(_assigned_target, _walk(body)) if t is not None}
+        if _key(var) in written:
+            return None
+        stored = _stored_buffers(body)
+        for r in _walk(ub):
+            if r.kind.name == "DECL_REF_EXPR" and r.referenced is not None:
+                if _key(r.referenced) in written | stored | {_key(var)}:
+                    return None
+            if r.kind.name == "CALL_EXPR":
+                return None
+        return var, lb, ub, _binary_op(c) == "<=", step
+
+    def loop_iteration(self, loop: _Loop | None, trees: list, c) -> None:
+        """One iteration's statements, with `loop`'s jump flags in scope."""
+        if loop is None:
+            for t in trees:
+                self.stmt(t)
+            return
+        self.loops.append(loop)
+        self.vals[loop.go] = self.const(1, i1, c)
+        for t in trees:
+            self.stmt(t)
+        self.loops.pop()
+        del self.vals[loop.go]
+
+    def loop_test(self, loop: _Loop | None, cond) -> SSAValue:
+        """The loop condition, and not broken yet (`running`, first: once a loop broke,
+        its condition is not evaluated again, as in C)."""
+        if loop is None or loop.running is None:
+            return self.cond(cond)
+        running = self.vals[loop.running]
+        if not _has_effects(cond):
+            return self.emit(arith.AndIOp(running, self.cond(cond)), cond).results[0]
+        then = self.branch(lambda: [self.cond(cond)], cond)
+        other = self.branch(lambda: [self.const(0, i1, cond)], cond)
+        return self.emit(scf.IfOp(running, [i1], then, other), cond).results[0]
+
+    def while_loop(self, s, cond, trees: list, inc=None, test_first: bool = True) -> None:
+        """`while (cond) { trees; inc }` as `scf.while`: the test in the before region, the
+        iteration in the after region; with `test_first=False` (`do { } while`) both in
+        the before region. `inc` (a for loop's increment) runs after `continue` but not
+        after `break`."""
+        if (bad := _assigns(cond)) is not None:
+            _unsupported(bad, "an assignment or ++/-- in a loop condition")
+        loop, has_break = self.enter_loop(trees, s)
+        carried = self.carried(cond, *trees, inc)
+        if loop is not None and loop.running is not None:
+            carried.append((loop.running, None))
+        inits = [self.current(k, d, s) for k, d in carried]
+        types = [v.type for v in inits]
+        before, after = Block(arg_types=types), Block(arg_types=types)
+
+        def iteration() -> None:
+            self.loop_iteration(loop, trees, s)
+            if inc is not None and has_break:
+                self.emit_if(self.vals[loop.running], [inc], [], inc)  # type: ignore[union-attr]
+            elif inc is not None:
+                self.stmt(inc)
+
+        def test() -> None:
+            if not test_first:
+                iteration()
+            flag = self.loop_test(loop, cond)
+            values = [self.current(k, d, s) for k, d in carried]
+            self.emit(scf.ConditionOp(flag, *values), cond)
+
+        def run() -> None:
+            if test_first:
+                iteration()
+            values = [self.current(k, d, s) for k, d in carried] if test_first else after.args
+            self.emit(scf.YieldOp(*values), s)
+
+        self.loop_body(before, carried, test, s)
+        self.loop_body(after, carried, run, s)
+        op = self.emit(scf.WhileOp(inits, types, Region(before), Region(after)), s)
+        for (k, _), r in zip(carried, op.results):
+            self.vals[k] = r
+
+    def do_while(self, s) -> None:
+        body, cond = _children(s)
+        self.while_loop(s, cond, [body], test_first=False)
+
+
+# ---------------------------------------------------------------------------------------
+# AST queries
+
+
+def _jumps(tree) -> tuple[bool, bool]:
+    """(has `break`, has `continue`) of the innermost loop around `tree`: jumps inside a
+    loop nested in `tree` belong to that loop."""
+    brk = cont = False
+    stack = [tree]
+    while stack:
+        c = stack.pop()
+        k = c.kind.name
+        if k == "BREAK_STMT":
+            brk = True
+        elif k == "CONTINUE_STMT":
+            cont = True
+        elif k not in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+            stack.extend(c.get_children())
+    return brk, cont
+
+
+def _assigned_target(c):
+    """The variable reference `c` assigns (`x = `, `x += `, `x++`), or None."""
+    k = c.kind.name
+    if k == "BINARY_OPERATOR" and _binary_op(c) == "=" or k == "COMPOUND_ASSIGNMENT_OPERATOR":
+        t = _strip(_children(c)[0])
+    elif k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
+        t = _strip(_children(c)[0])
+    else:
+        return None
+    return t if t.kind.name == "DECL_REF_EXPR" else None
+
+
+def _assigns(tree):
+    """The first assignment or ++/-- in `tree`, or None."""
+    for c in _walk(tree):
+        k = c.kind.name
+        if (
+            k == "COMPOUND_ASSIGNMENT_OPERATOR"
+            or (k == "BINARY_OPERATOR" and _binary_op(c) == "=")
+            or (k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC))
+        ):
+            return c
+    return None
+
+
+def _has_effects(tree) -> bool:
+    """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
+    return _assigns(tree) is not None or any(
+        c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR")
+        or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
+        for c in _walk(tree)
+    )
+
+
+def _stored_buffers(tree) -> set:
+    """Keys of the arrays `tree` may write: subscripted assignment targets, call arguments."""
+    out = set()
+    for c in _walk(tree):
+        k = c.kind.name
+        target = None
+        if k == "BINARY_OPERATOR" and _binary_op(c) == "=" or k == "COMPOUND_ASSIGNMENT_OPERATOR":
+            target = _strip(_children(c)[0])
+        elif k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
+            target = _strip(_children(c)[0])
+        elif k == "CALL_EXPR":
+            for a in c.get_arguments():
+                b = _strip_casts(a)
+                if b.kind.name == "DECL_REF_EXPR" and b.referenced is not None:
+                    out.add(_key(b.referenced))
+        while target is not None and target.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"):
+            target = _strip(_children(target)[0])
+        if target is not None and target.kind.name == "DECL_REF_EXPR" and target.referenced is not None:
+            out.add(_key(target.referenced))
+    return out
+
+
+def _step_of(inc, var) -> int | None:
+    c = _strip(inc)
+    k = c.kind.name
+    if k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _POST_INC):
+        t = _strip(_children(c)[0])
+        return 1 if t.kind.name == "DECL_REF_EXPR" and _key(t.referenced) == _key(var) else None
+    if k == "COMPOUND_ASSIGNMENT_OPERATOR" and _binary_op(c) == "+=":
+        t, amount = _children(c)
+        t = _strip(t)
+        if t.kind.name == "DECL_REF_EXPR" and _key(t.referenced) == _key(var):
+            v = _evaluate(_strip(amount))
+            return v if isinstance(v, int) else None
+    return None
+
+
+def _for_parts(s):
+    """(init, cond, inc, body) of a `for`; libclang omits the absent ones, so place the
+    present ones by where they start relative to the two semicolons of the header."""
+    kids = _children(s)
+    body = kids[-1]
+    header = kids[:-1]
+    semis = []
+    depth = 0
+    for t in s.get_tokens():
+        if t.spelling == "(":
+            depth += 1
+        elif t.spelling == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif t.spelling == ";" and depth == 1:
+            semis.append(t.extent.start.offset)
+    parts: list = [None, None, None]
+    for k in header:
+        start = k.extent.start.offset
+        slot = 0 if len(semis) < 1 or start < semis[0] else 1 if len(semis) < 2 or start < semis[1] else 2
+        if k.kind.name == "DECL_STMT":
+            slot = 0
+        parts[slot] = k
+    return parts[0], parts[1], parts[2], body
+
+
+def _max(a: SSAValue, b: SSAValue) -> Operation:
+    return arith.MaxnumfOp(a, b)
+
+
+def _min(a: SSAValue, b: SSAValue) -> Operation:
+    return arith.MinnumfOp(a, b)
+
+
+_MATH: dict[str, Callable[..., Operation]] = {
+    "sin": math.SinOp, "cos": math.CosOp, "tan": math.TanOp, "asin": math.AsinOp,
+    "acos": math.AcosOp, "atan": math.AtanOp, "sinh": math.SinhOp, "cosh": math.CoshOp,
+    "tanh": math.TanhOp, "asinh": math.AsinhOp, "acosh": math.AcoshOp, "atanh": math.AtanhOp,
+    "exp": math.ExpOp, "exp2": math.Exp2Op, "expm1": math.ExpM1Op, "log": math.LogOp,
+    "log2": math.Log2Op, "log10": math.Log10Op, "log1p": math.Log1pOp, "sqrt": math.SqrtOp,
+    "cbrt": math.CbrtOp, "erf": math.ErfOp, "fabs": math.AbsFOp, "floor": math.FloorOp,
+    "ceil": math.CeilOp, "trunc": math.TruncOp, "round": math.RoundOp,
+    "pow": math.PowFOp, "atan2": math.Atan2Op, "copysign": math.CopySignOp,
+    "fma": math.FmaOp, "fmax": _max, "fmin": _min,
+}  # fmt: skip
+
+
+def compile_c(
+    text: str,
+    name: str,
+    clang_args: Sequence[str] = (),
+    functions: Sequence[str] = (),
+) -> ModuleOp:
+    """The module for C source `text` (file `name`); errors are `ToolError`s."""
+    module = CFrontend(text, name, clang_args, functions).compile()
+    module.verify()
+    return module

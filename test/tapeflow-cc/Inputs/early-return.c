@@ -1,0 +1,5 @@
+double f(double x) {
+  if (x > 0.0)
+    return x;
+  return -x;
+}

@@ -1,0 +1,1 @@
+double f(double *x, double (*g)(double)) { return g(x[0]); }

@@ -1,0 +1,2 @@
+double counter;
+double f(double x) { counter = x; return counter * 2.0; }

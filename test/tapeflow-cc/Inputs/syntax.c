@@ -1,0 +1,3 @@
+double f(double x) {
+  return x +;
+}
