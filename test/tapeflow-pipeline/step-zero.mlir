@@ -2,9 +2,11 @@
 // ZeroDivisionError while counting the loop's iterations. Upstream MLIR requires a positive
 // step (a constant step <= 0 was a verifier error, "constant step operand must be
 // positive", and is undefined behaviour where mlir-opt accepts it), so every TapeFlow pass
-// that counts iterations names the loop instead: exit 1, one error line, no output.
+// that counts iterations (the AD pass alone too: it reverses loops) names the loop
+// instead: exit 1, one error line, no output.
 
 // RUN: not tapeflow-opt %s -p 'tapeflow{functions=zero}' 2>&1 | filecheck %s --check-prefix=ZERO
+// RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{functions=zero}' 2>&1 | filecheck %s --check-prefix=ZERO
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{functions=zero},tapeflow-regions' 2>&1 | filecheck %s --check-prefix=ZERO
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{functions=zero},tapeflow-regions,tapeflow-layers' 2>&1 | filecheck %s --check-prefix=ZERO
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff{functions=zero},tapeflow-regions,tapeflow-stream{tile-bytes=64}' 2>&1 | filecheck %s --check-prefix=ZERO

@@ -18,6 +18,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from tapeflow.diagnostics import op_error
+from tapeflow.transforms.index_utils import check_steps
 
 POLICIES = ("min-tape", "cache-all")
 AUTODIFF_ATTR = "tapeflow.autodiff"
@@ -129,6 +130,7 @@ class AutodiffPass(ModulePass):
                 )
             if len(primal.body.blocks) > 1:  # cf branches: valid upstream, not supported here
                 raise PassFailedException(op_error(primal, "unsupported: multi-block function"))
+            check_steps(primal)  # reversing a loop divides by its step
             grad_name = f"{primal.sym_name.data}_grad"
             if grad_name in funcs:
                 raise PassFailedException(
