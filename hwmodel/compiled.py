@@ -1079,12 +1079,14 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     rr = _interval(sym, ra, rb) if ra is not None and rb is not None else None
     if w == 64:
         a, b = c.use(op.operands[0]), c.use(op.operands[1])
-        same = (
-            (b == "0" and sym in "+-") or (a == "0" and sym == "+")
-            or (b == "1" and sym == "*") or (a == "1" and sym == "*")
-        )  # fmt: skip
-        if same:  # x+0, 0+x, x-0, x*1, 1*x: the result is the other operand's value
-            kept = op.operands[0] if b in ("0", "1") else op.operands[1]
+        unit = "1" if sym == "*" else "0"
+        if b == unit:  # x+0, x-0, x*1: the result is x's value
+            kept: SSAValue | None = op.operands[0]
+        elif a == unit and sym != "-":  # 0+x, 1*x (checked second: `0 + 0` keeps either)
+            kept = op.operands[1]
+        else:
+            kept = None
+        if kept is not None:
             c.names[op.results[0]] = c.use(kept)
             if (kr := c.range_of(kept)) is not None:
                 c.ranges[op.results[0]] = kr

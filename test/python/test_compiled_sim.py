@@ -858,3 +858,111 @@ func.func @f(%a: memref<4xf64>, %m: memref<2x4xf64>, %x: f64) {{
         errors.append(str(info.value))
     assert errors[0] == errors[1]
     assert errors[0].startswith("o.mlir:6:3: 'memref.store'") and "\n" not in errors[0]
+
+
+ZERO_PLUS_ONE = """
+func.func @f(%a: memref<4xf64>, %x: f64) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.addi %c0, %c1 : index
+  %n = arith.muli %c1, %one : index
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %x, %a[%i] : memref<4xf64>
+  }
+  func.return %one : index
+}
+"""
+
+
+def test_identity_fold_keeps_the_non_unit_operand():
+    """`0 + 1` folded to 0 (the fold of x+0/0+x kept the wrong operand): the loop
+    bounded by it ran no iteration on the fast path only."""
+    run = check_against_interpreter(ZERO_PLUS_ONE, "f", [np.zeros(4), 2.0])
+    assert run.results == [1]
+    assert list(run.arguments[0]) == [2.0, 0.0, 0.0, 0.0]
+
+
+# Fuzzer seeds 1023 and 1004 (minimized), streamed with lower bound 1 / growable
+# tapes: the reverse loop's bounds (`0 - i + 1` with i constant 0) folded to an empty
+# range, so the fast path skipped it (fewer ops; or "tape.free ... never popped").
+FUZZ_1023 = """
+func.func @f(%x: memref<4xf64>, %y: memref<4xf64>, %s: f64, %n: index, %cnt: memref<4xindex>) -> f64 attributes {tapeflow.autodiff} {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %r40 = scf.for %i2 = %c1 to %c3 step %c2 iter_args(%a3 = %s) -> (f64) {
+    %v42_s = math.sin %s : f64
+    %v42 = arith.mulf %v42_s, %a3 : f64
+    memref.store %v42, %x[%i2] : memref<4xf64>
+    %r40_y = arith.addf %a3, %a3 : f64
+    scf.yield %r40_y : f64
+  }
+  func.return %s : f64
+}
+"""
+
+FUZZ_1004 = """
+func.func @h1(%hx: memref<4xf32>, %s: f32, %hb: f32) -> f32 {
+  func.return %s : f32
+}
+func.func @f(%x: memref<4xf32>, %y: memref<4xf32>, %s: f32, %n: index, %cnt: memref<4xindex>) -> f32 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %r35 = scf.for %i6 = %c0 to %n step %c1 iter_args(%a7 = %s) -> (f32) {
+    %v37_s = math.sin %s : f32
+    %v37 = arith.mulf %v37_s, %a7 : f32
+    memref.store %v37, %x[%i6] : memref<4xf32>
+    %r16 = scf.for %i8 = %c0 to %c1 step %c1 iter_args(%a9 = %s) -> (f32) {
+      %r15:2 = scf.while (%r15_w = %a9, %r15_k = %c0) : (f32, index) -> (f32, index) {
+        %r15_b = arith.cmpi slt, %r15_k, %c4 : index
+        scf.condition(%r15_b) %r15_w, %r15_k : f32, index
+      } do {
+      ^bb0(%w11: f32, %k12: index):
+        %r15_o = math.sin %w11 : f32
+        %r15_p = arith.addf %r15_o, %w11 : f32
+        %r15_q = arith.addi %k12, %c1 : index
+        scf.yield %r15_p, %r15_q : f32, index
+      }
+      %r16_y = arith.addf %a9, %r15#0 : f32
+      scf.yield %r16_y : f32
+    }
+    %r33 = scf.for %i18 = %c1 to %c3 step %c1 iter_args(%a19 = %s) -> (f32) {
+      %v20 = arith.maximumf %a19, %r16 : f32
+      %r32_c = arith.cmpf ogt, %s, %s : f32
+      %r32 = scf.if %r32_c -> (f32) {
+        scf.yield %s : f32
+      } else {
+        %v31 = func.call @h1(%y, %v20, %r16) : (memref<4xf32>, f32, f32) -> f32
+        scf.yield %v31 : f32
+      }
+      %r33_y = arith.addf %a19, %r32 : f32
+      scf.yield %r33_y : f32
+    }
+    %v34 = arith.addf %r33, %s : f32
+    %v38 = arith.addf %v37, %v34 : f32
+    %r35_y = arith.addf %a7, %v38 : f32
+    scf.yield %r35_y : f32
+  }
+  func.return %s : f32
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text, pipeline, dtype",
+    [
+        (FUZZ_1023, "tapeflow{spm-bytes=64 depth=4 tile-bytes=8 policy=min-tape}", np.float64),
+        (FUZZ_1004, "tapeflow{spm-bytes=48 depth=2 tile-bytes=24 policy=min-tape}", np.float32),
+    ],
+)
+def test_fuzzed_streamed_programs_identical(text: str, pipeline: str, dtype: Any):
+    module = runner.load_module(text, "z.mlir")
+    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+    x = np.array([0.3, -0.2, 0.5, 0.1], dtype)
+    s, seed = dtype(0.5), dtype(1.0)
+    args = [x, np.ones(4, dtype), x[::-1].copy(), np.zeros(4, dtype), s, 2,
+            np.zeros(4, np.int64), seed]  # fmt: skip
+    run = check_against_interpreter(str(module), "f_grad", args)
+    assert run.arguments[1][1] == 0.0  # the reverse loop ran: d_x[1] was read and zeroed

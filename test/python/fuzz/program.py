@@ -51,12 +51,9 @@ FEATURES = {
     "stream-lower-bound": "tapeflow-stream (and the whole pipeline) on programs with a loop"
     " starting above 0",
 }
-KNOWN_BUGS = {
-    "int-edge": "issue 11 #5: the fast path does not wrap (divsi INT64_MIN / -1 gives 2^63)",
-    "sim-growable": "issue 11 #2: tapeflow-sim crashes on growable tapes (both paths)",
-    "stream-lower-bound": "issue 11 #1: tapeflow-stream emits a value out of its scope"
-    " ('arith.cmpi sge ... IsolatedFromAbove')",
-}
+KNOWN_BUGS: dict[str, str] = {}
+"""Features off by default, each with the issue of its bug (issue 11 #1, #2 and #5 are
+fixed: `int-edge`, `sim-growable` and `stream-lower-bound` are on)."""
 DEFAULT_FEATURES = frozenset(FEATURES) - frozenset(KNOWN_BUGS)
 
 
