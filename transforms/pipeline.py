@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from tapeflow.transforms.index_utils import check_steps
 from tapeflow.transforms.layers import LayersPass
 from tapeflow.transforms.regions import RegionsPass
 from tapeflow.transforms.stream import StreamPass
@@ -91,8 +90,6 @@ class TapeFlowPipelinePass(ModulePass):
             depth=(self.depth, 1),  # type: ignore[arg-type]
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
         )
-        # The primal's loops, where the user wrote them (the AD pass divides by the step).
-        check_steps(op)
         AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
         RegionsPass().apply(ctx, op)
         layers.apply(ctx, op)
