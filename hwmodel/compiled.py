@@ -100,6 +100,7 @@ from xdsl.utils.comparisons import to_signed, to_unsigned
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
+from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.model import buffer_memory
 from tapeflow.interpreters.extra_ops import ObjectStorage
 
@@ -166,6 +167,14 @@ class Trace:
     """Trip count from which a streamable loop appends its addresses with NumPy (below,
     per-access appends cost less than the NumPy calls)."""
 
+    jit_min = 8
+    """Trip count from which a loop with a kernel (`tapeflow.hwmodel.jit`) runs it (below,
+    the call costs more than the Python loop)."""
+
+    jit_after = 2_000_000
+    """Ops a kernel's loop runs as Python before the kernel is compiled, unless numba's
+    cache has it already: compiling (~0.3 s) pays for itself only on long runs. Tests set 0."""
+
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
         self.batch_size = batch_size
@@ -193,6 +202,8 @@ class Trace:
         """`core.window_ops` of the hardware model (the adapter sets it; none here)."""
         self.phase_ends: list[tuple[int, list[int], list[int]]] = []
         """Window phase ends not yet replayed: (access position, segment counts, dyn)."""
+        self._jit_buf = np.empty(1 << 12, dtype=np.int64)
+        """Where loop kernels write their encoded accesses."""
 
     # -- called by the generated code ------------------------------------------------------
     def first(self, k: int) -> None:
@@ -290,6 +301,44 @@ class Trace:
         pairs = np.array([_wrap64(x) for x in sites], dtype=np.int64).reshape(-1, 2)
         out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
         self.accesses.frombytes(out.tobytes())
+
+    def jit_run(self, m: int, k: int, r: range, s: int | None, args: tuple[Any, ...],
+                carried: tuple[Any, ...]) -> tuple[Any, ...] | None:  # fmt: skip
+        """Runs kernel `m` over the bulk-counted loop (segment `k`, iterations `r`, first
+        phase end at `s`), chunk by chunk between phase ends as the Python loop would;
+        returns the carried values, or None (nothing run): run the Python loop instead."""
+        kernel = self.program.kernels[m]
+        fn = kernel.fn
+        if fn is None:
+            if kernel.failed is not None:
+                return None
+            if kernel.seen < self.jit_after and not kernel.on_disk():
+                kernel.seen += len(r) * kernel.ops
+                return None
+            fn = kernel.compile()
+            if fn is None:
+                return None
+        j, step, nacc = r.start, r.step, kernel.accesses
+        while True:
+            e = r.stop if s is None else s + step
+            need = len(range(j, e, step)) * nacc
+            if len(self._jit_buf) < need:
+                self._jit_buf = np.empty(max(need, 2 * len(self._jit_buf)), dtype=np.int64)
+            try:
+                out = fn(*args, j, e, step, self._jit_buf, *carried)
+            except Exception as error:  # numba cannot type it: nothing of it has run
+                if j != r.start:
+                    raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
+                kernel.failed = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+                return None
+            if kernel.carried:
+                carried = out
+            if need:
+                self.accesses.frombytes(memoryview(self._jit_buf[:need]).cast("B"))
+            if s is None:
+                return carried
+            j = e
+            s = self.window_bulk(k, r, s)
 
     # -- phase windows (the model's `core.window_ops` rule, see hwmodel/model.py) ----------
     def window_end(self) -> None:
@@ -661,6 +710,8 @@ class _FunctionCompiler:
         SSA indices)."""
         self.stream: _Stream | None = None
         """The bulk-counted loop body being emitted, if its accesses may be streamed."""
+        self.views: dict[str, str] = {}
+        """memoryview locals -> their format if a loop kernel may index them ('d', 'q')."""
         self.ranges: dict[SSAValue, Interval] = {}
         """Proven [lo, hi] of integer values (constants, loop induction variables and
         index arithmetic on them)."""
@@ -717,6 +768,9 @@ class _FunctionCompiler:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
         self.emit(indent, f"{data} = _view({name})")
+        et = t.element_type
+        wide_int = isinstance(et, IndexType) or _int_width(et) == 64
+        self.views[data] = "d" if isinstance(et, builtin.Float64Type) else "q" if wide_int else ""
         base: str | None = None
         if not _is_spm_space(t.memory_space):
             base = f"{name}_a"
@@ -1300,6 +1354,27 @@ def _streamed_variant(
     c.lines.extend(pad + line for line in loop)
 
 
+def _kernel_variant(
+    c: _FunctionCompiler, indent: int, for_line: int, kernel: jit.LoopKernel, carried: list[str]
+) -> None:
+    """Puts the bulk-counted loop emitted from `for_line` under `if <long enough, hoisted
+    checks pass and the kernel runs (Trace.jit_run)>: <carried values> else: <the loop>`."""
+    k, r, n, s = c.bulk_names
+    m = len(c.cm.kernels)
+    c.cm.kernels.append(kernel)
+    loop = c.lines[for_line:]
+    del c.lines[for_line:]
+    params = "".join(f"{p}, " for p in kernel.params)
+    values = "".join(f"{v}, " for v in carried)
+    guards = "".join(f" and {g}" for g in kernel.guards)
+    j = c.fresh("j")
+    c.emit(indent, f"if {n} >= _JMIN{guards} and ({j} := _JRUN({m}, {k}, {r}, {s}, "
+                   f"({params}), ({values}))) is not None:")  # fmt: skip
+    c.emit(indent + 1, f"{values} = {j}" if carried else "pass")
+    c.emit(indent, "else:")
+    c.lines.extend("    " + line for line in loop)
+
+
 def _iv_range(lb: Interval | None, ub: Interval | None, step: Interval | None) -> Interval | None:
     """The induction variable's [lo, hi] inside a loop with a constant positive step."""
     if lb is None or ub is None or step is None or not step[0] == step[1] > 0:
@@ -1335,9 +1410,18 @@ def _for_loop(
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
     c.loop_end(indent + 1, counted)
+    kernel = None
+    if counted is not None and step is not None and jit.enabled():
+        try:
+            kernel = jit.loop_kernel(c.lines[for_line + 1 : -1], iv, carried, c.views,
+                                     c.cm.consts, len(counted))  # fmt: skip
+        except jit.NotAKernel as why:
+            c.cm.not_kernels.append((op, str(why)))
     col, c.stream = c.stream, None
     if col is not None and col.ok and col.sites:
         _streamed_variant(c, indent, for_line, col, iv, step)  # type: ignore[arg-type]
+    if kernel is not None:
+        _kernel_variant(c, indent, for_line, kernel, carried)
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
@@ -1672,6 +1756,10 @@ class CompiledModule:
         self.mem_ops: list[Operation] = []
         self.sids_of: dict[Operation, list[tuple[int, int]]] = {}
         self.event_ops: list[Operation] = []
+        self.kernels: list[jit.LoopKernel] = []
+        """numba kernels of bulk-counted loops (`tapeflow.hwmodel.jit`), by `_JRUN` index."""
+        self.not_kernels: list[tuple[Operation, str]] = []
+        """Bulk-counted loops left to Python, and why (for `benchmarks/fast_sim_speed.py`)."""
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
         self.functions: dict[str, func.FuncOp] = {}
@@ -1692,6 +1780,7 @@ class CompiledModule:
         parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
         parts.append("    _STREAM = _RT.stream; _SMIN = _RT.stream_min")
+        parts.append("    _JRUN = _RT.jit_run; _JMIN = _RT.jit_min")
         for fn in self.functions.values():
             if fn.body.blocks:
                 try:
@@ -1829,6 +1918,8 @@ class _Runtime:
         self.window_bulk = trace.window_bulk
         self.stream = trace.stream
         self.stream_min = trace.stream_min
+        self.jit_run = trace.jit_run
+        self.jit_min = trace.jit_min
 
     def pop_empty(self, op: Operation) -> None:
         raise InterpretationError(op_error(op, "pop on empty cache"))
