@@ -167,9 +167,9 @@ class Trace:
     """Trip count from which a streamable loop appends its addresses with NumPy (below,
     per-access appends cost less than the NumPy calls)."""
 
-    jit_min = 8
-    """Trip count from which a loop with a kernel (`tapeflow.hwmodel.jit`) runs it (below,
-    the call costs more than the Python loop)."""
+    jit_min_ops = 256
+    """Ops (estimated) from which a loop nest with a kernel (`tapeflow.hwmodel.jit`) runs
+    it: below, the call costs more than the Python loop."""
 
     jit_after = 2_000_000
     """Ops a kernel's loop runs as Python before the kernel is compiled, unless numba's
@@ -203,7 +203,10 @@ class Trace:
         self.phase_ends: list[tuple[int, list[int], list[int]]] = []
         """Window phase ends not yet replayed: (access position, segment counts, dyn)."""
         self._jit_buf = np.empty(1 << 12, dtype=np.int64)
-        """Where loop kernels write their encoded accesses."""
+        """Where loop kernels write their encoded accesses (they grow it)."""
+        self._jit_pe = np.empty(64, dtype=np.int64)
+        self._jit_pebc = np.empty((64, 0), dtype=np.int64)
+        """Where loop kernels record phase ends: access position, their counters."""
 
     # -- called by the generated code ------------------------------------------------------
     def first(self, k: int) -> None:
@@ -302,43 +305,66 @@ class Trace:
         out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
         self.accesses.frombytes(out.tobytes())
 
-    def jit_run(self, m: int, k: int, r: range, s: int | None, args: tuple[Any, ...],
-                carried: tuple[Any, ...]) -> tuple[Any, ...] | None:  # fmt: skip
-        """Runs kernel `m` over the bulk-counted loop (segment `k`, iterations `r`, first
-        phase end at `s`), chunk by chunk between phase ends as the Python loop would;
-        returns the carried values, or None (nothing run): run the Python loop instead."""
+    def jit_nest(self, m: int, trips: int, args: tuple[Any, ...],
+                 carried: tuple[Any, ...]) -> tuple[Any, ...] | None:  # fmt: skip
+        """Runs kernel `m` (a loop nest of `trips` iterations, see `tapeflow.hwmodel.jit`)
+        and applies what it recorded: accesses, counters, first executions, phase ends.
+        Returns the carried values, or None (nothing run): run the Python loop instead."""
         kernel = self.program.kernels[m]
         fn = kernel.fn
         if fn is None:
-            if kernel.failed is not None:
+            if kernel.failed is not None or trips * kernel.ops < self.jit_min_ops:
                 return None
             if kernel.seen < self.jit_after and not kernel.on_disk():
-                kernel.seen += len(r) * kernel.ops
+                kernel.seen += trips * kernel.ops
                 return None
             fn = kernel.compile()
             if fn is None:
                 return None
-        j, step, nacc = r.start, r.step, kernel.accesses
-        while True:
-            e = r.stop if s is None else s + step
-            need = len(range(j, e, step)) * nacc
-            if len(self._jit_buf) < need:
-                self._jit_buf = np.empty(max(need, 2 * len(self._jit_buf)), dtype=np.int64)
-            try:
-                out = fn(*args, j, e, step, self._jit_buf, *carried)
-            except Exception as error:  # numba cannot type it: nothing of it has run
-                if j != r.start:
-                    raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
-                kernel.failed = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-                return None
-            if kernel.carried:
-                carried = out
-            if need:
-                self.accesses.frombytes(memoryview(self._jit_buf[:need]).cast("B"))
-            if s is None:
-                return carried
-            j = e
-            s = self.window_bulk(k, r, s)
+        segs = kernel.segments
+        counts = self.block_counts
+        bc = np.array([counts[k] for k in segs], dtype=np.int64)
+        wn = np.array(self.window, dtype=np.int64)
+        if self._jit_pebc.shape[1] != len(segs):
+            self._jit_pebc = np.empty((len(self._jit_pe), len(segs)), dtype=np.int64)
+        firsts = np.empty(len(segs), dtype=np.int64)
+        try:
+            out = fn(*args, bc, wn, self.window_ops, self._jit_buf, self._jit_pe,
+                     self._jit_pebc, firsts, *carried)  # fmt: skip
+        except Exception as error:
+            if not jit.is_typing_error(error):
+                raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
+            kernel.failed = f"{type(error).__name__}: {error}"
+            return None  # numba could not type it: nothing of it has run
+        result, self._jit_buf, p, self._jit_pe, self._jit_pebc, npe, nf = out
+        for i in firsts[:nf].tolist():
+            self.first(segs[i])
+        for i, k in enumerate(segs):
+            counts[k] = int(bc[i])
+        self.window[0], self.window[1] = int(wn[0]), int(wn[1])
+        ends: list[tuple[int, list[int]]] = []
+        if npe:
+            rows = np.repeat(np.array(counts, dtype=np.int64)[None, :], npe, axis=0)
+            rows[:, segs] = self._jit_pebc[:npe]
+            ends = list(zip(self._jit_pe[:npe].tolist(), rows.tolist(), strict=True))
+        self._append_run(self._jit_buf, p, ends)
+        return result
+
+    def _append_run(self, accesses: Any, n: int, ends: list[tuple[int, list[int]]]) -> None:
+        """Appends `n` encoded accesses and the phase ends among them (position relative
+        to the first one, segment counts) batch by batch, as the Python loop would."""
+        base = self.access_count
+        i = 0
+        for a in range(0, n, self.batch_size):
+            b = min(a + self.batch_size, n)
+            while i < len(ends) and ends[i][0] <= b:
+                self.phase_ends.append((base + ends[i][0], ends[i][1], self.dyn.copy()))
+                i += 1
+            self.accesses.frombytes(memoryview(accesses[a:b]).cast("B"))
+            if len(self.accesses) >= self.batch_size:
+                self.flush()
+        for pos, row in ends[i:]:
+            self.phase_ends.append((base + pos, row, self.dyn.copy()))
 
     # -- phase windows (the model's `core.window_ops` rule, see hwmodel/model.py) ----------
     def window_end(self) -> None:
@@ -710,6 +736,8 @@ class _FunctionCompiler:
         SSA indices)."""
         self.stream: _Stream | None = None
         """The bulk-counted loop body being emitted, if its accesses may be streamed."""
+        self.plain: dict[int, list[str]] = {}
+        """Variant id -> the plain loop lines it wraps (`jit.expand` puts them back)."""
         self.views: dict[str, str] = {}
         """memoryview locals -> their format if a loop kernel may index them ('d', 'q')."""
         self.ranges: dict[SSAValue, Interval] = {}
@@ -736,6 +764,13 @@ class _FunctionCompiler:
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
+
+    def variant(self, indent: int, loop: list[str]) -> None:
+        """Marks the start of an `if <faster variant> else: <loop>` block (`loop`: the
+        plain loop's lines, at `indent`), so an enclosing kernel can take the plain loop."""
+        pad = "    " * indent
+        self.plain[len(self.plain)] = [line[len(pad):] for line in loop]
+        self.emit(indent, f"# @variant {len(self.plain) - 1}")
 
     # -- values that live in memory --------------------------------------------------------
     def bind(self, value: SSAValue, indent: int, origin: Operation) -> None:
@@ -1338,6 +1373,7 @@ def _streamed_variant(
         return
     q, j = c.fresh("q"), c.fresh("j")
     sites = ", ".join(f"{a}, {b}" for a, b in col.sites)
+    c.variant(indent, loop)
     c.emit(indent, f"if {n} >= _SMIN:")
     c.emit(indent + 1, f"{q} = ({sites},); {j} = {r}.start")
     for i, line in enumerate(loop):
@@ -1355,24 +1391,48 @@ def _streamed_variant(
 
 
 def _kernel_variant(
-    c: _FunctionCompiler, indent: int, for_line: int, kernel: jit.LoopKernel, carried: list[str]
+    c: _FunctionCompiler, op: Operation, indent: int, start: int, rng: str, carried: list[str]
 ) -> None:
-    """Puts the bulk-counted loop emitted from `for_line` under `if <long enough, hoisted
-    checks pass and the kernel runs (Trace.jit_run)>: <carried values> else: <the loop>`."""
-    k, r, n, s = c.bulk_names
+    """Puts the loop emitted from line `start` under `if <hoisted checks pass and its numba
+    kernel ran (Trace.jit_nest)>: <carried values> else: <the loop>`, if the loop nest is
+    in the kernel subset (`tapeflow.hwmodel.jit`)."""
+    loop = c.lines[start:]
+    try:
+        kernel = jit.nest_kernel(jit.expand(loop, c.plain), carried, c.views, c.cm.consts,
+                                 _static_ops(c, op.regions[0].block))  # fmt: skip
+    except jit.NotAKernel as why:
+        c.cm.not_kernels.append((op, str(why)))
+        return
     m = len(c.cm.kernels)
     c.cm.kernels.append(kernel)
-    loop = c.lines[for_line:]
-    del c.lines[for_line:]
     params = "".join(f"{p}, " for p in kernel.params)
     values = "".join(f"{v}, " for v in carried)
-    guards = "".join(f" and {g}" for g in kernel.guards)
+    guards = "".join(f"{g} and " for g in kernel.guards)
     j = c.fresh("j")
-    c.emit(indent, f"if {n} >= _JMIN{guards} and ({j} := _JRUN({m}, {k}, {r}, {s}, "
-                   f"({params}), ({values}))) is not None:")  # fmt: skip
+    del c.lines[start:]
+    c.variant(indent, loop)
+    c.emit(indent, f"if {guards}({j} := _JNEST({m}, len({rng}), ({params}), ({values}))) "
+                   "is not None:")  # fmt: skip
     c.emit(indent + 1, f"{values} = {j}" if carried else "pass")
     c.emit(indent, "else:")
     c.lines.extend("    " + line for line in loop)
+
+
+def _static_ops(c: _FunctionCompiler, block: Block) -> int:
+    """Ops one execution of `block` runs, loops of constant trip count included (others
+    counted once): what decides whether a kernel is worth compiling."""
+    total = 0
+    for op in block.ops:
+        total += 1
+        if isinstance(op, scf.ForOp):
+            lb, ub, st = (c.range_of(v) for v in (op.lb, op.ub, op.step))
+            trips = 1
+            if lb and ub and st and lb[0] == lb[1] and ub[0] == ub[1] and st[0] == st[1] > 0:
+                trips = max(0, -(-(ub[0] - lb[0]) // st[0]))
+            total += trips * _static_ops(c, op.body.block)
+        else:
+            total += sum(_static_ops(c, r.block) for r in op.regions if r.blocks)
+    return total
 
 
 def _iv_range(lb: Interval | None, ub: Interval | None, step: Interval | None) -> Interval | None:
@@ -1400,6 +1460,7 @@ def _for_loop(
     iv = c.fresh("i")
     carried = [c.fresh("c") for _ in inits]
     c.assign(indent, carried, [c.use(v) for v in inits])
+    start = len(c.lines)
     counted = c.loop_header(indent, body, rng, iv)
     for_line = len(c.lines) - 1
     if counted is not None and step is not None:
@@ -1410,21 +1471,14 @@ def _for_loop(
     yielded = c.block(body, indent + 1, [iv, *carried], counted)
     c.assign(indent + 1, carried, yielded)
     c.loop_end(indent + 1, counted)
-    kernel = None
-    if counted is not None and step is not None and jit.enabled():
-        try:
-            kernel = jit.loop_kernel(c.lines[for_line + 1 : -1], iv, carried, c.views,
-                                     c.cm.consts, len(counted))  # fmt: skip
-        except jit.NotAKernel as why:
-            c.cm.not_kernels.append((op, str(why)))
     col, c.stream = c.stream, None
     if col is not None and col.ok and col.sites:
         _streamed_variant(c, indent, for_line, col, iv, step)  # type: ignore[arg-type]
-    if kernel is not None:
-        _kernel_variant(c, indent, for_line, kernel, carried)
     if c.has_access and counted is None:
         c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
     c.has_access = c.has_access or before
+    if jit.enabled():
+        _kernel_variant(c, op, indent, start, rng, carried)
     results = [c.define(r) for r in op.results]
     c.assign(indent, results, carried)
     for r in op.results:
@@ -1780,7 +1834,7 @@ class CompiledModule:
         parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
         parts.append("    _STREAM = _RT.stream; _SMIN = _RT.stream_min")
-        parts.append("    _JRUN = _RT.jit_run; _JMIN = _RT.jit_min")
+        parts.append("    _JNEST = _RT.jit_nest")
         for fn in self.functions.values():
             if fn.body.blocks:
                 try:
@@ -1809,7 +1863,10 @@ class CompiledModule:
         }
         """PCs an op occupies when not one (`tapeflow.hwmodel.model.pc_count`)."""
         source = "\n".join(parts) + "\n"
-        self.source = re.sub(r"@@C(\d+)@@", lambda m: str(self.seg_charged[int(m[1])]), source)
+        charged = lambda m: str(self.seg_charged[int(m[1])])  # noqa: E731
+        self.source = re.sub(r"@@C(\d+)@@", charged, source)
+        for kernel in self.kernels:
+            kernel.source = re.sub(r"@@C(\d+)@@", charged, kernel.source)
         namespace: dict[str, Any] = dict(_int_helpers())
         namespace.update(_math_helpers())
         namespace["_K"] = self.consts
@@ -1918,8 +1975,7 @@ class _Runtime:
         self.window_bulk = trace.window_bulk
         self.stream = trace.stream
         self.stream_min = trace.stream_min
-        self.jit_run = trace.jit_run
-        self.jit_min = trace.jit_min
+        self.jit_nest = trace.jit_nest
 
     def pop_empty(self, op: Operation) -> None:
         raise InterpretationError(op_error(op, "pop on empty cache"))

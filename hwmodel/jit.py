@@ -45,78 +45,19 @@ from typing import Any
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
-HELPERS: dict[str, str] = {
-    "_divf": '''
-def _divf(x, y):
-    if y != 0.0:
-        return x / y
-    if x == 0.0 or math.isnan(x):
-        return math.nan
-    return math.copysign(math.inf, x) * math.copysign(1.0, y)
-''',
-    "_maxnum": '''
-def _maxnum(x, y):
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == 0.0 and y == 0.0:
-        return 0.0 if (math.copysign(1.0, x) > 0 or math.copysign(1.0, y) > 0) else -0.0
-    return max(x, y)
-''',
-    "_minnum": '''
-def _minnum(x, y):
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == 0.0 and y == 0.0:
-        return -0.0 if (math.copysign(1.0, x) < 0 or math.copysign(1.0, y) < 0) else 0.0
-    return min(x, y)
-''',
-    "_maximumf": '''
-def _maximumf(a, b):
-    if a != a or b != b:
-        return math.nan
-    if a == 0.0 and b == 0.0:
-        if math.copysign(1.0, a) > 0 or math.copysign(1.0, b) > 0:
-            return 0.0
-        return -0.0
-    return max(a, b)
-''',
-    "_minimumf": '''
-def _minimumf(a, b):
-    if a != a or b != b:
-        return math.nan
-    if a == 0.0 and b == 0.0:
-        if math.copysign(1.0, a) < 0 or math.copysign(1.0, b) < 0:
-            return -0.0
-        return 0.0
-    return min(a, b)
-''',
-    "_f32": '''
-def _f32(x):
-    return np.float64(np.float32(x))
-''',
-    "_wrap": '''
-def _wrap(v, bw):
-    if bw >= 64:
-        return v
-    t = v & ((1 << bw) - 1)
-    if t >= (1 << (bw - 1)):
-        t -= 1 << bw
-    return t
-''',
-}
-"""numba-compatible ports of the helpers the generated code calls (hwmodel/compiled.py
-`_int_helpers`, `_math_helpers`, which follow tapeflow.interpreters.extra_ops); the test
-suite compares each with its original on special values."""
+RUNTIME = frozenset(
+    ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap",
+     "_grow", "_record", "_wstart", "_wbulk")
+)  # fmt: skip
+"""What kernels may call from `tapeflow.hwmodel.jit_runtime`."""
 
 MATH = {f"_m_{n}": f"math.{n}" for n in ("tanh", "exp", "log", "sqrt", "sin", "cos")}
 """libm functions: numba calls the same libm, and returns IEEE results where CPython's
 `math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
 
-BUILTINS = {"abs", "float", "min", "max", "range", "math", "np", "_INF", "_NAN"}
+BUILTINS = {"abs", "float", "min", "max", "range", "len", "math", "np"}
+_CALLS = {"abs", "float", "min", "max", "range", "len"}
+_OWN = {"_acc", "_bc", "_wn", "_fo"}  # the kernel's own arrays
 
 _CHECK = re.compile(r"^if not \((?P<cond>.*)\): _RUN\(_K\[\d+\], \(.*\)\)$")
 _WRAP64 = re.compile(
@@ -149,7 +90,8 @@ class LoopKernel:
     carried: list[str]
     accesses: int  # encoded accesses written per iteration
     guards: list[str] = field(default_factory=list)  # hoisted bounds checks
-    ops: int = 1  # ops per iteration (what the Python loop costs)
+    ops: int = 1  # ops per iteration of the root loop (inner loops of unknown trip count once)
+    segments: list[int] = field(default_factory=list)  # the counters it keeps (`_bc` order)
     fn: Any = None
     failed: str | None = None
     seen: int = 0  # ops run as Python so far (compiling is worth it after `Trace.jit_after`)
@@ -183,13 +125,17 @@ class LoopKernel:
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module  # numba's cache imports the module by name
             spec.loader.exec_module(module)
-            for name in HELPERS:
-                if hasattr(module, name):
-                    setattr(module, name, numba.njit(cache=True)(getattr(module, name)))
             self.fn = numba.njit(cache=True)(module.kernel)
         except Exception as error:  # no numba, a read-only cache directory...
             self.failed = f"{type(error).__name__}: {error}"
         return self.fn
+
+
+def is_typing_error(error: Exception) -> bool:
+    """numba refused the kernel at compile time (before running any of it)."""
+    from numba.core.errors import NumbaError
+
+    return isinstance(error, NumbaError)
 
 
 def _cache_dir() -> Path:
@@ -206,68 +152,160 @@ def enabled() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def loop_kernel(
-    body: Sequence[str],
-    iv: str,
+_COUNT1 = re.compile(r"^if _BC\[(\d+)\]: _BC\[\1\] \+= (.+)$")
+_FIRST1 = re.compile(r"^else: _FIRST\((\d+)\)(; _BC\[\1\] \+= .* - 1)?$")
+_WN = re.compile(r"^_WN\[0\] \+= (.+)$")
+_RANGE = re.compile(r"^(r\d+) = (range\(.*\)); (n\d+) = len\(\1\)$")
+_WSTART = re.compile(r"^(s\d+) = _WSTART\((\d+), (r\d+)\) if _WN\[0\] - _WN\[1\] >= _WIN else None$")
+_FOR_R = re.compile(r"^for (\w+) in (r\d+):$")
+_WBULK = re.compile(r"^if (\w+) == (s\d+): \2 = _WBULK\((\d+), (r\d+), \1\)$")
+_WEND = "if _WN[0] - _WN[1] >= _WIN: _WEND()"
+_FLUSH = "if len(_T) >= _LIM: _FLUSH()"
+_MARK = re.compile(r"^# @variant (\d+)$")
+
+
+def expand(lines: Sequence[str], plain: dict[int, list[str]]) -> list[str]:
+    """`lines` with every kernel variant (`# @variant ID` then its `if`/`else` block) replaced
+    by the plain loop it wraps, recursively."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _MARK.match(line.strip())
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        pad = line[: len(line) - len(line.lstrip())]
+        body = plain[int(m[1])]
+        out += expand([pad + b for b in body], plain)
+        i += 1  # the `if` line, then everything deeper or the `else:` at this indent
+        i += 1
+        while i < len(lines) and (
+            lines[i].startswith(pad + " ") or lines[i] == pad + "else:"
+        ):
+            i += 1
+    return out
+
+
+def nest_kernel(
+    lines: Sequence[str],
     carried: Sequence[str],
     views: dict[str, str],
     consts: Sequence[Any],
     ops: int,
 ) -> LoopKernel:
-    """The kernel of a bulk-counted loop whose generated body is `body` (its lines, the
-    loop's own `for` and phase-window lines excluded), or `NotAKernel`.
+    """The kernel of a loop nest from its generated Python `lines` (variants expanded:
+    the bulk-count header if any, the `for`, the body), or `NotAKernel`.
 
-    `views`: the memoryview locals in scope -> their format; `consts`: the `_K` table."""
-    pad = min(len(line) - len(line.lstrip()) for line in body) if body else 0
+    `carried`: the root loop's carried values; `views`: memoryview locals in scope -> their
+    format; `consts`: the `_K` table; `ops`: ops per iteration of the root loop (estimate)."""
+    pad = min(len(line) - len(line.lstrip()) for line in lines)
     out: list[str] = []
     guards: list[str] = []
+    segments: list[int] = []
     accesses = 0
-    assigned: set[str] = {iv}
-    for raw in body:
-        line = raw[pad:]
-        if line != line.lstrip():
-            raise NotAKernel("nested statement")
-        if _WRAP64.match(line):
-            continue  # int64 arithmetic in numba wraps the same way
+    assigned: set[str] = set()
+
+    def seg(k: str) -> int:
+        if int(k) not in segments:
+            segments.append(int(k))
+        return segments.index(int(k))
+
+    for raw in lines:
+        text = raw[pad:]
+        line = text.lstrip()
+        ind = text[: len(text) - len(line)]
+        emit = lambda t, ind=ind: out.append(ind + t)  # noqa: E731
+        if not line or line in (_FLUSH,) or _WRAP64.match(line) or _FIRST1.match(line):
+            continue
+        if m := _COUNT1.match(line):
+            k = seg(m[1])
+            emit(f"if _bc[{k}] == 0:")
+            emit(f"    _fo[_nf] = {k}")
+            emit("    _nf += 1")
+            emit(f"_bc[{k}] += {m[2]}")
+            continue
+        if m := _WN.match(line):
+            emit(f"_wn[0] += {m[1]}")
+            continue
+        if m := _RANGE.match(line):
+            r, n = m[1], m[3]
+            call = ast.parse(m[2]).body[0].value  # type: ignore[attr-defined]
+            bounds = [ast.unparse(x) for x in call.args]
+            emit(f"{r}_0 = {bounds[0]}; {r}_1 = {bounds[1]}; {r}_2 = {bounds[2]}")
+            emit(f"{n} = len(range({r}_0, {r}_1, {r}_2))")
+            assigned |= {f"{r}_0", f"{r}_1", f"{r}_2", n}
+            continue
+        if m := _WSTART.match(line):
+            s_, k, r = m[1], m[2], m[3]
+            emit(f"{s_} = _wstart(_wn, _WIN, @@C{k}@@, {_n_of(r, lines)}, {r}_0, {r}_2) "
+                 f"if _wn[0] - _wn[1] >= _WIN else _NONE")  # fmt: skip
+            assigned.add(s_)
+            continue
+        if m := _FOR_R.match(line):
+            emit(f"for {m[1]} in range({m[2]}_0, {m[2]}_1, {m[2]}_2):")
+            assigned.add(m[1])
+            continue
+        if m := _WBULK.match(line):
+            iv, s_, k, r = m[1], m[2], m[3], m[4]
+            emit(f"if {iv} == {s_}:")
+            emit(f"    {s_}, _npe, _pe, _pebc = _wbulk(_wn, _WIN, @@C{k}@@, {_n_of(r, lines)}, "
+                 f"{r}_0, {r}_2, {iv}, {seg(k)}, _bc, _p, _pe, _pebc, _npe)")  # fmt: skip
+            continue
+        if line == _WEND:
+            emit("if _wn[0] - _wn[1] >= _WIN:")
+            emit("    _npe, _pe, _pebc = _record(_pe, _pebc, _npe, _p, _bc, -1, 0)")
+            emit("    _wn[1] = _wn[0]")
+            continue
         if m := _CHECK.match(line):
-            names = _names(m["cond"])
-            if names & assigned:
-                raise NotAKernel(f"a bounds check that depends on the loop: {m['cond']}")
-            if m["cond"] not in guards:
-                guards.append(m["cond"])
+            guards.append(m["cond"]) if m["cond"] not in guards else None
             continue
         line = _CONST.sub(lambda m: _literal(consts[int(m[1])]), line)
         if m := _ACCESS.match(line):
-            out.append(f"_acc[_p] = {m['expr']}")
-            out.append("_p += 1")
+            emit("if _p == len(_acc):")
+            emit("    _acc = _grow(_acc, _p)")
+            emit(f"_acc[_p] = {m['expr']}")
+            emit("_p += 1")
             accesses += 1
             continue
-        out.append(line)
+        emit(line)
+        header = line.endswith(":") and not line.startswith(("if ", "else", "for "))
         try:
-            for node in ast.walk(ast.parse(line)):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    assigned.add(node.id)
+            tree = ast.parse(line + (" pass" if line.endswith(":") else "")) if not header else None
         except SyntaxError as error:
             raise NotAKernel(f"unparsable line {line!r}") from error
-    inner = "\n".join("        " + line for line in out) or "        pass"
-    tree = ast.parse(inner.replace("\n        ", "\n").strip())
-    helpers = _check(tree, views)
-    params = [p for p in _free_names(tree, iv) if p not in carried]
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                assigned.add(node.id)
+    for g in guards:
+        if _names(g) & assigned:
+            raise NotAKernel(f"a bounds check that depends on the loop: {g}")
+    body = "\n".join(out)
+    tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
+    _check(tree, views)
+    params = [p for p in _free_names(tree) if p not in carried]
     ret = ", ".join(carried) + ("," if carried else "")
-    lines = ["import math", "import numpy as np", "", "_INF = math.inf", "_NAN = math.nan", ""]
-    for name in sorted(helpers):
-        lines.append(HELPERS[name].strip())
-        lines.append("")
-    args = ", ".join([*params, "_start", "_stop", "_step", "_acc", *carried])
-    lines.append(f"def kernel({args}):")
-    lines.append("    _p = 0")
-    lines.append(f"    for {iv} in range(_start, _stop, _step):")
-    lines.append(inner)
-    lines.append(f"    return ({ret})" if carried else "    return 0")
-    source = "\n".join(lines) + "\n"
+    imports = ", ".join(sorted(RUNTIME | {"_INF", "_NAN", "_NONE"}))
+    lines_out = ["import math", "", f"from tapeflow.hwmodel.jit_runtime import {imports}", ""]
+    args = ", ".join([*params, "_bc", "_wn", "_WIN", "_acc", "_pe", "_pebc", "_fo", *carried])
+    lines_out.append(f"def kernel({args}):")
+    lines_out.append("    _p = 0; _npe = 0; _nf = 0")
+    lines_out += ["    " + line for line in out]
+    lines_out.append(f"    return ({ret}), _acc, _p, _pe, _pebc, _npe, _nf")
+    source = "\n".join(lines_out) + "\n"
     for name, call in MATH.items():
         source = source.replace(f"{name}(", f"{call}(")
-    return LoopKernel(source, params, list(carried), accesses, guards, ops)
+    return LoopKernel(source, params, list(carried), accesses, guards, ops, segments)
+
+
+def _n_of(r: str, lines: Sequence[str]) -> str:
+    """The trip-count local of bulk range `r` (`rX = range(...); nY = len(rX)`)."""
+    for line in lines:
+        m = _RANGE.match(line.strip())
+        if m and m[1] == r:
+            return m[3]
+    raise NotAKernel(f"no range line for {r}")
 
 
 def _literal(value: Any) -> str:
@@ -284,9 +322,8 @@ def _names(expr: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(expr)) if isinstance(n, ast.Name)}
 
 
-def _check(tree: ast.AST, views: dict[str, str]) -> set[str]:
-    """Refuses anything outside the subset; returns the helpers the body calls."""
-    helpers: set[str] = set()
+def _check(tree: ast.AST, views: dict[str, str]) -> None:
+    """Refuses anything outside the subset (`NotAKernel`)."""
     for node in ast.walk(tree):
         if not isinstance(node, _OK_NODES):
             raise NotAKernel(f"{type(node).__name__} is not in the kernel subset")
@@ -299,34 +336,26 @@ def _check(tree: ast.AST, views: dict[str, str]) -> set[str]:
         if isinstance(node, ast.Subscript):
             target = node.value
             if not isinstance(target, ast.Name) or (
-                target.id != "_acc" and views.get(target.id) not in ("d", "q")
+                target.id not in _OWN and views.get(target.id) not in ("d", "q")
             ):
                 raise NotAKernel(f"subscript of {ast.unparse(target)}")
         if isinstance(node, ast.Call):
             f = node.func
             if not isinstance(f, ast.Name) or node.keywords:
                 raise NotAKernel(f"call {ast.unparse(node)}")
-            if f.id in HELPERS:
-                helpers.add(f.id)
-            elif f.id not in MATH and f.id not in ("abs", "float", "min", "max"):
+            if f.id not in RUNTIME and f.id not in MATH and f.id not in _CALLS:
                 raise NotAKernel(f"call of {f.id}")
-    return helpers
 
 
-def _free_names(tree: ast.AST, iv: str) -> list[str]:
-    """Names the body reads before it assigns them (in order), but the loop variable,
-    the kernel's own names and the builtins."""
-    assigned = {iv, "_acc", "_p"}
+def _free_names(tree: ast.AST) -> list[str]:
+    """Names the nest reads that it never assigns (in first-read order), but the kernel's
+    own names, builtins and helpers: the loop-invariant values it takes as parameters."""
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     free: list[str] = []
-    assert isinstance(tree, ast.Module)
-    for stmt in tree.body:
-        loads = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-        for name in loads:
-            if name not in assigned and name not in free and name not in BUILTINS \
-                    and name not in HELPERS and name not in MATH:  # fmt: skip
-                free.append(name)
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                assigned.add(n.id)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in stored \
+                and n.id not in free and n.id not in BUILTINS and n.id not in RUNTIME \
+                and n.id not in MATH and not n.id.startswith("_"):  # fmt: skip
+            free.append(n.id)
     return free
 
