@@ -305,8 +305,8 @@ class Trace:
         out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
         self.accesses.frombytes(out.tobytes())
 
-    def jit_nest(self, m: int, trips: int, args: tuple[Any, ...],
-                 carried: tuple[Any, ...]) -> tuple[Any, ...] | None:  # fmt: skip
+    def jit_nest(self, m: int, trips: int, args: tuple[Any, ...], carried: tuple[Any, ...],
+                 objects: tuple[Any, ...]) -> tuple[Any, ...] | None:  # fmt: skip
         """Runs kernel `m` (a loop nest of `trips` iterations, see `tapeflow.hwmodel.jit`)
         and applies what it recorded: accesses, counters, first executions, phase ends.
         Returns the carried values, or None (nothing run): run the Python loop instead."""
@@ -321,6 +321,10 @@ class Trace:
             fn = kernel.compile()
             if fn is None:
                 return None
+        tapes = [objects[kernel.objects.index(t)] for t in kernel.records]
+        if sum(t.count for t in tapes) > trips * kernel.ops:
+            return None  # converting the records would cost more than the loop
+        arrays = [a for t in tapes for a in _record_arrays(t)]
         segs = kernel.segments
         counts = self.block_counts
         bc = np.array([counts[k] for k in segs], dtype=np.int64)
@@ -328,15 +332,24 @@ class Trace:
         if self._jit_pebc.shape[1] != len(segs):
             self._jit_pebc = np.empty((len(self._jit_pe), len(segs)), dtype=np.int64)
         firsts = np.empty(len(segs), dtype=np.int64)
+        err = np.zeros(8, dtype=np.int64)
         try:
-            out = fn(*args, bc, wn, self.window_ops, self._jit_buf, self._jit_pe,
-                     self._jit_pebc, firsts, *carried)  # fmt: skip
+            out = fn(*args, *arrays, bc, wn, self.window_ops, self._jit_buf, self._jit_pe,
+                     self._jit_pebc, firsts, err, *carried)  # fmt: skip
         except Exception as error:
             if not jit.is_typing_error(error):
                 raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
             kernel.failed = f"{type(error).__name__}: {error}"
             return None  # numba could not type it: nothing of it has run
         result, self._jit_buf, p, self._jit_pe, self._jit_pebc, npe, nf = out
+        if err[0]:  # a check failed: the interpreter's error (the run stops here)
+            kind, k, slots = kernel.errors[int(err[0]) - 1]
+            values = [objects[kernel.objects.index(a)] if not a.startswith("#")
+                      else int(err[int(a[1:])]) for a in slots]  # fmt: skip
+            _kernel_error(self.program, kind, self.program.consts[k], values)
+        for t, (vals, written, _) in zip(tapes, zip(*[iter(arrays)] * 3), strict=True):
+            rows = vals.tolist()
+            t.records[:] = [tuple(r) if w else None for r, w in zip(rows, written.tolist())]
         for i in firsts[:nf].tolist():
             self.first(segs[i])
         for i, k in enumerate(segs):
@@ -736,6 +749,8 @@ class _FunctionCompiler:
         SSA indices)."""
         self.stream: _Stream | None = None
         """The bulk-counted loop body being emitted, if its accesses may be streamed."""
+        self.records: dict[str, int] = {}
+        """Record tape locals whose fields are all f64 -> field count (kernels take them)."""
         self.plain: dict[int, list[str]] = {}
         """Variant id -> the plain loop lines it wraps (`jit.expand` puts them back)."""
         self.views: dict[str, str] = {}
@@ -780,6 +795,9 @@ class _FunctionCompiler:
         if isinstance(t, MemRefType):
             self.bind_memref(value, name, t, indent, origin)
         elif t.name == "region.tape":
+            fields = t.record.fields.data  # type: ignore[attr-defined]
+            if all(isinstance(f, builtin.Float64Type) for f in fields):
+                self.records[name] = len(fields)
             if not t.in_spm:  # type: ignore[attr-defined]
                 self.prov[value] = f"{name}_a"
                 self.emit(indent, f"{name}_a = _RID({name})")
@@ -1318,6 +1336,8 @@ def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     r = c.define(op.results[0])
     a, b = c.use(op.operands[1]), c.use(op.operands[2])
     c.emit(indent, f"{r} = {a} if {cond} else {b}")
+    if a in c.records and b in c.records:  # double-buffered scratchpad tiles
+        c.records[r] = c.records[a]
     ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
     if ra is not None and rb is not None:
         c.ranges[op.results[0]] = (min(ra[0], rb[0]), max(ra[1], rb[1]))
@@ -1399,7 +1419,7 @@ def _kernel_variant(
     loop = c.lines[start:]
     try:
         kernel = jit.nest_kernel(jit.expand(loop, c.plain), carried, c.views, c.cm.consts,
-                                 _static_ops(c, op.regions[0].block))  # fmt: skip
+                                 _static_ops(c, op.regions[0].block), c.records)  # fmt: skip
     except jit.NotAKernel as why:
         c.cm.not_kernels.append((op, str(why)))
         return
@@ -1411,8 +1431,9 @@ def _kernel_variant(
     j = c.fresh("j")
     del c.lines[start:]
     c.variant(indent, loop)
-    c.emit(indent, f"if {guards}({j} := _JNEST({m}, len({rng}), ({params}), ({values}))) "
-                   "is not None:")  # fmt: skip
+    objects = "".join(f"{o}, " for o in kernel.objects)
+    c.emit(indent, f"if {guards}({j} := _JNEST({m}, len({rng}), ({params}), ({values}), "
+                   f"({objects}))) is not None:")  # fmt: skip
     c.emit(indent + 1, f"{values} = {j}" if carried else "pass")
     c.emit(indent, "else:")
     c.lines.extend("    " + line for line in loop)
@@ -1952,6 +1973,39 @@ class CompiledModule:
         return results, trace
 
 
+def _record_arrays(buf: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """A record tape as a loop kernel takes it: field values, written flags, count."""
+    vals = np.zeros((buf.count, len(buf.record.fields.data)), dtype=np.float64)
+    written = np.zeros(buf.count, dtype=np.uint8)
+    for i, rec in enumerate(buf.records):
+        if rec is not None:
+            vals[i] = rec
+            written[i] = 1
+    return vals, written, buf.count
+
+
+def _kernel_error(program: CompiledModule, kind: str, op: Operation, values: list[Any]) -> None:
+    """Raises the interpreter's error for a check that failed in a loop kernel."""
+    if kind == "run":
+        program.run_op(op, tuple(values))
+    elif kind == "rcheck":
+        record_check(op, *values)
+    else:
+        record_unwritten(op, *values)
+    raise FastPathLimit(op_error(op, "fast path: a kernel's failed check passed in the interpreter"))
+
+
+def record_check(op: Operation, buf: Any, index: int) -> None:
+    buf.check_usable(op)
+    buf.check_index(op, index)
+
+
+def record_unwritten(op: Operation, buf: Any, index: int) -> None:
+    raise InterpretationError(
+        op_error(op, f"record {index} of {buf.describe()} read before it was written")
+    )
+
+
 class _Runtime:
     """The objects the generated code closes over for one run."""
 
@@ -1975,6 +2029,8 @@ class _Runtime:
         self.window_bulk = trace.window_bulk
         self.stream = trace.stream
         self.stream_min = trace.stream_min
+        self.record_check = record_check
+        self.record_unwritten = record_unwritten
         self.jit_nest = trace.jit_nest
 
     def pop_empty(self, op: Operation) -> None:
@@ -1982,15 +2038,6 @@ class _Runtime:
 
     def free_nonempty(self, op: Operation, cache: list[Any]) -> None:
         self.run_op(op, (cache,))
-
-    def record_check(self, op: Operation, buf: Any, index: int) -> None:
-        buf.check_usable(op)
-        buf.check_index(op, index)
-
-    def record_unwritten(self, op: Operation, buf: Any, index: int) -> None:
-        raise InterpretationError(
-            op_error(op, f"record {index} of {buf.describe()} read before it was written")
-        )
 
     def copy(self, op: Operation, src: Any, dst: Any, sid_src: int, sid_dst: int) -> None:
         """memref.copy: the interpreter's copy, then every element read and written (the

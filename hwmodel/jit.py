@@ -57,7 +57,7 @@ MATH = {f"_m_{n}": f"math.{n}" for n in ("tanh", "exp", "log", "sqrt", "sin", "c
 
 BUILTINS = {"abs", "float", "min", "max", "range", "len", "math", "np"}
 _CALLS = {"abs", "float", "min", "max", "range", "len"}
-_OWN = {"_acc", "_bc", "_wn", "_fo"}  # the kernel's own arrays
+_OWN = {"_acc", "_bc", "_wn", "_fo", "_err"}  # the kernel's own arrays
 
 _CHECK = re.compile(r"^if not \((?P<cond>.*)\): _RUN\(_K\[\d+\], \(.*\)\)$")
 _WRAP64 = re.compile(
@@ -92,6 +92,14 @@ class LoopKernel:
     guards: list[str] = field(default_factory=list)  # hoisted bounds checks
     ops: int = 1  # ops per iteration of the root loop (inner loops of unknown trip count once)
     segments: list[int] = field(default_factory=list)  # the counters it keeps (`_bc` order)
+    objects: list[str] = field(default_factory=list)
+    """Python objects the caller passes: record tapes (their fields become arrays) and the
+    memrefs that failed checks name."""
+    records: dict[str, int] = field(default_factory=dict)  # record tape -> its field count
+    errors: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    """Per failing check (`_err[0]` = its index + 1): the runtime function to call (`run`,
+    `rcheck`, `rnone`), the `_K` index of its op and its arguments (object names or
+    `_err` slots `#j`)."""
     fn: Any = None
     failed: str | None = None
     seen: int = 0  # ops run as Python so far (compiling is worth it after `Trace.jit_after`)
@@ -161,6 +169,15 @@ _FOR_R = re.compile(r"^for (\w+) in (r\d+):$")
 _WBULK = re.compile(r"^if (\w+) == (s\d+): \2 = _WBULK\((\d+), (r\d+), \1\)$")
 _WEND = "if _WN[0] - _WN[1] >= _WIN: _WEND()"
 _FLUSH = "if len(_T) >= _LIM: _FLUSH()"
+_RCHECK = re.compile(
+    r"^if (\w+)\.freed or \1\.dma is not None or not 0 <= (\w+) < \1\.count: "
+    r"_RCHECK\(_K\[(\d+)\], \1, \2\)$"
+)
+_RWRITE = re.compile(r"^(\w+)\.records\[(\w+)\] = \((.*),\)$")
+_RREAD = re.compile(r"^(r\d+) = (\w+)\.records\[(\w+)\]$")
+_RNONE = re.compile(r"^if (r\d+) is None: _RNONE\(_K\[(\d+)\], (\w+), (\w+)\)$")
+_RFIELDS = re.compile(r"^(.*), = (r\d+)$")
+_RUN_ARGS = re.compile(r"_RUN\(_K\[(\d+)\], \((.*)\)\)$")
 _MARK = re.compile(r"^# @variant (\d+)$")
 
 
@@ -194,18 +211,52 @@ def nest_kernel(
     views: dict[str, str],
     consts: Sequence[Any],
     ops: int,
+    records: dict[str, int],
 ) -> LoopKernel:
     """The kernel of a loop nest from its generated Python `lines` (variants expanded:
     the bulk-count header if any, the `for`, the body), or `NotAKernel`.
 
     `carried`: the root loop's carried values; `views`: memoryview locals in scope -> their
-    format; `consts`: the `_K` table; `ops`: ops per iteration of the root loop (estimate)."""
+    format; `consts`: the `_K` table; `ops`: ops per iteration of the root loop (estimate);
+    `records`: record tape locals whose fields are all f64 -> their field count."""
     pad = min(len(line) - len(line.lstrip()) for line in lines)
     out: list[str] = []
     guards: list[str] = []
     segments: list[int] = []
     accesses = 0
     assigned: set[str] = set()
+
+    objects: list[str] = []
+    used: dict[str, int] = {}
+    errors: list[tuple[str, int, list[str]]] = []
+    reads: dict[str, str] = {}  # record local -> its tape
+
+    def obj(name: str) -> str:
+        if name not in objects:
+            objects.append(name)
+        return name
+
+    def fail(ind: str, kind: str, k: str, args: list[str]) -> None:
+        """A failing check: note which values the error needs, and leave the kernel."""
+        slots = []
+        for a in args:
+            if f"{a}_d" in views or a in records:
+                slots.append(obj(a))
+            else:
+                out.append(f"{ind}    _err[{len(slots) + 1}] = {a}")
+                slots.append(f"#{len(slots) + 1}")
+        errors.append((kind, int(k), slots))
+        out.append(f"{ind}    _err[0] = {len(errors)}")
+        out.append(f"{ind}    return ({ret}), _acc, _p, _pe, _pebc, _npe, _nf")
+
+    def tape(name: str) -> int:
+        if name not in records:
+            raise NotAKernel(f"record tape {name} with fields other than f64")
+        used[name] = records[name]
+        obj(name)
+        return records[name]
+
+    ret = ", ".join(carried) + ("," if carried else "")
 
     def seg(k: str) -> int:
         if int(k) not in segments:
@@ -259,7 +310,44 @@ def nest_kernel(
             emit("    _wn[1] = _wn[0]")
             continue
         if m := _CHECK.match(line):
-            guards.append(m["cond"]) if m["cond"] not in guards else None
+            if not _names(m["cond"]) & assigned:  # loop-invariant: checked before the call
+                guards.append(m["cond"]) if m["cond"] not in guards else None
+                continue
+            call = _RUN_ARGS.search(line)
+            assert call is not None
+            emit(f"if not ({m['cond']}):")
+            fail(ind, "run", call[1], [a.strip() for a in call[2].split(",") if a.strip()])
+            continue
+        if m := _RCHECK.match(line):
+            t, i = m[1], m[2]
+            tape(t)
+            guard = f"not ({t}.freed or {t}.dma is not None)"
+            guards.append(guard) if guard not in guards else None
+            emit(f"if not 0 <= {i} < {t}_n:")
+            fail(ind, "rcheck", m[3], [t, i])
+            continue
+        if m := _RWRITE.match(line):
+            t, i, vals = m[1], m[2], [v.strip() for v in m[3].split(",")]
+            if len(vals) != tape(t):
+                raise NotAKernel(f"a record of {len(vals)} fields in {t}")
+            for f, v in enumerate(vals):
+                emit(f"{t}_r[{i}, {f}] = {v}")
+            emit(f"{t}_w[{i}] = 1")
+            continue
+        if m := _RREAD.match(line):
+            reads[m[1]] = f"{m[2]}|{m[3]}"
+            tape(m[2])
+            continue
+        if m := _RNONE.match(line):
+            t, i = m[3], m[4]
+            emit(f"if {t}_w[{i}] == 0:")
+            fail(ind, "rnone", m[2], [t, i])
+            continue
+        if (m := _RFIELDS.match(line)) and m[2] in reads:
+            t, i = reads[m[2]].split("|")
+            for f, v in enumerate(x.strip() for x in m[1].split(",")):
+                emit(f"{v} = {t}_r[{i}, {f}]")
+                assigned.add(v)
             continue
         line = _CONST.sub(lambda m: _literal(consts[int(m[1])]), line)
         if m := _ACCESS.match(line):
@@ -278,17 +366,17 @@ def nest_kernel(
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 assigned.add(node.id)
-    for g in guards:
-        if _names(g) & assigned:
-            raise NotAKernel(f"a bounds check that depends on the loop: {g}")
     body = "\n".join(out)
     tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
-    _check(tree, views)
+    _check(tree, views, list(used))
     params = [p for p in _free_names(tree) if p not in carried]
-    ret = ", ".join(carried) + ("," if carried else "")
     imports = ", ".join(sorted(RUNTIME | {"_INF", "_NAN", "_NONE"}))
     lines_out = ["import math", "", f"from tapeflow.hwmodel.jit_runtime import {imports}", ""]
-    args = ", ".join([*params, "_bc", "_wn", "_WIN", "_acc", "_pe", "_pebc", "_fo", *carried])
+    params = [p for p in params if p not in used]
+    arrays = [f"{t}_{x}" for t in used for x in "rwn"]
+    params = [p for p in params if p not in arrays]
+    args = ", ".join([*params, *arrays, "_bc", "_wn", "_WIN", "_acc", "_pe", "_pebc", "_fo",
+                      "_err", *carried])  # fmt: skip
     lines_out.append(f"def kernel({args}):")
     lines_out.append("    _p = 0; _npe = 0; _nf = 0")
     lines_out += ["    " + line for line in out]
@@ -296,7 +384,8 @@ def nest_kernel(
     source = "\n".join(lines_out) + "\n"
     for name, call in MATH.items():
         source = source.replace(f"{name}(", f"{call}(")
-    return LoopKernel(source, params, list(carried), accesses, guards, ops, segments)
+    return LoopKernel(source, params, list(carried), accesses, guards, ops, segments, objects,
+                      used, errors)  # fmt: skip
 
 
 def _n_of(r: str, lines: Sequence[str]) -> str:
@@ -322,7 +411,7 @@ def _names(expr: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(expr)) if isinstance(n, ast.Name)}
 
 
-def _check(tree: ast.AST, views: dict[str, str]) -> None:
+def _check(tree: ast.AST, views: dict[str, str], tapes: Sequence[str] = ()) -> None:
     """Refuses anything outside the subset (`NotAKernel`)."""
     for node in ast.walk(tree):
         if not isinstance(node, _OK_NODES):
@@ -336,7 +425,9 @@ def _check(tree: ast.AST, views: dict[str, str]) -> None:
         if isinstance(node, ast.Subscript):
             target = node.value
             if not isinstance(target, ast.Name) or (
-                target.id not in _OWN and views.get(target.id) not in ("d", "q")
+                target.id not in _OWN
+                and views.get(target.id) not in ("d", "q")
+                and target.id not in {f"{t}_{x}" for t in tapes for x in "rw"}
             ):
                 raise NotAKernel(f"subscript of {ast.unparse(target)}")
         if isinstance(node, ast.Call):
