@@ -101,7 +101,8 @@ def fast_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
     return {
         "compile_s": t_compile, "exec_s": t_exec, "cpu_s": t_cpu, "wall_s": t_wall,
         "ops": ops, "accesses": acc, "ops_per_s": ops / t_cpu, "accesses_per_s": acc / t_cpu,
-        "report": result.report,
+        "report": result.report, "kernels": len(getattr(program, "kernels", ())),
+        "kernels_ran": sum(1 for k in getattr(program, "kernels", ()) if k.runs),
     }  # fmt: skip
 
 
@@ -280,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         for stage in args.stages.split(","):
             module, entry, fargs = build(kernel, args.size, stage)
             r = fast_run(module, entry, fargs)
-            note = (f"exec {r['exec_s']:.2f}s, compile {r['compile_s']:.2f}s, "
+            note = (f"exec {r['exec_s']:.2f}s (numba compiles there), compile "
+                    f"{r['compile_s']:.2f}s, loop kernels {r['kernels_ran']}/{r['kernels']} ran, "
                     f"tape {r['report']['tape_bytes'] / 2**20:.1f} MiB")  # fmt: skip
             line(name, stage, f"fast@{args.size}", r, note)
             if baseline is not None:

@@ -342,6 +342,7 @@ class Trace:
             kernel.failed = f"{type(error).__name__}: {error}"
             return None  # numba could not type it: nothing of it has run
         result, self._jit_buf, p, self._jit_pe, self._jit_pebc, npe, nf = out
+        kernel.runs += 1
         if err[0]:  # a check failed: the interpreter's error (the run stops here)
             kind, k, slots = kernel.errors[int(err[0]) - 1]
             values = [objects[kernel.objects.index(a)] if not a.startswith("#")

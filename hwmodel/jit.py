@@ -46,12 +46,13 @@ from typing import Any
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 RUNTIME = frozenset(
-    ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap",
+    ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap", "_m_log",
      "_grow", "_record", "_wstart", "_wbulk")
 )  # fmt: skip
 """What kernels may call from `tapeflow.hwmodel.jit_runtime`."""
 
-MATH = {f"_m_{n}": f"math.{n}" for n in ("tanh", "exp", "log", "sqrt", "sin", "cos")}
+MATH = {f"_m_{n}": f"math.{n}" for n in ("tanh", "exp", "sqrt", "sin", "cos")}
+MATH["_m_log"] = "_m_log"  # (jit_runtime: the sign of log's NaN below zero)
 """libm functions: numba calls the same libm, and returns IEEE results where CPython's
 `math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
 
@@ -102,6 +103,7 @@ class LoopKernel:
     `_err` slots `#j`)."""
     fn: Any = None
     failed: str | None = None
+    runs: int = 0  # calls that ran it
     seen: int = 0  # ops run as Python so far (compiling is worth it after `Trace.jit_after`)
     _on_disk: bool | None = None
 

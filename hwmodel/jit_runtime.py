@@ -13,6 +13,7 @@ translator can be tested anywhere.
 """
 
 import math
+import struct
 
 import numpy as np
 
@@ -26,6 +27,8 @@ except ImportError:  # pragma: no cover - numba is the optional extra `fast`
 
 _INF = math.inf
 _NAN = math.nan
+_NEG_NAN = struct.unpack("<d", bytes.fromhex("000000000000f8ff"))[0]
+"""What the generated code's `_m_log` (NumPy's log) gives below zero; numba's is +nan."""
 _NONE = -9223372036854775807 - 1
 """`None` of a phase-end induction value (no iteration has it)."""
 
@@ -132,3 +135,10 @@ def _wbulk(wn, win, c, n, r0, r2, iv, k, bc, p, pe, pebc, npe):
     wn[1] = wn[0] - rest * c
     j += -(-win // c)
     return (r0 + (j - 1) * r2 if j <= n else _NONE), npe, pe, pebc
+
+
+@_njit(cache=True)
+def _m_log(x):
+    if x < 0.0:
+        return _NEG_NAN
+    return math.log(x)

@@ -1,0 +1,150 @@
+"""numba loop kernels of the fast path (`tapeflow.hwmodel.jit`) against the op-by-op path.
+
+With kernels forced on (`Trace.jit_after = 0`, `Trace.jit_min_ops = 0`: every loop nest
+in the kernel subset runs compiled from its first entry), the whole report, results and
+memref contents must be identical to the op-by-op model's, with phase windows ending
+inside kernels; failing checks inside kernels give the interpreter's error. The runtime
+helpers are compared with the Python originals bit for bit on special values.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import struct
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from tapeflow import runner  # noqa: E402
+from tapeflow.hwmodel import compiled as C  # noqa: E402
+from tapeflow.hwmodel import jit, jit_runtime  # noqa: E402
+from tapeflow.hwmodel.config import load_machine  # noqa: E402
+from tapeflow.hwmodel.fastsim import simulate_fast  # noqa: E402
+from tapeflow.hwmodel.model import simulate  # noqa: E402
+
+from test_compiled_sim import _kernels, _outcome, _RandomProgram, _stage_module, differences  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def kernels_always(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """Every kernel compiled at its first entry, into this session's own cache."""
+    monkeypatch.setattr(C.Trace, "jit_after", 0)
+    monkeypatch.setattr(C.Trace, "jit_min_ops", 0)
+    monkeypatch.setenv("TAPEFLOW_JIT", "1")
+    monkeypatch.setenv("TAPEFLOW_JIT_CACHE", str(tmp_path_factory.getbasetemp() / "jit"))
+
+
+def compare(module, entry: str, args, machine=None, batch: int = 1 << 16) -> C.CompiledModule:
+    """Op-by-op and kernel runs agree; returns the compiled program (its kernels)."""
+    program = C.CompiledModule(module)
+    ref = _outcome(lambda: simulate(module, entry, copy.deepcopy(args), machine))
+    fast = _outcome(lambda: simulate_fast(program, entry, copy.deepcopy(args), machine,
+                                          batch=batch))  # fmt: skip
+    assert ref[0] == fast[0], f"{ref[1]} / {fast[1]}"
+    if ref[0] == "error":
+        assert ref[1] == fast[1]
+        return program
+    diffs = differences(ref[1].report, fast[1].report)
+    diffs += differences(ref[1].run.results, fast[1].run.results, "results")
+    diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
+    assert not diffs, "\n".join(diffs[:20])
+    return program
+
+
+NESTED = {"gemm", "mlp", "lstm", "conv2d", "mass_spring", "jacobi2d"}
+"""Kernels whose hot loop nests are in the kernel subset at both stages."""
+
+
+@pytest.mark.parametrize("stage", ["lower-tape", "tapeflow"])
+@pytest.mark.parametrize("name", _kernels())
+def test_kernel_stage_identical_with_loop_kernels(name: str, stage: str):
+    module, entry, args = _stage_module(name, stage)
+    program = compare(module, entry, args)
+    ran = [k for k in program.kernels if k.runs]
+    assert not [k.failed for k in program.kernels if k.failed]  # numba typed every kernel
+    if name in NESTED:
+        assert ran, [why for _, why in program.not_kernels]
+    # Phase windows ending inside kernels (bulk loops and loop ends), across batches.
+    win = load_machine(overrides=["core.window_ops=61"])
+    compare(module, entry, args, win, batch=97)
+
+
+@pytest.mark.parametrize("seed", range(0, 36, 3))
+def test_random_programs_with_loop_kernels(seed: int):
+    for s in (seed, seed + 1, seed + 2):
+        gen = _RandomProgram(s)
+        compare(runner.load_module(gen.text(), "r.mlir"), "f", gen.arguments(), batch=7)
+
+
+OUT_OF_BOUNDS = """
+func.func @f(%a: memref<50xf64>, %n: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %v = memref.load %a[%i] : memref<50xf64>
+    %t = arith.addf %acc, %v : f64
+    scf.yield %t : f64
+  }
+  func.return %s : f64
+}
+"""
+
+
+def test_failing_check_inside_a_kernel_is_the_interpreters_error():
+    """The bound is only known at run time: the check runs inside the kernel, fails at
+    iteration 50 and reports what the op-by-op run reports."""
+    module = runner.load_module(OUT_OF_BOUNDS, "oob.mlir")
+    program = compare(module, "f", [np.arange(50.0), 60])
+    assert program.kernels and program.kernels[0].errors
+    ok = compare(module, "f", [np.arange(50.0), 50])  # in bounds: the kernel's result
+    assert ok.kernels[0].runs == 1
+
+
+def test_jit_off_compiles_no_kernel(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TAPEFLOW_JIT", "0")
+    program = C.CompiledModule(runner.load_module(OUT_OF_BOUNDS, "oob.mlir"))
+    assert program.kernels == []
+
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-310, -1e-310, 3.4e38, 3.5e38, 1e308, -1e308, 1e300,
+           -1e300, 700.0, 710.0, -750.0, math.inf, -math.inf, math.nan, -math.nan, 2.0**-149,
+           1 / 3]  # fmt: skip
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+@pytest.mark.parametrize("name", ["_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf"])
+def test_binary_float_helpers_bit_identical(name: str):
+    original = {**C._int_helpers(), **C._math_helpers()}[name]  # pyright: ignore[reportPrivateUsage]
+    ported = getattr(jit_runtime, name)
+    for x in SPECIAL:
+        for y in SPECIAL:
+            assert bits(ported(x, y)) == bits(original(x, y)), (name, x, y)
+
+
+def test_f32_and_wrap_helpers_identical():
+    helpers = {**C._int_helpers(), **C._math_helpers()}  # pyright: ignore[reportPrivateUsage]
+    for x in SPECIAL:
+        assert bits(jit_runtime._f32(x)) == bits(helpers["_f32"](x)), x
+    for v in (0, 1, -1, 127, 128, -129, 2**31, 2**31 - 1, -(2**31) - 1, 2**40 + 5):
+        for w in (1, 8, 16, 32, 64):
+            assert jit_runtime._wrap(v, w) == helpers["_wrap"](v, w), (v, w)
+
+
+@pytest.mark.parametrize("name", sorted(jit.MATH))
+def test_libm_calls_bit_identical(name: str):
+    """numba's math.* against the generated code's `_m_*` (CPython's libm, NumPy where
+    CPython raises)."""
+    import numba
+
+    call = jit.MATH[name]
+    fn = numba.njit(eval(f"lambda x: {call}(x)", {"math": math, call: getattr(jit_runtime, call, None)}))
+    original = C._math_helpers()[name]  # pyright: ignore[reportPrivateUsage]
+    for x in [*SPECIAL, 0.1, 2.5, -3.7, 20.0, -20.0, 1e-8]:
+        assert bits(fn(x)) == bits(original(x)), (name, x)
