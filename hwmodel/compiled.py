@@ -204,9 +204,8 @@ class Trace:
         """Window phase ends not yet replayed: (access position, segment counts, dyn)."""
         self._jit_buf = np.empty(1 << 12, dtype=np.int64)
         """Where loop kernels write their encoded accesses (they grow it)."""
-        self._jit_pe = np.empty(64, dtype=np.int64)
-        self._jit_pebc = np.empty((64, 0), dtype=np.int64)
-        """Where loop kernels record phase ends: access position, their counters."""
+        self._jit_phase_ends: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        """Per kernel, where it records phase ends: access position, its counters."""
 
     # -- called by the generated code ------------------------------------------------------
     def first(self, k: int) -> None:
@@ -329,19 +328,20 @@ class Trace:
         counts = self.block_counts
         bc = np.array([counts[k] for k in segs], dtype=np.int64)
         wn = np.array(self.window, dtype=np.int64)
-        if self._jit_pebc.shape[1] != len(segs):
-            self._jit_pebc = np.empty((len(self._jit_pe), len(segs)), dtype=np.int64)
+        pe, pebc = self._jit_phase_ends.get(m) or (
+            np.empty(16, dtype=np.int64), np.empty((16, len(segs)), dtype=np.int64))
         firsts = np.empty(len(segs), dtype=np.int64)
         err = np.zeros(8, dtype=np.int64)
         try:
-            out = fn(*args, *arrays, bc, wn, self.window_ops, self._jit_buf, self._jit_pe,
-                     self._jit_pebc, firsts, err, *carried)  # fmt: skip
+            out = fn(*args, *arrays, bc, wn, self.window_ops, self._jit_buf, pe, pebc, firsts,
+                     err, *carried)  # fmt: skip
         except Exception as error:
             if not jit.is_typing_error(error):
                 raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
             kernel.failed = f"{type(error).__name__}: {error}"
             return None  # numba could not type it: nothing of it has run
-        result, self._jit_buf, p, self._jit_pe, self._jit_pebc, npe, nf = out
+        result, self._jit_buf, p, pe, pebc, npe, nf = out
+        self._jit_phase_ends[m] = pe, pebc
         kernel.runs += 1
         if err[0]:  # a check failed: the interpreter's error (the run stops here)
             kind, k, slots = kernel.errors[int(err[0]) - 1]
@@ -359,8 +359,8 @@ class Trace:
         ends: list[tuple[int, list[int]]] = []
         if npe:
             rows = np.repeat(np.array(counts, dtype=np.int64)[None, :], npe, axis=0)
-            rows[:, segs] = self._jit_pebc[:npe]
-            ends = list(zip(self._jit_pe[:npe].tolist(), rows.tolist(), strict=True))
+            rows[:, segs] = pebc[:npe]
+            ends = list(zip(pe[:npe].tolist(), rows.tolist(), strict=True))
         self._append_run(self._jit_buf, p, ends)
         return result
 
@@ -824,7 +824,8 @@ class _FunctionCompiler:
         self.emit(indent, f"{data} = _view({name})")
         et = t.element_type
         wide_int = isinstance(et, IndexType) or _int_width(et) == 64
-        self.views[data] = "d" if isinstance(et, builtin.Float64Type) else "q" if wide_int else ""
+        i32 = _int_width(et) == 32
+        self.views[data] = "d" if isinstance(et, builtin.Float64Type) else "q" if wide_int else "i" if i32 else ""
         base: str | None = None
         if not _is_spm_space(t.memory_space):
             base = f"{name}_a"
@@ -1222,6 +1223,20 @@ def _int_bits(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         return c.fallback(op, indent)
     r, a, b = _bin(c, op)
     c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})")
+
+
+@emitter("arith.shrsi")
+def _shrsi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """A shift by a constant in [0, width): Python's `>>` on the signed value, as the
+    interpreter computes it (arithmetic shift, no wrap needed)."""
+    w = _int_width(op.results[0].type)
+    b = _constant_value(c, op.operands[1])
+    if w is None or b is None or not 0 <= b < w:
+        return c.fallback(op, indent)
+    r, a, _ = _bin(c, op)
+    c.emit(indent, f"{r} = {a if w == 64 else f'_wrap({a}, {w})'} >> {b}")
+    if w == 64 and (ra := c.range_of(op.operands[0])) is not None:
+        c.ranges[op.results[0]] = (ra[0] >> b, ra[1] >> b)
 
 
 def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:

@@ -1,32 +1,38 @@
-"""numba-compiled inner loops for the fast path (`tapeflow.hwmodel.compiled`).
+"""numba-compiled loop nests for the fast path (`tapeflow.hwmodel.compiled`).
 
-Most simulated ops run in bulk-counted innermost loops (`compiled.simple_body`: one
-straight-line segment, no events); the generated Python spends ~60 ns per op there. This
-module turns such a loop's generated Python body into a loop kernel, a plain function
+The generated Python spends ~60 ns per simulated op; most ops run in loop nests without
+events (no allocation, DMA, call or `scf.while`). For every such `scf.for`/`affine.for`,
+this module turns the loop's generated Python (`nest_kernel`) into a kernel
 
-    def kernel(<loop-invariant values>, start, stop, step, accesses, <carried values>):
-        for iv in range(start, stop, step): <the body>
-        return (<carried values>,)
+    def kernel(<loop-invariant values>, <record tape arrays>, _bc, _wn, _WIN, _acc, _pe,
+               _pebc, _fo, _err, <carried values>):
+        <the loop nest>
+        return (<carried values>,), _acc, _p, _pe, _pebc, _npe, _nf
 
-that numba compiles (`numba.njit`). The kernel computes the same values and writes the
-same encoded accesses (`_A(x)` becomes `accesses[p] = x`) as the Python body, so the trace
-and the report are unchanged; the caller (`Trace.jit_run`) keeps the phase-window and
-counter logic in Python. numba is optional (extra `fast`); without it, or when numba cannot
-type a kernel, the loop runs as Python.
+that numba compiles. It computes the same values and writes the same encoded accesses
+(`_A(x)` becomes `_acc[_p] = x`) as the Python loop, and keeps what the Python loop keeps in
+`compiled.Trace` on local arrays: the segment counters it touches (`_bc`), the phase
+window (`_wn`), the phase ends with their counters (`_pe`, `_pebc`) and the segments
+executed for the first time, in order (`_fo`). `Trace.jit_nest` applies them afterwards,
+batch by batch, so the trace, and the report, are the Python loop's. The helpers it calls
+(`jit_runtime`) port the generated code's helpers; test/python/test_jit.py checks them bit
+for bit, and every bundled kernel and random programs against the op-by-op model.
 
-A body becomes a kernel only if every statement is in a small checked subset: float and
-64-bit integer arithmetic the way the generated code writes it (64-bit wrap checks are
-dropped: numba's int64 arithmetic wraps by itself), loads and stores of `memoryview`s in
-format `d` or `q`, the float helpers below (numba ports of `extra_ops`' semantics), and
-`_A`. Bounds checks whose operands are loop-invariant are hoisted into the caller's guard
-(on failure the Python loop runs and reports the interpreter's error); a check that depends
-on the loop fails the body. Integer division (`//`, `%`) is refused: `abs(INT64_MIN)`
-differs between Python and int64.
+A nest becomes a kernel only if every statement is in a small checked subset (`_check`):
+float and integer arithmetic as the generated code writes it (its 64-bit wrap checks are
+dropped: int64 arithmetic in numba wraps the same way), `memoryview`s of f64, i64/index
+and i32, record tapes whose fields are all f64 (`region.read`/`write`: copied to arrays
+around the call, when that costs less than the loop), libm calls. Integer division (`//`,
+`%`) is refused: `abs(INT64_MIN)` differs between Python and int64. Loop-invariant checks
+are hoisted into the caller's condition; a check that fails inside the kernel stops it
+(`_err`), and the caller raises the interpreter's own error.
 
-Kernels are written to files under the cache directory (`TAPEFLOW_JIT_CACHE`, default
-`~/.cache/tapeflow/jit`), named by a hash of their source, and compiled with numba's
-on-disk cache: later runs and other processes load the machine code instead of compiling.
-`TAPEFLOW_JIT=0` turns kernels off (the reference Python path).
+Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its loop has run
+`Trace.jit_after` ops as Python (or numba's cache has it). Kernels are files under
+`TAPEFLOW_JIT_CACHE` (default `~/.cache/tapeflow/jit`) named by a hash of their source and
+compiled with numba's on-disk cache, so later runs and other processes (the bench's Dask
+workers) load machine code. `TAPEFLOW_JIT=0` turns kernels off (the Python loops, the
+reference). numba is the optional extra `fast`; without it the loops run as Python.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 RUNTIME = frozenset(
     ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap", "_m_log",
+     "_index_cast",
      "_grow", "_record", "_wstart", "_wbulk")
 )  # fmt: skip
 """What kernels may call from `tapeflow.hwmodel.jit_runtime`."""
@@ -72,7 +79,7 @@ _OK_NODES = (
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.For, ast.Assign, ast.AugAssign,
     ast.If, ast.Return, ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp,
     ast.Compare, ast.IfExp, ast.Subscript, ast.Call, ast.Tuple, ast.Load,
-    ast.Store, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.BitAnd, ast.BitOr, ast.BitXor,
+    ast.Store, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift,
     ast.USub, ast.UAdd, ast.Not, ast.And, ast.Or, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
     ast.Gt, ast.GtE, ast.Pass,
 )  # fmt: skip
@@ -372,7 +379,9 @@ def nest_kernel(
     tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
     _check(tree, views, list(used))
     params = [p for p in _free_names(tree) if p not in carried]
-    imports = ", ".join(sorted(RUNTIME | {"_INF", "_NAN", "_NONE"}))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        v for v in MATH.values() if v in body}  # fmt: skip
+    imports = ", ".join(sorted(names & (RUNTIME | {"_INF", "_NAN", "_NONE"}))) or "_NONE"
     lines_out = ["import math", "", f"from tapeflow.hwmodel.jit_runtime import {imports}", ""]
     params = [p for p in params if p not in used]
     arrays = [f"{t}_{x}" for t in used for x in "rwn"]
@@ -428,7 +437,7 @@ def _check(tree: ast.AST, views: dict[str, str], tapes: Sequence[str] = ()) -> N
             target = node.value
             if not isinstance(target, ast.Name) or (
                 target.id not in _OWN
-                and views.get(target.id) not in ("d", "q")
+                and views.get(target.id) not in ("d", "q", "i")
                 and target.id not in {f"{t}_{x}" for t in tapes for x in "rw"}
             ):
                 raise NotAKernel(f"subscript of {ast.unparse(target)}")

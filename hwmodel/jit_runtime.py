@@ -142,3 +142,16 @@ def _m_log(x):
     if x < 0.0:
         return _NEG_NAN
     return math.log(x)
+
+
+@_njit(cache=True)
+def _index_cast(v, in_bw, out_bw):
+    if in_bw > out_bw:
+        t = v & ((1 << out_bw) - 1)
+        if t & (1 << (out_bw - 1)):
+            t -= 1 << out_bw
+        return t
+    if in_bw < out_bw:
+        sign_bit = 1 << (in_bw - 1)
+        return (v & (sign_bit - 1)) - (v & sign_bit)
+    return _wrap(v, out_bw)

@@ -966,3 +966,25 @@ def test_fuzzed_streamed_programs_identical(text: str, pipeline: str, dtype: Any
             np.zeros(4, np.int64), seed]  # fmt: skip
     run = check_against_interpreter(str(module), "f_grad", args)
     assert run.arguments[1][1] == 0.0  # the reverse loop ran: d_x[1] was read and zeroed
+
+
+SHIFTS = """
+func.func @f(%a: i64, %b: i32, %n: index) -> (i64, i32, index) {
+  %c3 = arith.constant 3 : i64
+  %c5 = arith.constant 5 : i32
+  %c1 = arith.constant 1 : index
+  %x = arith.shrsi %a, %c3 : i64
+  %y = arith.shrsi %b, %c5 : i32
+  %z = arith.shrsi %n, %c1 : index
+  func.return %x, %y, %z : i64, i32, index
+}
+"""
+
+
+@pytest.mark.parametrize("a, b, n", [(-17, -1000, 9), (1 << 62, 2**31 - 1, -7), (-(1 << 63), 0, 0)])
+def test_shift_right_by_a_constant_inline(a: int, b: int, n: int):
+    """arith.shrsi by a constant is inline Python (no interpreter call); negative values
+    shift arithmetically as in the interpreter."""
+    assert "_RUN(" not in CompiledModule(runner.load_module(SHIFTS, "s.mlir")).source
+    run = check_against_interpreter(SHIFTS, "f", [a, b, n])
+    assert run.results == [a >> 3, b >> 5, n >> 1]

@@ -135,6 +135,9 @@ def test_f32_and_wrap_helpers_identical():
     for v in (0, 1, -1, 127, 128, -129, 2**31, 2**31 - 1, -(2**31) - 1, 2**40 + 5):
         for w in (1, 8, 16, 32, 64):
             assert jit_runtime._wrap(v, w) == helpers["_wrap"](v, w), (v, w)
+        for wi, wo in ((32, 64), (64, 32), (8, 64), (64, 8), (32, 32), (64, 64), (1, 64)):
+            x = helpers["_wrap"](v, wi)
+            assert jit_runtime._index_cast(x, wi, wo) == helpers["_index_cast"](x, wi, wo)
 
 
 @pytest.mark.parametrize("name", sorted(jit.MATH))
