@@ -331,10 +331,10 @@ class Trace:
         pe, pebc = self._jit_phase_ends.get(m) or (
             np.empty(16, dtype=np.int64), np.empty((16, len(segs)), dtype=np.int64))
         firsts = np.empty(len(segs), dtype=np.int64)
-        err = np.zeros(8, dtype=np.int64)
+        err, errf = np.zeros(8, dtype=np.int64), np.zeros(8)
         try:
             out = fn(*args, *arrays, bc, wn, self.window_ops, self._jit_buf, pe, pebc, firsts,
-                     err, *carried)  # fmt: skip
+                     err, errf, *carried)  # fmt: skip
         except Exception as error:
             if not jit.is_typing_error(error):
                 raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
@@ -345,8 +345,8 @@ class Trace:
         kernel.runs += 1
         if err[0]:  # a check failed: the interpreter's error (the run stops here)
             kind, k, slots = kernel.errors[int(err[0]) - 1]
-            values = [objects[kernel.objects.index(a)] if not a.startswith("#")
-                      else int(err[int(a[1:])]) for a in slots]  # fmt: skip
+            values = [int(err[int(a[1:])]) if a[0] == "#" else float(errf[int(a[1:])])
+                      if a[0] == "%" else objects[kernel.objects.index(a)] for a in slots]  # fmt: skip
             _kernel_error(self.program, kind, self.program.consts[k], values)
         for t, (vals, written, _) in zip(tapes, zip(*[iter(arrays)] * 3), strict=True):
             rows = vals.tolist()
@@ -1237,6 +1237,19 @@ def _shrsi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.emit(indent, f"{r} = {a if w == 64 else f'_wrap({a}, {w})'} >> {b}")
     if w == 64 and (ra := c.range_of(op.operands[0])) is not None:
         c.ranges[op.results[0]] = (ra[0] >> b, ra[1] >> b)
+
+
+@emitter("arith.fptosi")
+def _fptosi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """`int(x)` (toward zero) when it fits the result, as the interpreter's
+    `run_fptosi`; otherwise (NaN, inf, out of range) the interpreter's error."""
+    w = _int_width(op.results[0].type)
+    if w is None or w > 64 or not isinstance(op.operands[0].type, builtin.Float64Type):
+        return c.fallback(op, indent)
+    x = c.use(op.operands[0])
+    low = f"{-(2.0 ** 63)!r} <= {x}" if w == 64 else f"{float(-(1 << (w - 1)) - 1)!r} < {x}"
+    c.emit(indent, f"if not ({low} < {2.0 ** (w - 1)!r}): _RUN({c.cm.const(op)}, ({x},))")
+    c.emit(indent, f"{c.define(op.results[0])} = int({x})")
 
 
 def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:

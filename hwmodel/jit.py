@@ -63,9 +63,9 @@ MATH["_m_log"] = "_m_log"  # (jit_runtime: the sign of log's NaN below zero)
 """libm functions: numba calls the same libm, and returns IEEE results where CPython's
 `math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
 
-BUILTINS = {"abs", "float", "min", "max", "range", "len", "math", "np"}
-_CALLS = {"abs", "float", "min", "max", "range", "len"}
-_OWN = {"_acc", "_bc", "_wn", "_fo", "_err"}  # the kernel's own arrays
+BUILTINS = {"abs", "float", "int", "min", "max", "range", "len", "math", "np"}
+_CALLS = {"abs", "float", "int", "min", "max", "range", "len"}
+_OWN = {"_acc", "_bc", "_wn", "_fo", "_err", "_errf"}  # the kernel's own arrays
 
 _CHECK = re.compile(r"^if not \((?P<cond>.*)\): _RUN\(_K\[\d+\], \(.*\)\)$")
 _WRAP64 = re.compile(
@@ -106,8 +106,8 @@ class LoopKernel:
     records: dict[str, int] = field(default_factory=dict)  # record tape -> its field count
     errors: list[tuple[str, int, list[str]]] = field(default_factory=list)
     """Per failing check (`_err[0]` = its index + 1): the runtime function to call (`run`,
-    `rcheck`, `rnone`), the `_K` index of its op and its arguments (object names or
-    `_err` slots `#j`)."""
+    `rcheck`, `rnone`), the `_K` index of its op and its arguments (object names, `_err`
+    slots `#j` or `_errf` slots `%j`)."""
     fn: Any = None
     failed: str | None = None
     runs: int = 0  # calls that ran it
@@ -248,12 +248,13 @@ def nest_kernel(
     def fail(ind: str, kind: str, k: str, args: list[str]) -> None:
         """A failing check: note which values the error needs, and leave the kernel."""
         slots = []
+        floats = kind == "run" and consts[int(k)].name == "arith.fptosi"  # its operand
         for a in args:
             if f"{a}_d" in views or a in records:
                 slots.append(obj(a))
             else:
-                out.append(f"{ind}    _err[{len(slots) + 1}] = {a}")
-                slots.append(f"#{len(slots) + 1}")
+                out.append(f"{ind}    {'_errf' if floats else '_err'}[{len(slots) + 1}] = {a}")
+                slots.append(f"{'%' if floats else '#'}{len(slots) + 1}")
         errors.append((kind, int(k), slots))
         out.append(f"{ind}    _err[0] = {len(errors)}")
         out.append(f"{ind}    return ({ret}), _acc, _p, _pe, _pebc, _npe, _nf")
@@ -387,7 +388,7 @@ def nest_kernel(
     arrays = [f"{t}_{x}" for t in used for x in "rwn"]
     params = [p for p in params if p not in arrays]
     args = ", ".join([*params, *arrays, "_bc", "_wn", "_WIN", "_acc", "_pe", "_pebc", "_fo",
-                      "_err", *carried])  # fmt: skip
+                      "_err", "_errf", *carried])  # fmt: skip
     lines_out.append(f"def kernel({args}):")
     lines_out.append("    _p = 0; _npe = 0; _nf = 0")
     lines_out += ["    " + line for line in out]

@@ -151,3 +151,29 @@ def test_libm_calls_bit_identical(name: str):
     original = C._math_helpers()[name]  # pyright: ignore[reportPrivateUsage]
     for x in [*SPECIAL, 0.1, 2.5, -3.7, 20.0, -20.0, 1e-8]:
         assert bits(fn(x)) == bits(original(x)), (name, x)
+
+
+FPTOSI = """
+func.func @f(%a: memref<8xf64>, %out: memref<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %a[%i] : memref<8xf64>
+    %k = arith.fptosi %v : f64 to i32
+    memref.store %k, %out[%i] : memref<8xi32>
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("bad", [None, 2147483648.0, -2147483649.0, math.nan, math.inf])
+def test_fptosi_in_a_kernel(bad):
+    """Truncation toward zero in range (-2^31 - 1, 2^31) inside the kernel; NaN, inf and
+    values out of range stop it with the interpreter's error and its value."""
+    a = np.array([0.5, -0.5, 2.9, -2.9, 2147483647.9, -2147483648.9, 7.0, 1e-300])
+    if bad is not None:
+        a[5] = bad
+    program = compare(runner.load_module(FPTOSI, "f.mlir"), "f", [a, np.zeros(8, np.int32)])
+    assert program.kernels[0].runs == 1
