@@ -377,7 +377,10 @@ def nest_kernel(
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 assigned.add(node.id)
     body = "\n".join(out)
-    tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
+    try:
+        tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
+    except (SyntaxError, RecursionError, MemoryError) as error:  # Python's limits
+        raise NotAKernel(f"{type(error).__name__}: {error}") from None
     _check(tree, views, list(used))
     params = [p for p in _free_names(tree) if p not in carried]
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
