@@ -53,8 +53,7 @@ _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 RUNTIME = frozenset(
     ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap", "_m_log",
-     "_index_cast",
-     "_grow", "_record", "_wstart", "_wbulk")
+     "_index_cast", "_grow", "_record", "_wstart", "_wbulk")
 )  # fmt: skip
 """What kernels may call from `tapeflow.hwmodel.jit_runtime`."""
 
@@ -63,15 +62,12 @@ MATH["_m_log"] = "_m_log"  # (jit_runtime: the sign of log's NaN below zero)
 """libm functions: numba calls the same libm, and returns IEEE results where CPython's
 `math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
 
-BUILTINS = {"abs", "float", "int", "min", "max", "range", "len", "math", "np"}
+BUILTINS = {"abs", "float", "int", "min", "max", "range", "len", "math"}
 _CALLS = {"abs", "float", "int", "min", "max", "range", "len"}
 _OWN = {"_acc", "_bc", "_wn", "_fo", "_err", "_errf"}  # the kernel's own arrays
 
 _CHECK = re.compile(r"^if not \((?P<cond>.*)\): _RUN\(_K\[\d+\], \(.*\)\)$")
-_WRAP64 = re.compile(
-    rf"^if not \({_I64_MIN}\) <= (\w+) <= {_I64_MAX}: \1 = _wrap\(\1, 64\)$"
-    rf"|^if not {_I64_MIN} <= (\w+) <= {_I64_MAX}: \2 = _wrap\(\2, 64\)$"
-)
+_WRAP64 = re.compile(rf"^if not {_I64_MIN} <= (\w+) <= {_I64_MAX}: \1 = _wrap\(\1, 64\)$")
 _ACCESS = re.compile(r"^_A\((?P<expr>.*)\)$")
 _CONST = re.compile(r"_K\[(\d+)\]")
 
@@ -91,12 +87,12 @@ class NotAKernel(Exception):
 
 @dataclass
 class LoopKernel:
-    """One innermost loop's kernel: its source and, once compiled, the numba function."""
+    """One loop nest's kernel: its source, what the caller passes and gets back, and once
+    compiled, the numba dispatcher."""
 
     source: str
     params: list[str]  # loop-invariant values, in call order
     carried: list[str]
-    accesses: int  # encoded accesses written per iteration
     guards: list[str] = field(default_factory=list)  # hoisted bounds checks
     ops: int = 1  # ops per iteration of the root loop (inner loops of unknown trip count once)
     segments: list[int] = field(default_factory=list)  # the counters it keeps (`_bc` order)
@@ -232,15 +228,15 @@ def nest_kernel(
     out: list[str] = []
     guards: list[str] = []
     segments: list[int] = []
-    accesses = 0
-    assigned: set[str] = set()
-
+    assigned = _stored(lines)  # everything the nest assigns: not loop-invariant
     objects: list[str] = []
     used: dict[str, int] = {}
     errors: list[tuple[str, int, list[str]]] = []
-    reads: dict[str, str] = {}  # record local -> its tape
+    reads: dict[str, tuple[str, str]] = {}  # record local -> its tape and index
 
     def obj(name: str) -> str:
+        if name in assigned:
+            raise NotAKernel(f"{name} is assigned in the nest")
         if name not in objects:
             objects.append(name)
         return name
@@ -296,17 +292,14 @@ def nest_kernel(
             bounds = [ast.unparse(x) for x in call.args]
             emit(f"{r}_0 = {bounds[0]}; {r}_1 = {bounds[1]}; {r}_2 = {bounds[2]}")
             emit(f"{n} = len(range({r}_0, {r}_1, {r}_2))")
-            assigned |= {f"{r}_0", f"{r}_1", f"{r}_2", n}
             continue
         if m := _WSTART.match(line):
             s_, k, r = m[1], m[2], m[3]
             emit(f"{s_} = _wstart(_wn, _WIN, @@C{k}@@, {_n_of(r, lines)}, {r}_0, {r}_2) "
                  f"if _wn[0] - _wn[1] >= _WIN else _NONE")  # fmt: skip
-            assigned.add(s_)
             continue
         if m := _FOR_R.match(line):
             emit(f"for {m[1]} in range({m[2]}_0, {m[2]}_1, {m[2]}_2):")
-            assigned.add(m[1])
             continue
         if m := _WBULK.match(line):
             iv, s_, k, r = m[1], m[2], m[3], m[4]
@@ -345,7 +338,7 @@ def nest_kernel(
             emit(f"{t}_w[{i}] = 1")
             continue
         if m := _RREAD.match(line):
-            reads[m[1]] = f"{m[2]}|{m[3]}"
+            reads[m[1]] = (m[2], m[3])
             tape(m[2])
             continue
         if m := _RNONE.match(line):
@@ -354,10 +347,9 @@ def nest_kernel(
             fail(ind, "rnone", m[2], [t, i])
             continue
         if (m := _RFIELDS.match(line)) and m[2] in reads:
-            t, i = reads[m[2]].split("|")
+            t, i = reads[m[2]]
             for f, v in enumerate(x.strip() for x in m[1].split(",")):
                 emit(f"{v} = {t}_r[{i}, {f}]")
-                assigned.add(v)
             continue
         line = _CONST.sub(lambda m: _literal(consts[int(m[1])]), line)
         if m := _ACCESS.match(line):
@@ -365,31 +357,20 @@ def nest_kernel(
             emit("    _acc = _grow(_acc, _p)")
             emit(f"_acc[_p] = {m['expr']}")
             emit("_p += 1")
-            accesses += 1
             continue
-        emit(line)
-        header = line.endswith(":") and not line.startswith(("if ", "else", "for "))
-        try:
-            tree = ast.parse(line + (" pass" if line.endswith(":") else "")) if not header else None
-        except SyntaxError as error:
-            raise NotAKernel(f"unparsable line {line!r}") from error
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                assigned.add(node.id)
+        emit(line)  # arithmetic, loads, stores, if/else, for: `_check` has the last word
     body = "\n".join(out)
     try:
         tree = ast.parse(re.sub(r"@@C\d+@@", "1", body))
     except (SyntaxError, RecursionError, MemoryError) as error:  # Python's limits
         raise NotAKernel(f"{type(error).__name__}: {error}") from None
     _check(tree, views, list(used))
-    params = [p for p in _free_names(tree) if p not in carried]
+    arrays = [f"{t}_{x}" for t in used for x in "rwn"]
+    params = [p for p in _free_names(tree) if p not in carried and p not in arrays]
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         v for v in MATH.values() if v in body}  # fmt: skip
     imports = ", ".join(sorted(names & (RUNTIME | {"_INF", "_NAN", "_NONE"}))) or "_NONE"
     lines_out = ["import math", "", f"from tapeflow.hwmodel.jit_runtime import {imports}", ""]
-    params = [p for p in params if p not in used]
-    arrays = [f"{t}_{x}" for t in used for x in "rwn"]
-    params = [p for p in params if p not in arrays]
     args = ", ".join([*params, *arrays, "_bc", "_wn", "_WIN", "_acc", "_pe", "_pebc", "_fo",
                       "_err", "_errf", *carried])  # fmt: skip
     lines_out.append(f"def kernel({args}):")
@@ -399,8 +380,21 @@ def nest_kernel(
     source = "\n".join(lines_out) + "\n"
     for name, call in MATH.items():
         source = source.replace(f"{name}(", f"{call}(")
-    return LoopKernel(source, params, list(carried), accesses, guards, ops, segments, objects,
-                      used, errors)  # fmt: skip
+    return LoopKernel(source, params, list(carried), guards, ops, segments, objects, used,
+                      errors)  # fmt: skip
+
+
+def _stored(lines: Sequence[str]) -> set[str]:
+    """Every name a statement of `lines` assigns (loop variables included)."""
+    out: set[str] = set()
+    for raw in lines:
+        line = raw.strip()
+        try:
+            tree = ast.parse(line + " pass" if line.endswith(":") else line)
+        except SyntaxError:  # `else:`, or a statement the translation refuses anyway
+            continue
+        out |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return out
 
 
 def _n_of(r: str, lines: Sequence[str]) -> str:
