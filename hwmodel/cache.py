@@ -286,20 +286,26 @@ def numba_available() -> bool:
     return True
 
 
+def numba_copies(funcs: Any, namespace: dict[str, Any]) -> dict[str, Any]:
+    """`namespace` with numba-compiled copies of `funcs` (plain Python functions written
+    for both backends): each copy's globals name the compiled copies, so compiled code
+    calls compiled helpers; `cache=True` keeps the machine code on disk (__pycache__)
+    across processes."""
+    import types
+
+    import numba
+
+    names = dict(namespace)
+    for f in funcs:
+        copy = types.FunctionType(f.__code__, names, f.__name__)
+        names[f.__name__] = numba.njit(cache=True)(copy)
+    return names
+
+
 def _numba_kernel() -> Any:
     global _NUMBA_KERNEL, _NUMBA_KERNEL_CUTS
     if _NUMBA_KERNEL is None:
-        import types
-
-        import numba
-
-        # Copies of the functions whose globals name the compiled copies, so the
-        # compiled kernel calls compiled helpers; `cache=True` keeps the machine code
-        # on disk (__pycache__) across processes.
-        names: dict[str, Any] = dict(globals())
-        for f in _KERNEL_FUNCS:
-            copy = types.FunctionType(f.__code__, names, f.__name__)
-            names[f.__name__] = numba.njit(cache=True)(copy)
+        names = numba_copies(_KERNEL_FUNCS, globals())
         _NUMBA_KERNEL = names["kernel"]
         _NUMBA_KERNEL_CUTS = names["kernel_cuts"]
     return _NUMBA_KERNEL
@@ -394,10 +400,11 @@ class CacheSim:
                      *self._pf, p.table, p.degree, p.threshold, self.page_shift,
                      self._c)  # fmt: skip
 
-    def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> list[list[int]]:
+    def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> Any:
         """`access_batch`, returning a copy of the counter slots (`raw_counters`) taken
         after each of the first `cuts[i]` accesses (ascending offsets in 0..len(addrs)):
-        the fast path's phase ends inside a batch, in one call."""
+        the fast path's phase ends inside a batch, in one call. One row per cut (an int64
+        array with the numba backend, lists of ints with the python one)."""
         n = len(addrs)
         if self.backend == "numba":
             addrs = np.asarray(addrs, dtype=np.int64)
@@ -419,7 +426,7 @@ class CacheSim:
                           p.l1_assoc, t2, d2, p2, self.sets2, p.l2_assoc, self.shift,
                           1 if p.prefetch else 0, *self._pf, p.table, p.degree, p.threshold,
                           self.page_shift, self._c)  # fmt: skip
-        return snaps.tolist() if self.backend == "numba" else snaps
+        return snaps
 
     @property
     def counters(self) -> dict[str, int]:
