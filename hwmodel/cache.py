@@ -171,9 +171,10 @@ def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any
 def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
            sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
            shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
-           pf_conf: Any, table: int, degree: int, threshold: int, page_shift: int,
-           c: Any) -> None:  # fmt: skip
+           pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any, table: int, degree: int,
+           threshold: int, page_shift: int, c: Any) -> None:  # fmt: skip
     line_bytes = 1 << shift
+    table_mask = table - 1 if table & (table - 1) == 0 else -1
     for k in range(n):
         addr = addrs[k]
         pc = pcs[k]
@@ -203,7 +204,7 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
                     wr, 0, c)  # fmt: skip
         if pf_on == 0:
             continue
-        e = pc % table
+        e = pc & table_mask if table_mask >= 0 else pc % table
         if pf_pc[e] != pc:
             pf_pc[e] = pc
             pf_last[e] = addr
@@ -228,6 +229,18 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             step = line_bytes
         elif delta < 0 and -delta < line_bytes:
             step = -line_bytes
+        # The targets' lookups change no state: when the last ones of this entry had the
+        # same targets and found them all in L1, and L1 has not been filled since (a line
+        # leaves L1 only when another is filled), they would find them all again.
+        key = addr
+        if step == line_bytes or step == -line_bytes:
+            key = addr - (addr & (line_bytes - 1))  # the same lines from anywhere in it
+        fills = c[L1_FILL]
+        if pf_fills[e] == fills and pf_key[e] == key and pf_step[e] == step:
+            continue
+        pf_key[e] = key
+        pf_step[e] = step
+        pf_fills[e] = fills  # matches again only if this loop fills nothing
         page = addr >> page_shift
         for j in range(1, degree + 1):
             target = addr + j * step
@@ -248,8 +261,9 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
 def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any, t1: Any,
                 d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any,
                 sets2: int, assoc2: int, shift: int, pf_on: int, pf_pc: Any, pf_last: Any,
-                pf_stride: Any, pf_conf: Any, table: int, degree: int, threshold: int,
-                page_shift: int, c: Any) -> None:  # fmt: skip
+                pf_stride: Any, pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any,
+                table: int, degree: int, threshold: int, page_shift: int,
+                c: Any) -> None:  # fmt: skip
     """`kernel` over `addrs[:n]`, copying the counters into `snaps[i]` once the first
     `cuts[i]` accesses are done (cuts ascending, each in 0..n)."""
     start = 0
@@ -258,8 +272,8 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
         if end > start:
             kernel(addrs[start:end], pcs[start:end], writes[start:end], end - start, t1, d1,
                    p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc,
-                   pf_last, pf_stride, pf_conf, table, degree, threshold, page_shift,
-                   c)  # fmt: skip
+                   pf_last, pf_stride, pf_conf, pf_key, pf_step, pf_fills, table, degree,
+                   threshold, page_shift, c)  # fmt: skip
             start = end
         row = snaps[i]
         for j in range(len(c)):
@@ -267,7 +281,8 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
     if n > start:
         kernel(addrs[start:n], pcs[start:n], writes[start:n], n - start, t1, d1, p1, sets1,
                assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc, pf_last, pf_stride,
-               pf_conf, table, degree, threshold, page_shift, c)  # fmt: skip
+               pf_conf, pf_key, pf_step, pf_fills, table, degree, threshold, page_shift,
+               c)  # fmt: skip
 
 
 _PY_KERNEL = kernel
@@ -375,7 +390,10 @@ class CacheSim:
         self._state = (arr(n1, -1), arr(n1, 0), arr(n1, 0), arr(n2, -1), arr(n2, 0),
                        arr(n2, 0))  # fmt: skip
         t = p.table
-        self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0))
+        # Per entry: PC, last address, stride, confidence; the last target lookups' key,
+        # step and L1 fill count (-1: none).
+        self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0),
+                    arr(t, -1))  # fmt: skip
         self._c = arr(N_COUNTERS, 0)
 
     def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
