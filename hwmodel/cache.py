@@ -175,28 +175,30 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
            threshold: int, page_shift: int, c: Any) -> None:  # fmt: skip
     line_bytes = 1 << shift
     table_mask = table - 1 if table & (table - 1) == 0 else -1
+    acc = c[L1_ACC]  # the hottest counters in locals, stored back at the end
+    hits = 0
+    stores = 0
     for k in range(n):
         addr = addrs[k]
         pc = pcs[k]
         wr = writes[k]
         line = addr >> shift
-        c[L1_ACC] += 1
+        acc += 1
         if wr != 0:
-            c[L1_STORES] += 1
-        else:
-            c[L1_LOADS] += 1
+            stores += 1
         base = (line & (sets1 - 1)) * assoc1
         w = find(t1, base, assoc1, line)
         if w >= 0:
-            c[L1_HIT] += 1
+            hits += 1
             if p1[base + w] != 0:
                 c[L1_PF_USEFUL] += 1
                 if p1[base + w] > 0:  # came from DRAM: how far ahead was it requested?
-                    c[PF_DIST + late_bin(c[L1_ACC] - p1[base + w])] += 1
+                    c[PF_DIST + late_bin(acc - p1[base + w])] += 1
                 p1[base + w] = 0
             if wr != 0:
                 d1[base + w] = 1
-            to_front(t1, d1, p1, base, w)
+            if w > 0:
+                to_front(t1, d1, p1, base, w)
         else:
             c[L1_MISS] += 1
             l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
@@ -253,9 +255,13 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             c[L1_PF] += 1
             stamp = -1  # from L2: no DRAM latency to hide
             if l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c) != 0:
-                stamp = c[L1_ACC]
+                stamp = acc
             fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
                     0, stamp, c)  # fmt: skip
+    c[L1_ACC] = acc
+    c[L1_HIT] += hits
+    c[L1_STORES] += stores
+    c[L1_LOADS] += n - stores
 
 
 def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any, t1: Any,
