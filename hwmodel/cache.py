@@ -332,6 +332,37 @@ def _numba_kernel() -> Any:
     return _NUMBA_KERNEL
 
 
+def decode_accesses(packed: Any, start: int, bases: Any, pc_table: Any, layout: Any,
+                    addrs: Any, pcs: Any, writes: Any) -> int:  # fmt: skip
+    """Decodes the compiled path's packed accesses (`hwmodel.compiled.Trace.flush`;
+    `layout` = buffer shift, offset shift, offset mask, PC-slot shift, PC-slot mask) from
+    `start` on into (address, PC, 0/1 for store), one pass; stops at the first access to
+    a buffer without a base yet (`bases` < 0) and returns its position (-1: all done)."""
+    buf_shift, off_shift, off_mask, sid_shift, sid_mask = (layout[0], layout[1], layout[2],
+                                                           layout[3], layout[4])  # fmt: skip
+    for k in range(start, len(packed)):
+        x = packed[k]
+        base = bases[x >> buf_shift]
+        if base < 0:
+            return k
+        addrs[k] = base + ((x >> off_shift) & off_mask)
+        pcs[k] = pc_table[(x >> sid_shift) & sid_mask]
+        writes[k] = x & 1
+    return -1
+
+
+_NUMBA_DECODE: Any = None
+
+
+def numba_decoder() -> Any:
+    """`decode_accesses` compiled by numba, or None when numba is not installed (the
+    compiled path then decodes with NumPy)."""
+    global _NUMBA_DECODE
+    if _NUMBA_DECODE is None and numba_available():
+        _NUMBA_DECODE = numba_copies((decode_accesses,), globals())["decode_accesses"]
+    return _NUMBA_DECODE
+
+
 @dataclass(frozen=True)
 class CacheParams:
     l1_size: int = 32768

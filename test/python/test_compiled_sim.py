@@ -519,6 +519,26 @@ def test_phase_timing_is_the_same_in_both_cache_backends():
     assert terms["T_dma_stall"] > 0 and terms["T_late"] > 0 and terms["T_DRAM"] > 0
 
 
+@pytest.mark.parametrize("stage", ["autodiff", "tapeflow"])
+def test_access_decoding_with_numpy_equals_numba(stage: str, monkeypatch: pytest.MonkeyPatch):
+    """`Trace.flush` decodes the packed accesses with numba when it is installed and with
+    NumPy otherwise: the same addresses, bases in first-touch order and tape peaks (the
+    autodiff stage keeps Enzyme-style tapes), batches small enough to flush mid-loop."""
+    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.cache import numba_available
+
+    if not numba_available():
+        pytest.skip("numba is not installed")
+    if "lstm" not in _kernels():
+        pytest.skip("no benchmark kernels")
+    module, entry, args = _stage_module("lstm", stage)
+    with_numba = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
+    monkeypatch.setattr(compiled_module, "numba_decoder", lambda: None)
+    with_numpy = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
+    assert not differences(with_numba, with_numpy)
+    assert with_numba["levels"]["L1"]["accesses"] > 1000
+
+
 def test_one_run_many_machines_equals_separate_runs():
     """The cache sweep: one compiled run feeding several machines."""
     sets = [[], ["l2.size=65536"], ["l1.size=4096", "l2.size=16384", "prefetch.enabled=false"]]
