@@ -493,11 +493,11 @@ class HardwareModel(Interpreter.Listener):
         self._port_codes = ints([ports.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES])
         self._cycle_values = floats([float(x) for x in self._cycles])
         self._bin_dist = floats([bin_distance(b) for b in range(PF_BINS)])
-        self._par = [float(x) for x in (
+        self._par = floats([float(x) for x in (
             self._issue, self._fp_ports, self._div_ports, self._load_ports, self._store_ports,
             self._line, self._l2_bw, self._dram_bw, self._dram_lat, self._mlp,
             1 if self._overlap_max else 0, 0,
-        )]  # fmt: skip
+        )])  # fmt: skip
 
     # ------------------------------------------------------------------ listener hooks
 
@@ -807,22 +807,23 @@ class HardwareModel(Interpreter.Listener):
         if n == 0:
             return
         last_ops = [int(x) for x in ops[-1]]
-        ints, floats = self._ints, self._floats
+        floats = self._floats
         if self.cache.backend == "numba":
-            flat_ops = np.ascontiguousarray(ops, dtype=np.int64).ravel()
-            flat_ctr = np.ascontiguousarray(counters, dtype=np.int64).ravel()
+            def flat(rows: Any) -> Any:
+                return np.ascontiguousarray(rows, dtype=np.int64).ravel()
         else:
-            flat_ops = [int(x) for row in ops for x in row]
-            flat_ctr = [int(x) for row in counters for x in row]
+            def flat(rows: Any) -> Any:
+                return [int(x) for row in rows for x in row]
         first = self._dram_next
-        st = ints([0, 0])
-        self._par[_DMA_STALL] = float(self.counts.dma_stall)
+        st = self._ints([0, 0])
+        par = self._par
+        par[_DMA_STALL] = self.counts.dma_stall
         self._close_phases(
-            flat_ops, ints([int(x) for x in loads]), ints([int(x) for x in stores]), flat_ctr,
-            n, len(OP_CLASSES), self._start_ops, self._start_ls, self._start_ctr,
-            self._closed, st, floats(self._tr_data[first:]), floats(self._tr_end[first:]),
+            flat(ops), flat([loads]), flat([stores]), flat(counters), n, len(OP_CLASSES),
+            self._start_ops, self._start_ls, self._start_ctr, self._closed, st,
+            floats(self._tr_data[first:]), floats(self._tr_end[first:]),
             len(self._tr_end) - first, self._cycle_values, self._port_codes, self._bin_dist,
-            floats(self._par),
+            par,
         )  # fmt: skip
         self._dram_next = first + int(st[1])
         self._phases += int(st[0])
