@@ -456,7 +456,6 @@ class HardwareModel(Interpreter.Listener):
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
         self._pipe_free = 0.0
-        self._dram_next = 0  # first transfer whose DRAM time may lie after the current phase
         self._phases = 0
         self._closes = 0  # calls of _close_phase (DMA fences and window ends)
         self._win_start = 0  # charged ops at the last phase boundary
@@ -482,13 +481,14 @@ class HardwareModel(Interpreter.Listener):
         self._close_phases = _phase_kernel(self.cache.backend)
         ints = (lambda v: np.array(v, dtype=np.int64)) if numba else list
         floats = (lambda v: np.array(v, dtype=np.float64)) if numba else list
-        self._ints, self._floats = ints, floats
+        self._floats = floats
         self._start_ops = ints([0] * len(OP_CLASSES))
         self._start_ls = ints([0, 0])
         self._start_ctr = ints(self.cache.raw_counters())
         self._closed = floats([0.0] * len(_TERMS))  # the terms summed over closed phases
-        self._tr_data: list[float] = []  # per transfer: when it takes the DRAM channel
-        self._tr_end: list[float] = []  # and when it ends
+        self._tr_data = floats([0.0] * 64)  # per transfer: when it takes the DRAM channel
+        self._tr_end = floats([0.0] * 64)  # and when it ends (the first len(_transfers))
+        self._phase_st = ints([0, 0])  # phases, first transfer that may end after now
         ports = {"div": _PORT_DIV, "fp": _PORT_FP}
         self._port_codes = ints([ports.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES])
         self._cycle_values = floats([float(x) for x in self._cycles])
@@ -807,25 +807,22 @@ class HardwareModel(Interpreter.Listener):
         if n == 0:
             return
         last_ops = [int(x) for x in ops[-1]]
-        floats = self._floats
         if self.cache.backend == "numba":
             def flat(rows: Any) -> Any:
                 return np.ascontiguousarray(rows, dtype=np.int64).ravel()
         else:
             def flat(rows: Any) -> Any:
                 return [int(x) for row in rows for x in row]
-        first = self._dram_next
-        st = self._ints([0, 0])
+        st = self._phase_st
+        st[0] = 0
         par = self._par
         par[_DMA_STALL] = self.counts.dma_stall
         self._close_phases(
             flat(ops), flat([loads]), flat([stores]), flat(counters), n, len(OP_CLASSES),
             self._start_ops, self._start_ls, self._start_ctr, self._closed, st,
-            floats(self._tr_data[first:]), floats(self._tr_end[first:]),
-            len(self._tr_end) - first, self._cycle_values, self._port_codes, self._bin_dist,
-            par,
+            self._tr_data, self._tr_end, len(self._transfers), self._cycle_values,
+            self._port_codes, self._bin_dist, par,
         )  # fmt: skip
-        self._dram_next = first + int(st[1])
         self._phases += int(st[0])
         self._closes += n
         self._win_start = sum(last_ops) - last_ops[self._free]
@@ -846,8 +843,12 @@ class HardwareModel(Interpreter.Listener):
         self._pipe_free = end
         t = _Transfer(h[2], nbytes, issue, start, data_start, end)
         self._transfers.append(t)
-        self._tr_data.append(data_start)
-        self._tr_end.append(end)
+        i = len(self._transfers) - 1
+        if i == len(self._tr_end):
+            self._tr_data = self._floats([*self._tr_data, *[0.0] * (i + 1)])
+            self._tr_end = self._floats([*self._tr_end, *[0.0] * (i + 1)])
+        self._tr_data[i] = data_start
+        self._tr_end[i] = end
         self._by_token[id(token)] = (token, t)
         c = self.counts
         c.dma_transfers += 1
