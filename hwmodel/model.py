@@ -479,15 +479,19 @@ class HardwareModel(Interpreter.Listener):
         # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
         numba = self.cache.backend == "numba"
         self._close_phases = _phase_kernel(self.cache.backend)
-        ints = (lambda v: np.array(v, dtype=np.int64)) if numba else list
-        floats = (lambda v: np.array(v, dtype=np.float64)) if numba else list
-        self._floats = floats
+
+        def ints(values: list[int]) -> Any:
+            return np.array(values, dtype=np.int64) if numba else values
+
+        def floats(values: list[float]) -> Any:
+            return np.array(values, dtype=np.float64) if numba else values
+
         self._start_ops = ints([0] * len(OP_CLASSES))
         self._start_ls = ints([0, 0])
         self._start_ctr = ints(self.cache.raw_counters())
         self._closed = floats([0.0] * len(_TERMS))  # the terms summed over closed phases
-        self._tr_data = floats([0.0] * 64)  # per transfer: when it takes the DRAM channel
-        self._tr_end = floats([0.0] * 64)  # and when it ends (the first len(_transfers))
+        self._tr_data = floats([0.0] * 8)  # per transfer: when it takes the DRAM channel
+        self._tr_end = floats([0.0] * 8)  # and when it ends (the first len(_transfers))
         self._phase_st = ints([0, 0])  # phases, first transfer that may end after now
         ports = {"div": _PORT_DIV, "fp": _PORT_FP}
         self._port_codes = ints([ports.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES])
@@ -844,9 +848,11 @@ class HardwareModel(Interpreter.Listener):
         t = _Transfer(h[2], nbytes, issue, start, data_start, end)
         self._transfers.append(t)
         i = len(self._transfers) - 1
-        if i == len(self._tr_end):
-            self._tr_data = self._floats([*self._tr_data, *[0.0] * (i + 1)])
-            self._tr_end = self._floats([*self._tr_end, *[0.0] * (i + 1)])
+        if i == len(self._tr_end):  # grow both arrays (lists with the python backend)
+            self._tr_data = np.concatenate([self._tr_data, np.zeros(i + 1)])
+            self._tr_end = np.concatenate([self._tr_end, np.zeros(i + 1)])
+            if self.cache.backend != "numba":
+                self._tr_data, self._tr_end = self._tr_data.tolist(), self._tr_end.tolist()
         self._tr_data[i] = data_start
         self._tr_end[i] = end
         self._by_token[id(token)] = (token, t)
