@@ -171,31 +171,34 @@ def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any
 def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
            sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
            shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
-           pf_conf: Any, table: int, degree: int, threshold: int, page_shift: int,
-           c: Any) -> None:  # fmt: skip
+           pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any, table: int, degree: int,
+           threshold: int, page_shift: int, c: Any) -> None:  # fmt: skip
     line_bytes = 1 << shift
+    table_mask = table - 1 if table & (table - 1) == 0 else -1
+    acc = c[L1_ACC]  # the hottest counters in locals, stored back at the end
+    hits = 0
+    stores = 0
     for k in range(n):
         addr = addrs[k]
         pc = pcs[k]
         wr = writes[k]
         line = addr >> shift
-        c[L1_ACC] += 1
+        acc += 1
         if wr != 0:
-            c[L1_STORES] += 1
-        else:
-            c[L1_LOADS] += 1
+            stores += 1
         base = (line & (sets1 - 1)) * assoc1
         w = find(t1, base, assoc1, line)
         if w >= 0:
-            c[L1_HIT] += 1
+            hits += 1
             if p1[base + w] != 0:
                 c[L1_PF_USEFUL] += 1
                 if p1[base + w] > 0:  # came from DRAM: how far ahead was it requested?
-                    c[PF_DIST + late_bin(c[L1_ACC] - p1[base + w])] += 1
+                    c[PF_DIST + late_bin(acc - p1[base + w])] += 1
                 p1[base + w] = 0
             if wr != 0:
                 d1[base + w] = 1
-            to_front(t1, d1, p1, base, w)
+            if w > 0:
+                to_front(t1, d1, p1, base, w)
         else:
             c[L1_MISS] += 1
             l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
@@ -203,7 +206,7 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
                     wr, 0, c)  # fmt: skip
         if pf_on == 0:
             continue
-        e = pc % table
+        e = pc & table_mask if table_mask >= 0 else pc % table
         if pf_pc[e] != pc:
             pf_pc[e] = pc
             pf_last[e] = addr
@@ -228,6 +231,18 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             step = line_bytes
         elif delta < 0 and -delta < line_bytes:
             step = -line_bytes
+        # The targets' lookups change no state: when the last ones of this entry had the
+        # same targets and found them all in L1, and L1 has not been filled since (a line
+        # leaves L1 only when another is filled), they would find them all again.
+        key = addr
+        if step == line_bytes or step == -line_bytes:
+            key = addr - (addr & (line_bytes - 1))  # the same lines from anywhere in it
+        fills = c[L1_FILL]
+        if pf_fills[e] == fills and pf_key[e] == key and pf_step[e] == step:
+            continue
+        pf_key[e] = key
+        pf_step[e] = step
+        pf_fills[e] = fills  # matches again only if this loop fills nothing
         page = addr >> page_shift
         for j in range(1, degree + 1):
             target = addr + j * step
@@ -240,16 +255,21 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             c[L1_PF] += 1
             stamp = -1  # from L2: no DRAM latency to hide
             if l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c) != 0:
-                stamp = c[L1_ACC]
+                stamp = acc
             fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, tline,
                     0, stamp, c)  # fmt: skip
+    c[L1_ACC] = acc
+    c[L1_HIT] += hits
+    c[L1_STORES] += stores
+    c[L1_LOADS] += n - stores
 
 
 def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any, t1: Any,
                 d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any,
                 sets2: int, assoc2: int, shift: int, pf_on: int, pf_pc: Any, pf_last: Any,
-                pf_stride: Any, pf_conf: Any, table: int, degree: int, threshold: int,
-                page_shift: int, c: Any) -> None:  # fmt: skip
+                pf_stride: Any, pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any,
+                table: int, degree: int, threshold: int, page_shift: int,
+                c: Any) -> None:  # fmt: skip
     """`kernel` over `addrs[:n]`, copying the counters into `snaps[i]` once the first
     `cuts[i]` accesses are done (cuts ascending, each in 0..n)."""
     start = 0
@@ -258,8 +278,8 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
         if end > start:
             kernel(addrs[start:end], pcs[start:end], writes[start:end], end - start, t1, d1,
                    p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc,
-                   pf_last, pf_stride, pf_conf, table, degree, threshold, page_shift,
-                   c)  # fmt: skip
+                   pf_last, pf_stride, pf_conf, pf_key, pf_step, pf_fills, table, degree,
+                   threshold, page_shift, c)  # fmt: skip
             start = end
         row = snaps[i]
         for j in range(len(c)):
@@ -267,7 +287,8 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
     if n > start:
         kernel(addrs[start:n], pcs[start:n], writes[start:n], n - start, t1, d1, p1, sets1,
                assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc, pf_last, pf_stride,
-               pf_conf, table, degree, threshold, page_shift, c)  # fmt: skip
+               pf_conf, pf_key, pf_step, pf_fills, table, degree, threshold, page_shift,
+               c)  # fmt: skip
 
 
 _PY_KERNEL = kernel
@@ -286,23 +307,60 @@ def numba_available() -> bool:
     return True
 
 
+def numba_copies(funcs: Any, namespace: dict[str, Any]) -> dict[str, Any]:
+    """`namespace` with numba-compiled copies of `funcs` (plain Python functions written
+    for both backends): each copy's globals name the compiled copies, so compiled code
+    calls compiled helpers; `cache=True` keeps the machine code on disk (__pycache__)
+    across processes."""
+    import types
+
+    import numba
+
+    names = dict(namespace)
+    for f in funcs:
+        copy = types.FunctionType(f.__code__, names, f.__name__)
+        names[f.__name__] = numba.njit(cache=True)(copy)
+    return names
+
+
 def _numba_kernel() -> Any:
     global _NUMBA_KERNEL, _NUMBA_KERNEL_CUTS
     if _NUMBA_KERNEL is None:
-        import types
-
-        import numba
-
-        # Copies of the functions whose globals name the compiled copies, so the
-        # compiled kernel calls compiled helpers; `cache=True` keeps the machine code
-        # on disk (__pycache__) across processes.
-        names: dict[str, Any] = dict(globals())
-        for f in _KERNEL_FUNCS:
-            copy = types.FunctionType(f.__code__, names, f.__name__)
-            names[f.__name__] = numba.njit(cache=True)(copy)
+        names = numba_copies(_KERNEL_FUNCS, globals())
         _NUMBA_KERNEL = names["kernel"]
         _NUMBA_KERNEL_CUTS = names["kernel_cuts"]
     return _NUMBA_KERNEL
+
+
+def decode_accesses(packed: Any, start: int, bases: Any, pc_table: Any, layout: Any,
+                    addrs: Any, pcs: Any, writes: Any) -> int:  # fmt: skip
+    """Decodes the compiled path's packed accesses (`hwmodel.compiled.Trace.flush`;
+    `layout` = buffer shift, offset shift, offset mask, PC-slot shift, PC-slot mask) from
+    `start` on into (address, PC, 0/1 for store), one pass; stops at the first access to
+    a buffer without a base yet (`bases` < 0) and returns its position (-1: all done)."""
+    buf_shift, off_shift, off_mask, sid_shift, sid_mask = (layout[0], layout[1], layout[2],
+                                                           layout[3], layout[4])  # fmt: skip
+    for k in range(start, len(packed)):
+        x = packed[k]
+        base = bases[x >> buf_shift]
+        if base < 0:
+            return k
+        addrs[k] = base + ((x >> off_shift) & off_mask)
+        pcs[k] = pc_table[(x >> sid_shift) & sid_mask]
+        writes[k] = x & 1
+    return -1
+
+
+_NUMBA_DECODE: Any = None
+
+
+def numba_decoder() -> Any:
+    """`decode_accesses` compiled by numba, or None when numba is not installed (the
+    compiled path then decodes with NumPy)."""
+    global _NUMBA_DECODE
+    if _NUMBA_DECODE is None and numba_available():
+        _NUMBA_DECODE = numba_copies((decode_accesses,), globals())["decode_accesses"]
+    return _NUMBA_DECODE
 
 
 @dataclass(frozen=True)
@@ -369,7 +427,10 @@ class CacheSim:
         self._state = (arr(n1, -1), arr(n1, 0), arr(n1, 0), arr(n2, -1), arr(n2, 0),
                        arr(n2, 0))  # fmt: skip
         t = p.table
-        self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0))
+        # Per entry: PC, last address, stride, confidence; the last target lookups' key,
+        # step and L1 fill count (-1: none).
+        self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0),
+                    arr(t, -1))  # fmt: skip
         self._c = arr(N_COUNTERS, 0)
 
     def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
@@ -394,10 +455,11 @@ class CacheSim:
                      *self._pf, p.table, p.degree, p.threshold, self.page_shift,
                      self._c)  # fmt: skip
 
-    def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> list[list[int]]:
+    def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> Any:
         """`access_batch`, returning a copy of the counter slots (`raw_counters`) taken
         after each of the first `cuts[i]` accesses (ascending offsets in 0..len(addrs)):
-        the fast path's phase ends inside a batch, in one call."""
+        the fast path's phase ends inside a batch, in one call. One row per cut (an int64
+        array with the numba backend, lists of ints with the python one)."""
         n = len(addrs)
         if self.backend == "numba":
             addrs = np.asarray(addrs, dtype=np.int64)
@@ -419,7 +481,7 @@ class CacheSim:
                           p.l1_assoc, t2, d2, p2, self.sets2, p.l2_assoc, self.shift,
                           1 if p.prefetch else 0, *self._pf, p.table, p.degree, p.threshold,
                           self.page_shift, self._c)  # fmt: skip
-        return snaps.tolist() if self.backend == "numba" else snaps
+        return snaps
 
     @property
     def counters(self) -> dict[str, int]:

@@ -101,6 +101,7 @@ from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
+from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory
 from tapeflow.interpreters.extra_ops import ObjectStorage
 
@@ -259,12 +260,29 @@ class Trace:
         a = np.frombuffer(self.accesses, dtype=np.int64).copy()
         del self.accesses[:]
         self.flushed += n
-        bufs = a >> BUF_SHIFT
         if len(self._bases) < len(self.buffers):
             grown = np.full(max(len(self.buffers), 2 * len(self._bases)), -1, dtype=np.int64)
             grown[: len(self._bases)] = self._bases
             self._bases = grown
         bases = self._bases
+        decode = numba_decoder()
+        if decode is not None:  # one pass; buffers touched for the first time get their
+            addrs = np.empty(n, dtype=np.int64)  # bases in first-touch order
+            pcs = np.empty(n, dtype=np.int64)
+            writes = np.empty(n, dtype=np.int64)
+            layout = np.array([BUF_SHIFT, OFF_SHIFT, OFF_LIMIT - 1, SID_SHIFT, SID_LIMIT - 1],
+                              dtype=np.int64)  # fmt: skip
+            k = decode(a, 0, bases, self.pc_table, layout, addrs, pcs, writes)
+            while k >= 0:
+                pid = int(a[k]) >> BUF_SHIFT
+                kind, obj, size = self.buffers[pid]
+                bases[pid] = self.base_of(kind, obj, size)
+                k = decode(a, k, bases, self.pc_table, layout, addrs, pcs, writes)
+            if self.has_tapes:
+                self._tape_peaks(a >> BUF_SHIFT, (a >> OFF_SHIFT) & (OFF_LIMIT - 1), writes)
+            self.consume(addrs, pcs, writes)
+            return
+        bufs = a >> BUF_SHIFT
         fresh = np.flatnonzero(bases[bufs] < 0)
         if len(fresh):  # buffers touched for the first time: bases in first-touch order
             ids, first = np.unique(bufs[fresh], return_index=True)

@@ -19,7 +19,7 @@ that the cache simulator, the DMA/timing code and `build_report` are the model's
   (bulk-counted loops compute the iteration of their next phase end); each end is
   recorded with its access position and segment counts (`Trace.phase_ends`) and replayed
   at the next flush: the cache runs up to each end (`CacheSim.access_batch_cuts`, one
-  call per batch) and `HardwareModel.close_phase_at` closes it with those counts.
+  call per batch) and `HardwareModel.close_phases_at` closes them with those counts.
 
 `simulate_fast` returns the same `SimResult` as `tapeflow.hwmodel.model.simulate`;
 `simulate_auto` falls back to the op-by-op path when the compiler does not support an op.
@@ -158,19 +158,18 @@ class ModelTrace(Trace):
             snaps = [[m.cache.raw_counters()] * len(self.phase_ends) for m in self.models]
             self._replay_phase_ends(snaps)
 
-    def _replay_phase_ends(self, snaps: list[list[Any]]) -> None:
+    def _replay_phase_ends(self, snaps: list[Any]) -> None:
         """Closes each model's window phases (recorded by `Trace.window_end`/`window_bulk`)
-        with the counts and cache counters at their ends, as the listener does."""
+        with the counts and cache counters at their ends, as the listener does: one
+        `close_phases_at` call per model."""
         ends = self.phase_ends
         self.phase_ends = []
         vecs = np.asarray([bc for _, bc, _ in ends], dtype=np.int64) @ self._charges
-        for i, (_, _, dyn) in enumerate(ends):
-            v = vecs[i]
-            ops = [int(x) for x in v[:_NCLS]]
-            loads = int(v[LOADS]) + dyn[0]
-            stores = int(v[STORES]) + dyn[1]
-            for m, out in zip(self.models, snaps):
-                m.close_phase_at((ops, loads, stores, out[i]))
+        dyn = np.asarray([d for _, _, d in ends], dtype=np.int64)
+        loads = vecs[:, LOADS] + dyn[:, 0]
+        stores = vecs[:, STORES] + dyn[:, 1]
+        for m, out in zip(self.models, snaps):
+            m.close_phases_at(vecs[:, :_NCLS], loads, stores, out)
 
     # -- counts ----------------------------------------------------------------------------
     def sync(self, before: Operation | None = None) -> None:

@@ -114,11 +114,13 @@ from tapeflow.hwmodel.cache import (
     L1_ACC,
     L1_FILL,
     L1_WB,
+    N_COUNTERS,
     PF_BINS,
     PF_DIST,
     CacheParams,
     CacheSim,
     bin_distance,
+    numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from xdsl.dialects.builtin import ModuleOp
@@ -257,6 +259,138 @@ def _is_spm_space(space: Attribute) -> bool:
     return getattr(space, "name", None) == "stream.spm"
 
 
+# Phase timing. Plain Python, as the cache kernel (hwmodel/cache.py): with the numba
+# backend `_phase_kernel` compiles a copy, so a batch of phase ends (the fast path's) is
+# timed in one call, with the same float operations in the same order as the Python copy.
+# Each phase end is a row: op counts per class (`ops`, `ncls` per row), loads, stores, raw
+# cache counters (`ctr`, N_COUNTERS per row). `start_*` hold the phase start (updated),
+# `closed` the summed terms (in `_TERMS` order, updated), `st` = [phases closed (added
+# to), first transfer that may end after the phase start (in `tr_data`/`tr_end`)].
+_PORT_OTHER, _PORT_FP, _PORT_DIV = range(3)
+# Slots of the `par` array of `close_phases`.
+_ISSUE, _FP_PORTS, _DIV_PORTS, _LOAD_PORTS, _STORE_PORTS, _LINE, _L2_BW = range(7)
+_DRAM_BW, _DRAM_LAT, _MLP, _OVERLAP_MAX, _DMA_STALL = range(7, 12)
+
+
+def max2(a: float, b: float) -> float:
+    """Python's `max(a, b)` (the first of equal values), in both backends."""
+    return b if b > a else a
+
+
+def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
+                 start_ops: Any, start_ls: Any, start_ctr: Any, closed: Any, st: Any,
+                 tr_data: Any, tr_end: Any, ntr: int, cycles: Any, ports: Any,
+                 bin_dist: Any, par: Any) -> None:  # fmt: skip
+    """Closes the phases ending at rows 0..n-1 (module docstring's T_* equations)."""
+    for i in range(n):
+        o = i * ncls
+        q = i * N_COUNTERS
+        same = loads[i] == start_ls[0] and stores[i] == start_ls[1]
+        j = 0
+        while same and j < ncls:
+            same = ops[o + j] == start_ops[j]
+            j += 1
+        j = 0
+        while same and j < N_COUNTERS:
+            same = ctr[q + j] == start_ctr[j]
+            j += 1
+        if same:
+            continue  # nothing ran since the last phase end: no new phase
+        slots = 0.0
+        fp_slots = 0.0
+        div_slots = 0.0
+        for j in range(ncls):
+            cnt = ops[o + j] - start_ops[j]
+            if cnt == 0:
+                continue
+            cyc = cycles[j]
+            if ports[j] == _PORT_DIV:  # one issue slot; the divider is busy `cyc` cycles
+                slots += cnt
+                div_slots += cnt * cyc
+                continue
+            slots += cnt * cyc
+            if ports[j] == _PORT_FP:
+                fp_slots += cnt * cyc
+        t_ol = max2(max2(slots / par[_ISSUE], fp_slots / par[_FP_PORTS]),
+                    div_slots / par[_DIV_PORTS])  # fmt: skip
+        t_nol = max2((loads[i] - start_ls[0]) / par[_LOAD_PORTS],
+                     (stores[i] - start_ls[1]) / par[_STORE_PORTS])  # fmt: skip
+        l1_lines = (ctr[q + L1_FILL] - start_ctr[L1_FILL] + ctr[q + L1_WB]
+                    - start_ctr[L1_WB])  # fmt: skip
+        dram_lines = (ctr[q + DRAM_RD] - start_ctr[DRAM_RD] + ctr[q + DRAM_WR]
+                      - start_ctr[DRAM_WR])  # fmt: skip
+        t_l2 = l1_lines * par[_LINE] / par[_L2_BW]
+        # T_DRAM: from the phase start until the channel has given the cache `need` cycles:
+        # DMA transfers hold it during their data time (scheduled when issued, before this
+        # phase's line traffic), so the cache's lines use the gaps between them.
+        now0 = closed[6] + par[_DMA_STALL]
+        need = dram_lines * par[_LINE] / par[_DRAM_BW]
+        k = st[1]
+        while k < ntr and tr_end[k] <= now0:
+            k += 1
+        st[1] = k
+        t = now0
+        left = need
+        while k < ntr:
+            if left <= 0 or tr_data[k] >= t + left:
+                break
+            if tr_end[k] > t:
+                left -= max2(0.0, tr_data[k] - t)
+                t = tr_end[k]
+            k += 1
+        t_dram = t + max2(0.0, left) - now0
+        demand = ctr[q + DRAM_DEMAND_RD] - start_ctr[DRAM_DEMAND_RD]
+        t_exp = demand * par[_DRAM_LAT] / par[_MLP]
+        if par[_OVERLAP_MAX] != 0:
+            t_core = max2(max2(max2(t_ol, t_nol), t_l2), t_dram) + t_exp
+        else:
+            t_core = max2(t_ol, t_nol + t_l2 + t_dram) + t_exp
+        # Late prefetches: a line requested d accesses before its demand had about
+        # d * (cycles per access) to arrive: the phase's rate, or the run's so far when
+        # larger (the request may lie in an earlier, slower phase). The rest of the DRAM
+        # latency is charged like an exposed miss (bins give the smallest d of their range).
+        t_late = 0.0
+        accesses = ctr[q + L1_ACC] - start_ctr[L1_ACC]
+        late = False
+        for b in range(PF_BINS):
+            if ctr[q + PF_DIST + b] != start_ctr[PF_DIST + b]:
+                late = True
+        if accesses != 0 and late:
+            per_access = max2(t_core / accesses, (closed[6] + t_core) / ctr[q + L1_ACC])
+            for b in range(PF_BINS):
+                cnt = ctr[q + PF_DIST + b] - start_ctr[PF_DIST + b]
+                if cnt != 0:
+                    t_late += cnt * max2(0.0, par[_DRAM_LAT] - bin_dist[b] * per_access)
+            t_late /= par[_MLP]
+        closed[0] += t_ol
+        closed[1] += t_nol
+        closed[2] += t_l2
+        closed[3] += t_dram
+        closed[4] += t_exp
+        closed[5] += t_late
+        closed[6] += t_core + t_late
+        for j in range(ncls):
+            start_ops[j] = ops[o + j]
+        start_ls[0] = loads[i]
+        start_ls[1] = stores[i]
+        for j in range(N_COUNTERS):
+            start_ctr[j] = ctr[q + j]
+        st[0] += 1
+
+
+_PHASE_FUNCS = (max2, close_phases)
+_NUMBA_PHASES: Any = None
+
+
+def _phase_kernel(backend: str) -> Any:
+    global _NUMBA_PHASES
+    if backend != "numba":
+        return close_phases
+    if _NUMBA_PHASES is None:
+        _NUMBA_PHASES = numba_copies(_PHASE_FUNCS, globals())["close_phases"]
+    return _NUMBA_PHASES
+
+
 @dataclass
 class _Transfer:
     kind: str  # "commit" (SPM -> DRAM) or "prefetch" (DRAM -> SPM)
@@ -322,9 +456,6 @@ class HardwareModel(Interpreter.Listener):
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
         self._pipe_free = 0.0
-        self._phase_start = self._snapshot()
-        self._closed = dict.fromkeys(_TERMS, 0.0)
-        self._dram_next = 0  # first transfer whose DRAM time may lie after the current phase
         self._phases = 0
         self._closes = 0  # calls of _close_phase (DMA fences and window ends)
         self._win_start = 0  # charged ops at the last phase boundary
@@ -337,7 +468,6 @@ class HardwareModel(Interpreter.Listener):
         self._issue, self._fp_ports = core["issue_width"], core["fp_ports"]
         self._div_ports = core["div_ports"]
         self._overlap_max = core["overlap"] == "max"
-        self._bin_distance = [bin_distance(b) for b in range(PF_BINS)]
         self._load_ports, self._store_ports = core["load_ports"], core["store_ports"]
         self._l2_bw = m.l2.bandwidth
         self._dram_bw = m.get("dram", "bandwidth")
@@ -346,6 +476,32 @@ class HardwareModel(Interpreter.Listener):
         self._spm_capacity = m.spm_size
         self._ops = m.ops
         self._line = m.l1.line
+        # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
+        numba = self.cache.backend == "numba"
+        self._close_phases = _phase_kernel(self.cache.backend)
+
+        def ints(values: list[int]) -> Any:
+            return np.array(values, dtype=np.int64) if numba else values
+
+        def floats(values: list[float]) -> Any:
+            return np.array(values, dtype=np.float64) if numba else values
+
+        self._start_ops = ints([0] * len(OP_CLASSES))
+        self._start_ls = ints([0, 0])
+        self._start_ctr = ints(self.cache.raw_counters())
+        self._closed = floats([0.0] * len(_TERMS))  # the terms summed over closed phases
+        self._tr_data = floats([0.0] * 8)  # per transfer: when it takes the DRAM channel
+        self._tr_end = floats([0.0] * 8)  # and when it ends (the first len(_transfers))
+        self._phase_st = ints([0, 0])  # phases, first transfer that may end after now
+        ports = {"div": _PORT_DIV, "fp": _PORT_FP}
+        self._port_codes = ints([ports.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES])
+        self._cycle_values = floats([float(x) for x in self._cycles])
+        self._bin_dist = floats([bin_distance(b) for b in range(PF_BINS)])
+        self._par = floats([float(x) for x in (
+            self._issue, self._fp_ports, self._div_ports, self._load_ports, self._store_ports,
+            self._line, self._l2_bw, self._dram_bw, self._dram_lat, self._mlp,
+            1 if self._overlap_max else 0, 0,
+        )])  # fmt: skip
 
     # ------------------------------------------------------------------ listener hooks
 
@@ -627,7 +783,7 @@ class HardwareModel(Interpreter.Listener):
         """Core time so far: closes the current phase (a DMA op is a fence), and returns
         the sum of the phases' T_core plus the DMA stalls so far."""
         self._close_phase()
-        return self._closed["T_core"] + self.counts.dma_stall
+        return float(self._closed[6]) + self.counts.dma_stall
 
     def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
@@ -644,31 +800,36 @@ class HardwareModel(Interpreter.Listener):
 
     def close_phase_at(self, snap: tuple[list[int], int, int, list[int]]) -> None:
         """Closes the phase that ends at `snap` (op counts per class, loads, stores, raw
-        cache counters: `_snapshot()` at that point); the fast path replays its window
-        phase ends here."""
-        self._closes += 1
-        ops = snap[0]
-        self._win_start = sum(ops) - ops[self._free]
-        if snap == self._phase_start:
-            return  # nothing ran since the last fence: no new phase
-        ops0, loads0, stores0, k0 = self._phase_start
-        k = snap[3]
-        terms = self._terms(
-            [a - b for a, b in zip(ops, ops0)],
-            snap[1] - loads0,
-            snap[2] - stores0,
-            k[L1_FILL] - k0[L1_FILL] + k[L1_WB] - k0[L1_WB],
-            k[DRAM_RD] - k0[DRAM_RD] + k[DRAM_WR] - k0[DRAM_WR],
-            k[DRAM_DEMAND_RD] - k0[DRAM_DEMAND_RD],
-            (k[L1_ACC] - k0[L1_ACC], k[L1_ACC]),
-            [k[PF_DIST + b] - k0[PF_DIST + b] for b in range(PF_BINS)],
-            self._closed["T_core"] + self.counts.dma_stall,
-        )
-        closed = self._closed
-        for key, v in zip(_TERMS, terms):
-            closed[key] += v
-        self._phase_start = snap
-        self._phases += 1
+        cache counters: `_snapshot()` at that point)."""
+        self.close_phases_at([snap[0]], [snap[1]], [snap[2]], [snap[3]])
+
+    def close_phases_at(self, ops: Any, loads: Any, stores: Any, counters: Any) -> None:
+        """`close_phase_at` for each row in turn (rows of op counts per class, loads,
+        stores, rows of raw cache counters), in one call: the fast path replays its window
+        phase ends here, a batch at a time."""
+        n = len(loads)
+        if n == 0:
+            return
+        last_ops = [int(x) for x in ops[-1]]
+        if self.cache.backend == "numba":
+            def flat(rows: Any) -> Any:
+                return np.ascontiguousarray(rows, dtype=np.int64).ravel()
+        else:
+            def flat(rows: Any) -> Any:
+                return [int(x) for row in rows for x in row]
+        st = self._phase_st
+        st[0] = 0
+        par = self._par
+        par[_DMA_STALL] = self.counts.dma_stall
+        self._close_phases(
+            flat(ops), flat([loads]), flat([stores]), flat(counters), n, len(OP_CLASSES),
+            self._start_ops, self._start_ls, self._start_ctr, self._closed, st,
+            self._tr_data, self._tr_end, len(self._transfers), self._cycle_values,
+            self._port_codes, self._bin_dist, par,
+        )  # fmt: skip
+        self._phases += int(st[0])
+        self._closes += n
+        self._win_start = sum(last_ops) - last_ops[self._free]
 
     def _dma(self, h: tuple[Any, ...], token: Any) -> None:
         """A commit/prefetch was issued (`token`: the stream interpreter's DmaToken)."""
@@ -686,6 +847,14 @@ class HardwareModel(Interpreter.Listener):
         self._pipe_free = end
         t = _Transfer(h[2], nbytes, issue, start, data_start, end)
         self._transfers.append(t)
+        i = len(self._transfers) - 1
+        if i == len(self._tr_end):  # grow both arrays (lists with the python backend)
+            self._tr_data = np.concatenate([self._tr_data, np.zeros(i + 1)])
+            self._tr_end = np.concatenate([self._tr_end, np.zeros(i + 1)])
+            if self.cache.backend != "numba":
+                self._tr_data, self._tr_end = self._tr_data.tolist(), self._tr_end.tolist()
+        self._tr_data[i] = data_start
+        self._tr_end[i] = end
         self._by_token[id(token)] = (token, t)
         c = self.counts
         c.dma_transfers += 1
@@ -714,75 +883,11 @@ class HardwareModel(Interpreter.Listener):
             self.counts.dma_stall += transfer.end - now
             self.counts.dma_stalls += 1
 
-    def _dram_time(self, now0: float, need: float) -> float:
-        """Cycles from `now0` until the DRAM channel has given `need` cycles of transfer
-        time to the cache: DMA transfers hold the channel during their data time (they
-        were scheduled when issued, before this phase's line traffic), so the cache's
-        lines use the gaps between them."""
-        transfers = self._transfers
-        i = self._dram_next
-        while i < len(transfers) and transfers[i].end <= now0:
-            i += 1
-        self._dram_next = i
-        t, left = now0, need
-        for tr in transfers[i:]:
-            if left <= 0 or tr.data_start >= t + left:
-                break
-            if tr.end <= t:
-                continue
-            left -= max(0.0, tr.data_start - t)
-            t = tr.end
-        return t + max(0.0, left) - now0
-
-    def _terms(
-        self, op_counts: list[int], loads: int, stores: int, l1_lines: int, dram_lines: int,
-        demand: int, accesses: tuple[int, int], distances: list[int], now0: float,
-    ) -> tuple[float, ...]:  # fmt: skip
-        """The T_* terms of the module docstring (in `_TERMS` order) for one phase's counts:
-        ops per class, core loads and stores, L1 fills + write-backs, DRAM lines read +
-        written, demand DRAM misses, cache accesses (the phase's, the run's so far), the
-        prefetch-distance histogram of the phase's first demand hits on prefetched lines,
-        and the phase's start time."""
-        slots = fp_slots = div_slots = 0.0
-        for n, cyc, port in zip(op_counts, self._cycles, self._port):
-            if not n:
-                continue
-            if port == "div":  # one issue slot; the divider is busy `cyc` cycles
-                slots += n
-                div_slots += n * cyc
-                continue
-            slots += n * cyc
-            if port == "fp":
-                fp_slots += n * cyc
-        t_ol = max(slots / self._issue, fp_slots / self._fp_ports, div_slots / self._div_ports)
-        t_nol = max(loads / self._load_ports, stores / self._store_ports)
-        t_l2 = l1_lines * self._line / self._l2_bw
-        t_dram = self._dram_time(now0, dram_lines * self._line / self._dram_bw)
-        t_exp = demand * self._dram_lat / self._mlp
-        if self._overlap_max:
-            t_core = max(t_ol, t_nol, t_l2, t_dram) + t_exp
-        else:
-            t_core = max(t_ol, t_nol + t_l2 + t_dram) + t_exp
-        # Late prefetches: a line requested d accesses before its demand had about
-        # d * (cycles per access) to arrive: the phase's rate, or the run's so far when
-        # larger (the request may lie in an earlier, slower phase). The rest of the DRAM
-        # latency is charged like an exposed miss (bins give the smallest d of their range).
-        t_late = 0.0
-        if accesses[0] and any(distances):
-            per_access = max(t_core / accesses[0],
-                             (self._closed["T_core"] + t_core) / accesses[1])  # fmt: skip
-            lat = self._dram_lat
-            for n, d in zip(distances, self._bin_distance):
-                if n:
-                    t_late += n * max(0.0, lat - d * per_access)
-            t_late /= self._mlp
-        return (t_ol, t_nol, t_l2, t_dram, t_exp, t_late, t_core + t_late)
-
     def finish(self) -> dict[str, float]:
         """Closes the last phase; returns every timing term (summed over phases) with the
         stalls, the drain and the total."""
         self._close_phase()
-        terms = dict(self._closed)
+        terms = {key: float(v) for key, v in zip(_TERMS, self._closed)}
         busy = terms["T_core"] + self.counts.dma_stall
         last = max((t.end for t in self._transfers), default=0.0)
         drain = max(0.0, last - busy)

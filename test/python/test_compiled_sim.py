@@ -489,6 +489,56 @@ def test_stream_stage_exercises_dma_stalls_and_spm():
     assert ref.report["cycle_terms"]["T_dma_stall"] > 0
 
 
+def test_phase_timing_is_the_same_in_both_cache_backends():
+    """The phase timing runs compiled with the numba backend (`close_phases`, one call per
+    batch of phase ends) and interpreted with the python one: both must give the same
+    floats. Fractional machine numbers (cycles, bandwidths, latency, mlp) and odd port counts make
+    division and product inexact; a short window makes many phases, the streamed stage
+    DMA stalls and transfers overlapping phases, the small caches late prefetches."""
+    from tapeflow.hwmodel.cache import numba_available
+
+    if not numba_available():
+        pytest.skip("numba is not installed")
+    if "gemm" not in _kernels():
+        pytest.skip("no benchmark kernels")
+    module, entry, args = _stage_module("gemm", "stream-d1")
+    machine = load_machine(overrides=[
+        "core.window_ops=37", "ops.fp_mul.cycles=1.3", "ops.int.cycles=0.7",
+        "ops.int_div.cycles=13.1", "core.issue_width=3", "core.fp_ports=3",
+        "core.load_ports=3", "l2.bandwidth=21.7", "dram.bandwidth=3.3",
+        "dram.latency=97.3", "core.mlp=3.1", "l1.size=1024", "l2.size=8192",
+    ])  # fmt: skip
+    reports = [simulate(module, entry, copy.deepcopy(args), machine, backend="python").report]
+    for backend in ("python", "numba"):
+        fast = simulate_fast(module, entry, copy.deepcopy(args), machine, backend=backend)
+        reports.append(fast.report)
+    assert not differences(reports[0], reports[1])
+    assert not differences(reports[1], reports[2])
+    terms = reports[2]["cycle_terms"]
+    assert reports[2]["phases"] > 10
+    assert terms["T_dma_stall"] > 0 and terms["T_late"] > 0 and terms["T_DRAM"] > 0
+
+
+@pytest.mark.parametrize("stage", ["autodiff", "tapeflow"])
+def test_access_decoding_with_numpy_equals_numba(stage: str, monkeypatch: pytest.MonkeyPatch):
+    """`Trace.flush` decodes the packed accesses with numba when it is installed and with
+    NumPy otherwise: the same addresses, bases in first-touch order and tape peaks (the
+    autodiff stage keeps Enzyme-style tapes), batches small enough to flush mid-loop."""
+    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.cache import numba_available
+
+    if not numba_available():
+        pytest.skip("numba is not installed")
+    if "lstm" not in _kernels():
+        pytest.skip("no benchmark kernels")
+    module, entry, args = _stage_module("lstm", stage)
+    with_numba = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
+    monkeypatch.setattr(compiled_module, "numba_decoder", lambda: None)
+    with_numpy = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
+    assert not differences(with_numba, with_numpy)
+    assert with_numba["levels"]["L1"]["accesses"] > 1000
+
+
 def test_one_run_many_machines_equals_separate_runs():
     """The cache sweep: one compiled run feeding several machines."""
     sets = [[], ["l2.size=65536"], ["l1.size=4096", "l2.size=16384", "prefetch.enabled=false"]]

@@ -158,3 +158,45 @@ def test_cross_check_with_pycachesim():
     stats = list(cs.stats())
     assert ours["l1_misses"] == stats[0]["MISS_count"]
     assert ours["l2_misses"] == stats[1]["MISS_count"]
+
+
+def _state(sim: CacheSim) -> list[list[int]]:
+    """Both levels' tags, dirty and prefetch marks, the stride table (not the lookup
+    shortcut's own entries) and the counters."""
+    return [[int(x) for x in a] for a in (*sim._state, *sim._pf[:4], sim._c)]  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize("table", [8, 6])  # a power of two (masked) or not (modulo)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prefetch_lookup_shortcut_changes_nothing(backend: str, table: int):
+    """The kernel skips a trained entry's target lookups when the last ones had the same
+    targets, found them all and L1 has not been filled since. Reference: the same
+    accesses one at a time with the shortcut forgotten before each. Streams of strides
+    below, at and above a line, forward and backward, across pages, on a small L1 whose
+    lines are evicted between the accesses of a stream, and PCs sharing table entries."""
+    rng = np.random.default_rng(11)
+    streams = []
+    for k, stride in enumerate((8, -8, 16, 64, -64, 200, -520, 8)):
+        start = (1 << 22) * (k + 1) + 4096 * 3 - 40
+        streams.append(start + stride * np.arange(700))
+    addrs = np.stack(streams, axis=1).reshape(-1)
+    pcs = np.tile(np.arange(8), 700)
+    noise = rng.random(len(addrs)) < 0.05  # random accesses evict targets at random
+    addrs[noise] = (1 << 28) + 8 * rng.integers(0, 1 << 16, int(noise.sum()))
+    writes = rng.integers(0, 2, len(addrs))
+    params = CacheParams(l1_size=2048, l1_assoc=2, l2_size=16384, l2_assoc=4, table=table,
+                         page=4096)  # fmt: skip
+    batched = CacheSim(params, backend=backend)
+    for lo in range(0, len(addrs), 999):
+        sl = slice(lo, lo + 999)
+        batched.access_batch(addrs[sl], pcs[sl], writes[sl])
+    ref = CacheSim(params, backend="python")
+    steps, fills = ref._pf[5], ref._pf[6]  # pyright: ignore[reportPrivateUsage]
+    for i in range(len(addrs)):
+        steps[:] = [0] * len(steps)  # no lookup had step 0: none matches
+        fills[:] = [-1] * len(fills)
+        ref.access_batch(addrs[i : i + 1], pcs[i : i + 1], writes[i : i + 1])
+    assert _state(batched) == _state(ref)
+    c = ref.counters
+    assert c["l1_prefetches"] > 1000 and c["l1_prefetches_useful"] > 1000
+    assert c["l1_writebacks"] > 0
