@@ -1,10 +1,11 @@
 """The functions numba-compiled loop kernels call (`tapeflow.hwmodel.jit`), compiled once
 per machine (numba's on-disk cache) and shared by every kernel.
 
-- `_divf` ... `_wrap`: numba ports of the helpers the generated code calls
-  (hwmodel/compiled.py `_int_helpers`, `_math_helpers`, after
-  tapeflow.interpreters.extra_ops); test/python/test_jit.py compares each with its
-  original on special values.
+- `_divf`, `_maximumf`, `_minimumf`, `_f32`, `_wrap`, `_index_cast`, `_m_log`: numba
+  ports of the helpers the generated code calls (hwmodel/compiled.py `_int_helpers`,
+  `_math_helpers`, after tapeflow.interpreters.extra_ops; those hold Python-only code);
+  `_maxnum`, `_minnum`: the interpreter's own functions, compiled. test/python/test_jit.py
+  compares each with the generated code's on special values, bit for bit.
 - `_grow` ... `_wbulk`: `compiled.Trace`'s counter and phase-window logic (`window_start`,
   `window_bulk`, `window_end`) on a kernel's local state.
 
@@ -16,6 +17,8 @@ import math
 import struct
 
 import numpy as np
+
+from tapeflow.interpreters import extra_ops as _extra_ops
 
 try:
     from numba import njit as _njit
@@ -42,26 +45,9 @@ def _divf(x, y):
     return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
-@_njit(cache=True)
-def _maxnum(x, y):
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == 0.0 and y == 0.0:
-        return 0.0 if (math.copysign(1.0, x) > 0 or math.copysign(1.0, y) > 0) else -0.0
-    return max(x, y)
-
-
-@_njit(cache=True)
-def _minnum(x, y):
-    if math.isnan(x):
-        return y
-    if math.isnan(y):
-        return x
-    if x == 0.0 and y == 0.0:
-        return -0.0 if (math.copysign(1.0, x) < 0 or math.copysign(1.0, y) < 0) else 0.0
-    return min(x, y)
+_maxnum = _njit(cache=True)(_extra_ops._maxnum)  # pyright: ignore[reportPrivateUsage]
+_minnum = _njit(cache=True)(_extra_ops._minnum)  # pyright: ignore[reportPrivateUsage]
+"""The interpreter's own maxnum/minnum (plain enough for numba as they are)."""
 
 
 @_njit(cache=True)
