@@ -38,6 +38,7 @@ reference). numba is the optional extra `fast`; without it the loops run as Pyth
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import math
@@ -112,7 +113,9 @@ class LoopKernel:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.source.encode()).hexdigest()[:20]
+        """The kernel file's name: its source and the runtime it calls (numba caches a
+        kernel with the runtime functions compiled into it)."""
+        return hashlib.sha256(self.source.encode() + _runtime_digest()).hexdigest()[:20]
 
     def on_disk(self) -> bool:
         """Compiled before (by any process): loading it costs little, so no waiting."""
@@ -156,6 +159,11 @@ def _cache_dir() -> Path:
     path = Path(d) if d else Path.home() / ".cache" / "tapeflow" / "jit"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@functools.cache
+def _runtime_digest() -> bytes:
+    return hashlib.sha256(Path(__file__).with_name("jit_runtime.py").read_bytes()).digest()
 
 
 def enabled() -> bool:
