@@ -172,9 +172,10 @@ class Trace:
     """Ops (estimated) from which a loop nest with a kernel (`tapeflow.hwmodel.jit`) runs
     it: below, the call costs more than the Python loop."""
 
-    jit_after = 2_000_000
-    """Ops a kernel's loop runs as Python before the kernel is compiled, unless numba's
-    cache has it already: compiling (~0.3 s) pays for itself only on long runs. Tests set 0."""
+    jit_after = 10_000_000
+    """Ops (estimated: trip counts x ops per iteration) a nest must reach, its current entry
+    included, before its kernel is compiled, unless numba's cache has it already:
+    compiling (0.5-5 s) pays for itself only on long runs. Tests set 0."""
 
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
@@ -332,8 +333,8 @@ class Trace:
         if fn is None:
             if kernel.failed is not None or trips * kernel.ops < self.jit_min_ops:
                 return None
+            kernel.seen += trips * kernel.ops  # this entry included: a long one compiles now
             if kernel.seen < self.jit_after and not kernel.on_disk():
-                kernel.seen += trips * kernel.ops
                 return None
             fn = kernel.compile()
             if fn is None:
