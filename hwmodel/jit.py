@@ -27,8 +27,9 @@ around the call, when that costs less than the loop), libm calls. Integer divisi
 are hoisted into the caller's condition; a check that fails inside the kernel stops it
 (`_err`), and the caller raises the interpreter's own error.
 
-Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its loop has run
-`Trace.jit_after` ops as Python (or numba's cache has it). Kernels are files under
+Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its nest has run,
+its current entry included, `Trace.jit_after` (estimated) ops, or at once if numba's cache
+has it. Kernels are files under
 `TAPEFLOW_JIT_CACHE` (default `~/.cache/tapeflow/jit`) named by a hash of their source and
 compiled with numba's on-disk cache, so later runs and other processes (the bench's Dask
 workers) load machine code. `TAPEFLOW_JIT=0` turns kernels off (the Python loops, the
@@ -108,7 +109,7 @@ class LoopKernel:
     fn: Any = None
     failed: str | None = None
     runs: int = 0  # calls that ran it
-    seen: int = 0  # ops run as Python so far (compiling is worth it after `Trace.jit_after`)
+    seen: int = 0  # ops its nest has run, estimated (compiled from `Trace.jit_after` on)
     _on_disk: bool | None = None
 
     @property
