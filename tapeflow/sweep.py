@@ -149,8 +149,13 @@ class Pool:
 
             # forkserver children end with os._exit: a worker that ran numba-compiled code
             # takes seconds to finalise a spawned interpreter (the nanny then kills it).
-            self._config = dask.config.set({"distributed.worker.multiprocessing-method":
-                                            "forkserver"})  # fmt: skip
+            # One task per worker at a time (saturation 1.0, not 2 of 1.1): the queue stays
+            # on the scheduler, so a worker that frees up takes the next task by priority
+            # (longest first) instead of one queued behind another's long task.
+            self._config = dask.config.set({
+                "distributed.worker.multiprocessing-method": "forkserver",
+                "distributed.scheduler.worker-saturation": 1.0,
+            })  # fmt: skip
             self._cluster = LocalCluster(  # dashboard on a free port: never a clash
                 n_workers=self.workers, threads_per_worker=1, processes=True,
                 dashboard_address=":0", memory_limit=self.memory_limit or "auto",
@@ -166,6 +171,13 @@ class Pool:
         if self._config is not None:
             self._config.__exit__(None, None, None)
         self.client = self._cluster = self._config = None
+
+    def worker_cpu_s(self) -> dict[int, float] | None:
+        """CPU seconds (user + system) of each worker process so far, by pid: everything
+        it did, imports and Dask included. None when tasks run in this process."""
+        if self.client is None:
+            return None
+        return {pid: cpu for pid, cpu in self.client.run(_process_cpu_s).values()}
 
     @property
     def distributed(self) -> bool:
@@ -186,6 +198,13 @@ class Pool:
         from dask.distributed import as_completed
 
         return as_completed()
+
+
+def _process_cpu_s() -> tuple[int, float]:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return os.getpid(), r.ru_utime + r.ru_stime
 
 
 def run_unordered(pool: Pool, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:

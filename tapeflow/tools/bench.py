@@ -122,6 +122,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("auto", "numba", "python"), default="auto",
                    help="cache simulator backend (auto: numba when installed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--timings", action="store_true",
+                   help="print where the time went on stderr: wall seconds per phase, CPU "
+                   "of the driver and the workers, each task and simulation run, and the "
+                   "workers' load balance")  # fmt: skip
     return p
 
 
@@ -212,38 +216,105 @@ def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -
     return "; ".join(parts)
 
 
-def _cost(job: Any) -> tuple[int, int]:
-    """Longest jobs first (a rough order: the Enzyme runs carry the sweep)."""
-    heavy = {"mlp": 9, "gemm": 8, "lstm": 7, "softmax_ce": 6, "conv2d": 6, "mass_spring": 5,
-             "pwl": 5, "ba": 4, "jacobi2d": 3, "pairwise": 2}  # fmt: skip
-    return (-heavy.get(job.kernel, 5), 0 if job.variant == "enzyme" else 1)
+KERNEL_CPU_S = {"mlp": 262, "lstm": 206, "conv2d": 149, "gemm": 86, "ragged_rnn": 75,
+                "jacobi2d": 69, "pwl": 56, "mass_spring": 19, "softmax_ce": 19, "ba": 14,
+                "pairwise": 5}  # fmt: skip
+"""CPU seconds of each kernel's jobs in the default two-machine run of 2026-12-03 (commit
+15e82c5, before the jobs shared runs): only their ORDER is used, to start the longest
+tasks first so that the workers finish together."""
 
 
-def run_jobs(jobs: Sequence[Any], workers: int, progress: bool) -> list[dict[str, Any]]:
-    from tapeflow.bench import run_job
+def kernel_tasks(jobs: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The jobs grouped into one task per kernel (`tapeflow.bench.run_jobs_shared`: one
+    compile per pipeline, one run per distinct program for every machine), longest
+    first; an unknown kernel (a C twin of another name) counts as a middle one."""
+    tasks: dict[str, list[Any]] = {}
+    for job in jobs:
+        tasks.setdefault(job.kernel, []).append(job)
+    middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
+    order = sorted(tasks, key=lambda k: -KERNEL_CPU_S.get(k, middle))
+    return [tuple(tasks[k]) for k in order]
+
+
+def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
+             timings: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Every job's result (one task per kernel, on a Dask LocalCluster when `workers` > 1).
+    `timings` (when given) gets the cluster's start and stop times, each task's record
+    and the workers' CPU seconds."""
+    from tapeflow.bench import run_jobs_shared
     from tapeflow.sweep import Pool, progress_bar, run_unordered
 
+    tasks = kernel_tasks(jobs)
     bar = progress_bar(len(jobs), progress, "tapeflow-bench")
     results: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
 
-    def done(r: dict[str, Any]) -> None:
-        results.append(r)
-        if bar is not None:
-            bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
-                                + (" FAILED" if r.get("error") else ""))  # fmt: skip
-            bar.update(1)
+    def done(task: dict[str, Any]) -> None:
+        records.append({k: v for k, v in task.items() if k != "results"})
+        for r in task["results"]:
+            results.append(r)
+            if bar is not None:
+                bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
+                                    + (" FAILED" if r.get("error") else ""))  # fmt: skip
+                bar.update(1)
 
+    t0 = time.perf_counter()
     try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
-        with Pool(workers=min(workers, len(jobs))) as pool:
-            for r in run_unordered(pool, run_job, jobs):
-                done(r)
+        with Pool(workers=min(workers, len(tasks))) as pool:
+            t1 = time.perf_counter()
+            for task in run_unordered(pool, run_jobs_shared, tasks):
+                done(task)
+            t2 = time.perf_counter()
+            worker_cpu = pool.worker_cpu_s()
+        t3 = time.perf_counter()
     finally:
         if bar is not None:
             bar.close()
+    if timings is not None:
+        timings.update(cluster_start_s=t1 - t0, tasks_s=t2 - t1, cluster_stop_s=t3 - t2,
+                       tasks=records, worker_cpu_s=worker_cpu)  # fmt: skip
     return results
 
 
+def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) -> None:
+    """Where the wall and CPU time of a run went (`--timings`), on `file`."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    driver = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    workers = sum((timings["worker_cpu_s"] or {}).values())
+    tasks = timings["tasks"]
+    in_tasks = sum(t["cpu_s"] for t in tasks)
+    p = lambda line="": print(line, file=file)  # noqa: E731
+    p("timings: wall seconds by phase")
+    for name, secs in phases.items():
+        p(f"  {name:<22} {secs:8.1f}")
+    p(f"  {'total':<22} {sum(phases.values()):8.1f}")
+    if timings["worker_cpu_s"] is None:
+        p(f"timings: CPU seconds: {driver:.1f} (one process; in tasks {in_tasks:.1f})")
+    else:
+        p(f"timings: CPU seconds: driver (with the scheduler and nannies) {driver:.1f}, "
+          f"workers {workers:.1f} (in tasks {in_tasks:.1f}, the rest: imports and Dask), "
+          f"total {driver + workers:.1f}")  # fmt: skip
+    p("timings: tasks in the order they finished (worker pid, wall, CPU, compile), and each "
+      "simulation run in them (code generation, the run with its machines' models)")
+    for t in tasks:
+        p(f"  {','.join(t['kernels']):<12} pid {t['pid']:<7} wall {t['wall_s']:7.1f} "
+          f"cpu {t['cpu_s']:7.1f} compile {t['compile_s']:5.1f}")  # fmt: skip
+        for r in t["runs"]:
+            p(f"    {' '.join(r['jobs']):<60} {r['machines']:3d} machines "
+              f"codegen {r.get('codegen_s', 0.0):5.1f} run {r.get('run_s', 0.0):7.1f} "
+              f"({r['path']})")  # fmt: skip
+    per_worker: dict[int, float] = {}
+    for t in tasks:
+        per_worker[t["pid"]] = per_worker.get(t["pid"], 0.0) + t["wall_s"]
+    p("timings: busy wall seconds per worker (load balance): "
+      + ", ".join(f"pid {pid} {secs:.1f}" for pid, secs in per_worker.items()))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    t_start = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     from tapeflow import bench
     from tapeflow.diagnostics import ToolError, report_errors
@@ -292,21 +363,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in names
         for v in bench.VARIANTS
     ]
-    jobs.sort(key=_cost)
+    phases = {"setup": time.perf_counter() - t_start}
+    timings: dict[str, Any] = {}
     t0 = time.perf_counter()
-    results = run_jobs(jobs, args.jobs, not args.no_progress)
+    results = run_jobs(jobs, args.jobs, not args.no_progress, timings)
     wall = time.perf_counter() - t0
+    phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
+                   "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
+    t_report = time.perf_counter()
+    t_plots = 0.0
 
     command = "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv))
     common = {
         "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "wall_s": wall,
-        "jobs": min(args.jobs, len(jobs)),
+        "jobs": min(args.jobs, len(kernel_tasks(jobs))),
         "size": size,
         "machines": [label for label, *_ in setups],
         "tolerance": args.tolerance / 100.0,
-        "cpu_s": sum(r.get("cpu_s") or 0.0 for r in results),
+        "cpu_s": sum(t["cpu_s"] for t in timings["tasks"]),
         "commit": _git_commit(),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
@@ -337,17 +413,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = bench.to_json(rows, gm, header, machine)
         data["runs"] = [
             {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                                   "compile_s", "error")}
+                                   "compile_s", "shared_with", "error")}
             for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
             if r["machine"] == label
         ]
         per_machine.append(data)
         summary.append((header["machine_name"], gm))
         if not args.no_plots:
+            t = time.perf_counter()
             try:
                 plots += bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
             except ImportError as e:
                 print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
+            t_plots += time.perf_counter() - t
         failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
     if several:
         texts.append(bench.summary_markdown(summary))
@@ -359,6 +437,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out_dir / "results.json").write_text(blob + "\n")
     written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *plots]
     print(f"wrote {', '.join(written)}", file=sys.stderr)
+    if args.timings:
+        phases["plots"] = t_plots
+        phases["report and files"] = time.perf_counter() - t_report - t_plots
+        print_timings(phases, timings, sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
         sys.stdout.write(blob + "\n")
