@@ -49,14 +49,18 @@ output:
              speedup-<machine>.png etc.; results.json holds one entry per machine
              under "machines" and the per-machine geomeans under "summary"
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
-  progress   a progress bar on stderr (tqdm), one step per compiled-and-simulated variant
+  progress   a progress bar on stderr (tqdm), one step per (machine, kernel, variant)
 
-the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for the machine and
-every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model per
-capacity hears the same run, so a point costs one cache simulation, not one execution).
-L1 stays at the machine's size; the default sweep is L2 = max(4 KiB, L1) doubling up to
-4 MiB. Each machine is loaded once, by the driver, and every run gets that same
-description.
+the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for every machine
+and every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model
+per machine and capacity hears the same run, so a point costs one cache simulation, not
+one execution). L1 stays at the machine's size; the default sweep is L2 = max(4 KiB, L1)
+doubling up to 4 MiB. Each machine is loaded once, by the driver, and every run gets that
+same description.
+
+tasks: one per kernel, longest first (tapeflow.bench.run_jobs_shared): each pipeline is
+compiled once, and each distinct program (the controls' three variants are one) runs once
+for all the machines. --timings prints where the wall and CPU time went.
 
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
@@ -313,46 +317,41 @@ def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) 
       + ", ".join(f"pid {pid} {secs:.1f}" for pid, secs in per_worker.items()))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    t_start = time.perf_counter()
-    argv = list(sys.argv[1:] if argv is None else argv)
+def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[Any],
+                                      list[Any]]:  # fmt: skip
+    """`tapeflow-bench`'s arguments, checked: (args, size, kernel names, one (label,
+    machine, sweep, spm_bytes) per machine, the jobs). Raises `ToolError` on bad input;
+    `--help` and argparse's own errors exit as argparse does."""
     from tapeflow import bench
-    from tapeflow.diagnostics import ToolError, report_errors
+    from tapeflow.diagnostics import ToolError
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.transforms.layers import check_options
 
     KERNELS = bench.kernels()
-    parser = _parser(list(KERNELS))
-    args = parser.parse_args(argv)
-    with report_errors():
-        from tapeflow.hwmodel.config import load_machine
-
-        size = args.size or ("small" if args.quick else "default")
-        names = _kernel_list(args.kernels, list(KERNELS))
-        c_sources = _c_sources(args.kernels)
-        if args.jobs < 1:
-            raise ToolError("--jobs must be >= 1")
-        if args.tolerance < 0:
-            raise ToolError("--tolerance must be >= 0")
-        from tapeflow.transforms.layers import check_options
-
-        setups = []  # (label, machine, sweep, spm_bytes) per machine
-        for label in _machine_list(args.machine):
-            machine = load_machine(label, args.set)
-            sweep = _sweep_list(args.sweep, machine)
-            for cap in sweep:  # validate every sweep point before running anything
-                bench.machine_from_raw(machine.raw, cap)
-            spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
-            if spm_bytes > machine.spm_size:
-                raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
-                                f"{machine.spm_size} of machine {label}")  # fmt: skip
-            try:
-                check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
-                              depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
-            except Exception as e:
-                raise ToolError(str(e)) from None
-            setups.append((label, machine, sweep, spm_bytes))
-        out_dir = Path(args.out)
-        out_dir.mkdir(parents=True, exist_ok=True)
-
+    args = _parser(list(KERNELS)).parse_args(argv)
+    size = args.size or ("small" if args.quick else "default")
+    names = _kernel_list(args.kernels, list(KERNELS))
+    c_sources = _c_sources(args.kernels)
+    if args.jobs < 1:
+        raise ToolError("--jobs must be >= 1")
+    if args.tolerance < 0:
+        raise ToolError("--tolerance must be >= 0")
+    setups = []  # (label, machine, sweep, spm_bytes) per machine
+    for label in _machine_list(args.machine):
+        machine = load_machine(label, args.set)
+        sweep = _sweep_list(args.sweep, machine)
+        for cap in sweep:  # validate every sweep point before running anything
+            bench.machine_from_raw(machine.raw, cap)
+        spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
+        if spm_bytes > machine.spm_size:
+            raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
+                            f"{machine.spm_size} of machine {label}")  # fmt: skip
+        try:
+            check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
+                          depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
+        except Exception as e:
+            raise ToolError(str(e)) from None
+        setups.append((label, machine, sweep, spm_bytes))
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
     jobs = [
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
@@ -363,6 +362,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in names
         for v in bench.VARIANTS
     ]
+    return args, size, names, setups, jobs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t_start = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from tapeflow import bench
+    from tapeflow.diagnostics import report_errors
+
+    with report_errors():
+        args, size, names, setups, jobs = plan(argv)
+        out_dir = Path(args.out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+
     phases = {"setup": time.perf_counter() - t_start}
     timings: dict[str, Any] = {}
     t0 = time.perf_counter()
