@@ -5,9 +5,9 @@
 Builds exactly the jobs `tapeflow-bench` would for the same arguments (`plan`), runs each
 kernel's task as the bench does (`run_jobs_shared`: one compile per pipeline, one run per
 distinct program for every machine), then runs each program once more with ONE machine.
-Printed per run, in seconds of wall time on an otherwise idle core: the pipeline compile,
-the code generation of the fast path, the run with its N machines and with one, and from
-the two: one machine's hardware model (cache simulation, phases, report: (run_N - run_1)
+Printed per run: the CPU seconds of the pipeline compiles, the code generation of the
+fast path (wall seconds, single-threaded), the CPU seconds of the run with its N machines and with one, and from the two:
+one machine's hardware model (cache simulation, phases, report: (run_N - run_1)
 / (N - 1)) and the program's execution (run_1 minus one model). The totals say which part
 a faster bench has to shrink: execution (hwmodel/compiled.py) or the models
 (hwmodel/cache.py, model.py, fastsim.py). Takes about twice the bench's CPU time.
@@ -40,30 +40,29 @@ def main(argv: list[str] | None = None) -> int:
           f"{'codegen':>8} {'run N':>8} {'run 1':>8} {'model':>7} {'execute':>8}")  # fmt: skip
     totals = dict.fromkeys(("task", "compile", "codegen", "execute", "models"), 0.0)
     for task in kernel_tasks(jobs):
-        t0 = time.perf_counter()
         shared = bench.run_jobs_shared(task)
-        totals["task"] += time.perf_counter() - t0
-        totals["compile"] += shared["compile_s"]
+        totals["task"] += shared["cpu_s"]
+        totals["compile"] += shared["compile_cpu_s"]
         by_name = {f"{j.machine_label or 'default'}/{j.variant}": j for j in task}
         for r in shared["runs"]:
             first = by_name[r["jobs"][0]]
             one = bench.run_jobs_shared([dataclasses.replace(first, sweep=())])["runs"][0]
             n = r["machines"]
-            model = (r["run_s"] - one["run_s"]) / (n - 1) if n > 1 else float("nan")
-            execute = one["run_s"] - (model if n > 1 else 0.0)
+            model = (r["run_cpu_s"] - one["run_cpu_s"]) / (n - 1) if n > 1 else float("nan")
+            execute = one["run_cpu_s"] - (model if n > 1 else 0.0)
             totals["codegen"] += r["codegen_s"]
             totals["execute"] += execute
-            totals["models"] += r["run_s"] - execute
+            totals["models"] += r["run_cpu_s"] - execute
             jobs_text = " ".join(r["jobs"])
             if len(jobs_text) > 44:
                 jobs_text = jobs_text[:41] + "..."
             print(f"{first.kernel:12} {jobs_text:44} {n:3d} {'':>8} {r['codegen_s']:8.2f} "
-                  f"{r['run_s']:8.2f} {one['run_s']:8.2f} {model:7.2f} {execute:8.2f}")
-        print(f"{task[0].kernel:12} {'(task: wall, compile of every pipeline)':44} "
-              f"{'':>3} {shared['compile_s']:8.2f} {'':>8} {shared['wall_s']:8.2f}")
+                  f"{r['run_cpu_s']:8.2f} {one['run_cpu_s']:8.2f} {model:7.2f} {execute:8.2f}")
+        print(f"{task[0].kernel:12} {'(task: compile of every pipeline, CPU)':44} "
+              f"{'':>3} {shared['compile_cpu_s']:8.2f} {'':>8} {shared['cpu_s']:8.2f}")
     print()
     whole = totals["task"]
-    print(f"# the bench's tasks, in one process: {whole:.1f} s")
+    print(f"# the bench's tasks, in one process: {whole:.1f} CPU s")
     for key in ("compile", "codegen", "execute", "models"):
         print(f"#   {key:8} {totals[key]:8.1f} s  {100 * totals[key] / whole:5.1f} %")
     rest = whole - sum(totals[k] for k in ("compile", "codegen", "execute", "models"))

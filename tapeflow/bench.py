@@ -203,8 +203,8 @@ def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[A
                    ) -> tuple[list[Any], str]:  # fmt: skip
     """One `SimResult` per machine, from ONE compiled run (`simulate_fast_many`), or from
     op-by-op runs when the fast-path compiler rejects an op. `timings` (when given) gets
-    `codegen_s` (compiling the IR to Python) and `run_s` (the run and every machine's
-    model)."""
+    `codegen_s` (compiling the IR to Python), `run_s` (the run and every machine's
+    model) and `run_cpu_s` (its CPU seconds)."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
     from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
     from tapeflow.hwmodel.model import simulate
@@ -214,7 +214,7 @@ def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[A
         program = compiled(module)
     except UnsupportedOpError:
         program = None
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     if program is None:
         sims = [simulate(module, entry, make_args(), m, backend=backend) for m in machines]
         path = "interp"
@@ -222,7 +222,8 @@ def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[A
         sims = simulate_fast_many(program, entry, make_args(), machines, backend=backend)
         path = "fast"
     if timings is not None:
-        timings.update(codegen_s=t1 - t0, run_s=time.perf_counter() - t1)
+        timings.update(codegen_s=t1 - t0, run_s=time.perf_counter() - t1,
+                       run_cpu_s=time.process_time() - c1)  # fmt: skip
     return sims, path
 
 
@@ -242,7 +243,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
 
     Returns `results` (one per job, in order, as `run_job`'s), `runs` (one record per
     simulation run: the jobs it served, its machine count, codegen and run seconds),
-    `compile_s` (every pipeline's), and the task's `wall_s`, `cpu_s` and worker `pid`."""
+    `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s` and worker `pid`."""
     t0, c0 = time.perf_counter(), time.process_time()
     results: list[dict[str, Any]] = [{} for _ in jobs]
     modules: dict[tuple[str, ...], tuple[Any, str]] = {}
@@ -284,6 +285,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             records.append(record)
     return {"kernels": sorted({job.kernel for job in jobs}), "results": results, "runs": records,
             "compile_s": sum(w for w, _ in compile_s.values()),
+            "compile_cpu_s": sum(c for _, c in compile_s.values()),
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
             "pid": os.getpid()}  # fmt: skip
 

@@ -48,6 +48,15 @@ SPEC_KEYS = ("kernels", "sizes", "machines", "seed", "variants", "backend", "pas
 MACHINES_PER_TASK = 8
 """At most this many machines share one simulation run (and one task)."""
 FLUSH_ROWS = 48
+HOUSEKEEPING = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing-interval": "1s",
+}
+"""Dask settings of the LocalCluster that `Pool` starts: background work at rates for
+long tasks (benchmarks/dask_overhead.py measures the CPU it takes)."""
 FLUSH_SECONDS = 5.0
 RESULTS = "results.parquet"
 
@@ -121,8 +130,11 @@ class Pool:
     of `workers` single-threaded processes, or the Dask scheduler at `scheduler`."""
 
     def __init__(self, workers: int = 1, scheduler: str | None = None,
-                 memory_limit: str | None = None) -> None:  # fmt: skip
+                 memory_limit: str | None = None,
+                 dask_config: dict[str, Any] | None = None) -> None:  # fmt: skip
+        """`dask_config`: Dask settings for the LocalCluster over `HOUSEKEEPING`'s."""
         self.workers = workers
+        self.dask_config = dask_config or {}
         self.scheduler = scheduler
         self.memory_limit = memory_limit
         self.client: Any = None
@@ -152,9 +164,14 @@ class Pool:
             # One task per worker at a time (saturation 1.0, not 2 of 1.1): the queue stays
             # on the scheduler, so a worker that frees up takes the next task by priority
             # (longest first) instead of one queued behind another's long task.
+            # Housekeeping at Dask's default rates (the workers' stack profiler every 10 ms,
+            # event-loop ticks every 20 ms, memory checks every 100 ms...) took about 9% of
+            # one core on this machine, idle or not; tasks here last seconds to minutes.
             self._config = dask.config.set({
                 "distributed.worker.multiprocessing-method": "forkserver",
                 "distributed.scheduler.worker-saturation": 1.0,
+                **HOUSEKEEPING,
+                **self.dask_config,
             })  # fmt: skip
             self._cluster = LocalCluster(  # dashboard on a free port: never a clash
                 n_workers=self.workers, threads_per_worker=1, processes=True,
