@@ -220,12 +220,12 @@ def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -
     return "; ".join(parts)
 
 
-KERNEL_CPU_S = {"mlp": 262, "lstm": 206, "conv2d": 149, "gemm": 86, "ragged_rnn": 75,
-                "jacobi2d": 69, "pwl": 56, "mass_spring": 19, "softmax_ce": 19, "ba": 14,
-                "pairwise": 5}  # fmt: skip
-"""CPU seconds of each kernel's jobs in the default two-machine run of 2026-12-03 (commit
-15e82c5, before the jobs shared runs): only their ORDER is used, to start the longest
-tasks first so that the workers finish together."""
+KERNEL_CPU_S = {"mlp": 242, "lstm": 198, "conv2d": 141, "gemm": 80, "ragged_rnn": 54,
+                "pwl": 47, "jacobi2d": 34, "softmax_ce": 20, "mass_spring": 18, "ba": 6,
+                "pairwise": 2}  # fmt: skip
+"""CPU seconds of each kernel's task in the default two-machine run (`--timings`, commit
+16d97ce, 2026-12-03): only their ORDER is used, to start the longest tasks first so that
+the workers finish together."""
 
 
 def kernel_tasks(jobs: Sequence[Any]) -> list[tuple[Any, ...]]:
