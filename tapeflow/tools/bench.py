@@ -60,7 +60,8 @@ same description.
 
 tasks: one per kernel, longest first (tapeflow.bench.run_jobs_shared): each pipeline is
 compiled once, and each distinct program (the controls' three variants are one) runs once
-for all the machines. --timings prints where the wall and CPU time went.
+for all the machines; one per (kernel, variant) when there are fewer than two kernels per
+worker. --timings prints where the wall and CPU time went.
 
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
@@ -228,15 +229,20 @@ KERNEL_CPU_S = {"mlp": 242, "lstm": 198, "conv2d": 141, "gemm": 80, "ragged_rnn"
 the workers finish together."""
 
 
-def kernel_tasks(jobs: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """The jobs grouped into one task per kernel (`tapeflow.bench.run_jobs_shared`: one
-    compile per pipeline, one run per distinct program for every machine), longest
-    first; an unknown kernel (a C twin of another name) counts as a middle one."""
-    tasks: dict[str, list[Any]] = {}
+def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]:
+    """The jobs grouped into tasks (`tapeflow.bench.run_jobs_shared`: one compile per
+    pipeline, one run per distinct program for every machine), longest first: one task
+    per kernel, or per (kernel, variant) when there are fewer than two kernels per worker
+    (then the workers have enough tasks to share, and only the controls' identical
+    variants run more than once). An unknown kernel (a C twin of another name) counts as
+    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before regions."""
+    kernels = list(dict.fromkeys(job.kernel for job in jobs))
+    per_variant = len(kernels) < 2 * workers
+    tasks: dict[tuple[str, str], list[Any]] = {}
     for job in jobs:
-        tasks.setdefault(job.kernel, []).append(job)
+        tasks.setdefault((job.kernel, job.variant if per_variant else ""), []).append(job)
     middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
-    order = sorted(tasks, key=lambda k: -KERNEL_CPU_S.get(k, middle))
+    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle), k[1] == "regions"))
     return [tuple(tasks[k]) for k in order]
 
 
@@ -248,7 +254,7 @@ def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
     from tapeflow.bench import run_jobs_shared
     from tapeflow.sweep import Pool, progress_bar, run_unordered
 
-    tasks = kernel_tasks(jobs)
+    tasks = kernel_tasks(jobs, workers)
     bar = progress_bar(len(jobs), progress, "tapeflow-bench")
     results: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
@@ -391,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "wall_s": wall,
-        "jobs": min(args.jobs, len(kernel_tasks(jobs))),
+        "jobs": min(args.jobs, len(kernel_tasks(jobs, args.jobs))),
         "size": size,
         "machines": [label for label, *_ in setups],
         "tolerance": args.tolerance / 100.0,

@@ -253,6 +253,24 @@ def test_shared_run_failure_stays_with_its_job() -> None:
     assert "scratchpad overflow" in failed["error"]
 
 
+def test_tasks_longest_first() -> None:
+    """One task per kernel, longest first, when every worker gets two or more; else one
+    per (kernel, variant), so that a short kernel list still keeps every worker busy."""
+    from tapeflow.tools.bench import KERNEL_CPU_S, kernel_tasks
+
+    jobs = [bench.Job(k, v, machine_label=m) for m in bench.MACHINES
+            for k in ("pairwise", "mlp", "gemm", "lstm") for v in bench.VARIANTS]  # fmt: skip
+    tasks = kernel_tasks(jobs, workers=2)
+    assert [t[0].kernel for t in tasks] == ["mlp", "lstm", "gemm", "pairwise"]
+    assert all(len(t) == 6 and {j.kernel for j in t} == {t[0].kernel} for t in tasks)
+    assert KERNEL_CPU_S["mlp"] > KERNEL_CPU_S["lstm"] > KERNEL_CPU_S["gemm"]
+    tasks = kernel_tasks(jobs, workers=3)
+    assert [(t[0].kernel, t[0].variant) for t in tasks[:3]] == [
+        ("mlp", "enzyme"), ("mlp", "tapeflow"), ("mlp", "regions")]
+    assert len(tasks) == 12
+    assert all({j.machine_label for j in t} == set(bench.MACHINES) for t in tasks)
+
+
 def test_geomean_excludes_controls() -> None:
     assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
     assert bench.geomean([None, 0.0]) is None
