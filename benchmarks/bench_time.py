@@ -6,9 +6,9 @@ Builds exactly the jobs `tapeflow-bench` would for the same arguments (`plan`), 
 kernel's task as the bench does (`run_jobs_shared`: one compile per pipeline, one run per
 distinct program for every machine), then runs each program once more with ONE machine.
 Printed per run: the CPU seconds of the pipeline compiles, the code generation of the
-fast path (wall seconds, single-threaded), the CPU seconds of the run with its N machines and with one, and from the two:
-one machine's hardware model (cache simulation, phases, report: (run_N - run_1)
-/ (N - 1)) and the program's execution (run_1 minus one model). The totals say which part
+fast path (wall seconds, single-threaded), the CPU seconds of the run with its N machines
+and with one, and from the two: one machine's hardware model (cache simulation, phases,
+report: (run_N - run_1) / (N - 1)) and the program's execution (run_1 minus one model). The totals say which part
 a faster bench has to shrink: execution (hwmodel/compiled.py) or the models
 (hwmodel/cache.py, model.py, fastsim.py). Takes about twice the bench's CPU time.
 """

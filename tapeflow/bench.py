@@ -243,7 +243,9 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
 
     Returns `results` (one per job, in order, as `run_job`'s), `runs` (one record per
     simulation run: the jobs it served, its machine count, codegen and run seconds),
-    `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s` and worker `pid`."""
+    `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s`
+    and worker `pid`. Jobs of the controls share one run, so their bit-identical
+    gradients follow from their identical IR."""
     t0, c0 = time.perf_counter(), time.process_time()
     results: list[dict[str, Any]] = [{} for _ in jobs]
     modules: dict[tuple[str, ...], tuple[Any, str]] = {}
@@ -272,6 +274,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
         try:
             outs, record = _run_shared(module, group, compile_s)
         except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
             if len(members) == 1:
                 outs, record = [_job_error(group[0], e)], None
             else:  # redo each job alone: the error goes to the job that has it
@@ -283,8 +287,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             results[i] = out
         if record is not None:
             records.append(record)
-    return {"kernels": sorted({job.kernel for job in jobs}), "results": results, "runs": records,
-            "compile_s": sum(w for w, _ in compile_s.values()),
+    return {"kernels": sorted({job.kernel for job in jobs}), "results": results,
+            "runs": records, "compile_s": sum(w for w, _ in compile_s.values()),
             "compile_cpu_s": sum(c for _, c in compile_s.values()),
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
             "pid": os.getpid()}  # fmt: skip

@@ -248,7 +248,8 @@ def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]
 
 def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
              timings: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    """Every job's result (one task per kernel, on a Dask LocalCluster when `workers` > 1).
+    """Every job's result (the tasks of `kernel_tasks`, on a Dask LocalCluster when
+    `workers` > 1).
     `timings` (when given) gets the cluster's start and stop times, each task's record
     and the workers' CPU seconds."""
     from tapeflow.bench import run_jobs_shared
@@ -288,6 +289,7 @@ def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
 
 def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) -> None:
     """Where the wall and CPU time of a run went (`--timings`), on `file`."""
+    import functools
     import resource
 
     me = resource.getrusage(resource.RUSAGE_SELF)
@@ -296,7 +298,7 @@ def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) 
     workers = sum((timings["worker_cpu_s"] or {}).values())
     tasks = timings["tasks"]
     in_tasks = sum(t["cpu_s"] for t in tasks)
-    p = lambda line="": print(line, file=file)  # noqa: E731
+    p = functools.partial(print, file=file)
     p("timings: wall seconds by phase")
     for name, secs in phases.items():
         p(f"  {name:<22} {secs:8.1f}")
