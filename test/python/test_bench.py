@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ def quick_run(
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
                   "--machine", "all", "--out", str(out / "o"),
-                  "--json", str(out / "r.json"))  # fmt: skip
+                  "--json", str(out / "r.json"), "--timings")  # fmt: skip
     return out, proc
 
 
@@ -105,6 +106,13 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
             path = out / "o" / f"{png}-{m}.png"
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
     assert (out / "o" / "results.md").read_text() == proc.stdout
+    # --timings: phases, the CPU of the driver and of both Dask workers, every task.
+    assert "timings: wall seconds by phase" in proc.stderr
+    cpu = re.search(r"driver .* ([\d.]+), workers ([\d.]+) \(in tasks ([\d.]+)", proc.stderr)
+    assert cpu is not None, proc.stderr
+    assert float(cpu.group(2)) >= float(cpu.group(3)) > 0
+    assert len(re.findall(r"^  (gemm|softmax_ce|pairwise) +pid ", proc.stderr, re.M)) == 9
+    assert proc.stderr.count("busy wall seconds per worker") == 1
 
 
 @pytest.mark.parametrize(
