@@ -20,7 +20,9 @@ model when the compiler rejects an op), and returns the hardware model's report 
 memref argument after the run (the gradients). A job with a `sweep` (the Enzyme layout's,
 by default) runs the program ONCE for the machine and every swept L2 capacity
 (`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
-costs one cache simulation per point, not one execution).
+costs one cache simulation per point, not one execution). `tapeflow-bench` runs the jobs
+of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
+machines share each run, and variants that compile to the same IR share it too.
 
 `summarize_kernel` and `geomeans` turn the jobs' results into per-kernel rows and geometric
 means (controls excluded); `markdown`,
@@ -30,7 +32,10 @@ means (controls excluded); `markdown`,
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import math
+import os
 import sys
 import time
 import traceback
@@ -194,79 +199,199 @@ def machine_from_raw(raw: dict[str, Any], l2_size: int | None = None) -> Any:
 
 
 def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
-                   backend: str) -> tuple[list[Any], str]:  # fmt: skip
+                   backend: str, timings: dict[str, float] | None = None,
+                   ) -> tuple[list[Any], str]:  # fmt: skip
     """One `SimResult` per machine, from ONE compiled run (`simulate_fast_many`), or from
-    op-by-op runs when the fast-path compiler rejects an op."""
+    op-by-op runs when the fast-path compiler rejects an op. `timings` (when given) gets
+    `codegen_s` (compiling the IR to Python), `run_s` (the run and every machine's
+    model) and `run_cpu_s` (its CPU seconds)."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
     from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
     from tapeflow.hwmodel.model import simulate
 
+    t0 = time.perf_counter()
     try:
         program = compiled(module)
     except UnsupportedOpError:
-        return [simulate(module, entry, make_args(), m, backend=backend) for m in machines], \
-            "interp"  # fmt: skip
-    return simulate_fast_many(program, entry, make_args(), machines, backend=backend), "fast"
+        program = None
+    t1, c1 = time.perf_counter(), time.process_time()
+    if program is None:
+        sims = [simulate(module, entry, make_args(), m, backend=backend) for m in machines]
+        path = "interp"
+    else:
+        sims = simulate_fast_many(program, entry, make_args(), machines, backend=backend)
+        path = "fast"
+    if timings is not None:
+        timings.update(codegen_s=t1 - t0, run_s=time.perf_counter() - t1,
+                       run_cpu_s=time.process_time() - c1)  # fmt: skip
+    return sims, path
 
 
 def run_job(job: Job) -> dict[str, Any]:
     """Compiles and simulates one job; never raises (errors come back as `error`)."""
-    out: dict[str, Any] = {"kernel": job.kernel, "variant": job.variant, "spec": job.spec,
-                           "machine": job.machine_label, "error": None}  # fmt: skip
-    try:
-        out.update(_run_job(job))
-    except BaseException as e:  # reported per job by the driver
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        out["error"] = f"{type(e).__name__}: {e}".strip()
-        out["traceback"] = traceback.format_exc()
+    return run_jobs_shared([job])["results"][0]
+
+
+def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
+    """`run_job` of every job, doing nothing twice (one task of `tapeflow-bench`: the
+    jobs of one kernel): each pipeline is compiled once; jobs whose IR is the same text
+    (the controls: an empty tape gives every variant the same program) share a
+    simulation; and each distinct program runs ONCE for every machine and swept L2
+    capacity its jobs need (`simulate_fast_many`), so the machines of a run share it, not
+    only a sweep's capacities. A shared run that fails is redone job by job, so that an
+    error stays with the job that causes it. Never raises (errors come back per job).
+
+    Returns `results` (one per job, in order, as `run_job`'s), `runs` (one record per
+    simulation run: the jobs it served, its machine count, codegen and run seconds),
+    `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s`
+    and worker `pid`. Jobs of the controls share one run, so their bit-identical
+    gradients follow from their identical IR."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    results: list[dict[str, Any]] = [{} for _ in jobs]
+    modules: dict[tuple[str, ...], tuple[Any, str]] = {}
+    compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
+    shared: dict[tuple[Any, ...], list[int]] = {}
+    for i, job in enumerate(jobs):
+        try:
+            raw = job.machine or _default_raw()
+            machine_from_raw(raw)  # a bad machine fails its own job, not a shared run
+            key = _compile_key(job)
+            if key not in modules:
+                t, c = time.perf_counter(), time.process_time()
+                module = build_module(job)
+                modules[key] = (module, _ir_digest(module))
+                compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
+        except BaseException as e:
+            results[i] = _job_error(job, e)
+            continue
+        digest = modules[key][1]
+        window = raw["core"]["window_ops"]  # one run needs one phase window
+        shared.setdefault((digest, job.size, job.seed, job.backend, window), []).append(i)
+    records: list[dict[str, Any]] = []
+    for members in shared.values():
+        group = [jobs[i] for i in members]
+        module = modules[_compile_key(group[0])][0]
+        try:
+            outs, record = _run_shared(module, group, compile_s)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            if len(members) == 1:
+                outs, record = [_job_error(group[0], e)], None
+            else:  # redo each job alone: the error goes to the job that has it
+                alone = [run_jobs_shared([job]) for job in group]
+                outs = [a["results"][0] for a in alone]
+                records += [r for a in alone for r in a["runs"]]
+                record = None
+        for i, out in zip(members, outs, strict=True):
+            results[i] = out
+        if record is not None:
+            records.append(record)
+    return {"kernels": sorted({job.kernel for job in jobs}), "results": results,
+            "runs": records, "compile_s": sum(w for w, _ in compile_s.values()),
+            "compile_cpu_s": sum(c for _, c in compile_s.values()),
+            "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+            "pid": os.getpid()}  # fmt: skip
+
+
+def _compile_key(job: Job) -> tuple[str, ...]:
+    return (job.kernel, job.size, job.spec, job.c_source)
+
+
+def _ir_digest(module: Any) -> str:
+    """sha256 of the printed IR: equal digests, the same program."""
+    import io
+
+    from xdsl.printer import Printer
+
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return hashlib.sha256(out.getvalue().encode()).hexdigest()
+
+
+def _job_header(job: Job) -> dict[str, Any]:
+    return {"kernel": job.kernel, "variant": job.variant, "spec": job.spec,
+            "machine": job.machine_label, "error": None}  # fmt: skip
+
+
+def _job_error(job: Job, e: BaseException) -> dict[str, Any]:
+    """The job's result for an exception being handled (reported per job by the driver)."""
+    if isinstance(e, KeyboardInterrupt):
+        raise e
+    return {**_job_header(job), "error": f"{type(e).__name__}: {e}".strip(),
+            "traceback": traceback.format_exc()}  # fmt: skip
+
+
+def _job_machines(job: Job) -> dict[int, Any]:
+    """L2 capacity -> machine: the job's own machine first, then its sweep's others."""
+    raw = job.machine or _default_raw()
+    machine = machine_from_raw(raw)
+    out = {machine.l2.size: machine}
+    for cap in job.sweep:
+        if cap not in out:
+            out[cap] = machine_from_raw(raw, cap)
     return out
 
 
-def _run_job(job: Job) -> dict[str, Any]:
+def _run_shared(module: Any, jobs: Sequence[Job],
+                compile_s: dict[tuple[str, ...], tuple[float, float]],
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    """Jobs with the same program, inputs and backend: ONE run for the union of their
+    machines (each distinct machine table once); each job's result from its machines."""
     from benchmarks.kernels import KERNELS
 
-    t0 = time.perf_counter()
-    c0 = time.process_time()
-    raw = job.machine or _default_raw()
-    machine = machine_from_raw(raw)
-    module = build_module(job)
-    t_compile = time.perf_counter() - t0
-    own = machine.l2.size
-    others = [cap for cap in job.sweep if cap != own]
-    machines = [machine, *(machine_from_raw(raw, cap) for cap in others)]
+    t0, c0 = time.perf_counter(), time.process_time()
+    first = jobs[0]
+    per_job = [_job_machines(job) for job in jobs]
+    index: dict[str, int] = {}
+    machines: list[Any] = []
+    for mine in per_job:
+        for m in mine.values():
+            key = json.dumps(m.raw, sort_keys=True)
+            if key not in index:
+                index[key] = len(machines)
+                machines.append(m)
+    timings: dict[str, float] = {}
     sims, path = _simulate_many(
-        module, KERNELS[job.kernel].grad_entry,
-        lambda: kernel_arguments(job.kernel, job.size, job.seed), machines, job.backend,
+        module, KERNELS[first.kernel].grad_entry,
+        lambda: kernel_arguments(first.kernel, first.size, first.seed), machines,
+        first.backend, timings,
     )  # fmt: skip
-    report = sims[0].report
-    report["path"] = path
-    by_cap = {own: sims[0].report, **{cap: s.report for cap, s in zip(others, sims[1:])}}
-    sweep: list[dict[str, Any]] = []
-    for cap in job.sweep:
-        r = by_cap[cap]
-        sweep.append({
-            "l2_bytes": cap, "cache_bytes": machine.l1.size + cap, "cycles": r["cycles"],
-            "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
-            "l2_misses": r["levels"]["L2"]["misses"],
-            "on_chip_pj": r["energy"]["on_chip_pj"],
-        })  # fmt: skip
     run = sims[0].run
     grads = {}
-    names = _argument_names(job.kernel)
+    names = _argument_names(first.kernel)
     for p in run.memref_positions:
         grads[names[p]] = np.asarray(run.arguments[p])
     for i, r in enumerate(run.results):
         grads[f"result{i}"] = np.asarray(r)
-    return {
-        "report": report,
-        "path": path,
-        "sweep": sweep,
-        "grads": grads,
-        "wall_s": time.perf_counter() - t0,
-        "cpu_s": time.process_time() - c0,
-        "compile_s": t_compile,
-    }
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    names_of = [f"{job.machine_label or 'default'}/{job.variant}" for job in jobs]
+    outs = []
+    for job, mine, me in zip(jobs, per_job, names_of, strict=True):
+        by_cap = {cap: sims[index[json.dumps(m.raw, sort_keys=True)]].report
+                  for cap, m in mine.items()}  # fmt: skip
+        own = next(iter(mine.values()))
+        report = copy.deepcopy(by_cap[own.l2.size])
+        report["path"] = path
+        sweep = []
+        for cap in job.sweep:
+            r = by_cap[cap]
+            sweep.append({
+                "l2_bytes": cap, "cache_bytes": own.l1.size + cap, "cycles": r["cycles"],
+                "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+                "l2_misses": r["levels"]["L2"]["misses"],
+                "on_chip_pj": r["energy"]["on_chip_pj"],
+            })  # fmt: skip
+        compile_wall, compile_cpu = compile_s[_compile_key(job)]
+        outs.append({
+            **_job_header(job), "report": report, "path": path, "sweep": sweep,
+            "grads": grads, "compile_s": compile_wall,
+            "wall_s": compile_wall + wall, "cpu_s": compile_cpu + cpu,
+            "shared_with": [n for n in names_of if n != me],
+        })  # fmt: skip
+    record = {"kernel": first.kernel, "jobs": names_of, "machines": len(machines),
+              "path": path, "wall_s": wall, "cpu_s": cpu, **timings}  # fmt: skip
+    return outs, record
 
 
 def _argument_names(name: str) -> list[str]:

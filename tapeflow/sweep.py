@@ -48,6 +48,15 @@ SPEC_KEYS = ("kernels", "sizes", "machines", "seed", "variants", "backend", "pas
 MACHINES_PER_TASK = 8
 """At most this many machines share one simulation run (and one task)."""
 FLUSH_ROWS = 48
+HOUSEKEEPING = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing-interval": "1s",
+}
+"""Dask settings of the LocalCluster that `Pool` starts: background work at rates for
+long tasks (benchmarks/dask_overhead.py measures the CPU it takes)."""
 FLUSH_SECONDS = 5.0
 RESULTS = "results.parquet"
 
@@ -121,8 +130,11 @@ class Pool:
     of `workers` single-threaded processes, or the Dask scheduler at `scheduler`."""
 
     def __init__(self, workers: int = 1, scheduler: str | None = None,
-                 memory_limit: str | None = None) -> None:  # fmt: skip
+                 memory_limit: str | None = None,
+                 dask_config: dict[str, Any] | None = None) -> None:  # fmt: skip
+        """`dask_config`: Dask settings for the LocalCluster over `HOUSEKEEPING`'s."""
         self.workers = workers
+        self.dask_config = dask_config or {}
         self.scheduler = scheduler
         self.memory_limit = memory_limit
         self.client: Any = None
@@ -149,8 +161,18 @@ class Pool:
 
             # forkserver children end with os._exit: a worker that ran numba-compiled code
             # takes seconds to finalise a spawned interpreter (the nanny then kills it).
-            self._config = dask.config.set({"distributed.worker.multiprocessing-method":
-                                            "forkserver"})  # fmt: skip
+            # One task per worker at a time (saturation 1.0, not 2 of 1.1): the queue stays
+            # on the scheduler, so a worker that frees up takes the next task by priority
+            # (longest first) instead of one queued behind another's long task.
+            # Housekeeping at Dask's default rates (the workers' stack profiler every 10 ms,
+            # event-loop ticks every 20 ms, memory checks every 100 ms...) took about 9% of
+            # one core on this machine, idle or not; tasks here last seconds to minutes.
+            self._config = dask.config.set({
+                "distributed.worker.multiprocessing-method": "forkserver",
+                "distributed.scheduler.worker-saturation": 1.0,
+                **HOUSEKEEPING,
+                **self.dask_config,
+            })  # fmt: skip
             self._cluster = LocalCluster(  # dashboard on a free port: never a clash
                 n_workers=self.workers, threads_per_worker=1, processes=True,
                 dashboard_address=":0", memory_limit=self.memory_limit or "auto",
@@ -166,6 +188,13 @@ class Pool:
         if self._config is not None:
             self._config.__exit__(None, None, None)
         self.client = self._cluster = self._config = None
+
+    def worker_cpu_s(self) -> dict[int, float] | None:
+        """CPU seconds (user + system) of each worker process so far, by pid: everything
+        it did, imports and Dask included. None when tasks run in this process."""
+        if self.client is None:
+            return None
+        return {pid: cpu for pid, cpu in self.client.run(_process_cpu_s).values()}
 
     @property
     def distributed(self) -> bool:
@@ -186,6 +215,13 @@ class Pool:
         from dask.distributed import as_completed
 
         return as_completed()
+
+
+def _process_cpu_s() -> tuple[int, float]:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return os.getpid(), r.ru_utime + r.ru_stime
 
 
 def run_unordered(pool: Pool, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:

@@ -49,14 +49,19 @@ output:
              speedup-<machine>.png etc.; results.json holds one entry per machine
              under "machines" and the per-machine geomeans under "summary"
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
-  progress   a progress bar on stderr (tqdm), one step per compiled-and-simulated variant
+  progress   a progress bar on stderr (tqdm), one step per (machine, kernel, variant)
 
-the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for the machine and
-every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model per
-capacity hears the same run, so a point costs one cache simulation, not one execution).
-L1 stays at the machine's size; the default sweep is L2 = max(4 KiB, L1) doubling up to
-4 MiB. Each machine is loaded once, by the driver, and every run gets that same
-description.
+the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for every machine
+and every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model
+per machine and capacity hears the same run, so a point costs one cache simulation, not
+one execution). L1 stays at the machine's size; the default sweep is L2 = max(4 KiB, L1)
+doubling up to 4 MiB. Each machine is loaded once, by the driver, and every run gets that
+same description.
+
+tasks: one per kernel, longest first (tapeflow.bench.run_jobs_shared): each pipeline is
+compiled once, and each distinct program (the controls' three variants are one) runs once
+for all the machines; one per (kernel, variant) when there are fewer than two kernels per
+worker. --timings prints where the wall and CPU time went.
 
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
@@ -122,6 +127,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("auto", "numba", "python"), default="auto",
                    help="cache simulator backend (auto: numba when installed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--timings", action="store_true",
+                   help="print where the time went on stderr: wall seconds per phase, CPU "
+                   "of the driver and the workers, each task and simulation run, and the "
+                   "workers' load balance")  # fmt: skip
     return p
 
 
@@ -212,76 +221,145 @@ def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -
     return "; ".join(parts)
 
 
-def _cost(job: Any) -> tuple[int, int]:
-    """Longest jobs first (a rough order: the Enzyme runs carry the sweep)."""
-    heavy = {"mlp": 9, "gemm": 8, "lstm": 7, "softmax_ce": 6, "conv2d": 6, "mass_spring": 5,
-             "pwl": 5, "ba": 4, "jacobi2d": 3, "pairwise": 2}  # fmt: skip
-    return (-heavy.get(job.kernel, 5), 0 if job.variant == "enzyme" else 1)
+KERNEL_CPU_S = {"mlp": 242, "lstm": 198, "conv2d": 141, "gemm": 80, "ragged_rnn": 54,
+                "pwl": 47, "jacobi2d": 34, "softmax_ce": 20, "mass_spring": 18, "ba": 6,
+                "pairwise": 2}  # fmt: skip
+"""CPU seconds of each kernel's task in the default two-machine run (`--timings`, commit
+16d97ce, 2026-12-03): only their ORDER is used, to start the longest tasks first so that
+the workers finish together."""
 
 
-def run_jobs(jobs: Sequence[Any], workers: int, progress: bool) -> list[dict[str, Any]]:
-    from tapeflow.bench import run_job
+def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]:
+    """The jobs grouped into tasks (`tapeflow.bench.run_jobs_shared`: one compile per
+    pipeline, one run per distinct program for every machine), longest first: one task
+    per kernel, or per (kernel, variant) when there are fewer than two kernels per worker
+    (then the workers have enough tasks to share, and only the controls' identical
+    variants run more than once). An unknown kernel (a C twin of another name) counts as
+    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before regions."""
+    kernels = list(dict.fromkeys(job.kernel for job in jobs))
+    per_variant = len(kernels) < 2 * workers
+    tasks: dict[tuple[str, str], list[Any]] = {}
+    for job in jobs:
+        tasks.setdefault((job.kernel, job.variant if per_variant else ""), []).append(job)
+    middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
+    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle), k[1] == "regions"))
+    return [tuple(tasks[k]) for k in order]
+
+
+def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
+             timings: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Every job's result (the tasks of `kernel_tasks`, on a Dask LocalCluster when
+    `workers` > 1).
+    `timings` (when given) gets the cluster's start and stop times, each task's record
+    and the workers' CPU seconds."""
+    from tapeflow.bench import run_jobs_shared
     from tapeflow.sweep import Pool, progress_bar, run_unordered
 
+    tasks = kernel_tasks(jobs, workers)
     bar = progress_bar(len(jobs), progress, "tapeflow-bench")
     results: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
 
-    def done(r: dict[str, Any]) -> None:
-        results.append(r)
-        if bar is not None:
-            bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
-                                + (" FAILED" if r.get("error") else ""))  # fmt: skip
-            bar.update(1)
+    def done(task: dict[str, Any]) -> None:
+        records.append({k: v for k, v in task.items() if k != "results"})
+        for r in task["results"]:
+            results.append(r)
+            if bar is not None:
+                bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
+                                    + (" FAILED" if r.get("error") else ""))  # fmt: skip
+                bar.update(1)
 
+    t0 = time.perf_counter()
     try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
-        with Pool(workers=min(workers, len(jobs))) as pool:
-            for r in run_unordered(pool, run_job, jobs):
-                done(r)
+        with Pool(workers=min(workers, len(tasks))) as pool:
+            t1 = time.perf_counter()
+            for task in run_unordered(pool, run_jobs_shared, tasks):
+                done(task)
+            t2 = time.perf_counter()
+            worker_cpu = pool.worker_cpu_s()
+        t3 = time.perf_counter()
     finally:
         if bar is not None:
             bar.close()
+    if timings is not None:
+        timings.update(cluster_start_s=t1 - t0, tasks_s=t2 - t1, cluster_stop_s=t3 - t2,
+                       tasks=records, worker_cpu_s=worker_cpu)  # fmt: skip
     return results
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) -> None:
+    """Where the wall and CPU time of a run went (`--timings`), on `file`."""
+    import functools
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    driver = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    workers = sum((timings["worker_cpu_s"] or {}).values())
+    tasks = timings["tasks"]
+    in_tasks = sum(t["cpu_s"] for t in tasks)
+    p = functools.partial(print, file=file)
+    p("timings: wall seconds by phase")
+    for name, secs in phases.items():
+        p(f"  {name:<22} {secs:8.1f}")
+    p(f"  {'total':<22} {sum(phases.values()):8.1f}")
+    if timings["worker_cpu_s"] is None:
+        p(f"timings: CPU seconds: {driver:.1f} (one process; in tasks {in_tasks:.1f})")
+    else:
+        p(f"timings: CPU seconds: driver (with the scheduler and nannies) {driver:.1f}, "
+          f"workers {workers:.1f} (in tasks {in_tasks:.1f}, the rest: imports and Dask), "
+          f"total {driver + workers:.1f}")  # fmt: skip
+    p("timings: tasks in the order they finished (worker pid, wall, CPU, compile), and each "
+      "simulation run in them (code generation, the run with its machines' models)")
+    for t in tasks:
+        p(f"  {','.join(t['kernels']):<12} pid {t['pid']:<7} wall {t['wall_s']:7.1f} "
+          f"cpu {t['cpu_s']:7.1f} compile {t['compile_s']:5.1f}")  # fmt: skip
+        for r in t["runs"]:
+            p(f"    {' '.join(r['jobs']):<60} {r['machines']:3d} machines "
+              f"codegen {r.get('codegen_s', 0.0):5.1f} run {r.get('run_s', 0.0):7.1f} "
+              f"({r['path']})")  # fmt: skip
+    per_worker: dict[int, float] = {}
+    for t in tasks:
+        per_worker[t["pid"]] = per_worker.get(t["pid"], 0.0) + t["wall_s"]
+    p("timings: busy wall seconds per worker (load balance): "
+      + ", ".join(f"pid {pid} {secs:.1f}" for pid, secs in per_worker.items()))
+
+
+def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[Any],
+                                      list[Any]]:  # fmt: skip
+    """`tapeflow-bench`'s arguments, checked: (args, size, kernel names, one (label,
+    machine, sweep, spm_bytes) per machine, the jobs). Raises `ToolError` on bad input;
+    `--help` and argparse's own errors exit as argparse does."""
     from tapeflow import bench
-    from tapeflow.diagnostics import ToolError, report_errors
+    from tapeflow.diagnostics import ToolError
+    from tapeflow.hwmodel.config import load_machine
+    from tapeflow.transforms.layers import check_options
 
     KERNELS = bench.kernels()
-    parser = _parser(list(KERNELS))
-    args = parser.parse_args(argv)
-    with report_errors():
-        from tapeflow.hwmodel.config import load_machine
-
-        size = args.size or ("small" if args.quick else "default")
-        names = _kernel_list(args.kernels, list(KERNELS))
-        c_sources = _c_sources(args.kernels)
-        if args.jobs < 1:
-            raise ToolError("--jobs must be >= 1")
-        if args.tolerance < 0:
-            raise ToolError("--tolerance must be >= 0")
-        from tapeflow.transforms.layers import check_options
-
-        setups = []  # (label, machine, sweep, spm_bytes) per machine
-        for label in _machine_list(args.machine):
-            machine = load_machine(label, args.set)
-            sweep = _sweep_list(args.sweep, machine)
-            for cap in sweep:  # validate every sweep point before running anything
-                bench.machine_from_raw(machine.raw, cap)
-            spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
-            if spm_bytes > machine.spm_size:
-                raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
-                                f"{machine.spm_size} of machine {label}")  # fmt: skip
-            try:
-                check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
-                              depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
-            except Exception as e:
-                raise ToolError(str(e)) from None
-            setups.append((label, machine, sweep, spm_bytes))
-        out_dir = Path(args.out)
-        out_dir.mkdir(parents=True, exist_ok=True)
-
+    args = _parser(list(KERNELS)).parse_args(argv)
+    size = args.size or ("small" if args.quick else "default")
+    names = _kernel_list(args.kernels, list(KERNELS))
+    c_sources = _c_sources(args.kernels)
+    if args.jobs < 1:
+        raise ToolError("--jobs must be >= 1")
+    if args.tolerance < 0:
+        raise ToolError("--tolerance must be >= 0")
+    setups = []  # (label, machine, sweep, spm_bytes) per machine
+    for label in _machine_list(args.machine):
+        machine = load_machine(label, args.set)
+        sweep = _sweep_list(args.sweep, machine)
+        for cap in sweep:  # validate every sweep point before running anything
+            bench.machine_from_raw(machine.raw, cap)
+        spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
+        if spm_bytes > machine.spm_size:
+            raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
+                            f"{machine.spm_size} of machine {label}")  # fmt: skip
+        try:
+            check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
+                          depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
+        except Exception as e:
+            raise ToolError(str(e)) from None
+        setups.append((label, machine, sweep, spm_bytes))
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
     jobs = [
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
@@ -292,21 +370,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in names
         for v in bench.VARIANTS
     ]
-    jobs.sort(key=_cost)
+    return args, size, names, setups, jobs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t_start = time.perf_counter()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from tapeflow import bench
+    from tapeflow.diagnostics import report_errors
+
+    with report_errors():
+        args, size, names, setups, jobs = plan(argv)
+        out_dir = Path(args.out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    phases = {"setup": time.perf_counter() - t_start}
+    timings: dict[str, Any] = {}
     t0 = time.perf_counter()
-    results = run_jobs(jobs, args.jobs, not args.no_progress)
+    results = run_jobs(jobs, args.jobs, not args.no_progress, timings)
     wall = time.perf_counter() - t0
+    phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
+                   "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
+    t_report = time.perf_counter()
+    t_plots = 0.0
 
     command = "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv))
     common = {
         "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "wall_s": wall,
-        "jobs": min(args.jobs, len(jobs)),
+        "jobs": min(args.jobs, len(kernel_tasks(jobs, args.jobs))),
         "size": size,
         "machines": [label for label, *_ in setups],
         "tolerance": args.tolerance / 100.0,
-        "cpu_s": sum(r.get("cpu_s") or 0.0 for r in results),
+        "cpu_s": sum(t["cpu_s"] for t in timings["tasks"]),
         "commit": _git_commit(),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
@@ -337,17 +434,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = bench.to_json(rows, gm, header, machine)
         data["runs"] = [
             {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                                   "compile_s", "error")}
+                                   "compile_s", "shared_with", "error")}
             for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
             if r["machine"] == label
         ]
         per_machine.append(data)
         summary.append((header["machine_name"], gm))
         if not args.no_plots:
+            t = time.perf_counter()
             try:
                 plots += bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
             except ImportError as e:
                 print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
+            t_plots += time.perf_counter() - t
         failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
     if several:
         texts.append(bench.summary_markdown(summary))
@@ -359,6 +458,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out_dir / "results.json").write_text(blob + "\n")
     written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *plots]
     print(f"wrote {', '.join(written)}", file=sys.stderr)
+    if args.timings:
+        phases["plots"] = t_plots
+        phases["report and files"] = time.perf_counter() - t_report - t_plots
+        print_timings(phases, timings, sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
         sys.stdout.write(blob + "\n")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,7 +36,7 @@ def quick_run(
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
                   "--machine", "all", "--out", str(out / "o"),
-                  "--json", str(out / "r.json"))  # fmt: skip
+                  "--json", str(out / "r.json"), "--timings")  # fmt: skip
     return out, proc
 
 
@@ -104,6 +106,13 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
             path = out / "o" / f"{png}-{m}.png"
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
     assert (out / "o" / "results.md").read_text() == proc.stdout
+    # --timings: phases, the CPU of the driver and of both Dask workers, every task.
+    assert "timings: wall seconds by phase" in proc.stderr
+    cpu = re.search(r"driver .* ([\d.]+), workers ([\d.]+) \(in tasks ([\d.]+)", proc.stderr)
+    assert cpu is not None, proc.stderr
+    assert float(cpu.group(2)) >= float(cpu.group(3)) > 0
+    assert len(re.findall(r"^  (gemm|softmax_ce|pairwise) +pid ", proc.stderr, re.M)) == 9
+    assert proc.stderr.count("busy wall seconds per worker") == 1
 
 
 @pytest.mark.parametrize(
@@ -199,6 +208,77 @@ def test_sweep_matches_op_by_op_runs() -> None:
             assert res["report"]["cycles"] == r["cycles"]
 
 
+def _same_result(shared: dict[str, Any], alone: dict[str, Any]) -> None:
+    assert shared["error"] is None and alone["error"] is None, (shared, alone)
+    assert shared["report"] == alone["report"]
+    assert shared["sweep"] == alone["sweep"]
+    assert shared["grads"].keys() == alone["grads"].keys()
+    for k, a in alone["grads"].items():
+        assert shared["grads"][k].tobytes() == a.tobytes(), k
+
+
+def test_shared_runs_equal_separate_runs() -> None:
+    """One kernel's jobs on two machines (what `tapeflow-bench --machine all` gives one
+    task): one run per distinct program serves every machine and sweep point, and each
+    job's result is the one it gets alone."""
+    machines = [load_machine(name) for name in bench.MACHINES]
+    jobs = [bench.Job("mass_spring", v, size="small", machine=m.raw, machine_label=label,
+                      sweep=(8192, 65536, m.l2.size) if v != "regions" else ())
+            for m, label in zip(machines, bench.MACHINES, strict=True)
+            for v in bench.VARIANTS]  # fmt: skip
+    task = bench.run_jobs_shared(jobs)
+    assert len(task["runs"]) == 3  # one per variant, not one per (variant, machine)
+    assert {r["machines"] for r in task["runs"]} == {2, 6}  # own L2 and 2 more, x2
+    assert [(r["variant"], r["machine"]) for r in task["results"]] == [
+        (j.variant, j.machine_label) for j in jobs]
+    for job, shared in zip(jobs, task["results"], strict=True):
+        _same_result(shared, bench.run_job(job))
+        assert len(shared["shared_with"]) == 1
+
+
+def test_controls_share_one_run() -> None:
+    """A kernel that caches nothing compiles to the same IR in every variant: one run."""
+    jobs = [bench.Job("pairwise", v, size="small") for v in bench.VARIANTS]
+    task = bench.run_jobs_shared(jobs)
+    assert [r["jobs"] for r in task["runs"]] == [
+        ["default/enzyme", "default/regions", "default/tapeflow"]]
+    for job, shared in zip(jobs, task["results"], strict=True):
+        _same_result(shared, bench.run_job(job))
+
+
+def test_shared_run_failure_stays_with_its_job() -> None:
+    """A machine whose scratchpad cannot hold TapeFlow's tiles fails its own job only,
+    as it would alone; the other machine's job of the same program still runs."""
+    small = load_machine(None, ["spm.size=256"])  # the small kernel's tiles take 768 B
+    ok = bench.Job("mass_spring", "tapeflow", size="small", machine_label="default")
+    bad = bench.Job("mass_spring", "tapeflow", size="small", machine=small.raw,
+                    machine_label="tiny-spm")  # fmt: skip
+    task = bench.run_jobs_shared([ok, bad])
+    good, failed = task["results"]
+    _same_result(good, bench.run_job(ok))
+    assert failed["machine"] == "tiny-spm"
+    assert failed["error"] == bench.run_job(bad)["error"]
+    assert "scratchpad overflow" in failed["error"]
+
+
+def test_tasks_longest_first() -> None:
+    """One task per kernel, longest first, when every worker gets two or more; else one
+    per (kernel, variant), so that a short kernel list still keeps every worker busy."""
+    from tapeflow.tools.bench import KERNEL_CPU_S, kernel_tasks
+
+    jobs = [bench.Job(k, v, machine_label=m) for m in bench.MACHINES
+            for k in ("pairwise", "mlp", "gemm", "lstm") for v in bench.VARIANTS]  # fmt: skip
+    tasks = kernel_tasks(jobs, workers=2)
+    assert [t[0].kernel for t in tasks] == ["mlp", "lstm", "gemm", "pairwise"]
+    assert all(len(t) == 6 and {j.kernel for j in t} == {t[0].kernel} for t in tasks)
+    assert KERNEL_CPU_S["mlp"] > KERNEL_CPU_S["lstm"] > KERNEL_CPU_S["gemm"]
+    tasks = kernel_tasks(jobs, workers=3)
+    assert [(t[0].kernel, t[0].variant) for t in tasks[:3]] == [
+        ("mlp", "enzyme"), ("mlp", "tapeflow"), ("mlp", "regions")]
+    assert len(tasks) == 12
+    assert all({j.machine_label for j in t} == set(bench.MACHINES) for t in tasks)
+
+
 def test_geomean_excludes_controls() -> None:
     assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
     assert bench.geomean([None, 0.0]) is None
@@ -210,16 +290,16 @@ def test_gradient_mismatch_fails_loudly(
     """A variant whose gradient differs in one bit: the table says so, exit status 1."""
     from tapeflow.tools import bench as cli
 
-    real = bench.run_job
+    real = bench.run_jobs_shared
 
-    def corrupt(job: bench.Job) -> dict[str, object]:
-        out = real(job)
-        if job.variant == "tapeflow":
-            g = out["grads"]["dA"]  # type: ignore[index]
-            g.view(np.uint64)[0, 0] ^= 1
+    def corrupt(jobs: list[bench.Job]) -> dict[str, Any]:
+        out = real(jobs)
+        for r in out["results"]:
+            if r["variant"] == "tapeflow":
+                r["grads"]["dA"].view(np.uint64)[0, 0] ^= 1
         return out
 
-    monkeypatch.setattr(bench, "run_job", corrupt)
+    monkeypatch.setattr(bench, "run_jobs_shared", corrupt)
     status = cli.main(["--quick", "--kernels", "gemm", "--jobs", "1", "--no-progress",
                        "--no-plots", "--sweep", "none", "--machine", "default-45nm",
                        "--out", str(tmp_path)])  # fmt: skip
