@@ -116,7 +116,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds per program before it counts as a hang")  # fmt: skip
     parser.add_argument("--no-minimize", action="store_true", help="report, do not minimize")
     parser.add_argument("--print", action="store_true", help="print each program checked")
+    parser.add_argument("--jit", action="store_true",
+                        help="compile every loop nest the fast path can into a numba kernel "
+                        "from its first entry (hwmodel/jit.py), so the sim check covers "
+                        "the kernels (slower: a compile per nest)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.jit:
+        from tapeflow.hwmodel.compiled import Trace
+
+        Trace.jit_after = Trace.jit_min_ops = 0
     features = parse_features(args.features, args.enable)
     seen: set[tuple[str, ...]] = set()
     start = time.monotonic()
