@@ -774,7 +774,7 @@ class _FunctionCompiler:
         self.plain: dict[int, list[str]] = {}
         """Variant id -> the plain loop lines it wraps (`jit.expand` puts them back)."""
         self.views: dict[str, str] = {}
-        """memoryview locals -> their format if a loop kernel may index them ('d', 'q')."""
+        """memoryview locals -> their format if a loop kernel may index them ('d', 'q', 'i')."""
         self.ranges: dict[SSAValue, Interval] = {}
         """Proven [lo, hi] of integer values (constants, loop induction variables and
         index arithmetic on them)."""
@@ -844,7 +844,8 @@ class _FunctionCompiler:
         et = t.element_type
         wide_int = isinstance(et, IndexType) or _int_width(et) == 64
         i32 = _int_width(et) == 32
-        self.views[data] = "d" if isinstance(et, builtin.Float64Type) else "q" if wide_int else "i" if i32 else ""
+        f64 = isinstance(et, builtin.Float64Type)
+        self.views[data] = "d" if f64 else "q" if wide_int else "i" if i32 else ""
         base: str | None = None
         if not _is_spm_space(t.memory_space):
             base = f"{name}_a"
@@ -1880,9 +1881,9 @@ class CompiledModule:
         self.sids_of: dict[Operation, list[tuple[int, int]]] = {}
         self.event_ops: list[Operation] = []
         self.kernels: list[jit.LoopKernel] = []
-        """numba kernels of bulk-counted loops (`tapeflow.hwmodel.jit`), by `_JRUN` index."""
+        """numba kernels of loop nests (`tapeflow.hwmodel.jit`), by `_JNEST` index."""
         self.not_kernels: list[tuple[Operation, str]] = []
-        """Bulk-counted loops left to Python, and why (for `benchmarks/fast_sim_speed.py`)."""
+        """Loops that got no kernel, and why (what to extend next)."""
         self.consts: list[Any] = []
         self._const_ids: dict[int, int] = {}
         self.functions: dict[str, func.FuncOp] = {}
