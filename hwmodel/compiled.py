@@ -334,7 +334,7 @@ class Trace:
             if kernel.failed is not None or trips * kernel.ops < self.jit_min_ops:
                 return None
             kernel.seen += trips * kernel.ops  # this entry included: a long one compiles now
-            if kernel.seen < self.jit_after and not kernel.on_disk():
+            if kernel.seen < self.jit_after and not kernel.on_disk:
                 return None
             fn = kernel.compile()
             if fn is None:
@@ -368,8 +368,8 @@ class Trace:
                       if a[0] == "%" else objects[kernel.objects.index(a)] for a in slots]  # fmt: skip
             _kernel_error(self.program, kind, self.program.consts[k], values)
         for t, (vals, written, _) in zip(tapes, zip(*[iter(arrays)] * 3), strict=True):
-            rows = vals.tolist()
-            t.records[:] = [tuple(r) if w else None for r, w in zip(rows, written.tolist())]
+            fields = vals.tolist()
+            t.records[:] = [tuple(f) if w else None for f, w in zip(fields, written.tolist())]
         for i in firsts[:nf].tolist():
             self.first(segs[i])
         for i, k in enumerate(segs):

@@ -64,8 +64,8 @@ MATH["_m_log"] = "_m_log"  # (jit_runtime: the sign of log's NaN below zero)
 """libm functions: numba calls the same libm, and returns IEEE results where CPython's
 `math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
 
-BUILTINS = {"abs", "float", "int", "min", "max", "range", "len", "math"}
-_CALLS = {"abs", "float", "int", "min", "max", "range", "len"}
+_CALLS = {"abs", "float", "int", "min", "max", "range", "len"}  # builtins kernels may call
+BUILTINS = _CALLS | {"math"}
 _OWN = {"_acc", "_bc", "_wn", "_fo", "_err", "_errf"}  # the kernel's own arrays
 
 _CHECK = re.compile(r"^if not \((?P<cond>.*)\): _RUN\(_K\[\d+\], \(.*\)\)$")
@@ -110,19 +110,19 @@ class LoopKernel:
     failed: str | None = None
     runs: int = 0  # calls that ran it
     seen: int = 0  # ops its nest has run, estimated (compiled from `Trace.jit_after` on)
-    _on_disk: bool | None = None
 
-    @property
-    def digest(self) -> str:
-        """The kernel file's name: its source and the runtime it calls (numba caches a
-        kernel with the runtime functions compiled into it)."""
-        return hashlib.sha256(self.source.encode() + _runtime_digest()).hexdigest()[:20]
+    @functools.cached_property
+    def path(self) -> Path:
+        """The kernel's file, named by its source and the runtime it calls (numba caches a
+        kernel with the runtime functions compiled into it). Asked for only when the
+        kernel may run, after `CompiledModule` has filled in the source's placeholders."""
+        digest = hashlib.sha256(self.source.encode() + _runtime_digest()).hexdigest()[:20]
+        return _cache_dir() / f"k_{digest}.py"
 
+    @functools.cached_property
     def on_disk(self) -> bool:
         """Compiled before (by any process): loading it costs little, so no waiting."""
-        if self._on_disk is None:
-            self._on_disk = (_cache_dir() / f"k_{self.digest}.py").exists()
-        return self._on_disk
+        return self.path.exists()
 
     def compile(self) -> Any:
         """The numba dispatcher (it compiles at the first call, or loads numba's cache),
@@ -132,12 +132,12 @@ class LoopKernel:
         try:
             import numba
 
-            path = _cache_dir() / f"k_{self.digest}.py"
+            path = self.path
             if not path.exists():
                 tmp = path.with_suffix(f".{os.getpid()}.tmp")
                 tmp.write_text(self.source)
                 os.replace(tmp, path)
-            spec = importlib.util.spec_from_file_location(f"tapeflow_jit_{self.digest}", path)
+            spec = importlib.util.spec_from_file_location(f"tapeflow_jit_{path.stem}", path)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module  # numba's cache imports the module by name
@@ -169,8 +169,11 @@ def _runtime_digest() -> bytes:
 
 def enabled() -> bool:
     """Kernels are on unless `TAPEFLOW_JIT=0` (and numba must be importable)."""
-    if os.environ.get("TAPEFLOW_JIT", "1") == "0":
-        return False
+    return os.environ.get("TAPEFLOW_JIT", "1") != "0" and _numba_installed()
+
+
+@functools.cache
+def _numba_installed() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
@@ -210,8 +213,7 @@ def expand(lines: Sequence[str], plain: dict[int, list[str]]) -> list[str]:
         pad = line[: len(line) - len(line.lstrip())]
         body = plain[int(m[1])]
         out += expand([pad + b for b in body], plain)
-        i += 1  # the `if` line, then everything deeper or the `else:` at this indent
-        i += 1
+        i += 2  # the marker and the `if` line, then everything deeper or the `else:` here
         while i < len(lines) and (
             lines[i].startswith(pad + " ") or lines[i] == pad + "else:"
         ):
