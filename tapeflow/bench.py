@@ -343,14 +343,17 @@ def _run_shared(module: Any, jobs: Sequence[Job],
     t0, c0 = time.perf_counter(), time.process_time()
     first = jobs[0]
     per_job = [_job_machines(job) for job in jobs]
-    index: dict[str, int] = {}
+    index: dict[str, int] = {}  # a machine table (its JSON) -> its place in `machines`
     machines: list[Any] = []
+    slots: list[dict[int, int]] = []  # per job: L2 capacity -> its machine's place
     for mine in per_job:
-        for m in mine.values():
+        slots.append({})
+        for cap, m in mine.items():
             key = json.dumps(m.raw, sort_keys=True)
             if key not in index:
                 index[key] = len(machines)
                 machines.append(m)
+            slots[-1][cap] = index[key]
     timings: dict[str, float] = {}
     sims, path = _simulate_many(
         module, KERNELS[first.kernel].grad_entry,
@@ -367,9 +370,8 @@ def _run_shared(module: Any, jobs: Sequence[Job],
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     names_of = [f"{job.machine_label or 'default'}/{job.variant}" for job in jobs]
     outs = []
-    for job, mine, me in zip(jobs, per_job, names_of, strict=True):
-        by_cap = {cap: sims[index[json.dumps(m.raw, sort_keys=True)]].report
-                  for cap, m in mine.items()}  # fmt: skip
+    for job, mine, slot, me in zip(jobs, per_job, slots, names_of, strict=True):
+        by_cap = {cap: sims[i].report for cap, i in slot.items()}
         own = next(iter(mine.values()))
         report = copy.deepcopy(by_cap[own.l2.size])
         report["path"] = path
