@@ -736,6 +736,23 @@ def _outcome(run: Any) -> tuple[str, Any]:
         return "error", str(error)
 
 
+def outcomes_identical(module, entry: str, args, machine=None, batch: int = 1 << 16,
+                       program: CompiledModule | None = None, context: str = "") -> None:
+    """The op-by-op and fast runs (of `program` when given, else of `module`) both fail
+    with the same message, or agree on values, memref contents and the whole report."""
+    ref = _outcome(lambda: simulate(module, entry, copy.deepcopy(args), machine))
+    fast = _outcome(lambda: simulate_fast(program or module, entry, copy.deepcopy(args),
+                                          machine, batch=batch))  # fmt: skip
+    assert ref[0] == fast[0], f"{context}: {ref[1]} / {fast[1]}"
+    if ref[0] == "error":
+        assert ref[1] == fast[1], context
+        return
+    diffs = differences(ref[1].report, fast[1].report)
+    diffs += differences(ref[1].run.results, fast[1].run.results, "results")
+    diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
+    assert not diffs, f"{context}:\n" + "\n".join(diffs[:20])
+
+
 @pytest.mark.parametrize("seed", range(0, 300, 3))
 def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: pytest.MonkeyPatch):
     """Values, memref contents, errors (same message) and the whole report agree; half
@@ -747,18 +764,8 @@ def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: py
     for s in (seed, seed + 1, seed + 2):
         gen = _RandomProgram(s)
         text = gen.text()
-        module = runner.load_module(text, "r.mlir")
-        args = gen.arguments()
-        ref = _outcome(lambda: simulate(module, "f", copy.deepcopy(args)))
-        fast = _outcome(lambda: simulate_fast(module, "f", copy.deepcopy(args), batch=7))
-        assert ref[0] == fast[0], f"seed {s}: {ref[1]} / {fast[1]}\n{text}"
-        if ref[0] == "error":
-            assert ref[1] == fast[1], f"seed {s}\n{text}"
-            continue
-        diffs = differences(ref[1].report, fast[1].report)
-        diffs += differences(ref[1].run.results, fast[1].run.results, "results")
-        diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
-        assert not diffs, f"seed {s}:\n" + "\n".join(diffs[:10]) + "\n" + text
+        outcomes_identical(runner.load_module(text, "r.mlir"), "f", gen.arguments(), batch=7,
+                           context=f"seed {s}\n{text}")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

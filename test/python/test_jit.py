@@ -9,7 +9,6 @@ helpers are compared with the Python originals bit for bit on special values.
 
 from __future__ import annotations
 
-import copy
 import math
 import struct
 
@@ -22,10 +21,8 @@ from tapeflow import runner  # noqa: E402
 from tapeflow.hwmodel import compiled as C  # noqa: E402
 from tapeflow.hwmodel import jit, jit_runtime  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
-from tapeflow.hwmodel.fastsim import simulate_fast  # noqa: E402
-from tapeflow.hwmodel.model import simulate  # noqa: E402
 
-from test_compiled_sim import _kernels, _outcome, _RandomProgram, _stage_module, differences  # noqa: E402
+from test_compiled_sim import _kernels, _RandomProgram, _stage_module, outcomes_identical  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -40,17 +37,7 @@ def kernels_always(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 def compare(module, entry: str, args, machine=None, batch: int = 1 << 16) -> C.CompiledModule:
     """Op-by-op and kernel runs agree; returns the compiled program (its kernels)."""
     program = C.CompiledModule(module)
-    ref = _outcome(lambda: simulate(module, entry, copy.deepcopy(args), machine))
-    fast = _outcome(lambda: simulate_fast(program, entry, copy.deepcopy(args), machine,
-                                          batch=batch))  # fmt: skip
-    assert ref[0] == fast[0], f"{ref[1]} / {fast[1]}"
-    if ref[0] == "error":
-        assert ref[1] == fast[1]
-        return program
-    diffs = differences(ref[1].report, fast[1].report)
-    diffs += differences(ref[1].run.results, fast[1].run.results, "results")
-    diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
-    assert not diffs, "\n".join(diffs[:20])
+    outcomes_identical(module, entry, args, machine, batch, program)
     return program
 
 
