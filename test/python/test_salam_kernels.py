@@ -48,3 +48,145 @@ def test_results_table_rows_add_up(rows):
         for p in ("fw", "rev"):
             hits, misses = r[f"{p}_cluster_cache_hits"], r[f"{p}_cluster_cache_misses"]
             assert hits + misses == r[f"{p}_cluster_total"], r["label"]
+
+
+# ---------------------------------------------------------------------------------------
+# The C kernels (benchmarks/kernels/salam/<name>.c) at their small sizes.
+
+import re  # noqa: E402
+import struct  # noqa: E402
+from functools import cache  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from benchmarks.kernels.salam import KERNELS, SALAM_DIR  # noqa: E402
+
+NAMES = sorted(KERNELS)
+
+
+@cache
+def _compiled(name: str, size: str = "small"):
+    """The kernel's module text (libclang needed: tests skip without it)."""
+    pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
+    from tapeflow.frontends.c import compile_c
+
+    k = KERNELS[name]
+    defines = k.defines(size) if size != "real" else []
+    return str(compile_c(k.path.read_text(), str(k.path), defines))
+
+
+def _module(name: str, pipeline: str = ""):
+    from xdsl.passes import PassPipeline
+
+    from tapeflow.diagnostics import parse_module
+    from tapeflow.registry import get_all_passes, make_context
+
+    ctx = make_context()
+    module = parse_module(ctx, _compiled(name), f"{name}.mlir")
+    if pipeline:
+        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
+    module.verify()
+    return module
+
+
+def _call(module, entry: str, args):
+    """Results and every memref argument after the call (fresh copies of `args`)."""
+    from benchmarks.kernels.harness import run
+
+    results, values = run(module, entry, [a.copy() if isinstance(a, np.ndarray) else a
+                                          for a in args])
+    arrays = [np.array(v.data).reshape(v.shape) for v in values if hasattr(v, "data")]
+    return results, arrays
+
+
+def _grad_args(k, arrays):
+    args = []
+    for spec, a in zip(k.args, arrays):
+        args.append(a)
+        if spec.is_float:
+            args.append(np.zeros_like(a))
+    return [*args, 1.0]
+
+
+def _gradient(module, k, arrays) -> list[np.ndarray]:
+    """d loss / d each float array, from `@<entry>_grad` with seed 1.0."""
+    _, out = _call(module, k.grad_entry, _grad_args(k, arrays))
+    grads, j = [], 0
+    for spec in k.args:
+        j += 1
+        if spec.is_float:
+            grads.append(out[j])
+            j += 1
+    return grads
+
+
+def test_manifest_matches_the_files():
+    """One file per kernel named after the benchmark; the macros' defaults are the real
+    sizes; CSV names are benchmarks of the results table."""
+    assert {p.stem for p in SALAM_DIR.glob("*.c")} == set(KERNELS)
+    csv_names = {r["benchmark"] for r in load_results()}
+    for name, k in KERNELS.items():
+        text = k.path.read_text()
+        defaults = dict(re.findall(r"#ifndef (\w+)\n#define \1 (\d+)", text))
+        assert {m: int(v) for m, v in defaults.items()} == k.sizes["real"], name
+        assert k.sizes["small"].keys() == k.sizes["real"].keys(), name
+        assert k.commit in text and k.theirs in text, name
+        assert f"__enzyme_autodiff((void *){k.entry}," in text, name
+        assert k.csv is None or k.csv in csv_names, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_real_size_signature(name: str):
+    """At the file's default (real) sizes the entry takes the manifest's shapes."""
+    from xdsl.dialects.builtin import MemRefType
+
+    from tapeflow import runner
+
+    k = KERNELS[name]
+    module = runner.load_module(_compiled(name, "real"), f"{name}.mlir")
+    inputs = runner.find_function(module, k.entry).function_type.inputs.data
+    shapes = [tuple(t.get_shape()) for t in inputs if isinstance(t, MemRefType)]
+    assert shapes == [a.shape(k.sizes["real"]) for a in k.args]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_loss_matches_numpy(name: str):
+    k = KERNELS[name]
+    arrays = k.inputs("small", seed=1)
+    results, _ = _call(_module(name), k.entry, arrays)
+    assert float(results[0]) == pytest.approx(k.loss(arrays), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gradient_matches_finite_differences(name: str):
+    k = KERNELS[name]
+    arrays = k.inputs("small", seed=2)
+    grads = _gradient(_module(name, "tapeflow-autodiff"), k, arrays)
+    floats = [i for i, spec in enumerate(k.args) if spec.is_float]
+    assert any(np.any(g != 0) for g in grads)
+    for g, i in zip(grads, floats):
+        a = arrays[i]
+        eps = 1e-6 * max(1.0, float(np.max(np.abs(a))))
+        for idx in np.ndindex(a.shape):
+            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
+            plus[i][idx] += eps
+            minus[i][idx] -= eps
+            fd = (k.loss(plus) - k.loss(minus)) / (2 * eps)
+            assert g[idx] == pytest.approx(fd, rel=1e-5, abs=1e-7), (k.args[i].name, idx)
+
+
+def _bits(arrays: list[np.ndarray]) -> list[bytes]:
+    return [struct.pack(f"<{a.size}d", *a.reshape(-1)) for a in arrays]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gradients_bit_identical_across_variants(name: str):
+    """Enzyme layout, regions only and TapeFlow (a scratchpad small enough to stream)."""
+    from tapeflow.bench import VARIANTS, pipeline_spec
+
+    k = KERNELS[name]
+    arrays = k.inputs("small", seed=3)
+    got = {v: _bits(_gradient(_module(name, pipeline_spec(v, 256, 0, 2)), k, arrays))
+           for v in VARIANTS}
+    assert got["regions"] == got["enzyme"]
+    assert got["tapeflow"] == got["enzyme"]

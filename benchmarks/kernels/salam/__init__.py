@@ -4,12 +4,22 @@
 new_tapeman, `8ILP_cache_results/`) as one table; its header comment cites the files and
 commits, README.md documents every column. `load_results()` reads it, `salam_speedup()`
 gives their orig/ad total-cycle ratio at one cluster-cache size.
+
+`KERNELS` is the manifest of our C kernels (`<name>.c`, one per benchmark): entry
+function, their source and commit, real and small sizes (-D macros), arguments, inputs,
+NumPy loss and the benchmark's name in the CSV. README.md has the per-kernel table.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+
+from benchmarks.kernels import ArgSpec
 
 SALAM_DIR = Path(__file__).resolve().parent
 RESULTS_CSV = SALAM_DIR / "gem5_salam_results.csv"
@@ -55,3 +65,96 @@ def salam_cache_sizes(benchmark: str, rows: list[dict] | None = None) -> list[in
     have = {v: {r["cache_bytes"] for r in rows if r["benchmark"] == benchmark and r["variant"] == v}
             for v in ("orig", "ad")}
     return sorted(have["orig"] & have["ad"])
+
+
+# ---------------------------------------------------------------------------------------
+# The kernels: one C file per benchmark (`<name>.c`), sizes as -D macros whose defaults
+# are gem5-SALAM's sizes ("real"); "small" sizes keep interpreter tests fast.
+
+REPO = "sfu-arch/gem5-SALAM"
+
+
+@dataclass(frozen=True)
+class SalamKernel:
+    """One benchmark of gem5-SALAM's AD suite as a C kernel.
+
+    `entry` is the function the file hands to `__enzyme_autodiff` (its gradient is
+    `<entry>_grad`); `sizes["real"]` are theirs (the macros' defaults in the file),
+    `sizes["small"]` the CI sizes; `args` are the entry's parameters in order; `make(s,
+    rng)` builds inputs, `reference(s, *arrays)` is the NumPy loss; `theirs` is the
+    source file they differentiate (at `commit`); `csv` is the benchmark's name in
+    gem5_salam_results.csv (None: not in their CSVs)."""
+
+    name: str
+    entry: str
+    theirs: str
+    commit: str
+    sizes: dict[str, dict[str, int]]
+    args: tuple[ArgSpec, ...]
+    make: Callable[[dict[str, int], np.random.Generator], list[np.ndarray]]
+    reference: Callable[..., float]
+    csv: str | None = None
+    notes: str = field(default="")
+
+    @property
+    def grad_entry(self) -> str:
+        return f"{self.entry}_grad"
+
+    @property
+    def path(self) -> Path:
+        return SALAM_DIR / f"{self.name}.c"
+
+    def defines(self, size: str = "small") -> list[str]:
+        """The `-D` flags of one size (`real` needs none: the file's defaults)."""
+        return [f"-D{k}={v}" for k, v in self.sizes[size].items()]
+
+    def inputs(self, size: str = "small", seed: int = 0) -> list[np.ndarray]:
+        s = self.sizes[size]
+        arrays = self.make(s, np.random.default_rng(seed))
+        for spec, a in zip(self.args, arrays, strict=True):
+            assert a.shape == spec.shape(s), (self.name, spec.name, a.shape)
+            assert a.dtype == spec.dtype, (self.name, spec.name, a.dtype)
+        return arrays
+
+    def loss(self, arrays: list[np.ndarray], size: str = "small") -> float:
+        """The NumPy loss on copies of `arrays`."""
+        return float(self.reference(self.sizes[size], *[a.copy() for a in arrays]))
+
+    def footprint_bytes(self, size: str = "real") -> int:
+        """Bytes of the entry's array arguments (the primal's data, shadows not counted)."""
+        s = self.sizes[size]
+        return sum(int(np.prod(a.shape(s))) * np.dtype(a.dtype).itemsize for a in self.args)
+
+
+def _u(rng: np.random.Generator, shape, scale: float = 1.0) -> np.ndarray:
+    return rng.uniform(-scale, scale, size=shape).astype(np.float64)
+
+
+def _arg(name: str, shape: Callable[[dict[str, int]], tuple[int, ...]], kind: str = "input"):
+    return ArgSpec(name, kind, shape)
+
+
+KERNELS: dict[str, SalamKernel] = {}
+
+
+def _add(k: SalamKernel) -> None:
+    KERNELS[k.name] = k
+
+
+# logsum ---------------------------------------------------------------------------------
+def _logsum_ref(s, x):
+    A = x[0]
+    sema = 1.0
+    for v in x:  # the same order of products as the C loop
+        sema *= np.exp(v - A)
+    return np.log(sema) + A
+
+
+_add(SalamKernel(
+    name="logsum", entry="logsumexp", theirs="benchmarks/AD/logsum/hw/logsum.c",
+    commit="d68b91f1b321a9abef11c526cdb8f68ba64d4628",
+    sizes={"real": {"N": 10000}, "small": {"N": 8}},
+    args=(_arg("x", lambda s: (s["N"],)),),
+    make=lambda s, rng: [_u(rng, (s["N"],), 1e-3)],
+    reference=_logsum_ref, csv="logsum",
+))
