@@ -158,3 +158,40 @@ _add(SalamKernel(
     make=lambda s, rng: [_u(rng, (s["N"],), 1e-3)],
     reference=_logsum_ref, csv="logsum",
 ))
+
+
+# sddmm ----------------------------------------------------------------------------------
+def _sddmm_ref(s, T):
+    d = s["DIM"]
+    A, B, C, D = (T[r, : d * d].reshape(d, d) for r in range(4))
+    return float(np.sum(A + B * (C @ D)))
+
+
+_add(SalamKernel(
+    name="sddmm", entry="compute", theirs="benchmarks/AD/sddmm/hw/sddmm.c",
+    commit="a5e40f4be5c3ea5d9765c08ea0615f84a48c6063",
+    sizes={"real": {"DIM": 16}, "small": {"DIM": 3}},
+    args=(_arg("T", lambda s: (4, s["DIM"] ** 3)),),
+    make=lambda s, rng: [_u(rng, (4, s["DIM"] ** 3))],
+    reference=_sddmm_ref, csv="sddmm",
+))
+
+
+# mttkrp ---------------------------------------------------------------------------------
+def _mttkrp_ref(s, T):
+    n = s["N"]
+    A = T[: n * n].reshape(n, n)
+    B = T[n * n : n * n + n**3].reshape(n, n, n)
+    D = T[n * n + n**3 : 2 * n * n + n**3].reshape(n, n)
+    C = T[2 * n * n + n**3 :].reshape(n, n)
+    return float(np.sum(A + np.einsum("ikl,lj,kj->ij", B, D, C)))
+
+
+_add(SalamKernel(
+    name="mttkrp", entry="compute", theirs="benchmarks/AD/mttkrp/hw/mttkrp.c",
+    commit="eaad970119bc9650370e9c46ec3efcc92a8185e8",
+    sizes={"real": {"N": 8}, "small": {"N": 3}},
+    args=(_arg("T", lambda s: (3 * s["N"] ** 2 + s["N"] ** 3,)),),
+    make=lambda s, rng: [_u(rng, (3 * s["N"] ** 2 + s["N"] ** 3,))],
+    reference=_mttkrp_ref, csv="mttkrp",
+))
