@@ -195,3 +195,43 @@ _add(SalamKernel(
     make=lambda s, rng: [_u(rng, (3 * s["N"] ** 2 + s["N"] ** 3,))],
     reference=_mttkrp_ref, csv="mttkrp",
 ))
+
+
+# nn -------------------------------------------------------------------------------------
+def _nn_ref(s, pixels, b, W):
+    act = b + W @ (pixels / 255.0)
+    e = np.exp(act - act.max())
+    return float(-np.log((e / e.sum())[1]))
+
+
+_add(SalamKernel(
+    name="nn", entry="hypothesis", theirs="benchmarks/AD/nn/hw/nn.c",
+    commit="d68b91f1b321a9abef11c526cdb8f68ba64d4628",
+    sizes={"real": {"LABELS": 10, "PIXELS": 784}, "small": {"LABELS": 3, "PIXELS": 5}},
+    args=(_arg("pixels", lambda s: (s["PIXELS"],)), _arg("b", lambda s: (s["LABELS"],)),
+          _arg("W", lambda s: (s["LABELS"], s["PIXELS"]))),
+    # pixels are bytes scaled by 1/255 in the kernel: inputs in [0, 255)
+    make=lambda s, rng: [rng.uniform(0.0, 255.0, s["PIXELS"]), _u(rng, (s["LABELS"],)),
+                         _u(rng, (s["LABELS"], s["PIXELS"]))],
+    reference=_nn_ref, csv="nn",
+))
+
+
+# matd -----------------------------------------------------------------------------------
+def _matd_ref(s, mat, vec):
+    m, n = s["M"], s["N"]
+    out = np.array([sum(mat[i * m + j] * vec[j] for j in range(n)) for i in range(m)])
+    total = float(s["SUM0"])
+    for o in out:
+        total *= o + o
+    return total
+
+
+_add(SalamKernel(
+    name="matd", entry="matvec_real", theirs="benchmarks/AD/matd/hw/matd.c",
+    commit="fab1e5a2712443076485ff9049e18afa25d435c3",
+    sizes={"real": {"N": 400, "M": 400, "SUM0": 0}, "small": {"N": 3, "M": 3, "SUM0": 1}},
+    args=(_arg("mat", lambda s: (s["M"] * s["M"],)), _arg("vec", lambda s: (s["N"],))),
+    make=lambda s, rng: [_u(rng, (s["M"] * s["M"],)), _u(rng, (s["N"],))],
+    reference=_matd_ref, csv="matd",
+))
