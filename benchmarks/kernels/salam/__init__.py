@@ -235,3 +235,86 @@ _add(SalamKernel(
     make=lambda s, rng: [_u(rng, (s["M"] * s["M"],)), _u(rng, (s["N"],))],
     reference=_matd_ref, csv="matd",
 ))
+
+
+# somier ---------------------------------------------------------------------------------
+def _somier_ref(s, X, F):
+    n = s["N"]
+    X = X.reshape(3, n, n, n)
+    F = F.reshape(3, n, n, n).copy()
+    c = (slice(1, n - 1),) * 3
+    for di, dj in ((-1, 0), (1, 0), (0, -1)):  # the three blocks, in order
+        nb = (slice(1 + di, n - 1 + di), slice(1 + dj, n - 1 + dj), slice(1, n - 1))
+        d = X[(slice(None), *nb)] - X[(slice(None), *c)]
+        dl = (d * d).sum(0)
+        f = 0.25 * 10.0 * (dl - 1) * d / dl
+        F[(slice(None), *nb)] += f  # neighbours of distinct centres are distinct per block
+    return float(F.sum())
+
+
+def _somier_make(s, rng):
+    n = s["N"]
+    grid = np.stack(np.meshgrid(*[np.arange(n, dtype=np.float64)] * 3, indexing="ij"))
+    X = (grid + _u(rng, grid.shape, 0.1)).reshape(-1)  # a jittered lattice: |d| near 1
+    return [X, _u(rng, (3 * n**3,))]
+
+
+_add(SalamKernel(
+    name="somier", entry="compute_forces", theirs="benchmarks/AD/somier/hw/somier.c",
+    commit="bf2008c716ec7eef5ce1ce1459ca4a0b528b4578",
+    sizes={"real": {"N": 10}, "small": {"N": 4}},
+    args=(_arg("X", lambda s: (3 * s["N"] ** 3,)), _arg("F", lambda s: (3 * s["N"] ** 3,))),
+    make=_somier_make, reference=_somier_ref, csv="somier",
+))
+
+
+# pathfinder -----------------------------------------------------------------------------
+def _pathfinder_ref(s, P0, wall, P1):
+    rows, cols = s["ROWS"], s["COLS"]
+    bufs = [P0.reshape(rows, cols).copy(), P1.reshape(rows, cols).copy()]
+    W = wall.reshape(rows, cols)
+    for t in range(rows - 1):
+        src, dst = (bufs[1], bufs[0]) if t % 2 == 0 else (bufs[0], bufs[1])
+        for n in range(1, cols):
+            m = min(src[t, n], src[t, n - 1])
+            if n < cols - 2:
+                m = min(m, src[t, n + 1])
+            dst[t + 1, n] = W[t + 1, n] * m
+    last = bufs[0] if rows % 2 == 0 else bufs[1]
+    return float(last[rows - 1, 1:].sum())
+
+
+_add(SalamKernel(
+    name="pathfinder", entry="run", theirs="benchmarks/AD/pathfinder/hw/pathfinder.c",
+    commit="9a22c0c3918c97b0c3e207a971329c22a892ac78",
+    sizes={"real": {"ROWS": 100, "COLS": 100}, "small": {"ROWS": 4, "COLS": 5}},
+    args=tuple(_arg(a, lambda s: (s["ROWS"] * s["COLS"],)) for a in ("P0", "wall", "P1")),
+    make=lambda s, rng: [_u(rng, (s["ROWS"] * s["COLS"],)) for _ in range(3)],
+    reference=_pathfinder_ref, csv="pathfinder",
+))
+
+
+# gravity --------------------------------------------------------------------------------
+def _gravity_ref(s, x):
+    h = s["N"] // 2
+    X = x.reshape(h, h)
+    u = 1.0
+    for i in range(h):
+        for j in range(i + 1, h):
+            u *= -1.0 / (X[i, j] - X[j, i] + 0.001)
+    return u
+
+
+def _gravity_make(s, rng):
+    h = s["N"] // 2
+    x = _u(rng, (h, h), 0.05) + np.triu(np.ones((h, h)), 1)
+    return [x.reshape(-1)]
+
+
+_add(SalamKernel(
+    name="gravity", entry="ComputeU", theirs="benchmarks/AD/gravity/hw/gravity.c",
+    commit="a5e40f4be5c3ea5d9765c08ea0615f84a48c6063",
+    sizes={"real": {"N": 512}, "small": {"N": 8}},
+    args=(_arg("x", lambda s: ((s["N"] // 2) ** 2,)),),
+    make=_gravity_make, reference=_gravity_ref, csv="gravity",
+))
