@@ -238,10 +238,10 @@ _add(SalamKernel(
 
 
 # somier ---------------------------------------------------------------------------------
-def _somier_ref(s, X, F):
+def _somier_ref(s, S):
     n = s["N"]
-    X = X.reshape(3, n, n, n)
-    F = F.reshape(3, n, n, n).copy()
+    X = S[: 3 * n**3].reshape(3, n, n, n)
+    F = S[3 * n**3 :].reshape(3, n, n, n).copy()
     c = (slice(1, n - 1),) * 3
     for di, dj in ((-1, 0), (1, 0), (0, -1)):  # the three blocks, in order
         nb = (slice(1 + di, n - 1 + di), slice(1 + dj, n - 1 + dj), slice(1, n - 1))
@@ -256,14 +256,14 @@ def _somier_make(s, rng):
     n = s["N"]
     grid = np.stack(np.meshgrid(*[np.arange(n, dtype=np.float64)] * 3, indexing="ij"))
     X = (grid + _u(rng, grid.shape, 0.1)).reshape(-1)  # a jittered lattice: |d| near 1
-    return [X, _u(rng, (3 * n**3,))]
+    return [np.concatenate([X, _u(rng, (3 * n**3,))])]
 
 
 _add(SalamKernel(
     name="somier", entry="compute_forces", theirs="benchmarks/AD/somier/hw/somier.c",
     commit="bf2008c716ec7eef5ce1ce1459ca4a0b528b4578",
     sizes={"real": {"N": 10}, "small": {"N": 4}},
-    args=(_arg("X", lambda s: (3 * s["N"] ** 3,)), _arg("F", lambda s: (3 * s["N"] ** 3,))),
+    args=(_arg("S", lambda s: (6 * s["N"] ** 3,)),),
     make=_somier_make, reference=_somier_ref, csv="somier",
 ))
 
