@@ -318,3 +318,73 @@ _add(SalamKernel(
     args=(_arg("x", lambda s: ((s["N"] // 2) ** 2,)),),
     make=_gravity_make, reference=_gravity_ref, csv="gravity",
 ))
+
+
+# mass_spring ----------------------------------------------------------------------------
+def _ms_sizes(s):
+    h, ns, nw = s["N"], s["N_SPRINGS"], s["N_SIN_WAVES"]
+    no = 2 * ns
+    return h, ns, nw, no
+
+
+def _ms_ref(s, x, v, bias1, hidden, act, w1, w2, bias2, lengths, actuation, v_inc):
+    h, ns, nw, no = _ms_sizes(s)
+    for i in range(h):
+        acc = 0.0
+        for j in range(nw):
+            acc += w1[j] * np.sin(1 // (j + 1))
+        for j in range(no):
+            base = i * nw + j * 4 + nw
+            acc += w1[base] * x[j] * 0.05
+            acc += w1[base + 1] * x[j + 1] * 0.05
+            acc += w1[base + 2] * v[j * no] * 0.05
+            acc += w1[base + 3] * v[j * no + 1] * 0.05
+        acc += w1[i * nw + no * 4 + nw] + w1[i * nw + no * 4 + nw + 1]
+        hidden[i] = np.tanh(acc + bias1[i])
+    act[:] = np.tanh(w2.reshape(ns, h) @ hidden + bias2)
+    for i in range(ns):
+        a, b = i, 2 * i
+        dist = x[b] - x[a]
+        length = np.sqrt(2 * x[a] * x[b]) + 0.0001
+        target = lengths[i] * (1 + act[i] * actuation[i])
+        impulse = (length - target) / length * dist
+        v_inc[a] -= impulse
+        v_inc[b] += impulse
+    return float(np.sum(v_inc * v_inc))
+
+
+def _ms_shapes():
+    def sz(f):
+        return lambda s: (f(*_ms_sizes(s)),)
+
+    return (
+        _arg("x", sz(lambda h, ns, nw, no: no + 1)),
+        _arg("v", sz(lambda h, ns, nw, no: (no - 1) * no + 2)),
+        _arg("bias1", sz(lambda h, ns, nw, no: h)),
+        _arg("hidden", sz(lambda h, ns, nw, no: h), "scratch"),
+        _arg("act", sz(lambda h, ns, nw, no: ns), "scratch"),
+        _arg("weights1", sz(lambda h, ns, nw, no: h * (nw + no * 4 + 2))),
+        _arg("weights2", sz(lambda h, ns, nw, no: ns * h)),
+        _arg("bias2", sz(lambda h, ns, nw, no: ns)),
+        _arg("spring_lengths", sz(lambda h, ns, nw, no: ns)),
+        _arg("spring_actuation", sz(lambda h, ns, nw, no: ns)),
+        _arg("v_inc", sz(lambda h, ns, nw, no: no)),
+    )
+
+
+_MS_ARGS = _ms_shapes()
+
+
+def _ms_make(s, rng):
+    arrays = [_u(rng, a.shape(s)) for a in _MS_ARGS]
+    arrays[0] = rng.uniform(0.5, 1.5, _MS_ARGS[0].shape(s))  # positions: sqrt(2 x_a x_b)
+    return arrays
+
+
+_add(SalamKernel(
+    name="mass_spring", entry="mass_spring", theirs="benchmarks/AD/mass_spring/hw/mass_spring.c",
+    commit="116da467750395dccb384f853d240021eaf05c1f",
+    sizes={"real": {"N": 32, "N_SPRINGS": 16, "N_SIN_WAVES": 16},
+           "small": {"N": 3, "N_SPRINGS": 2, "N_SIN_WAVES": 2}},
+    args=_MS_ARGS, make=_ms_make, reference=_ms_ref, csv="mass_spring",
+))
