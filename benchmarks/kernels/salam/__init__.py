@@ -388,3 +388,68 @@ _add(SalamKernel(
            "small": {"N": 3, "N_SPRINGS": 2, "N_SIN_WAVES": 2}},
     args=_MS_ARGS, make=_ms_make, reference=_ms_ref, csv="mass_spring",
 ))
+
+
+# alexnet --------------------------------------------------------------------------------
+def _alexnet_offsets(s):
+    """The offsets of M's parts (alexnet.c's O_* macros)."""
+    img, f1, pw1, pool, w, f2, fs, din, dout = (
+        s[k] for k in ("IMG", "F1", "PW1", "POOL", "W", "F2", "FS", "DENSE_IN", "DENSE_OUT"))
+
+    def pool_in(w_, p_):
+        return (w_ * p_ - 1) * w_ + w_ * p_
+
+    sizes = [
+        ("IMG", img * img), ("W1", img * f1), ("W2", w * f2), ("W3", w * fs), ("W4", w * fs),
+        ("W5", w * fs), ("W6", dout), ("C1", max(img * f1, pool_in(pw1, pool))),
+        ("L1", max(pw1 * pw1, w * w)), ("C2", max(w * f2, pool_in(w, pool))), ("L2", w * w),
+        ("C3", max(w * fs, pool_in(w, pool))), ("L3", w * w),
+        ("C4", max(w * fs, pool_in(w, pool))), ("L4", w * w),
+        ("C5", max(w * fs, pool_in(w, pool))), ("L5", max(w * w, din)), ("L6", dout),
+    ]
+    off, at = {}, 0
+    for name, n in sizes:
+        off[name] = at
+        at += n
+    off["SIZE"] = at
+    return off
+
+
+def _alexnet_ref(s, M):
+    o = _alexnet_offsets(s)
+    M = M.copy()
+
+    def conv(m1, w1, m2, w2, st, out):
+        prod = M[m1 : m1 + w1 * w1].reshape(w1, w1) @ M[m2 : m2 + w1 * w2].reshape(w1, w2)
+        for i in range(0, w1, st):
+            for j in range(0, w2, st):
+                M[out + i * w2 + j] = prod[i, j]
+
+    def pool(m, w_, p_, out):
+        i, j, k, l_ = np.meshgrid(*(np.arange(n) for n in (w_, w_, p_, p_)), indexing="ij")
+        vals = M[m + (i * p_ + k) * w_ + j * p_ + l_]
+        M[out : out + w_ * w_] = vals.sum(axis=(2, 3)).reshape(-1)
+
+    conv(o["IMG"], s["IMG"], o["W1"], s["F1"], s["S1"], o["C1"])
+    pool(o["C1"], s["PW1"], s["POOL"], o["L1"])
+    for n in range(2, 6):
+        conv(o[f"L{n - 1}"], s["W"], o[f"W{n}"], s["F2"] if n == 2 else s["FS"], s["S"],
+             o[f"C{n}"])
+        pool(o[f"C{n}"], s["W"], s["POOL"], o[f"L{n}"])
+    total = M[o["L5"] : o["L5"] + s["DENSE_IN"]].sum()
+    return float(np.sum(total * M[o["W6"] : o["W6"] + s["DENSE_OUT"]]))
+
+
+_add(SalamKernel(
+    name="alexnet", entry="hypothesis", theirs="benchmarks/AD/alexnet/hw/alexnet.c",
+    commit="d68b91f1b321a9abef11c526cdb8f68ba64d4628",
+    sizes={"real": {"IMG": 224, "F1": 11, "S1": 4, "PW1": 46, "POOL": 3, "W": 50, "F2": 5,
+                    "FS": 3, "S": 2, "DENSE_IN": 14153, "DENSE_OUT": 4096},
+           "small": {"IMG": 6, "F1": 3, "S1": 2, "PW1": 3, "POOL": 2, "W": 3, "F2": 3,
+                     "FS": 2, "S": 2, "DENSE_IN": 4, "DENSE_OUT": 2}},
+    args=(_arg("M", lambda s: (_alexnet_offsets(s)["SIZE"],)),),
+    # small values: five layers of unnormalised sums grow quickly
+    make=lambda s, rng: [_u(rng, (_alexnet_offsets(s)["SIZE"],), 0.5)],
+    reference=_alexnet_ref, csv="alexnet",
+    notes="real size: the dense layer alone is 4,096 x 14,153 = 58 M iterations",
+))
