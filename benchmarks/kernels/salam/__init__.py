@@ -453,3 +453,22 @@ _add(SalamKernel(
     reference=_alexnet_ref, csv="alexnet",
     notes="real size: the dense layer alone is 4,096 x 14,153 = 58 M iterations",
 ))
+
+
+# jacobi (not in their CSVs) -------------------------------------------------------------
+def _jacobi_ref(s, A, B):
+    A, B = A.copy(), B.copy()
+    c = (slice(1, -1), slice(1, -1))
+    B[c] = 0.2 * (A[c] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+    A[c] = 0.2 * (B[c] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+    return float(A.sum())
+
+
+_add(SalamKernel(
+    name="jacobi", entry="kernel_jacobi_2d", theirs="benchmarks/AD/jacobi/hw/jacobi.c",
+    commit="149076911616aa43c7c2e462b9343e113f2e5061",
+    sizes={"real": {"N": 50}, "small": {"N": 5}},
+    args=(_arg("A", lambda s: (s["N"], s["N"])), _arg("B", lambda s: (s["N"], s["N"]))),
+    make=lambda s, rng: [_u(rng, (s["N"], s["N"])), _u(rng, (s["N"], s["N"]))],
+    reference=_jacobi_ref,
+))
