@@ -472,3 +472,24 @@ _add(SalamKernel(
     make=lambda s, rng: [_u(rng, (s["N"], s["N"])), _u(rng, (s["N"], s["N"]))],
     reference=_jacobi_ref,
 ))
+
+
+# spmv (not in the 8ILP CSVs) ------------------------------------------------------------
+def _spmv_ref(s, T, pos):
+    y = T[0].copy()
+    for i in range(s["N"]):
+        for ja in range(pos[i], pos[i + 1]):
+            y[i] += (T[1][ja] * T[2][i]) * T[3][i]
+    return float(y.sum())
+
+
+_add(SalamKernel(
+    name="spmv", entry="compute", theirs="benchmarks/AD/spmv/hw/spmv.c",
+    commit="a5e40f4be5c3ea5d9765c08ea0615f84a48c6063",
+    sizes={"real": {"N": 500, "C": 500}, "small": {"N": 6, "C": 4}},
+    args=(_arg("T", lambda s: (4, s["N"])), _arg("pos", lambda s: (s["N"] + 1,), "index")),
+    # pos as their top() leaves it: the row of each even (i + j) entry, C/2 per row
+    make=lambda s, rng: [_u(rng, (4, s["N"])),
+                         (np.arange(s["N"] + 1) // (s["C"] // 2)).astype(np.int32)],
+    reference=_spmv_ref,
+))
