@@ -493,3 +493,77 @@ _add(SalamKernel(
                          (np.arange(s["N"] + 1) // (s["C"] // 2)).astype(np.int32)],
     reference=_spmv_ref,
 ))
+
+
+# lenet (not in their CSVs) --------------------------------------------------------------
+def _lenet_offsets(s):
+    """lenet.c's O_* macros and M_SIZE."""
+    fw, fc1, cw1, pw, ow1, fc2, cw2, ow2, fc3, d4, d5 = (
+        s[k] for k in ("FW", "FC1", "CW1", "PW", "OW1", "FC2", "CW2", "OW2", "FC3", "D4", "D5"))
+    net = fc1 * fw * fw + fc2 * fw * fw + fc3 * fw * fw + d4 + d5
+    o = {"IMG": 0, "W1": net}
+    o["W2"] = o["W1"] + fc1 * fw * fw
+    o["W3"] = o["W2"] + fc2 * fw * fw
+    o["W4"] = o["W3"] + fc3 * fw * fw
+    o["W5"] = o["W4"] + d4
+    o["CONV"] = 2 * net
+    o["L1"] = o["CONV"] + fc1 * cw1 * cw1
+    o["C2"] = o["L1"] + fc1 * cw1 * cw1
+    o["L2"] = o["C2"] + fc2 * cw2 * cw2
+    o["L3"] = o["L2"] + fc2 * ow2 * ow2
+    o["L4"] = o["L3"] + fc3
+    o["L5"] = o["L4"] + d4
+    pool1_end = o["CONV"] + (fc1 - 1) * cw1 * cw1 + (cw1 * pw - 1) * cw1 + cw1 * pw
+    o["SIZE"] = max(o["L5"] + d5, pool1_end)
+    return o
+
+
+def _lenet_ref(s, M):
+    """The C loops in the same order on a list (their slices overlap: order matters)."""
+    o, M = _lenet_offsets(s), [float(v) for v in M]
+
+    def conv(m1, w1, m2, w2, out):
+        for i in range(w1):
+            for j in range(w2):
+                M[out + i * w2 + j] = 0.0
+                for k in range(w1):
+                    M[out + i * w2 + j] += M[m1 + i * w1 + k] * M[m2 + k * w2 + j]
+
+    def pool(m, w, p, out):
+        for i in range(w):
+            for j in range(w):
+                M[out + i * w + j] = 0.0
+                for k in range(p):
+                    for l_ in range(p):
+                        M[out + i * w + j] += M[m + (i * p + k) * w + j * p + l_]
+
+    def dense(m1, n, wt, count, out):
+        for i in range(count):
+            tmp = 0.0
+            for j in range(n):
+                tmp += M[m1 + j] * M[wt + i]
+            M[out + i] = tmp
+
+    fw, cw1, ow1 = s["FW"], s["CW1"], s["OW1"]
+    for f in range(s["FC1"]):
+        conv(o["IMG"], s["IMG"], o["W1"] + f * fw * fw, fw, o["CONV"] + f * cw1 * cw1)
+        pool(o["CONV"] + f * cw1 * cw1, cw1, s["PW"], o["L1"] + f * ow1 * ow1)
+    conv(o["L1"], ow1, o["W2"], fw, o["C2"])
+    pool(o["C2"], s["CW2"], s["PW"], o["L2"])
+    conv(o["L2"], s["OW2"], o["W3"], fw, o["L3"])
+    dense(o["L3"], s["FC3"], o["W4"], s["D4"], o["L4"])
+    dense(o["L4"], s["D4"], o["W5"], s["D5"], o["L5"])
+    return float(sum(M[o["L5"] : o["L5"] + s["D5"]]))
+
+
+_add(SalamKernel(
+    name="lenet", entry="hypothesis", theirs="benchmarks/AD/lenet/hw/alexnet.c",
+    commit="e7fae7759f8ba4aea3cac2104bc0b6fdc55c9890",
+    sizes={"real": {"IMG": 1, "FW": 5, "FC1": 6, "CW1": 28, "PW": 2, "OW1": 14, "FC2": 16,
+                    "CW2": 10, "OW2": 5, "FC3": 120, "D4": 84, "D5": 10},
+           "small": {"IMG": 2, "FW": 2, "FC1": 2, "CW1": 3, "PW": 2, "OW1": 2, "FC2": 2,
+                     "CW2": 2, "OW2": 2, "FC3": 3, "D4": 2, "D5": 2}},
+    args=(_arg("M", lambda s: (_lenet_offsets(s)["SIZE"],)),),
+    make=lambda s, rng: [_u(rng, (_lenet_offsets(s)["SIZE"],), 0.5)],
+    reference=_lenet_ref,
+))
