@@ -567,3 +567,58 @@ _add(SalamKernel(
     make=lambda s, rng: [_u(rng, (_lenet_offsets(s)["SIZE"],), 0.5)],
     reference=_lenet_ref,
 ))
+
+
+# bilateral (not in their CSVs) ----------------------------------------------------------
+def _bilateral_offsets(s):
+    h, w, ic = s["H"], s["W"], s["INPUT_CHANS"]
+    grid = s["GD"] * s["GH"] * s["GW"] * ic
+    return {"OUT": 0, "GRID": h * w, "GUIDE": h * w + grid, "INPUT": 2 * h * w + grid,
+            "SIZE": 2 * h * w + grid + h * w * ic}
+
+
+def _bilateral_ref(s, T):
+    o = _bilateral_offsets(s)
+    h, w, gd, gh, gw, ic = (s[k] for k in ("H", "W", "GD", "GH", "GW", "INPUT_CHANS"))
+    f32 = np.float32
+    total = 0.0
+    for idx in range(w * h):
+        x, y = idx % w, (idx // w) % h
+        # (x + 0.5f) * gw / (1.0f * w) is float arithmetic in C
+        gx = float(f32(f32(f32(x) + f32(0.5)) * f32(gw)) / f32(w))
+        gy = float(f32(f32(f32(y) + f32(0.5)) * f32(gh)) / f32(h))
+        gz = T[o["GUIDE"] + x + w * y] * gd
+        fx, fy, fz = (int(np.floor(g - 0.5)) for g in (gx, gy, gz))
+        value = 0.0
+        for in_c in range(ic):
+            coeff = 0.0
+            for xx in (fx, fx + 1):
+                x_ = int(max(min(xx, gw - 1), 0))
+                wx = max(1.0 - abs(xx + 0.5 - gx), 0.0)
+                for yy in (fy, fy + 1):
+                    y_ = int(max(min(yy, gh - 1), 0))
+                    wy = max(1.0 - abs(yy + 0.5 - gy), 0.0)
+                    for zz in (fz, fz + 1):
+                        z_ = int(max(min(zz, gd - 1), 0))
+                        g = x_ + gw * y_ + gw * gh * z_ + gd * gw * gh * in_c
+                        coeff += T[o["GRID"] + g] * wx * wy
+            value += coeff * T[o["INPUT"] + x + w * (y + h * in_c)]
+        total += value
+    return total
+
+
+def _bilateral_make(s, rng):
+    T = _u(rng, (_bilateral_offsets(s)["SIZE"],))
+    o = _bilateral_offsets(s)
+    T[o["GUIDE"] : o["INPUT"]] = rng.uniform(0.0, 1.0, o["INPUT"] - o["GUIDE"])  # in [0, 1)
+    return [T]
+
+
+_add(SalamKernel(
+    name="bilateral", entry="bilateral_slice", theirs="benchmarks/AD/bilateral/hw/bilateral.c",
+    commit="75c50537a773f5f7f9400fe45c3842edbbdae4ab",
+    sizes={"real": {"H": 30, "W": 30, "GD": 10, "GH": 10, "GW": 10, "INPUT_CHANS": 10},
+           "small": {"H": 3, "W": 3, "GD": 2, "GH": 2, "GW": 2, "INPUT_CHANS": 2}},
+    args=(_arg("T", lambda s: (_bilateral_offsets(s)["SIZE"],)),),
+    make=_bilateral_make, reference=_bilateral_ref,
+))
