@@ -622,3 +622,65 @@ _add(SalamKernel(
     args=(_arg("T", lambda s: (_bilateral_offsets(s)["SIZE"],)),),
     make=_bilateral_make, reference=_bilateral_ref,
 ))
+
+
+# fft (not in their CSVs) ----------------------------------------------------------------
+def _fft_sin(x):
+    i, cur, acc, fact, pw = 1, x, 1.0, 1.0, x
+    while abs(acc) > 0.00000001 and i < 100:
+        fact *= (2 * i) * (2 * i + 1)
+        pw *= -1 * x * x
+        acc = pw / fact
+        cur += acc
+        i += 1
+    return cur
+
+
+def _fft_ref(s, data):
+    n = s["LEN"]
+    d = [float(v) for v in data]
+
+    def scramble():
+        j = 1
+        for i in range(1, 2 * n, 2):
+            if j > i:
+                d[j - 1], d[i - 1] = d[i - 1], d[j - 1]
+                d[j], d[i] = d[i], d[j]
+            m = n
+            while m >= 2 and j > m:
+                j -= m
+                m >>= 1
+            j += m
+
+    def apply(sign):
+        for _ in range(2):
+            wtemp = sign * _fft_sin(np.pi / n)
+            wpi = -sign * _fft_sin(2 * np.pi / n)
+            wpr = -2.0 * wtemp * wtemp
+            wr, wi = 1.0, 0.0
+            for i in range(0, n, 2):
+                i_n = i + n
+                tempr = d[i_n] * wr - d[i_n + 1] * wi
+                tempi = d[i_n] * wi + d[i_n + 1] * wr
+                d[i_n], d[i_n + 1] = d[i] - tempr, d[i + 1] - tempi
+                d[i] += tempr
+                d[i + 1] += tempi
+                wtemp = wr
+                wr += wr * wpr - wi * wpi
+                wi += wi * wpr + wtemp * wpi
+
+    scramble()
+    apply(1)
+    scramble()
+    apply(-1)
+    return float(sum(v * (1.0 / n) for v in d))
+
+
+_add(SalamKernel(
+    name="fft", entry="foobar", theirs="benchmarks/AD/fft/hw/fft.c",
+    commit="5f64bd1b7cdb0341ad88a89a223ed6d9fb912ab5",
+    sizes={"real": {"LEN": 32}, "small": {"LEN": 4}},
+    args=(_arg("data", lambda s: (2 * s["LEN"],)),),
+    make=lambda s, rng: [_u(rng, (2 * s["LEN"],))],
+    reference=_fft_ref,
+))
