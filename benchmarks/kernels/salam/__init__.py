@@ -498,8 +498,8 @@ _add(SalamKernel(
 # lenet (not in their CSVs) --------------------------------------------------------------
 def _lenet_offsets(s):
     """lenet.c's O_* macros and M_SIZE."""
-    fw, fc1, cw1, pw, ow1, fc2, cw2, ow2, fc3, d4, d5 = (
-        s[k] for k in ("FW", "FC1", "CW1", "PW", "OW1", "FC2", "CW2", "OW2", "FC3", "D4", "D5"))
+    fw, fc1, cw1, pw, fc2, cw2, ow2, fc3, d4, d5 = (
+        s[k] for k in ("FW", "FC1", "CW1", "PW", "FC2", "CW2", "OW2", "FC3", "D4", "D5"))
     net = fc1 * fw * fw + fc2 * fw * fw + fc3 * fw * fw + d4 + d5
     o = {"IMG": 0, "W1": net}
     o["W2"] = o["W1"] + fc1 * fw * fw
