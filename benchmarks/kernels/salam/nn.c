@@ -3,7 +3,7 @@
 // d68b91f1b321a9abef11c526cdb8f68ba64d4628 (`neural_network_hypothesis_v2`, handed to
 // __enzyme_autodiff with the image enzyme_const, the network and its shadow, label 1).
 //   act[i] = b[i] + sum_j W[i][j] * pixels[j] / 255;  loss = -log(softmax(act)[label])
-// Sizes: 10 labels x 784 (28 x 28) pixels, doubles; network 62,800 + 80 bytes, image
+// Sizes: 10 labels x 784 (28 x 28) pixels, doubles; network 62,720 + 80 bytes, image
 // 6,272 bytes. Same loops, types and sizes (their softmax helper is a function of the file
 // here too). Differs:
 // - the network struct {b[10], W[10][784]} is passed as two arrays b and W, the image
