@@ -11,7 +11,8 @@ Definitions (what each number counts):
 - `dram.bytes_read` / `bytes_written`: cache lines read/written plus DMA bytes.
 - Energy: `compute` (op classes, plus the optional per-instruction and register-file
   terms), `L1`, `L2`, `SPM`, `DMA` (engine), `DRAM`, `leakage` (SRAM static power times
-  run time, 0 unless `leakage.sram_mw_per_kib` is set). `on_chip = compute + L1 + L2 + SPM
+  run time: `leakage.sram_mw_per_kib` x (L1 + L2 + scratchpad capacity in KiB) x ns; on by
+  default, its value an [A] assumption, defaults.toml). `on_chip = compute + L1 + L2 + SPM
   + DMA + leakage`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's
   on-chip energy claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
 - `sram.in_use`: the on-chip SRAM the tape needs: the scratchpad's high-water mark when the
