@@ -1,6 +1,7 @@
 """Two-level set-associative cache with a PC-indexed stride prefetcher.
 
-Both levels are true-LRU (move-to-front within a set), write-back and write-allocate.
+`l1.size = 0` means no L1: every core access is a demand access of L2 (`l2_demand`) and
+prefetches fill L2 only. Both levels are true-LRU (move-to-front within a set), write-back and write-allocate.
 L2 is non-inclusive: an L1 miss looks the line up in L2 (a DRAM read on an L2 miss fills
 L2, then L1); a dirty L1 victim is written into L2 (allocated there without a DRAM read,
 since the whole line is written); a dirty L2 victim is a DRAM line write.
@@ -157,6 +158,33 @@ def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
     return 1
 
 
+def l2_demand(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int, wr: int,
+              c: Any) -> None:  # fmt: skip
+    """A core access when there is no L1 (`sets1 == 0`): a demand access of L2 itself; a
+    store dirties the line, a miss reads it from DRAM (write-allocate)."""
+    base = (line & (sets2 - 1)) * assoc2
+    w = find(t2, base, assoc2, line)
+    c[L2_ACC] += 1
+    if w >= 0:
+        c[L2_HIT] += 1
+        if p2[base + w] != 0:
+            c[L2_PF_USEFUL] += 1
+            p2[base + w] = 0
+        if wr != 0:
+            d2[base + w] = 1
+        if w > 0:
+            to_front(t2, d2, p2, base, w)
+        return
+    c[L2_MISS] += 1
+    c[DRAM_RD] += 1
+    c[DRAM_DEMAND_RD] += 1
+    c[L2_FILL] += 1
+    victim = insert(t2, d2, p2, base, assoc2, line, wr, 0)
+    if victim >= 0:
+        c[L2_WB] += 1
+        c[DRAM_WR] += 1
+
+
 def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
             p2: Any, sets2: int, assoc2: int, line: int, d: int, p: int,
             c: Any) -> None:  # fmt: skip
@@ -186,9 +214,15 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
         acc += 1
         if wr != 0:
             stores += 1
-        base = (line & (sets1 - 1)) * assoc1
-        w = find(t1, base, assoc1, line)
-        if w >= 0:
+        if sets1 == 0:  # no L1
+            l2_demand(t2, d2, p2, sets2, assoc2, line, wr, c)
+            w = -2
+        else:
+            base = (line & (sets1 - 1)) * assoc1
+            w = find(t1, base, assoc1, line)
+        if w == -2:
+            pass
+        elif w >= 0:
             hits += 1
             if p1[base + w] != 0:
                 c[L1_PF_USEFUL] += 1
@@ -237,7 +271,7 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
         key = addr
         if step == line_bytes or step == -line_bytes:
             key = addr - (addr & (line_bytes - 1))  # the same lines from anywhere in it
-        fills = c[L1_FILL]
+        fills = c[L1_FILL] if sets1 != 0 else c[L2_FILL]
         if pf_fills[e] == fills and pf_key[e] == key and pf_step[e] == step:
             continue
         pf_key[e] = key
@@ -249,6 +283,11 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             if target < 0 or (target >> page_shift) != page:
                 break
             tline = target >> shift
+            if sets1 == 0:  # no L1: prefetch into L2 only (a lookup that hits changes nothing)
+                tbase = (tline & (sets2 - 1)) * assoc2
+                if find(t2, tbase, assoc2, tline) < 0:
+                    l2_read(t2, d2, p2, sets2, assoc2, tline, 0, c)
+                continue
             tbase = (tline & (sets1 - 1)) * assoc1
             if find(t1, tbase, assoc1, tline) >= 0:
                 continue
@@ -295,8 +334,8 @@ _PY_KERNEL = kernel
 _PY_KERNEL_CUTS = kernel_cuts
 _NUMBA_KERNEL: Any = None
 _NUMBA_KERNEL_CUTS: Any = None
-_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, fill_l1, late_bin, kernel,
-                 kernel_cuts)  # fmt: skip
+_KERNEL_FUNCS = (to_front, find, insert, l2_writeback, l2_read, l2_demand, fill_l1, late_bin,
+                 kernel, kernel_cuts)  # fmt: skip
 
 
 def numba_available() -> bool:

@@ -43,7 +43,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "register_file_pj": (_NUM, "nonneg"),
     },
     "l1": {
-        "size": (int, "pow2"),
+        "size": (int, "pow2or0"),
         "assoc": (int, "pos"),
         "line": (int, "pow2"),
         "latency": (_NUM, "nonneg"),
@@ -169,6 +169,11 @@ class Machine:
                           self.cache_access_energy_pj("l1"))  # fmt: skip
 
     @property
+    def has_l1(self) -> bool:
+        """`l1.size = 0`: no L1 (gem5-SALAM's accelerators reach the cluster cache directly)."""
+        return int(self.raw["l1"]["size"]) > 0
+
+    @property
     def l2(self) -> CacheLevel:
         t = self.raw["l2"]
         return CacheLevel("L2", t["size"], t["assoc"], t["line"], t["latency"],
@@ -262,11 +267,13 @@ def _check(path: str, value: Any, spec: tuple[Any, ...]) -> None:
         rule = spec[1]
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"machine key '{path}' must be finite, got {value!r}")
+        if rule == "pow2or0" and value < 0:
+            raise ConfigError(f"machine key '{path}' must be >= 0, got {value!r}")
         if rule in ("pos", "pow2") and value <= 0:
             raise ConfigError(f"machine key '{path}' must be > 0, got {value!r}")
         if rule == "nonneg" and value < 0:
             raise ConfigError(f"machine key '{path}' must be >= 0, got {value!r}")
-        if rule == "pow2" and value & (value - 1):
+        if rule in ("pow2", "pow2or0") and value & (value - 1):
             raise ConfigError(f"machine key '{path}' must be a power of two, got {value!r}")
 
 
@@ -309,6 +316,8 @@ def validate(table: dict[str, Any]) -> Machine:
             )
     for level in ("l1", "l2"):
         t = table[level]
+        if level == "l1" and t["size"] == 0:
+            continue  # no L1
         if t["size"] < t["assoc"] * t["line"] or t["size"] % (t["assoc"] * t["line"]):
             raise ConfigError(
                 f"machine key '{level}.size' ({t['size']}) must be a multiple of "

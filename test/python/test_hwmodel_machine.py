@@ -321,3 +321,37 @@ def test_fast_path_identical_on_the_presets(name: str, variant: str):
                               fast_batch=97)  # fmt: skip
     if variant == "tapeflow":
         assert ref.report["dma"]["transfers"] > 0
+
+
+# -- a machine without L1 ---------------------------------------------------------------------
+
+
+def test_no_l1_every_access_is_an_l2_access_in_both_backends():
+    """l1.size = 0: each access is a demand access of L2 (a store dirties its line, a dirty
+    victim is a DRAM write); the numba kernel and the plain-Python one count the same, with
+    and without the prefetcher."""
+    from tapeflow.hwmodel.cache import CacheParams, CacheSim, numba_available
+
+    rng = np.random.default_rng(3)
+    addrs = (rng.integers(0, 1 << 15, 5000) * 8).tolist()
+    pcs = rng.integers(0, 4, 5000).tolist()
+    writes = rng.integers(0, 2, 5000).tolist()
+    backends = ["python"] + (["numba"] if numba_available() else [])
+    for prefetch in (False, True):
+        params = CacheParams(l1_size=0, l1_assoc=1, l2_size=4096, l2_assoc=2, prefetch=prefetch)
+        out = []
+        for backend in backends:
+            sim_ = CacheSim(params, backend)
+            sim_.access_batch(addrs, pcs, writes)
+            out.append(sim_.counters)
+        assert all(c == out[0] for c in out)
+        c = out[0]
+        assert c["l2_accesses"] == 5000 and c["l1_hits"] == c["l1_misses"] == 0
+        assert c["l2_hits"] + c["l2_misses"] == 5000
+    one = CacheSim(CacheParams(l1_size=0, l1_assoc=1, l2_size=128, l2_assoc=1, prefetch=False),
+                   "python")  # fmt: skip  (2 sets of one 64-byte line)
+    one.access_batch([0, 0, 128], [0, 0, 0], [1, 0, 0])  # store, load (hit), evict the dirty line
+    c = one.counters
+    assert (c["l2_hits"], c["l2_misses"], c["dram_lines_read"], c["dram_lines_written"]) == (
+        1, 2, 2, 1)
+
