@@ -39,6 +39,8 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "div_ports": (int, "pos"),
         "overlap": (str,),
         "window_ops": (int, "pos"),
+        "lockstep": (bool,),
+        "lockstep_mlp": (_NUM, "pos"),
         "instruction_overhead_pj": (_NUM, "nonneg"),
         "register_file_pj": (_NUM, "nonneg"),
     },
@@ -90,6 +92,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "setup": (_NUM, "nonneg"),
         "spm_port": (_NUM, "pos"),
         "engine_energy_pj": (_NUM, "nonneg"),
+        "path": (str,),
     },
 }
 _OPTIONAL = {("spm", "access_energy_pj"), ("spm", "latency")}
@@ -105,6 +108,10 @@ OP_CLASSES = (
 )  # fmt: skip
 PORTS = ("int", "fp", "mem", "div")
 OVERLAPS = ("sum", "max")
+DMA_PATHS = ("dram", "l2")
+"""`dma.path`: "dram" = DRAM straight to the scratchpad; "l2" = through the L2 link and the
+L2 (gem5-SALAM's cluster DMA sits on the cluster's coherent crossbar, in front of the
+cluster cache), so transfers share the L2 link's bandwidth with the core's traffic."""
 """`core.overlap`: how a phase's memory terms combine (module docstring of hwmodel/model.py)."""
 DEFAULT_MACHINE = "default-45nm"
 """The name of `defaults.toml` as a preset (`--machine default-45nm`: no overrides)."""
@@ -163,15 +170,15 @@ class Machine:
             "exponent"]  # fmt: skip
 
     @property
+    def has_l1(self) -> bool:
+        """`l1.size = 0`: no L1 (gem5-SALAM's accelerators reach the cluster cache directly)."""
+        return int(self.raw["l1"]["size"]) > 0
+
+    @property
     def l1(self) -> CacheLevel:
         t = self.raw["l1"]
         return CacheLevel("L1", t["size"], t["assoc"], t["line"], t["latency"],
                           self.cache_access_energy_pj("l1"))  # fmt: skip
-
-    @property
-    def has_l1(self) -> bool:
-        """`l1.size = 0`: no L1 (gem5-SALAM's accelerators reach the cluster cache directly)."""
-        return int(self.raw["l1"]["size"]) > 0
 
     @property
     def l2(self) -> CacheLevel:
@@ -199,15 +206,23 @@ class Machine:
             return float(t["latency"])
         return float(max(1, round(t["lat0"] * (t["size"] / t["lat_c0"]) ** t["lat_exponent"])))
 
+    def _dma_limits(self) -> list[tuple[float, str]]:
+        limits = [(float(self.raw["dram"]["bandwidth"]), "dram.bandwidth"),
+                  (float(self.raw["dma"]["spm_port"]), "dma.spm_port")]  # fmt: skip
+        if self.raw["dma"]["path"] == "l2":
+            limits.append((float(self.raw["l2"]["bandwidth"]), "l2.bandwidth"))
+        return limits
+
     @property
     def dma_bandwidth(self) -> float:
-        """Bytes/cycle of one DMA transfer: min(DRAM bandwidth, scratchpad port)."""
-        return min(float(self.raw["dram"]["bandwidth"]), float(self.raw["dma"]["spm_port"]))
+        """Bytes/cycle of one DMA transfer: min(DRAM bandwidth, scratchpad port, and the L2
+        link's bandwidth when `dma.path = "l2"`)."""
+        return min(bw for bw, _ in self._dma_limits())
 
     @property
     def dma_bound(self) -> str:
-        return "dram.bandwidth" if self.raw["dram"]["bandwidth"] <= self.raw["dma"][
-            "spm_port"] else "dma.spm_port"  # fmt: skip
+        """The key whose bandwidth binds a DMA transfer (the first of equal ones)."""
+        return min(self._dma_limits(), key=lambda x: x[0])[1]
 
 
 def _default_table() -> dict[str, Any]:
@@ -335,6 +350,11 @@ def validate(table: dict[str, Any]) -> Machine:
         raise ConfigError(
             f"machine key 'core.overlap' must be one of {', '.join(OVERLAPS)}, "
             f"got {table['core']['overlap']!r}"
+        )
+    if table["dma"]["path"] not in DMA_PATHS:
+        raise ConfigError(
+            f"machine key 'dma.path' must be one of {', '.join(DMA_PATHS)}, "
+            f"got {table['dma']['path']!r}"
         )
     if table["prefetch"]["page"] < table["l1"]["line"]:
         raise ConfigError("machine key 'prefetch.page' must be >= l1.line")

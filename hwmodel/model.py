@@ -113,6 +113,7 @@ from tapeflow.hwmodel.cache import (
     DRAM_WR,
     L1_ACC,
     L1_FILL,
+    L1_MISS,
     L1_WB,
     N_COUNTERS,
     PF_BINS,
@@ -136,7 +137,7 @@ _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = rang
 _FDEALLOC = 17
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
-_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core")
+_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit")
 
 _INT_OPS = {
     "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "cmpi", "select",
@@ -270,6 +271,8 @@ _PORT_OTHER, _PORT_FP, _PORT_DIV = range(3)
 # Slots of the `par` array of `close_phases`.
 _ISSUE, _FP_PORTS, _DIV_PORTS, _LOAD_PORTS, _STORE_PORTS, _LINE, _L2_BW = range(7)
 _DRAM_BW, _DRAM_LAT, _MLP, _OVERLAP_MAX, _DMA_STALL = range(7, 12)
+_HAS_L1, _LOCKSTEP, _LOCK_MLP, _LAT_L1, _LAT_L2, _LAT_SPM = range(12, 18)
+_DMA_VIA_L2, _DMA_SLOTS, _DMA_LEAD = range(18, 21)
 
 
 def max2(a: float, b: float) -> float:
@@ -277,10 +280,59 @@ def max2(a: float, b: float) -> float:
     return b if b > a else a
 
 
+def retime_transfers(k: int, tr_issue: Any, tr_data: Any, tr_end: Any, tr_dur: Any,
+                     ntr: int, par: Any) -> None:  # fmt: skip
+    """Transfer k was delayed (its `tr_end` moved): transfers after it start their setup
+    once an in-flight slot is free and move data once the previous transfer's data is done,
+    as `HardwareModel._dma` scheduled them, with the new ends."""
+    slots = int(par[_DMA_SLOTS])
+    for j in range(k + 1, ntr):
+        start = tr_issue[j]
+        if j >= slots:
+            start = max2(start, tr_end[j - slots])
+        data = max2(start + par[_DMA_LEAD], tr_end[j - 1])
+        if data <= tr_data[j]:
+            return  # not delayed: neither are the later ones
+        tr_data[j] = data
+        tr_end[j] = data + tr_dur[j]
+
+
+def share_channel(now0: float, need: float, k: int, tr_issue: Any, tr_data: Any,
+                  tr_end: Any, tr_dur: Any, ntr: int, par: Any) -> float:  # fmt: skip
+    """When the phase starting at `now0` has had `need` cycles of the channel that DMA
+    transfers k.. also use. Round-robin arbitration between the two requestors (the cache
+    and the DMA engine): in a gap the phase has the channel alone; while a transfer moves
+    data both get half of it, so the phase progresses at half rate and the transfer is
+    delayed by the channel time the phase used (later transfers are retimed)."""
+    t = now0
+    left = need
+    while k < ntr and left > 0:
+        if tr_end[k] <= t:
+            k += 1
+            continue
+        gap = max2(0.0, tr_data[k] - t)
+        if left <= gap:
+            break
+        left -= gap
+        t = max2(t, tr_data[k])
+        rest = tr_end[k] - t  # the transfer's data time still to go
+        if left <= rest:  # the phase ends first, after 2 * left of shared time
+            t += 2.0 * left
+            tr_end[k] += left
+            left = 0.0
+        else:  # the transfer ends first, after 2 * rest
+            t += 2.0 * rest
+            tr_end[k] += rest
+            left -= rest
+        retime_transfers(k, tr_issue, tr_data, tr_end, tr_dur, ntr, par)
+        k += 1
+    return t + max2(0.0, left) - now0
+
+
 def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
                  start_ops: Any, start_ls: Any, start_ctr: Any, closed: Any, st: Any,
-                 tr_data: Any, tr_end: Any, ntr: int, cycles: Any, ports: Any,
-                 bin_dist: Any, par: Any) -> None:  # fmt: skip
+                 tr_issue: Any, tr_data: Any, tr_end: Any, tr_dur: Any, ntr: int,
+                 cycles: Any, ports: Any, bin_dist: Any, par: Any) -> None:  # fmt: skip
     """Closes the phases ending at rows 0..n-1 (module docstring's T_* equations)."""
     for i in range(n):
         o = i * ncls
@@ -319,38 +371,51 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
                     - start_ctr[L1_WB])  # fmt: skip
         dram_lines = (ctr[q + DRAM_RD] - start_ctr[DRAM_RD] + ctr[q + DRAM_WR]
                       - start_ctr[DRAM_WR])  # fmt: skip
-        t_l2 = l1_lines * par[_LINE] / par[_L2_BW]
-        # T_DRAM: from the phase start until the channel has given the cache `need` cycles:
-        # DMA transfers hold it during their data time (scheduled when issued, before this
-        # phase's line traffic), so the cache's lines use the gaps between them.
+        accesses = ctr[q + L1_ACC] - start_ctr[L1_ACC]
+        if par[_HAS_L1] != 0:
+            t_l2 = l1_lines * par[_LINE] / par[_L2_BW]
+        else:  # no L1: every core access crosses the L2 link (a word each)
+            t_l2 = accesses * 8.0 / par[_L2_BW]
+        # T_DRAM: from the phase start until the channel has given the cache `need` cycles;
+        # DMA transfers hold it during their data time, shared round-robin with the cache
+        # (`share_channel`). With dma.path = "l2" the DMA also holds the L2 link, so the
+        # phase needs the shared path for the larger of its DRAM and link times.
         now0 = closed[6] + par[_DMA_STALL]
         need = dram_lines * par[_LINE] / par[_DRAM_BW]
+        if par[_DMA_VIA_L2] != 0:
+            need = max2(need, t_l2)
         k = st[1]
         while k < ntr and tr_end[k] <= now0:
             k += 1
         st[1] = k
-        t = now0
-        left = need
-        while k < ntr:
-            if left <= 0 or tr_data[k] >= t + left:
-                break
-            if tr_end[k] > t:
-                left -= max2(0.0, tr_data[k] - t)
-                t = tr_end[k]
-            k += 1
-        t_dram = t + max2(0.0, left) - now0
+        t_dram = share_channel(now0, need, k, tr_issue, tr_data, tr_end, tr_dur, ntr, par)
         demand = ctr[q + DRAM_DEMAND_RD] - start_ctr[DRAM_DEMAND_RD]
-        t_exp = demand * par[_DRAM_LAT] / par[_MLP]
-        if par[_OVERLAP_MAX] != 0:
-            t_core = max2(max2(max2(t_ol, t_nol), t_l2), t_dram) + t_exp
+        if par[_LOCKSTEP] != 0:
+            # Lockstep: the datapath launches nothing new while a load, store or compute op
+            # is in flight, so every access's latency stalls it (`lockstep_mlp` accesses of
+            # a step overlap): the first level's hit latency, an L1 miss's L2 latency, a
+            # DRAM miss's latency; scratchpad accesses their SPM latency.
+            spm_acc = (loads[i] - start_ls[0]) + (stores[i] - start_ls[1]) - accesses
+            lat = accesses * (par[_LAT_L1] if par[_HAS_L1] != 0 else par[_LAT_L2])
+            if par[_HAS_L1] != 0:
+                lat += (ctr[q + L1_MISS] - start_ctr[L1_MISS]) * par[_LAT_L2]
+            lat += max2(0.0, spm_acc) * par[_LAT_SPM]
+            t_hit = lat / par[_LOCK_MLP]
+            t_exp = demand * par[_DRAM_LAT] / par[_LOCK_MLP]
+            t_core = max2(max2(max2(t_ol, t_nol), t_l2), t_dram) + t_hit + t_exp
+        elif par[_OVERLAP_MAX] != 0:
+            t_hit = 0.0
+            t_exp = demand * par[_DRAM_LAT] / par[_MLP]
+            t_core = max2(max2(max2(max2(t_ol, t_nol), t_l2), t_dram), t_exp)
         else:
+            t_hit = 0.0
+            t_exp = demand * par[_DRAM_LAT] / par[_MLP]
             t_core = max2(t_ol, t_nol + t_l2 + t_dram) + t_exp
         # Late prefetches: a line requested d accesses before its demand had about
         # d * (cycles per access) to arrive: the phase's rate, or the run's so far when
         # larger (the request may lie in an earlier, slower phase). The rest of the DRAM
         # latency is charged like an exposed miss (bins give the smallest d of their range).
         t_late = 0.0
-        accesses = ctr[q + L1_ACC] - start_ctr[L1_ACC]
         late = False
         for b in range(PF_BINS):
             if ctr[q + PF_DIST + b] != start_ctr[PF_DIST + b]:
@@ -369,6 +434,7 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         closed[4] += t_exp
         closed[5] += t_late
         closed[6] += t_core + t_late
+        closed[7] += t_hit
         for j in range(ncls):
             start_ops[j] = ops[o + j]
         start_ls[0] = loads[i]
@@ -378,7 +444,7 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         st[0] += 1
 
 
-_PHASE_FUNCS = (max2, close_phases)
+_PHASE_FUNCS = (max2, retime_transfers, share_channel, close_phases)
 _NUMBA_PHASES: Any = None
 
 
@@ -397,8 +463,8 @@ class _Transfer:
     nbytes: int
     issue: float
     start: float
-    data_start: float  # when it takes the DRAM channel (until `end`)
-    end: float
+    index: int  # its slot in HardwareModel._tr_* (data start and end: the arbitration
+    # between DMA and cache lines may delay it after it was issued)
     waited: bool = False
 
 
@@ -455,7 +521,6 @@ class HardwareModel(Interpreter.Listener):
         self._records: dict[int, tuple[Any, int]] = {}  # id(RecordBuffer) -> (obj, base)
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
-        self._pipe_free = 0.0
         self._phases = 0
         self._closes = 0  # calls of _close_phase (DMA fences and window ends)
         self._win_start = 0  # charged ops at the last phase boundary
@@ -490,17 +555,24 @@ class HardwareModel(Interpreter.Listener):
         self._start_ls = ints([0, 0])
         self._start_ctr = ints(self.cache.raw_counters())
         self._closed = floats([0.0] * len(_TERMS))  # the terms summed over closed phases
-        self._tr_data = floats([0.0] * 8)  # per transfer: when it takes the DRAM channel
-        self._tr_end = floats([0.0] * 8)  # and when it ends (the first len(_transfers))
+        self._tr_issue = floats([0.0] * 8)  # per transfer: when it was issued,
+        self._tr_data = floats([0.0] * 8)  # when it takes the DRAM channel,
+        self._tr_end = floats([0.0] * 8)  # when it ends (the first len(_transfers))
+        self._tr_dur = floats([0.0] * 8)  # and its data time
         self._phase_st = ints([0, 0])  # phases, first transfer that may end after now
         ports = {"div": _PORT_DIV, "fp": _PORT_FP}
         self._port_codes = ints([ports.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES])
         self._cycle_values = floats([float(x) for x in self._cycles])
         self._bin_dist = floats([bin_distance(b) for b in range(PF_BINS)])
+        self._dma_lead = float(m.get("dma", "setup")) + float(self._dram_lat)
         self._par = floats([float(x) for x in (
             self._issue, self._fp_ports, self._div_ports, self._load_ports, self._store_ports,
             self._line, self._l2_bw, self._dram_bw, self._dram_lat, self._mlp,
             1 if self._overlap_max else 0, 0,
+            1 if m.has_l1 else 0, 1 if core["lockstep"] else 0, core["lockstep_mlp"],
+            m.get("l1", "latency"), m.get("l2", "latency"), m.spm_latency,
+            1 if m.get("dma", "path") == "l2" else 0, m.get("dma", "in_flight"),
+            self._dma_lead,
         )])  # fmt: skip
 
     # ------------------------------------------------------------------ listener hooks
@@ -824,7 +896,8 @@ class HardwareModel(Interpreter.Listener):
         self._close_phases(
             flat(ops), flat([loads]), flat([stores]), flat(counters), n, len(OP_CLASSES),
             self._start_ops, self._start_ls, self._start_ctr, self._closed, st,
-            self._tr_data, self._tr_end, len(self._transfers), self._cycle_values,
+            self._tr_issue, self._tr_data, self._tr_end, self._tr_dur, len(self._transfers),
+            self._cycle_values,
             self._port_codes, self._bin_dist, par,
         )  # fmt: skip
         self._phases += int(st[0])
@@ -837,24 +910,30 @@ class HardwareModel(Interpreter.Listener):
         nbytes = int(token.bytes)
         issue = self.now()
         slots = int(m.get("dma", "in_flight"))
+        i = len(self._transfers)
         start = issue
-        if len(self._transfers) >= slots:
-            start = max(start, self._transfers[-slots].end)
-        data_start = max(start + float(m.get("dma", "setup")), self._pipe_free)
+        if i >= slots:
+            start = max(start, float(self._tr_end[i - slots]))
+        # Setup, then the first request's DRAM latency, then the data once the previous
+        # transfer's data is done (the latency of one overlaps the data of the other).
+        pipe_free = float(self._tr_end[i - 1]) if i else 0.0
+        data_start = max(start + self._dma_lead, pipe_free)
         request = int(m.get("dma", "request"))
         moved = -(-nbytes // request) * request  # whole requests
-        end = data_start + moved / m.dma_bandwidth
-        self._pipe_free = end
-        t = _Transfer(h[2], nbytes, issue, start, data_start, end)
+        dur = moved / m.dma_bandwidth
+        end = data_start + dur
+        t = _Transfer(h[2], nbytes, issue, start, i)
         self._transfers.append(t)
-        i = len(self._transfers) - 1
-        if i == len(self._tr_end):  # grow both arrays (lists with the python backend)
-            self._tr_data = np.concatenate([self._tr_data, np.zeros(i + 1)])
-            self._tr_end = np.concatenate([self._tr_end, np.zeros(i + 1)])
+        if i == len(self._tr_end):  # grow the arrays (lists with the python backend)
+            grown = [np.concatenate([a, np.zeros(i + 1)]) for a in
+                     (self._tr_issue, self._tr_data, self._tr_end, self._tr_dur)]  # fmt: skip
             if self.cache.backend != "numba":
-                self._tr_data, self._tr_end = self._tr_data.tolist(), self._tr_end.tolist()
+                grown = [a.tolist() for a in grown]
+            self._tr_issue, self._tr_data, self._tr_end, self._tr_dur = grown
+        self._tr_issue[i] = issue
         self._tr_data[i] = data_start
         self._tr_end[i] = end
+        self._tr_dur[i] = dur
         self._by_token[id(token)] = (token, t)
         c = self.counts
         c.dma_transfers += 1
@@ -879,8 +958,9 @@ class HardwareModel(Interpreter.Listener):
         transfer = entry[1]
         transfer.waited = True
         now = self.now()
-        if transfer.end > now:
-            self.counts.dma_stall += transfer.end - now
+        end = float(self._tr_end[transfer.index])  # after the phases' arbitration delays
+        if end > now:
+            self.counts.dma_stall += end - now
             self.counts.dma_stalls += 1
 
     def finish(self) -> dict[str, float]:
@@ -889,7 +969,7 @@ class HardwareModel(Interpreter.Listener):
         self._close_phase()
         terms = {key: float(v) for key, v in zip(_TERMS, self._closed)}
         busy = terms["T_core"] + self.counts.dma_stall
-        last = max((t.end for t in self._transfers), default=0.0)
+        last = max((float(self._tr_end[t.index]) for t in self._transfers), default=0.0)
         drain = max(0.0, last - busy)
         terms["T_dma_stall"] = self.counts.dma_stall
         terms["T_drain"] = drain

@@ -6,7 +6,9 @@ Definitions (what each number counts):
   filled into L1 or written back out of it. `L1.word_accesses` is the same in 64-bit words
   (a core access of up to 8 bytes is one word access), and is what L1 energy charges.
 - `levels.L2.bytes`: lines L2 supplied to L1, lines filled from DRAM, write-backs received
-  from L1 and write-backs sent to DRAM, times the line size.
+  from L1 and write-backs sent to DRAM, times the line size. Without an L1 (`l1.size = 0`)
+  the core's accesses are L2 accesses (one word access each, L1 counts 0); with
+  `dma.path = "l2"` the DMA's bytes go through the L2 too (bytes / 8 word accesses).
 - `levels.SPM.bytes`: bytes the core moved to/from the scratchpad plus DMA bytes.
 - `dram.bytes_read` / `bytes_written`: cache lines read/written plus DMA bytes.
 - Energy: `compute` (op classes, plus the optional per-instruction and register-file
@@ -56,11 +58,20 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
     )
 
     # ---- traffic per level
-    l1_words = k["l1_accesses"] + (k["l1_fills"] + k["l1_writebacks"]) * words_per_line
-    l1_bytes = c.cache_bytes + (k["l1_fills"] + k["l1_writebacks"]) * line
+    dma_bytes = c.dma_bytes_to_dram + c.dma_bytes_to_spm
     l2_lines = k["l1_fills"] + k["l2_fills"] + k["l2_writebacks_in"] + k["l2_writebacks"]
     l2_words = l2_lines * words_per_line
-    dma_bytes = c.dma_bytes_to_dram + c.dma_bytes_to_spm
+    l2_bytes = l2_lines * line
+    if m.has_l1:
+        l1_words = k["l1_accesses"] + (k["l1_fills"] + k["l1_writebacks"]) * words_per_line
+        l1_bytes = c.cache_bytes + (k["l1_fills"] + k["l1_writebacks"]) * line
+    else:  # no L1: the core's accesses are L2 word accesses
+        l1_words = l1_bytes = 0
+        l2_words += k["l1_accesses"]
+        l2_bytes += c.cache_bytes
+    if m.get("dma", "path") == "l2":  # DMA through the L2: it reads/writes every byte
+        l2_words += dma_bytes / 8
+        l2_bytes += dma_bytes
     spm_words = c.spm_loads + c.spm_stores + dma_bytes / 8
     spm_bytes = c.spm_bytes + dma_bytes
     dram_read = k["dram_lines_read"] * line + c.dma_bytes_to_spm
@@ -107,6 +118,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "time_ns": terms["cycles"] / m.get("core", "clock_ghz"),
         "cycle_terms": terms,
         "overlap": m.get("core", "overlap"),
+        "lockstep": m.get("core", "lockstep"),
         "phases": model._phases,
         "ops": {
             "by_class": op_counts,
@@ -117,7 +129,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         },
         "levels": {
             "L1": {
-                "accesses": k["l1_accesses"],
+                "accesses": k["l1_accesses"] if m.has_l1 else 0,
                 "hits": k["l1_hits"],
                 "misses": k["l1_misses"],
                 "writebacks": k["l1_writebacks"],
@@ -133,7 +145,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
                 "writebacks": k["l2_writebacks"],
                 "prefetches": k["l2_prefetches"],
                 "prefetches_useful": k["l2_prefetches_useful"],
-                "bytes": l2_lines * line,
+                "bytes": l2_bytes,
                 "word_accesses": l2_words,
             },
             "SPM": {
@@ -214,11 +226,12 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        + ("max(T_OL, T_nOL, T_L2, T_DRAM)" if report.get("overlap") == "max"
-           else "max(T_OL, T_nOL + T_L2 + T_DRAM)")
-        + " + T_exposed + T_late; cycles = T_core + T_dma_stall + T_drain"
+        + ("max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed" if report.get("lockstep")
+           else "max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed)" if report.get("overlap") == "max"
+           else "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed")
+        + " + T_late; cycles = T_core + T_dma_stall + T_drain"
     )
-    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core",
+    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", "T_core",
                  "T_dma_stall", "T_drain"):  # fmt: skip
         out.append(f"  {name:<12}{_fmt(t[name]):>16}")
     ops = report["ops"]

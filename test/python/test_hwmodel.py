@@ -127,7 +127,7 @@ def test_dma_takes_setup_plus_bytes_over_bandwidth(k: int, setup: int, bw: float
     sets = [f"dma.setup={setup}", f"dram.bandwidth={bw}", "dma.spm_port=64.0"]
     r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=sets)
     nbytes = k * 8
-    expected = setup + nbytes / bw
+    expected = setup + load_machine().get("dram", "latency") + nbytes / bw  # + the first request's latency
     d = r.report["dma"]
     assert d["transfers"] == 2
     assert d["bytes_to_dram"] == nbytes
@@ -145,26 +145,27 @@ def test_dma_moves_whole_requests():
     for k, requests in ((5, 1), (9, 2)):
         r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=["dma.setup=10"])
         assert r.report["dma"]["bytes"] == 2 * k * 8  # bytes moved for the program
-        assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * (10 + requests * 64 / 12.8))
+        assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * (10 + 160 + requests * 64 / 12.8))
 
 
 def test_dma_bandwidth_is_bounded_by_the_scratchpad_port():
     # BW_dma = min(dram.bandwidth, dma.spm_port)
-    r = sim(DMA.format(k=512, work=0), "dma", [1.0], sets=["dma.spm_port=4.0", "dma.setup=0"])
+    r = sim(DMA.format(k=512, work=0), "dma", [1.0],
+            sets=["dma.spm_port=4.0", "dma.setup=0", "dram.latency=0"])  # fmt: skip
     assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * 4096 / 4.0)
     assert r.report["dma"]["bandwidth_bound_by"] == "dma.spm_port"
 
 
 def test_compute_between_commit_and_wait_hides_the_dma():
     k = 512
-    exposed = 50 + k * 8 / 12.8  # 370 cycles
+    exposed = 50 + 160 + k * 8 / 12.8  # setup + DRAM latency + data: 530 cycles
     # The mulf loop is bound by the 4-wide issue: (mulf + mem-free yield) ... each
     # iteration is 1 fp_mul + 1 branch = 2 slots -> 0.5 cycle; 4000 iterations = 2000
-    # cycles, far more than 370: the commit is hidden; the prefetch is still exposed.
+    # cycles, far more than 530: the commit is hidden; the prefetch is still exposed.
     hidden = sim(DMA.format(k=k, work=4000), "dma", [1.0])
     assert hidden.report["dma"]["stalls"] == 1
     assert hidden.report["dma"]["stall_cycles"] == pytest.approx(exposed)
-    # 200 iterations = 100 cycles of work: the commit is exposed by 370 - 100.
+    # 200 iterations = 100 cycles of work: the commit is exposed by 530 - 100.
     partly = sim(DMA.format(k=k, work=200), "dma", [1.0])
     assert partly.report["dma"]["stall_cycles"] == pytest.approx(exposed + exposed - 100)
     # Values are unaffected by timing.

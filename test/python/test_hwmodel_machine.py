@@ -63,6 +63,13 @@ def test_presets_load_by_name():
     assert accel.get("prefetch", "enabled") is False
     assert accel.get("dma", "request") == 64
     assert accel.get("core", "overlap") == "max"
+    # From its sources (accel-salam.toml cites each): 100 MHz datapath, lockstep, no L1,
+    # DMA through the crossbar and the cluster cache.
+    assert accel.get("core", "clock_ghz") == 0.1
+    assert accel.get("core", "lockstep") is True
+    assert not accel.has_l1
+    assert accel.get("dma", "path") == "l2"
+    assert load_machine("accel-salam-overlap").get("core", "clock_ghz") == 1.0
     assert load_machine("default-45nm").raw == load_machine().raw
 
 
@@ -101,20 +108,134 @@ def test_quarter_bandwidth_is_never_faster_than_the_dram_bound(name: str, varian
         assert r["dma"]["bytes"] > 0  # the bound covers DMA bytes too
 
 
-def test_dma_delays_cache_lines_on_the_shared_channel():
-    """A phase whose cache lines need DRAM while a DMA holds the channel waits for it:
-    T_DRAM grows by the DMA's data time that falls inside the phase."""
-    k = 4096  # 32 KiB each way: the DMA holds the channel 32768 / 12.8 = 2560 cycles
-    text = SHARED.format(k=k, n=4096)
-    alone = sim(text, "f", [np.ones(4096), 1.0], load_machine(overrides=["prefetch.enabled=false"]))
-    assert alone.report["dma"]["transfers"] == 1
-    t = alone.report["cycle_terms"]
-    m = load_machine()
-    lines = 4096 * 8 // 64
-    own = lines * 64 / m.get("dram", "bandwidth")
-    dma = k * 8 / m.dma_bandwidth
-    # The loop's cache lines wait for the commit's data (issued just before the loop).
-    assert t["T_DRAM"] == pytest.approx(own + dma, rel=1e-9)
+def _one_phase(*extra: str):
+    """Defaults without the prefetcher, one phase per DMA fence (no window ends)."""
+    return load_machine(overrides=["prefetch.enabled=false", "core.window_ops=1000000000",
+                                   *extra])  # fmt: skip
+
+
+def test_dma_and_cache_lines_share_the_channel_round_robin():
+    """The documented arbitration rule: the cache's lines use the channel alone until the
+    DMA's data starts (setup + DRAM latency after its issue); while both have data to move
+    they alternate (round-robin), each at half the bandwidth, so the phase takes twice its
+    remaining line time and the DMA ends later by the channel time the lines used. Neither
+    goes first. Expected values follow from the rule and the machine's keys."""
+    k = 4096  # the commit: 32 KiB, D = 32768 / 12.8 = 2560 cycles of data
+    for n, latency in ((4096, 160), (1024, 0)):
+        m = _one_phase(f"dram.latency={latency}")
+        r = sim(SHARED.format(k=k, n=n), "f", [np.ones(n), 1.0], m).report
+        assert r["dma"]["transfers"] == 1
+        issue = m.ops["dma"].cycles / m.get("core", "issue_width")  # the commit's phase
+        lead = m.get("dma", "setup") + latency  # from the issue to the DMA's first data
+        lines = n * 8 // 64 * 64 / m.get("dram", "bandwidth")  # the loop's line time L
+        data = k * 8 / m.dma_bandwidth
+        assert lead < lines < lead + data  # alone for `lead`, then shared (the case tested)
+        assert r["cycle_terms"]["T_DRAM"] == pytest.approx(lead + 2 * (lines - lead))
+        end = issue + lead + data + (lines - lead)  # delayed by the line time it shared
+        if latency == 0:  # the loop ends before the DMA: the wait stalls until `end`
+            tail = m.ops["branch"].cycles / m.get("core", "issue_width")  # func.return
+            assert r["dma"]["stall_cycles"] > 0
+            assert r["cycles"] == pytest.approx(end + tail)
+
+
+def test_dma_is_charged_its_dram_latency():
+    """A transfer's data starts setup + dram.latency after its issue (the first request's
+    latency; later requests are pipelined behind the data)."""
+    k = 1024
+    cycles = {}
+    for latency in (0, 160, 400):
+        m = _one_phase(f"dram.latency={latency}")
+        r = sim(SHARED.format(k=k, n=1), "f", [np.ones(1), 1.0], m).report
+        assert r["dma"]["stalls"] == 1  # the run ends when the DMA does (plus the return)
+        cycles[latency] = r["cycles"]
+    assert cycles[160] - cycles[0] == pytest.approx(160)
+    assert cycles[400] - cycles[0] == pytest.approx(400)
+
+
+STREAM = """
+func.func @sum(%a: memref<{n}xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %z = arith.constant 0.0 : f64
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
+    %s = memref.load %a[%i] : memref<{n}xf64>
+    %t = arith.addf %acc, %s : f64
+    scf.yield %t : f64
+  }}
+  func.return %r : f64
+}}
+"""
+
+
+def test_exposed_misses_overlap_under_max_as_the_other_terms_do():
+    """overlap = "max": T_phase = max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed), T_exposed is
+    not added on top (it used to be, which favoured the streamed design)."""
+    n = 4096
+    for mlp in (1, 40):  # T_exposed binds, then T_OL does
+        m = _one_phase("core.overlap=max", f"core.mlp={mlp}")
+        t = sim(STREAM.format(n=n), "sum", [np.ones(n)], m).report["cycle_terms"]
+        assert t["T_exposed"] == pytest.approx(n * 8 // 64 * m.get("dram", "latency") / mlp)
+        terms = [t[x] for x in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed")]
+        assert t["T_core"] == pytest.approx(max(terms))  # one phase
+    assert t["T_OL"] > t["T_exposed"]  # mlp 40: the miss time hides under the issue time
+
+
+CHAIN = """
+func.func @chase(%next: memref<{n}xindex>, %steps: index) -> index {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %steps step %c1 iter_args(%p = %c0) -> (index) {{
+    %q = memref.load %next[%p] : memref<{n}xindex>
+    scf.yield %q : index
+  }}
+  func.return %r : index
+}}
+"""
+
+
+def test_lockstep_dependent_load_chain_costs_its_hit_latency_per_load():
+    """gem5-SALAM's lockstep mode launches nothing while a load is in flight: a chain of
+    dependent loads through the cluster cache (no L1 on accel-salam) costs the hit latency
+    per load, and a miss adds the DRAM latency. Without lockstep the latency is hidden."""
+    n, steps = 256, 4096  # a 2 KiB ring: fits the 16 KiB cluster cache, n * 8 / 64 misses
+    ring = np.array([(i + 1) % n for i in range(n)], dtype=np.int64)
+    m = load_machine("accel-salam")
+    assert m.get("core", "lockstep") and not m.has_l1 and m.get("core", "lockstep_mlp") == 1
+    r = sim(CHAIN.format(n=n), "chase", [ring, steps], m).report
+    assert r["results"][0]["value"] == steps % n
+    t = r["cycle_terms"]
+    hit, miss = m.get("l2", "latency"), m.get("dram", "latency")
+    assert r["levels"]["L2"]["accesses"] == steps
+    assert r["levels"]["L2"]["misses"] == n * 8 // 64
+    assert t["T_hit"] == pytest.approx(steps * hit)
+    assert t["T_exposed"] == pytest.approx(n * 8 // 64 * miss)
+    assert r["cycles"] >= steps * hit + n * 8 // 64 * miss
+    free = sim(CHAIN.format(n=n), "chase", [ring, steps],
+               load_machine("accel-salam", ["core.lockstep=false"])).report  # fmt: skip
+    assert free["cycle_terms"]["T_hit"] == 0
+    assert free["cycles"] < steps * hit
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+def test_streaming_kernel_is_never_faster_than_the_2_byte_crossbar(variant: str):
+    """accel-salam: the datapath's accesses (a word each, no L1) and the DMA's bytes cross
+    CoherentXBar(width=2) at the 1 GHz bus clock, 2 bytes per bus cycle, so no run beats
+    those bytes / 2 bus cycles, however wide the datapath."""
+    base = load_machine("accel-salam")
+    bus_cycles_per_cycle = 1.0 / base.get("core", "clock_ghz")  # 1 GHz bus, 10 per 10 ns
+    assert base.get("l2", "bandwidth") == pytest.approx(2 * bus_cycles_per_cycle)
+    core = base.raw["core"]
+    sets = [f"core.{k}={core[k] * 16}" for k in ("issue_width", "fp_ports", "load_ports",
+                                                  "store_ports")] + ["core.lockstep=false"]  # fmt: skip
+    r = _kernel_run("softmax_ce", variant, load_machine("accel-salam", sets), size="small")
+    crossing = r["levels"]["L2"]["accesses"] * 8 + r["dma"]["bytes"]
+    assert crossing > 0
+    assert r["levels"]["L1"]["accesses"] == 0  # no L1
+    assert r["cycles"] >= crossing / 2 / bus_cycles_per_cycle
+    if variant == "tapeflow":
+        assert r["dma"]["bytes"] > 0 and r["dma"]["bandwidth_bound_by"] == "l2.bandwidth" or \
+            r["dma"]["bandwidth_bound_by"] == "dma.spm_port"
 
 
 SHARED = """
@@ -355,3 +476,15 @@ def test_no_l1_every_access_is_an_l2_access_in_both_backends():
     assert (c["l2_hits"], c["l2_misses"], c["dram_lines_read"], c["dram_lines_written"]) == (
         1, 2, 2, 1)
 
+
+@pytest.mark.parametrize("stage", ["lower-tape", "stream-d1"])
+def test_accel_salam_fast_path_equals_op_by_op(stage: str):
+    """No L1, lockstep stalls, DMA through the L2 link with round-robin arbitration: the
+    compiled fast path's report equals the op-by-op listener's on accel-salam."""
+    from test_compiled_sim import _stage_module, assert_identical
+
+    module, entry, args = _stage_module("gemm", stage)
+    ref, _ = assert_identical(module, entry, args, load_machine("accel-salam"))
+    assert ref.report["cycle_terms"]["T_hit"] > 0
+    if stage == "stream-d1":
+        assert ref.report["dma"]["transfers"] > 2
