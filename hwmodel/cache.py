@@ -1,7 +1,8 @@
 """Two-level set-associative cache with a PC-indexed stride prefetcher.
 
 `l1.size = 0` means no L1: every core access is a demand access of L2 (`l2_demand`) and
-prefetches fill L2 only. Both levels are true-LRU (move-to-front within a set), write-back and write-allocate.
+prefetches fill L2 only. Both levels are true-LRU (move-to-front within a set), write-back
+and write-allocate.
 L2 is non-inclusive: an L1 miss looks the line up in L2 (a DRAM read on an L2 miss fills
 L2, then L1); a dirty L1 victim is written into L2 (allocated there without a DRAM read,
 since the whole line is written); a dirty L2 victim is a DRAM line write.

@@ -34,10 +34,11 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
              (an op on port "div" takes one issue slot and `cycles` of a divider)
     T_nOL  = max(N_loads / load_ports, N_stores / store_ports)            (L1/SPM ports)
     T_L2   = (N_L1_fills + N_L1_writebacks) * line / BW_L2                (L1 <-> L2 lines)
+             without an L1 (l1.size = 0): N_accesses * 8 / BW_L2 (a word per access)
     T_DRAM = time from the phase's start until the ONE DRAM channel has given the phase
-             (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM of transfer
-             time: DMA transfers (scheduled when issued) hold the channel during their
-             data time, and the cache's lines use the gaps       (L2 <-> DRAM, shared)
+             need = (N_DRAM_lines_read + N_DRAM_lines_written) * line / BW_DRAM of
+             transfer time (with dma.path = "l2": max(need, T_L2), the DMA holding the
+             L2 link too), shared with DMA transfers round-robin (below)  (shared)
     T_exp  = N_demand_DRAM_misses * lat_DRAM / MLP     (misses the prefetcher did not cover)
     T_late = sum over the phase's first demand hits on lines a prefetch brought from DRAM
              of max(0, lat_DRAM - d * r) / MLP, d = accesses between the prefetch request
@@ -45,14 +46,26 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
              per cache access (the phase's, or the run's so far when larger)
     T_phase = max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exp + T_late   (core.overlap = "sum",
                                                                    ECM-style)
-    T_phase = max(T_OL, T_nOL, T_L2, T_DRAM) + T_exp + T_late     (core.overlap = "max")
+    T_phase = max(T_OL, T_nOL, T_L2, T_DRAM, T_exp) + T_late      (core.overlap = "max")
+    T_phase = max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exp + T_late   (core.lockstep)
+      with lockstep (gem5-SALAM's lockstep_mode: nothing new is launched while an access
+      is in flight), P = core.lockstep_mlp accesses overlapping per step:
+      T_hit = (N_accesses * lat_first + N_L1_misses * lat_L2 + N_SPM_accesses * lat_SPM) / P,
+      lat_first = l1.latency (l2.latency without an L1), T_exp = N_demand * lat_DRAM / P
     T_core = sum over phases of T_phase
-    DMA i:  T_dma(i) = setup + ceil(B_i / request) * request / BW_dma,
-            BW_dma = min(BW_DRAM, spm_port)   (the report names the one that binds)
-            a transfer issued at core time t starts its setup once one of the `in_flight`
-            slots is free, and moves data once the previous transfer's data is done
-            (one data pipe: the DRAM channel); it ends at end_i. Issuing it costs the
-            `dma` op class's issue slots (stream.commit/stream.prefetch).
+    DMA i:  T_dma(i) = setup + lat_DRAM + ceil(B_i / request) * request / BW_dma,
+            BW_dma = min(BW_DRAM, spm_port, and BW_L2 when dma.path = "l2") (the report
+            names the one that binds); a transfer issued at core time t starts its setup
+            once one of the `in_flight` slots is free; its data starts setup + lat_DRAM
+            later (its first request's latency), and once the previous transfer's data is
+            done (one data pipe: the DRAM channel; the latency of one overlaps the data of
+            the other); it ends at end_i. Issuing it costs the `dma` op class's issue
+            slots (stream.commit/stream.prefetch).
+    Arbitration (`share_channel`): round-robin between the cache and the DMA engine. In a
+            gap between transfers the phase's lines have the channel alone; while a
+            transfer moves data both get half of it: the phase progresses at half rate
+            and the transfer's end moves later by the channel time the phase used (later
+            transfers are retimed: slots and pipe as above).
     stall at an acquire/wait of transfer i at core time now:  max(0, end_i - now)
     T      = T_core + sum(stalls) + T_drain,  T_drain = max(0, last end_i - (T_core+stalls))
 
@@ -75,24 +88,28 @@ the program does between issuing it and waiting for it. The compiled fast path e
 phases at the same ops with the same counts (`hwmodel/fastsim.py`).
 
 Simplifications (stated, not hidden; they do not all favour one design):
-- DMA goes first on the DRAM channel: a transfer's data time is reserved when it is
-  issued, and later cache lines wait (a real controller would interleave them); the
-  channel's request slots are not modelled beyond that (no bank or row-buffer timing).
-  This favours TapeFlow (its DMA is never delayed by cache lines).
+- DMA and cache lines share the channel round-robin at phase granularity (a phase's
+  lines as one requestor); no bank or row-buffer timing. A DMA transfer's later
+  requests are taken as pipelined behind its first one's latency. With dma.path = "l2"
+  DMA bytes cross the L2 link once and are charged as L2 word accesses, but do not
+  allocate in the L2 (no pollution of the cache's contents is modelled).
 - A late prefetch's distance is counted in cache accesses and turned into time with an
   average rate, not the exact cycle of the request (either way).
-- L1/L2/SPM hit latencies are taken as hidden by the out-of-order core (only port and
-  bandwidth limits and uncovered DRAM misses cost time); op latencies likewise (only
-  throughput is charged, e.g. the divider's `cycles`). This favours the cached baseline,
-  most on accel-salam, whose cluster cache takes 20 cycles per lookup.
+- Without core.lockstep, L1/L2/SPM hit latencies are taken as hidden by the out-of-order
+  core (only port and bandwidth limits and uncovered DRAM misses cost time). With it
+  (accel-salam), memory latencies stall the datapath, but without a dependence graph the
+  model cannot tell which accesses share a lockstep step: `lockstep_mlp` is one number
+  for the whole run. Op latencies are never charged (only throughput, e.g. the
+  divider's `cycles`), although lockstep exposes them too (fadd 5 cycles in SALAM).
 - With core.overlap = "sum" (the CPU preset), memory terms add up within a phase
   (ECM-style), which charges cached traffic more than "max" would, while DMA overlaps
   the core fully (up to its stalls): this favours TapeFlow; accel-salam uses "max".
-- Freed buffers' addresses are not reused; no leakage energy, no register-file or
-  instruction-overhead energy unless configured.
+- Freed buffers' addresses are not reused; leakage = `leakage.sram_mw_per_kib` [A] x
+  capacity x time; no register-file or instruction-overhead energy unless configured.
 
 Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
-            + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine,
+            + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine
+            + leakage,
 where a core access is one word access, and a line moved in or out of a level is
 line/8 word accesses at that level (hwmodel/report.py lists which counts feed each term);
 e_L1/e_L2 scale with the level's capacity by the scratchpad's law

@@ -127,7 +127,7 @@ def test_dma_takes_setup_plus_bytes_over_bandwidth(k: int, setup: int, bw: float
     sets = [f"dma.setup={setup}", f"dram.bandwidth={bw}", "dma.spm_port=64.0"]
     r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=sets)
     nbytes = k * 8
-    expected = setup + load_machine().get("dram", "latency") + nbytes / bw  # + the first request's latency
+    expected = setup + load_machine().get("dram", "latency") + nbytes / bw  # + 1st latency
     d = r.report["dma"]
     assert d["transfers"] == 2
     assert d["bytes_to_dram"] == nbytes
@@ -145,7 +145,8 @@ def test_dma_moves_whole_requests():
     for k, requests in ((5, 1), (9, 2)):
         r = sim(DMA.format(k=k, work=0), "dma", [1.0], sets=["dma.setup=10"])
         assert r.report["dma"]["bytes"] == 2 * k * 8  # bytes moved for the program
-        assert r.report["dma"]["stall_cycles"] == pytest.approx(2 * (10 + 160 + requests * 64 / 12.8))
+        stall = 2 * (10 + 160 + requests * 64 / 12.8)  # setup + DRAM latency + data
+        assert r.report["dma"]["stall_cycles"] == pytest.approx(stall)
 
 
 def test_dma_bandwidth_is_bounded_by_the_scratchpad_port():

@@ -152,25 +152,13 @@ def test_dma_is_charged_its_dram_latency():
     assert cycles[400] - cycles[0] == pytest.approx(400)
 
 
-STREAM = """
-func.func @sum(%a: memref<{n}xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {n} : index
-  %z = arith.constant 0.0 : f64
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
-    %s = memref.load %a[%i] : memref<{n}xf64>
-    %t = arith.addf %acc, %s : f64
-    scf.yield %t : f64
-  }}
-  func.return %r : f64
-}}
-"""
 
 
 def test_exposed_misses_overlap_under_max_as_the_other_terms_do():
     """overlap = "max": T_phase = max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed), T_exposed is
     not added on top (it used to be, which favoured the streamed design)."""
+    from test_hwmodel import STREAM
+
     n = 4096
     for mlp in (1, 40):  # T_exposed binds, then T_OL does
         m = _one_phase("core.overlap=max", f"core.mlp={mlp}")
@@ -201,7 +189,9 @@ def test_lockstep_dependent_load_chain_costs_its_hit_latency_per_load():
     n, steps = 256, 4096  # a 2 KiB ring: fits the 16 KiB cluster cache, n * 8 / 64 misses
     ring = np.array([(i + 1) % n for i in range(n)], dtype=np.int64)
     m = load_machine("accel-salam")
-    assert m.get("core", "lockstep") and not m.has_l1 and m.get("core", "lockstep_mlp") == 1
+    assert m.get("core", "lockstep")
+    assert not m.has_l1
+    assert m.get("core", "lockstep_mlp") == 1
     r = sim(CHAIN.format(n=n), "chase", [ring, steps], m).report
     assert r["results"][0]["value"] == steps % n
     t = r["cycle_terms"]
@@ -227,15 +217,17 @@ def test_streaming_kernel_is_never_faster_than_the_2_byte_crossbar(variant: str)
     assert base.get("l2", "bandwidth") == pytest.approx(2 * bus_cycles_per_cycle)
     core = base.raw["core"]
     sets = [f"core.{k}={core[k] * 16}" for k in ("issue_width", "fp_ports", "load_ports",
-                                                  "store_ports")] + ["core.lockstep=false"]  # fmt: skip
-    r = _kernel_run("softmax_ce", variant, load_machine("accel-salam", sets), size="small")
+                                                  "store_ports")]  # fmt: skip
+    machine = load_machine("accel-salam", [*sets, "core.lockstep=false"])
+    r = _kernel_run("softmax_ce", variant, machine, size="small")
     crossing = r["levels"]["L2"]["accesses"] * 8 + r["dma"]["bytes"]
     assert crossing > 0
     assert r["levels"]["L1"]["accesses"] == 0  # no L1
     assert r["cycles"] >= crossing / 2 / bus_cycles_per_cycle
     if variant == "tapeflow":
-        assert r["dma"]["bytes"] > 0 and r["dma"]["bandwidth_bound_by"] == "l2.bandwidth" or \
-            r["dma"]["bandwidth_bound_by"] == "dma.spm_port"
+        assert r["dma"]["bytes"] > 0
+        # min(DRAM, SPAD port, crossbar): the SPAD's 16 B/cycle binds, below the 20 B/cycle link
+        assert r["dma"]["bandwidth_bytes_per_cycle"] <= machine.get("l2", "bandwidth")
 
 
 SHARED = """
@@ -467,7 +459,8 @@ def test_no_l1_every_access_is_an_l2_access_in_both_backends():
             out.append(sim_.counters)
         assert all(c == out[0] for c in out)
         c = out[0]
-        assert c["l2_accesses"] == 5000 and c["l1_hits"] == c["l1_misses"] == 0
+        assert c["l2_accesses"] == 5000
+        assert c["l1_hits"] == c["l1_misses"] == 0
         assert c["l2_hits"] + c["l2_misses"] == 5000
     one = CacheSim(CacheParams(l1_size=0, l1_assoc=1, l2_size=128, l2_assoc=1, prefetch=False),
                    "python")  # fmt: skip  (2 sets of one 64-byte line)
