@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 import time
 import traceback
 from collections.abc import Iterable, Sequence
@@ -46,10 +45,7 @@ from typing import Any
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-"""The source tree (editable install): `benchmarks/` lives there, not in site-packages."""
-if (REPO_ROOT / "benchmarks" / "kernels").is_dir() and str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from tapeflow.bundled_kernels import REPO_ROOT
 
 VARIANTS = ("enzyme", "regions", "tapeflow")
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
@@ -95,10 +91,15 @@ Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/r
 
 
 def kernels() -> dict[str, Any]:
-    """`benchmarks.kernels.KERNELS` (the source tree is on `sys.path`, see `REPO_ROOT`)."""
-    from benchmarks.kernels import KERNELS
+    """The bundled suite (`tapeflow.kernels`): name -> kernel."""
+    from tapeflow.kernels import bundled
 
-    return KERNELS
+    return bundled()
+
+
+def kernel_of(job: Job) -> Any:
+    """The kernel a job runs: its kernel file's (`Job.file_kernel`), or the bundled one."""
+    return job.file_kernel if job.file_kernel is not None else kernels()[job.kernel]
 
 
 def pipeline_spec(
@@ -139,6 +140,9 @@ class Job:
     c_source: str = ""
     """A C twin of the kernel (`tapeflow-bench --kernels k.c`), compiled with the size's
     `-D` macros, instead of the bundled MLIR."""
+    file_kernel: Any = None
+    """A `tapeflow.kernels.FileKernel` (a user's file, a suite's C kernel) instead of a
+    bundled kernel."""
 
     @property
     def spec(self) -> str:
@@ -146,36 +150,22 @@ class Job:
                              self.cleanup)  # fmt: skip
 
 
-def kernel_arguments(name: str, size: str, seed: int = 0) -> list[Any]:
-    """`@<name>_grad`'s arguments: each array input followed by a zero shadow when it is a
-    float array, then the seed 1.0 of the scalar loss."""
-    from benchmarks.kernels import KERNELS, make_inputs
-
-    args: list[Any] = []
-    for spec, a in zip(KERNELS[name].args, make_inputs(name, size, seed), strict=True):
-        args.append(a)
-        if spec.is_float:
-            args.append(np.zeros_like(a))
-    args.append(1.0)
-    return args
+def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) -> list[Any]:
+    """`@<name>_grad`'s arguments (`kernel`'s, default the bundled kernel `name`): each
+    array input followed by a zero shadow when it is a float array, then the seed 1.0."""
+    return (kernel or kernels()[name]).grad_arguments(size, seed)
 
 
 def build_module(job: Job) -> Any:
     from xdsl.passes import PassPipeline
 
-    from benchmarks.kernels import KERNELS
-    from tapeflow import runner
     from tapeflow.registry import get_all_passes, make_context
 
-    kernel = KERNELS[job.kernel]
-    if job.c_source:
-        from tapeflow.frontends.c import compile_c
-
-        defines = [f"-D{k}={v}" for k, v in kernel.sizes[job.size].items()]
-        source = Path(job.c_source).read_text()
-        module = compile_c(source, job.c_source, defines, functions=[job.kernel])
+    kernel = kernel_of(job)
+    if job.file_kernel is not None:
+        module = kernel.load(job.size)
     else:
-        module = runner.load_module(kernel.source(job.size), str(kernel.path(job.size)))
+        module = kernel.load(job.size, job.c_source)
     PassPipeline.parse_spec(get_all_passes(), job.spec).apply(make_context(), module)
     module.verify()
     return module
@@ -294,8 +284,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             "pid": os.getpid()}  # fmt: skip
 
 
-def _compile_key(job: Job) -> tuple[str, ...]:
-    return (job.kernel, job.size, job.spec, job.c_source)
+def _compile_key(job: Job) -> tuple[Any, ...]:
+    return (job.kernel, job.size, job.spec, job.c_source, job.file_kernel)
 
 
 def _ir_digest(module: Any) -> str:
@@ -338,10 +328,9 @@ def _run_shared(module: Any, jobs: Sequence[Job],
                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """Jobs with the same program, inputs and backend: ONE run for the union of their
     machines (each distinct machine table once); each job's result from its machines."""
-    from benchmarks.kernels import KERNELS
-
     t0, c0 = time.perf_counter(), time.process_time()
     first = jobs[0]
+    kernel = kernel_of(first)
     per_job = [_job_machines(job) for job in jobs]
     index: dict[str, int] = {}  # a machine table (its JSON) -> its place in `machines`
     machines: list[Any] = []
@@ -356,13 +345,13 @@ def _run_shared(module: Any, jobs: Sequence[Job],
             slots[-1][cap] = index[key]
     timings: dict[str, float] = {}
     sims, path = _simulate_many(
-        module, KERNELS[first.kernel].grad_entry,
-        lambda: kernel_arguments(first.kernel, first.size, first.seed), machines,
+        module, kernel.grad_entry,
+        lambda: kernel.grad_arguments(first.size, first.seed), machines,
         first.backend, timings,
     )  # fmt: skip
     run = sims[0].run
     grads = {}
-    names = _argument_names(first.kernel)
+    names = kernel.argument_names(first.size)
     for p in run.memref_positions:
         grads[names[p]] = np.asarray(run.arguments[p])
     for i, r in enumerate(run.results):
@@ -398,15 +387,7 @@ def _run_shared(module: Any, jobs: Sequence[Job],
 
 def _argument_names(name: str) -> list[str]:
     """Names of `@<name>_grad`'s arguments: `A`, `dA` (shadow), ..., `seed`."""
-    from benchmarks.kernels import KERNELS
-
-    out: list[str] = []
-    for spec in KERNELS[name].args:
-        out.append(spec.name)
-        if spec.is_float:
-            out.append("d" + spec.name)
-    out.append("seed")
-    return out
+    return kernels()[name].argument_names()
 
 
 # ------------------------------------------------------------------------------------------
@@ -561,9 +542,9 @@ def _variant_summary(res: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
-                     machine: Any, tolerance: float = TOLERANCE) -> KernelRow:  # fmt: skip
-    from benchmarks.kernels import primal_bytes
-
+                     machine: Any, tolerance: float = TOLERANCE,
+                     kernel: Any = None) -> KernelRow:  # fmt: skip
+    """One kernel's row (`kernel`: its registry entry, default the bundled `name`)."""
     errors = [f"{v}: {r['error']}" for v, r in results.items() if r.get("error")]
     good = {v: r for v, r in results.items() if not r.get("error")}
     grads_ok, notes = compare_gradients(good) if len(good) == len(VARIANTS) else (False, [])
@@ -581,7 +562,7 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         eratio[key] = _ratio(base[key], t[key]) if base and t else None
         eratio_r[key] = _ratio(base[key], r[key]) if base and r else None
     tape = base["tape_bytes"] if base else 0
-    pbytes = primal_bytes(name, size)
+    pbytes = (kernel or kernels()[name]).primal_bytes(size)
     sweep = good.get("enzyme", {}).get("sweep", [])
     need = cache_needed(sweep, tolerance)
     hwm = variants["tapeflow"]["spm_high_water_bytes"] if "tapeflow" in variants else 0

@@ -459,11 +459,11 @@ def code_fingerprint() -> str:
     import tapeflow.dialects
     import tapeflow.hwmodel
     import tapeflow.transforms
-    from tapeflow.bench import REPO_ROOT
+    from tapeflow.bundled_kernels import kernel_dir
 
     roots = [Path(m.__file__).parent for m in (tapeflow, tapeflow.dialects, tapeflow.hwmodel,
                                               tapeflow.transforms)]  # fmt: skip
-    roots.append(REPO_ROOT / "benchmarks" / "kernels")
+    roots.append(kernel_dir())
     h = hashlib.sha256()
     for root in roots:
         for p in sorted(root.rglob("*")):
@@ -514,7 +514,6 @@ def simulate_task(ir: str, kernel: str, size: str, seed: int, machines: list[dic
                   backend: str) -> list[dict[str, Any]]:  # fmt: skip
     """One result per machine (report, gradients digest, path or error), from one run of
     the program when the machines allow it, else one run each."""
-    from benchmarks.kernels import KERNELS
     from tapeflow import bench, runner
 
     t0 = time.perf_counter()
@@ -522,7 +521,7 @@ def simulate_task(ir: str, kernel: str, size: str, seed: int, machines: list[dic
         module = runner.load_module(ir, f"{kernel}.mlir")
     except Exception as e:
         return [{"error": f"{type(e).__name__}: {e}".strip()} for _ in machines]
-    entry = KERNELS[kernel].grad_entry
+    entry = bench.kernels()[kernel].grad_entry
 
     def run(raws: list[dict[str, Any]]) -> list[dict[str, Any]]:
         sims, path = bench._simulate_many(
@@ -701,10 +700,8 @@ class _Cache:
 
 
 def _inputs_digest(kernel: str, size: str, seed: int) -> str:
-    from tapeflow import bench
     from tapeflow.bench import kernel_arguments
 
-    bench.kernels()  # puts the source tree on sys.path
     return gradients_digest({str(i): a for i, a in
                              enumerate(kernel_arguments(kernel, size, seed))})  # fmt: skip
 
