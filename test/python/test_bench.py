@@ -310,3 +310,27 @@ def test_gradient_mismatch_fails_loudly(
     assert "error: gemm: gradients differ across variants" in err
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["machines"][0]["kernels"][0]["gradients_identical"] is False
+
+
+def test_package_imports_nothing_from_benchmarks() -> None:
+    """The kernel registry lives in the package: no module under tapeflow/ (nor the
+    hardware model, dialects, transforms) imports `benchmarks` or edits `sys.path`."""
+    import ast
+
+    root = Path(bench.__file__).resolve().parents[1]
+    offenders = []
+    for folder in ("tapeflow", "hwmodel", "dialects", "transforms"):
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(n == "benchmarks" or n.startswith("benchmarks.") for n in names):
+                    offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+                if (isinstance(node, ast.Attribute) and node.attr == "path"
+                        and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+                    offenders.append(f"{path.relative_to(root)}:{node.lineno} sys.path")
+    assert offenders == []
