@@ -647,7 +647,9 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
              size: str, header: dict[str, Any]) -> str:  # fmt: skip
     out: list[str] = []
     l2 = machine.l2.size
-    out.append(f"## tapeflow-bench: {size} sizes, machine `{header['machine_name']}`")
+    suite = header.get("suite", "bundled")
+    out.append(f"## tapeflow-bench: suite {suite}, {size} sizes, machine "
+               f"`{header['machine_name']}`")
     out.append("")
     out.append(f"- command: `{header['command']}`")
     load = header.get("load_average")
@@ -836,6 +838,45 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if bad:
         out.append("")
     out.append(METRICS_DOC)
+    return "\n".join(out) + "\n"
+
+
+def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
+                     ratios: dict[str, dict[int, float]], cache: int) -> list[dict[str, Any]]:
+    """Suite salam: per kernel, our speedup with both designs' L2 (the cluster cache) at
+    `cache` bytes (from the L2 sweeps) beside gem5-SALAM's own orig/ad total-cycle ratio
+    at that cluster-cache size (`ratios`, `tapeflow.kernels.salam_ratios`)."""
+    out = []
+    for r in rows:
+        csv = getattr(kernels.get(r.kernel), "csv", "") or r.kernel.split("/")[-1]
+        e = {p["l2_bytes"]: p["cycles"] for p in r.sweep}
+        t = {p["l2_bytes"]: p["cycles"] for p in r.sweep_tapeflow}
+        ours = _ratio(e[cache], t[cache]) if cache in e and cache in t else None
+        theirs = ratios.get(csv, {}).get(cache)
+        out.append({"kernel": r.kernel, "csv": csv, "cache_bytes": cache,
+                    "speedup_ours": ours, "speedup_gem5_salam": theirs,
+                    "ours_over_theirs": _ratio(ours, theirs) if ours and theirs else None})
+    return out
+
+
+def salam_markdown(compare: Sequence[dict[str, Any]], machine: str, cache: int) -> str:
+    """The summary of suite salam on one machine: our speedup beside gem5-SALAM's."""
+    out = [f"### Suite salam on `{machine}`: our speedup beside gem5-SALAM's "
+           f"(cluster cache = L2 = {fmt_bytes(cache)})", ""]
+    out.append("gem5-SALAM's = orig / ad total cycles of its own result CSVs "
+               "(benchmarks/kernels/salam/gem5_salam_results.csv); ours = Enzyme-layout / "
+               "TapeFlow cycles with both designs' L2 at that size (from the L2 sweeps).")
+    out.append("")
+    out.append("| kernel | gem5-SALAM CSV | our speedup | gem5-SALAM speedup | ours / theirs |")
+    out.append("|---|---|---:|---:|---:|")
+    for c in compare:
+        out.append(f"| {c['kernel']} | {c['csv']} | {fmt_x(c['speedup_ours'])} | "
+                   f"{fmt_x(c['speedup_gem5_salam'])} | {fmt_x(c['ours_over_theirs'])} |")
+    both = [c for c in compare if c["speedup_ours"] and c["speedup_gem5_salam"]]
+    out.append(f"| **geomean** ({len(both)} with both) | | "
+               f"**{fmt_x(geomean(c['speedup_ours'] for c in both))}** | "
+               f"**{fmt_x(geomean(c['speedup_gem5_salam'] for c in both))}** | "
+               f"{fmt_x(geomean(c['ours_over_theirs'] for c in both))} |")
     return "\n".join(out) + "\n"
 
 

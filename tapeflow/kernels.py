@@ -24,7 +24,7 @@ The package imports nothing from benchmarks/: kernel files are data it reads.
 
 from __future__ import annotations
 
-import functools
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -189,11 +189,17 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
                 f"{len(marked)} functions are ({', '.join(marked)})")  # fmt: skip
         raise ToolError(f"{path}: {what} marked for differentiation; mark exactly one "
                         f"(the `{AUTODIFF_ATTR}` attribute, or an __enzyme_autodiff call)")
-    return FileKernel(path, function or marked[0], tuple(inputs), dict(sizes or {}), csv)
+    kernel = FileKernel(path, function or marked[0], tuple(inputs), dict(sizes or {}), csv)
+    kernel.grad_arguments(size)  # bad --inputs or scalars fail here, before anything runs
+    return kernel
 
 
-@functools.cache
-def salam_suite(directory: str | None = None, size: str = "default") -> dict[str, FileKernel]:
+def salam_dir(directory: str | None = None) -> Path:
+    """Suite salam's folder: `directory`, `$TAPEFLOW_SALAM`, else `kernel_dir()/salam`."""
+    return Path(directory or os.environ.get("TAPEFLOW_SALAM") or kernel_dir() / "salam")
+
+
+def salam_suite(directory: str | None = None) -> dict[str, FileKernel]:
     """Suite `salam` from `directory/manifest.toml` (default `kernel_dir()/salam`):
     name -> FileKernel. The manifest has one table per kernel:
 
@@ -204,7 +210,7 @@ def salam_suite(directory: str | None = None, size: str = "default") -> dict[str
         sizes.small = {N = 4}      # -D macros per size name
         sizes.default = {N = 64}
     """
-    root = Path(directory) if directory else kernel_dir() / "salam"
+    root = salam_dir(directory)
     manifest = root / SALAM_MANIFEST
     if not manifest.is_file():
         raise ToolError(f"suite salam: no such file: {manifest}")
@@ -229,8 +235,7 @@ def salam_ratios(directory: str | None = None) -> dict[str, dict[int, float]]:
     orig/ad total cycles}; empty when the file is not there."""
     import csv
 
-    root = Path(directory) if directory else kernel_dir() / "salam"
-    path = root / SALAM_RESULTS
+    path = salam_dir(directory) / SALAM_RESULTS
     if not path.is_file():
         return {}
     cycles: dict[tuple[str, str, int], int] = {}

@@ -89,9 +89,23 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    "the tape then fits in cache, so the numbers mean little")  # fmt: skip
     p.add_argument("--size", choices=("small", "default"), default=None,
                    help="kernel size (default: default, or small with --quick)")  # fmt: skip
+    p.add_argument("--suite", metavar="S,...", default="bundled",
+                   help="kernel suites: bundled (the eleven kernels, default), salam "
+                   "(gem5-SALAM's AD benchmarks in C, benchmarks/kernels/salam/, with "
+                   "gem5-SALAM's own speedups beside ours), or both: bundled,salam")
     p.add_argument("--kernels", metavar="A,B", default=None,
-                   help=f"only these kernels (known: {', '.join(kernel_names)}); a C file "
-                        "k.c runs kernel k from that C source (benchmarks/kernels/c/)")
+                   help=f"only these kernels of the suites (bundled: "
+                        f"{', '.join(kernel_names)}), or kernel files: path/k.c or "
+                        "path/k.mlir runs the function marked for differentiation "
+                        "(tapeflow.autodiff, or handed to __enzyme_autodiff) of that file; "
+                        "a C file named after a bundled kernel (gemm.c) is its C twin, "
+                        "compiled with the kernel's sizes and given the kernel's inputs")
+    p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
+                   help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
+                   "(default: tapeflow-run's seeded fill rule); repeatable")
+    p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
+                   help="cluster-cache (L2) size in KiB at which suite salam's speedups are "
+                   "put beside gem5-SALAM's (16); added to the sweep")
     p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="worker processes of a Dask LocalCluster, as tapeflow-sweep's "
                    "(default: nproc = %(default)s; 1 runs in-process)")  # fmt: skip
@@ -134,33 +148,56 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     return p
 
 
-def _kernel_list(text: str | None, known: Sequence[str]) -> list[str]:
+def _is_file(entry: str) -> bool:
+    return entry.endswith((".c", ".mlir")) or "/" in entry
+
+
+def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str],
+                 size: str) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
+    """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
+    Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
+    are suite `files`. Raises `ToolError` on an unknown suite or kernel, a missing file."""
+    from tapeflow import kernels as registry
     from tapeflow.diagnostics import ToolError
 
+    suites = [s.strip() for s in suites_text.split(",") if s.strip()]
+    bad = [s for s in suites if s not in registry.SUITES]
+    if bad or not suites:
+        raise ToolError(f"--suite: unknown suite(s) {', '.join(map(repr, bad)) or 'none given'};"
+                        f" known: {', '.join(registry.SUITES)}")  # fmt: skip
+    known: dict[str, tuple[str, Any, str]] = {}
+    for suite in suites:
+        if suite == "bundled":
+            known.update({n: ("bundled", k, "") for n, k in registry.bundled().items()})
+        else:
+            known.update({f"salam/{n}": ("salam", k, "")
+                          for n, k in registry.salam_suite().items()})
     if text is None:
-        return list(known)
-    names = [_c_kernel_name(n.strip()) for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
-        raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)}")
-    return list(dict.fromkeys(names))
-
-
-def _c_kernel_name(entry: str) -> str:
-    """`path/gemm.c` names the kernel `gemm` (its C twin is compiled instead of the MLIR)."""
-    return Path(entry).stem if entry.endswith(".c") else entry
-
-
-def _c_sources(text: str | None) -> dict[str, str]:
-    """Kernel name -> C file, for the `--kernels` entries that are `.c` files."""
-    from tapeflow.diagnostics import ToolError
-
-    entries = [n.strip() for n in (text or "").split(",") if n.strip().endswith(".c")]
+        return known
+    entries = [e.strip() for e in text.split(",") if e.strip()]
+    out: dict[str, tuple[str, Any, str]] = {}
+    unknown = []
     for e in entries:
-        if not Path(e).is_file():
-            raise ToolError(f"--kernels: {e}: no such file")
-    return {_c_kernel_name(e): e for e in entries}
+        stem = Path(e).stem
+        if _is_file(e) and not Path(e).is_file():
+            raise ToolError(f"no such file: {e}")
+        if e.endswith(".c") and stem in registry.bundled():
+            out[stem] = ("bundled", registry.bundled()[stem], e)  # the C twin
+        elif _is_file(e):
+            k = registry.file_kernel(e, tuple(inputs), size=size)
+            label = k.name if k.name not in out and k.name not in known else e
+            out[label] = ("files", k, "")
+        elif e in known:
+            out[e] = known[e]
+        elif f"salam/{e}" in known:
+            out[f"salam/{e}"] = known[f"salam/{e}"]
+        else:
+            unknown.append(e)
+    if unknown or not out:
+        what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
+        raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)} "
+                        "(or a .c/.mlir file)")  # fmt: skip
+    return out
 
 
 def _sweep_list(text: str | None, machine: Any) -> list[int]:
@@ -335,11 +372,12 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.transforms.layers import check_options
 
-    KERNELS = bench.kernels()
-    args = _parser(list(KERNELS)).parse_args(argv)
+    args = _parser(list(bench.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")
-    names = _kernel_list(args.kernels, list(KERNELS))
-    c_sources = _c_sources(args.kernels)
+    table = kernel_table(args.kernels, args.suite, args.inputs, size)
+    args.kernel_table = table
+    names = list(table)
+    salam = any(suite == "salam" for suite, _, _ in table.values())
     if args.jobs < 1:
         raise ToolError("--jobs must be >= 1")
     if args.tolerance < 0:
@@ -348,6 +386,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     for label in _machine_list(args.machine):
         machine = load_machine(label, args.set)
         sweep = _sweep_list(args.sweep, machine)
+        if salam and sweep:  # suite salam's comparison point is a sweep point
+            sweep = sorted({*sweep, args.salam_cache * 1024})
         for cap in sweep:  # validate every sweep point before running anything
             bench.machine_from_raw(machine.raw, cap)
         spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
@@ -365,7 +405,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
-                  seed=args.seed, backend=args.backend, c_source=c_sources.get(n, ""))
+                  seed=args.seed, backend=args.backend, c_source=table[n][2],
+                  file_kernel=table[n][1] if table[n][0] != "bundled" else None)
         for label, machine, sweep, spm_bytes in setups
         for n in names
         for v in bench.VARIANTS
@@ -414,40 +455,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = []
     plots: list[str] = []
     several = len(setups) > 1
+    table = args.kernel_table
+    suites = list(dict.fromkeys(suite for suite, _, _ in table.values()))
+    ratios = None
     for label, machine, sweep, spm_bytes in setups:
         by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
         for r in results:
             if r["machine"] == label:
                 by_kernel[r["kernel"]][r["variant"]] = r
-        rows = [bench.summarize_kernel(n, size, by_kernel[n], machine, common["tolerance"])
-                for n in names]  # fmt: skip
-        gm = bench.geomeans(rows)
-        header = {
-            **common,
-            "machine_name": machine.raw.get("meta", {}).get("name", "?"),
-            "machine_desc": _machine_desc(machine, label, args.set),
-            "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                                 args.depth),
-            "sweep": sweep,
-        }
-        texts.append(bench.markdown(rows, gm, machine, size=size, header=header))
-        data = bench.to_json(rows, gm, header, machine)
-        data["runs"] = [
-            {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                                   "compile_s", "shared_with", "error")}
-            for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
-            if r["machine"] == label
-        ]
-        per_machine.append(data)
-        summary.append((header["machine_name"], gm))
-        if not args.no_plots:
-            t = time.perf_counter()
-            try:
-                plots += bench.write_plots(rows, gm, out_dir, f"-{label}" if several else "")
-            except ImportError as e:
-                print(f"warning: no plots ({e}); pip install -e '.[bench]'", file=sys.stderr)
-            t_plots += time.perf_counter() - t
-        failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
+        for suite in suites:
+            mine = [n for n in names if table[n][0] == suite]
+            rows = [bench.summarize_kernel(n, size, by_kernel[n], machine,
+                                           common["tolerance"], table[n][1])
+                    for n in mine]  # fmt: skip
+            gm = bench.geomeans(rows)
+            name = machine.raw.get("meta", {}).get("name", "?")
+            header = {
+                **common,
+                "suite": suite,
+                "machine_name": name,
+                "machine_desc": _machine_desc(machine, label, args.set),
+                "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
+                                                     args.depth),
+                "sweep": sweep,
+            }
+            texts.append(bench.markdown(rows, gm, machine, size=size, header=header))
+            data = bench.to_json(rows, gm, header, machine)
+            if suite == "salam":
+                if ratios is None:
+                    from tapeflow.kernels import salam_ratios
+
+                    ratios = salam_ratios()
+                compare = bench.salam_comparison(rows, {n: table[n][1] for n in mine},
+                                                 ratios, args.salam_cache * 1024)
+                texts.append(bench.salam_markdown(compare, name, args.salam_cache * 1024))
+                data["salam_comparison"] = compare
+            data["runs"] = [
+                {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
+                                       "compile_s", "shared_with", "error")}
+                for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
+                if r["machine"] == label and r["kernel"] in mine
+            ]
+            per_machine.append(data)
+            key = name if suite == "bundled" else f"{name} ({suite})"
+            summary.append((key, gm))
+            if not args.no_plots:
+                t = time.perf_counter()
+                tag = (f"-{label}" if several else "") + ("" if suite == "bundled"
+                                                          else f"-{suite}")  # fmt: skip
+                try:
+                    plots += bench.write_plots(rows, gm, out_dir, tag)
+                except ImportError as e:
+                    print(f"warning: no plots ({e}); pip install -e '.[bench]'",
+                          file=sys.stderr)  # fmt: skip
+                t_plots += time.perf_counter() - t
+            failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
+    several = several or len(suites) > 1
     if several:
         texts.append(bench.summary_markdown(summary))
     text = "\n".join(texts)

@@ -334,3 +334,16 @@ def test_package_imports_nothing_from_benchmarks() -> None:
                         and isinstance(node.value, ast.Name) and node.value.id == "sys"):
                     offenders.append(f"{path.relative_to(root)}:{node.lineno} sys.path")
     assert offenders == []
+
+
+def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
+    """`scripts/bench --out rel` writes under the caller's directory (issue 22 item 10:
+    it used to land in the repository root)."""
+    script = Path(bench.__file__).resolve().parents[1] / "scripts" / "bench"
+    proc = subprocess.run(
+        ["bash", str(script), "--quick", "--kernels", "pairwise", "--machine", "default-45nm",
+         "--jobs", "1", "--sweep", "none", "--no-plots", "--no-progress", "--out", "rel"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "rel" / "results.json").is_file()
