@@ -347,3 +347,39 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rel" / "results.json").is_file()
+
+
+def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
+    """Suite salam from a manifest (a stand-in kernel and result CSV written here): its own
+    table, and per kernel our speedup at the 16 KiB cluster cache beside theirs."""
+    import os
+
+    (tmp_path / "chain.c").write_text(
+        "double tanh(double);\n"
+        "double chain(double x[N]) { double s = 0.0;\n"
+        "  for (int i = 0; i < N; i++) s = tanh(s + x[i]);\n  return s * s; }\n"
+        "void g(double *x, double *dx) { __enzyme_autodiff((void *)chain, enzyme_dup, x, dx); }\n")
+    (tmp_path / "manifest.toml").write_text(
+        '[chain]\nfile = "chain.c"\nentry = "chain"\ncsv = "logsum"\n'
+        "sizes.small = {N = 8}\nsizes.default = {N = 64}\n")
+    cols = "benchmark,variant,accounting,cache_bytes,total_cycles"
+    (tmp_path / "gem5_salam_results.csv").write_text(
+        f"# stand-in\n{cols}\nlogsum,orig,total,16384,300\nlogsum,ad,total,16384,200\n"
+        "logsum,orig,pure,16384,1\nlogsum,ad,total,8192,7\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tapeflow.tools.bench", "--suite", "salam", "--quick",
+         "--machine", "accel-salam", "--jobs", "1", "--no-plots", "--no-progress",
+         "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TAPEFLOW_SALAM": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "## tapeflow-bench: suite salam, small sizes, machine `accel-salam`" in proc.stdout
+    data = json.loads((tmp_path / "o" / "results.json").read_text())["machines"][0]
+    [row] = data["salam_comparison"]
+    assert row["speedup_gem5_salam"] == pytest.approx(300 / 200)
+    [k] = data["kernels"]
+    e = {p["l2_bytes"]: p["cycles"] for p in k["sweep"]}[16384]
+    t = {p["l2_bytes"]: p["cycles"] for p in k["sweep_tapeflow"]}[16384]
+    assert row["speedup_ours"] == pytest.approx(e / t)
+    assert f"| salam/chain | logsum | {e / t:.2f}x | 1.50x |" in proc.stdout
