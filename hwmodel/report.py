@@ -17,6 +17,11 @@ Definitions (what each number counts):
   default, its value an [A] assumption, defaults.toml). `on_chip = compute + L1 + L2 + SPM
   + DMA + leakage`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's
   on-chip energy claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
+- `sram.on_chip_bytes`: the design's whole on-chip SRAM, L1 + L2 + the scratchpad's
+  capacity when the program uses the scratchpad (a design that never touches it, such as
+  the Enzyme layout, needs none); what every SRAM ratio of tapeflow-bench and
+  tapeflow-sweep compares (issue 18: counting TapeFlow's scratchpad high-water mark alone
+  against the baseline's L1 + L2 left TapeFlow's own caches and scratchpad out).
 - `sram.in_use`: the on-chip SRAM the tape needs: the scratchpad's high-water mark when the
   program used the scratchpad, else the cache capacity (L1 + L2) the baseline's tape goes
   through. Both numbers are also given.
@@ -108,6 +113,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "cache_capacity_bytes": cache_capacity,
         "spm_capacity_bytes": m.spm_size,
         "spm_high_water_bytes": c.spm_high_water,
+        "on_chip_bytes": cache_capacity + (m.spm_size if c.spm_high_water else 0),
         "in_use_bytes": c.spm_high_water if c.spm_high_water else cache_capacity,
         "in_use_is": "spm_high_water" if c.spm_high_water else "cache_capacity",
     }
@@ -269,6 +275,8 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"  {'off-chip':<10}{_fmt(e['off_chip_pj']):>20}   (DRAM)")
     out.append(f"  {'total':<10}{_fmt(e['total_pj']):>20}")
     s = report["sram"]
+    out.append(f"SRAM on chip: {_fmt(s['on_chip_bytes'])} B (L1 + L2"
+               + (" + scratchpad)" if s["spm_high_water_bytes"] else ")"))
     out.append(f"SRAM in use: {_fmt(s['in_use_bytes'])} B ({s['in_use_is']}; caches "
                f"{_fmt(s['cache_capacity_bytes'])} B, scratchpad high-water "
                f"{_fmt(s['spm_high_water_bytes'])} B of "

@@ -71,17 +71,25 @@ Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/r
   on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage when the machine sets
   it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is about);
   total = on-chip + DRAM.
+- on-chip SRAM of a design = L1 + L2 + the scratchpad's capacity when its program uses
+  the scratchpad (report `sram.on_chip_bytes`): the Enzyme layout's is L1 + L2,
+  TapeFlow's L1 + L2 + SPM. Every SRAM ratio compares these whole-chip figures; the
+  scratchpad's high-water mark (the tape tiles' peak) is an extra column only.
+- iso-SRAM speedup = Enzyme-layout cycles with its L2 grown to TapeFlow's whole on-chip
+  SRAM / TapeFlow cycles at the machine's caches (the plain speedup gives TapeFlow its
+  scratchpad on top of the same caches). Cache sizes are powers of two, so it is read off
+  the Enzyme layout's L2 sweep: "a-b" = Enzyme at the smallest swept L1 + L2 >= TapeFlow's
+  SRAM (a: Enzyme gets at least as much SRAM, the figure that never favours TapeFlow, and
+  the one in the geomean) and at the largest <= it (b); one number when they coincide.
 - SRAM for the same cycles (no threshold): from both designs' L2 sweeps, the smallest
-  on-chip SRAM (L1 + L2, plus the scratchpad high-water for TapeFlow) whose cycles are <=
+  on-chip SRAM (L1 + L2, plus the scratchpad's capacity for TapeFlow) whose cycles are <=
   the other design's cycles at the machine's own caches; and, for a common target (the
   faster design's own cycles), each design's SRAM and their ratio (none where a design
   does not reach the target within the sweep; the geomean skips those kernels).
-- cache needed (Enzyme layout): L1 + L2 at the smallest L2 capacity of the sweep whose
-  cycles are within 5% of the best swept cycles (L1 stays at the machine's size: it exists
-  in both designs; the L2 is what the tape streams through). TapeFlow SPM = the
-  scratchpad's high-water mark (tape tiles); SRAM ratio = cache needed / TapeFlow SPM.
-  TapeFlow still runs with the machine's L1 + L2 for the program's other data; the ratio
-  compares what each design needs on chip for the tape.
+- SRAM needed: the Enzyme layout's L1 + L2 at the smallest L2 capacity of the sweep whose
+  cycles are within 5% of the best swept cycles (L1 stays at the machine's size); TapeFlow's
+  the same from its own L2 sweep (the machine's L1 + L2 without one) plus the scratchpad's
+  capacity; SRAM ratio = Enzyme SRAM needed / TapeFlow SRAM needed.
 - tape = peak DRAM tape storage of the Enzyme layout (bytes); tape/L2 = tape over the
   machine's L2 size; inflation = tape / bytes of every array argument of the primal.
 - controls: kernels whose Enzyme-layout tape is empty (nothing cached). They are shown
@@ -186,6 +194,7 @@ def machine_from_raw(raw: dict[str, Any], l2_size: int | None = None) -> Any:
     if l2_size is not None:
         table["l2"]["size"] = l2_size
     return validate(table)
+
 
 
 def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
@@ -468,7 +477,7 @@ def iso_cycle_sram(enzyme: list[dict[str, Any]], tapeflow: list[dict[str, Any]],
                    own: dict[str, float], spm: int) -> dict[str, Any]:  # fmt: skip
     """The SRAM each design needs for the same cycles, from the two L2 sweeps (no
     threshold): the baseline's to match TapeFlow's cycles at the machine's own caches, and
-    TapeFlow's (L1 + L2 + scratchpad high-water) to match the baseline's; and, for a
+    TapeFlow's (L1 + L2 + the scratchpad's capacity `spm`) to match the baseline's; and, for a
     common target (the FASTER of the two designs' own cycles), each design's SRAM and
     their ratio. A design that does not reach the target within the sweep gives None
     (and the ratio None: it is only bounded by the sweep)."""
@@ -531,6 +540,7 @@ def _variant_summary(res: dict[str, Any]) -> dict[str, Any]:
         "tape_bytes": r["tape_bytes"],
         "tape_spm_bytes": r["tape_spm_bytes"],
         "spm_high_water_bytes": r["sram"]["spm_high_water_bytes"],
+        "on_chip_sram_bytes": r["sram"]["on_chip_bytes"],
         "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
         "dma_bytes": r["dma"]["bytes"],
         "dma_stall_cycles": r["dma"]["stall_cycles"],
@@ -565,28 +575,50 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     pbytes = (kernel or kernels()[name]).primal_bytes(size)
     sweep = good.get("enzyme", {}).get("sweep", [])
     need = cache_needed(sweep, tolerance)
-    hwm = variants["tapeflow"]["spm_high_water_bytes"] if "tapeflow" in variants else 0
+    tf = variants.get("tapeflow")
+    hwm = tf["spm_high_water_bytes"] if tf else 0
+    cache = machine.l1.size + machine.l2.size
+    spm = tf["on_chip_sram_bytes"] - cache if tf else 0  # the scratchpad it uses, if any
+    tsweep = good.get("tapeflow", {}).get("sweep", [])
+    tneed = cache_needed(tsweep, tolerance) if tsweep else {}
+    tf_needed = (tneed["cache_bytes"] if tneed else cache) + spm
     sram = {
         "enzyme_cache_needed_bytes": need.get("cache_bytes"),
         "enzyme_l2_needed_bytes": need.get("l2_bytes"),
         "enzyme_needed_at_smallest_point": need.get("at_smallest"),
+        "enzyme_on_chip_bytes": base["on_chip_sram_bytes"] if base else None,
+        "tapeflow_on_chip_bytes": tf["on_chip_sram_bytes"] if tf else None,
+        "tapeflow_spm_bytes": spm,
         "tapeflow_spm_high_water_bytes": hwm,
-        "ratio": _ratio(need["cache_bytes"], hwm) if need and hwm else None,
-        "machine_cache_bytes": machine.l1.size + machine.l2.size,
+        "tapeflow_sram_needed_bytes": tf_needed if tf else None,
+        "ratio": _ratio(need["cache_bytes"], tf_needed) if need and tf else None,
+        "machine_cache_bytes": cache,
     }
-    tsweep = good.get("tapeflow", {}).get("sweep", [])
-    if sweep and tsweep and base and "tapeflow" in variants:
-        own = {"enzyme": base["cycles"], "tapeflow": variants["tapeflow"]["cycles"]}
-        sram.update(iso_cycle_sram(sweep, tsweep, own, hwm))
-    if tsweep:  # --sweep-tapeflow: the whole on-chip SRAM each design needs
-        tneed = cache_needed(tsweep, tolerance)
-        total = tneed["cache_bytes"] + hwm
+    if sweep and tsweep and base and tf:
+        own = {"enzyme": base["cycles"], "tapeflow": tf["cycles"]}
+        sram.update(iso_cycle_sram(sweep, tsweep, own, spm))
+    if tneed:  # --sweep-tapeflow: the whole on-chip SRAM each design needs
         sram.update({
             "tapeflow_cache_needed_bytes": tneed["cache_bytes"],
             "tapeflow_needed_at_smallest_point": tneed["at_smallest"],
-            "tapeflow_total_needed_bytes": total,
-            "total_ratio": _ratio(need["cache_bytes"], total) if need else None,
+            "tapeflow_total_needed_bytes": tf_needed,
+            "total_ratio": sram["ratio"],
         })  # fmt: skip
+    speedup["tapeflow_iso_sram"] = speedup["tapeflow_iso_sram_upper"] = None
+    if tf and base and not spm:  # TapeFlow used no scratchpad: the same SRAM already
+        speedup["tapeflow_iso_sram"] = speedup["tapeflow_iso_sram_upper"] = speedup["tapeflow"]
+    elif tf and sweep:  # the Enzyme layout's L2 sweep around TapeFlow's whole on-chip SRAM
+        target = tf["on_chip_sram_bytes"]
+        more = [p for p in sweep if p["cache_bytes"] >= target]
+        less = [p for p in sweep if p["cache_bytes"] <= target]
+        if more:
+            p = min(more, key=lambda q: q["cache_bytes"])
+            speedup["tapeflow_iso_sram"] = _ratio(p["cycles"], tf["cycles"])
+            sram["iso_sram_enzyme_cache_bytes"] = p["cache_bytes"]
+        if less:
+            p = max(less, key=lambda q: q["cache_bytes"])
+            speedup["tapeflow_iso_sram_upper"] = _ratio(p["cycles"], tf["cycles"])
+            sram["iso_sram_enzyme_cache_below_bytes"] = p["cache_bytes"]
     return KernelRow(
         kernel=name,
         control=tape == 0,
@@ -614,6 +646,7 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
         "kernels": [r.kernel for r in use],  # type: ignore[dict-item]
         "speedup_regions": geomean(r.speedup.get("regions") for r in use),
         "speedup_tapeflow": geomean(r.speedup.get("tapeflow") for r in use),
+        "speedup_tapeflow_iso_sram": geomean(r.speedup.get("tapeflow_iso_sram") for r in use),
         "on_chip_energy_ratio": geomean(r.energy_ratio.get("on_chip_pj") for r in use),
         "on_chip_memory_energy_ratio": geomean(
             r.energy_ratio.get("on_chip_memory_pj") for r in use),
@@ -637,6 +670,14 @@ def fmt_bytes(n: float | None) -> str:
             v = n / scale
             return f"{v:.0f} {unit}" if v == int(v) else f"{v:.2f} {unit}"
     return f"{int(n)} B"
+
+
+def fmt_iso(speedup: dict[str, float | None]) -> str:
+    """The iso-SRAM speedup "a-b" (METRICS_DOC), or one number when a == b."""
+    a, b = speedup.get("tapeflow_iso_sram"), speedup.get("tapeflow_iso_sram_upper")
+    if a is None or b is None or f"{a:.2f}" == f"{b:.2f}":
+        return fmt_x(a if a is not None else None)
+    return f"{a:.2f}-{b:.2f}x"
 
 
 def fmt_x(v: float | None, digits: int = 2) -> str:
@@ -667,9 +708,10 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip
     out.append("")
     out.append("| kernel | tape (Enzyme) | tape / L2 | inflation | Enzyme cycles | "
-               "regions speedup | TapeFlow speedup | on-chip energy | on-chip mem. energy | "
-               "total energy | Enzyme cache needed | TapeFlow SPM | SRAM ratio | gradients |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+               "regions speedup | TapeFlow speedup | iso-SRAM speedup | on-chip energy | "
+               "on-chip mem. energy | total energy | Enzyme SRAM needed | TapeFlow SRAM needed "
+               "| TapeFlow SPM high-water | SRAM ratio | gradients |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         name = f"{r.kernel} (control)" if r.control else r.kernel
         e = r.variants.get("enzyme", {})
@@ -685,19 +727,25 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         out.append(
             f"| {name} | {fmt_bytes(r.tape_bytes)} | {tape_l2} | {r.inflation:.2f} | "
             f"{e.get('cycles', float('nan')):,.0f} | {fmt_x(r.speedup.get('regions'))} | "
-            f"{fmt_x(r.speedup.get('tapeflow'))} | {fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
+            f"{fmt_x(r.speedup.get('tapeflow'))} | {fmt_iso(r.speedup)} | "
+            f"{fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
             f"{fmt_x(r.energy_ratio.get('on_chip_memory_pj'))} | "
             f"{fmt_x(r.energy_ratio.get('total_pj'))} | {need_s} | "
+            f"{fmt_bytes(r.sram['tapeflow_sram_needed_bytes'])} | "
             f"{fmt_bytes(r.sram['tapeflow_spm_high_water_bytes'])} | "
-            f"{fmt_x(r.sram['ratio'], 1)} | {status} |"
+            f"{fmt_x(r.sram['ratio'], 2)} | {status} |"
         )
     out.append(
         f"| **geomean** ({len(gm['kernels'])} kernels) | | | {fmt_x(gm['inflation'])} | | "
         f"{fmt_x(gm['speedup_regions'])} | **{fmt_x(gm['speedup_tapeflow'])}** | "
+        f"**{fmt_x(gm['speedup_tapeflow_iso_sram'])}** | "
         f"**{fmt_x(gm['on_chip_energy_ratio'])}** | {fmt_x(gm['on_chip_memory_energy_ratio'])} | "
-        f"{fmt_x(gm['total_energy_ratio'])} | | | **{fmt_x(gm['sram_ratio'], 1)}** | |"
+        f"{fmt_x(gm['total_energy_ratio'])} | | | | **{fmt_x(gm['sram_ratio'], 2)}** | |"
     )
     out.append("")
+    if size != "default":
+        out.append(f"At {size} sizes the tapes fit in the caches: these ratios say little "
+                   "about TapeFlow (the default sizes make every tape >= 4x the L2).")
     controls = [r.kernel for r in rows if r.control]
     if controls:
         out.append(f"Controls (cache nothing, shown but excluded from the geomeans): "
@@ -733,11 +781,14 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                        f"{s['total_pj'] / 1e6:,.2f} | {s['cycles']:,.0f} |")  # fmt: skip
     out.append("")
     # Where the cycles go.
+    most = max((s["cycles"] for r in rows for s in r.variants.values()), default=0.0)
+    scale, unit_name = next((u for u in ((1e6, "millions"), (1e3, "thousands"))
+                             if most >= 10 * u[0]), (1.0, "cycles"))  # fmt: skip
     memory = ("max(T_OL, T_nOL, T_L2, T_DRAM)" if machine.get("core", "overlap") == "max"
               else "max(T_OL, T_nOL + T_L2 + T_DRAM)")  # fmt: skip
     out.append(f"### Cycle terms (hwmodel/model.py: T_core = sum over phases of {memory} + "
                "T_exposed + T_late; T_DRAM includes waiting for DMA on the shared channel; "
-               "cycles = T_core + stalls + drain), millions")  # fmt: skip
+               f"cycles = T_core + stalls + drain), {unit_name}")  # fmt: skip
     out.append("")
     out.append("| kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_exposed | T_late | T_core | "
                "DMA stall | drain | cycles | DRAM MiB | DMA MiB |")  # fmt: skip
@@ -748,7 +799,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             if s is None:
                 continue
             t = s["cycle_terms"]
-            cells = " | ".join(f"{t.get(k, 0.0) / 1e6:,.3f}" for k in (
+            cells = " | ".join(f"{t.get(k, 0.0) / scale:,.3f}" for k in (
                 "T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core",
                 "T_dma_stall", "T_drain", "cycles"))  # fmt: skip
             out.append(f"| {r.kernel} | {LABELS[v]} | {cells} | {s['dram_bytes'] / MIB:,.2f} | "
@@ -792,7 +843,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     if iso:
         out.append("### On-chip SRAM for the same cycles (from the L2 sweeps, no threshold)")
         out.append("")
-        out.append("SRAM = L1 + L2 (+ the scratchpad high-water for TapeFlow); `> sweep` = not "
+        out.append("SRAM = L1 + L2 (+ the scratchpad's capacity for TapeFlow); `> sweep` = not "
                    "reached within the sweep. Common target = the faster design's cycles at "
                    "the machine's own caches; the ratio (Enzyme SRAM / TapeFlow SRAM) is "
                    "missing where a design does not reach it, and the geomean is over the "
@@ -817,7 +868,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         out.append("### Whole on-chip SRAM (within the tolerance of the best): L1 + L2 needed "
                    "(+ SPM)")
         out.append("")
-        out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | TapeFlow SPM | "
+        out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | TapeFlow SPM capacity | "
                    "TapeFlow total | ratio |")  # fmt: skip
         out.append("|---|---:|---:|---:|---:|---:|")
         for r in rows:
@@ -826,7 +877,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             s = r.sram
             out.append(f"| {r.kernel} | {fmt_bytes(s['enzyme_cache_needed_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_cache_needed_bytes'))} | "
-                       f"{fmt_bytes(s['tapeflow_spm_high_water_bytes'])} | "
+                       f"{fmt_bytes(s['tapeflow_spm_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_total_needed_bytes'))} | "
                        f"{fmt_x(s.get('total_ratio'), 2)} |")  # fmt: skip
         out.append(f"| **geomean** | | | | | **{fmt_x(gm.get('sram_total_ratio'), 2)}** |")
@@ -881,10 +932,12 @@ def salam_markdown(compare: Sequence[dict[str, Any]], machine: str, cache: int) 
 
 
 SUMMARY_COLUMNS = (
-    ("speedup_tapeflow", "TapeFlow speedup", 2), ("speedup_regions", "regions speedup", 2),
+    ("speedup_tapeflow", "TapeFlow speedup", 2),
+    ("speedup_tapeflow_iso_sram", "TapeFlow speedup (iso-SRAM)", 2),
+    ("speedup_regions", "regions speedup", 2),
     ("on_chip_energy_ratio", "on-chip energy", 2),
     ("on_chip_memory_energy_ratio", "on-chip mem. energy", 2),
-    ("total_energy_ratio", "total energy", 2), ("sram_ratio", "SRAM ratio (tolerance)", 1),
+    ("total_energy_ratio", "total energy", 2), ("sram_ratio", "SRAM ratio (tolerance)", 2),
     ("sram_iso_ratio", "SRAM ratio (same cycles)", 2),
 )  # fmt: skip
 """Geomeans shown side by side per machine (`summary_markdown`): key, header, digits."""

@@ -612,13 +612,49 @@ def _merge_parts(out_dir: Path) -> Any:
     order = sorted(range(table.num_rows), key=lambda i: (
         table.column("kernel")[i].as_py(), table.column("point_id")[i].as_py(),
         table.column("variant")[i].as_py()))  # fmt: skip
-    table = table.take(order)
+    table = with_iso_sram(table.take(order))
     tmp = out_dir / f".{RESULTS}.tmp"
     pq.write_table(table, tmp)
     os.replace(tmp, out_dir / RESULTS)
     for p in parts:
         p.unlink(missing_ok=True)
     return table
+
+
+def grid_axes(columns: Sequence[str]) -> list[str]:
+    """The axis columns of a results table: kernel, size, machine, seed, machine keys
+    (`l2.size`...) and pass options."""
+    return [c for c in columns if c in ("kernel", "size", "machine", "seed")
+            or c in PASS_OPTIONS or (not c.startswith("report.") and "." in c)]  # fmt: skip
+
+
+def with_iso_sram(table: Any) -> Any:
+    """`table` with `speedup_iso_sram` on TapeFlow rows: the Enzyme layout's cycles at the
+    smallest on-chip SRAM (`sram_bytes`, whole chip) >= TapeFlow's, among the Enzyme rows
+    that differ from it only in `l2.size` and the pass options, over TapeFlow's cycles
+    (None when no such row: sweep `l2.size` to get it)."""
+    import pyarrow as pa
+
+    rows = table.to_pylist()
+    if not rows or "sram_bytes" not in table.column_names:
+        return table
+    fixed = [a for a in grid_axes(table.column_names) if a != "l2.size" and a not in PASS_OPTIONS]
+    enzyme: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for r in rows:
+        if r["variant"] == "enzyme" and not r.get("error") and r.get("sram_bytes") is not None:
+            key = json.dumps([r.get(a) for a in fixed])
+            enzyme[key].append((r["sram_bytes"], r["report.cycles"]))
+    from tapeflow.bench import _ratio
+
+    values: list[float | None] = []
+    for r in rows:
+        more = [] if r["variant"] != "tapeflow" or r.get("error") or r.get("sram_bytes") is None \
+            else [p for p in enzyme[json.dumps([r.get(a) for a in fixed])]
+                  if p[0] >= r["sram_bytes"]]  # fmt: skip
+        values.append(_ratio(min(more)[1], r["report.cycles"]) if more else None)
+    if "speedup_iso_sram" in table.column_names:
+        table = table.drop_columns(["speedup_iso_sram"])
+    return table.append_column("speedup_iso_sram", pa.array(values, pa.float64()))
 
 
 # ------------------------------------------------------------------------------------------
@@ -657,9 +693,8 @@ def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str
                                "path": r.get("path"), "ir_sha256": r.get("ir_sha256"),
                                "sim_key": r.get("sim_key"),
                                "grads_sha256": r.get("grads_sha256")}  # fmt: skip
-        if rep:
-            row["sram_bytes"] = (rep["report.sram.cache_capacity_bytes"]
-                                 + rep["report.sram.spm_high_water_bytes"])  # fmt: skip
+        if rep:  # the whole chip: L1 + L2 + the scratchpad's capacity when it is used
+            row["sram_bytes"] = rep["report.sram.on_chip_bytes"]
         if rep and base_rep:
             row["speedup"] = _ratio(base_rep["report.cycles"], rep["report.cycles"])
             for name in ("on_chip_pj", "total_pj"):
@@ -856,7 +891,7 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     return stats
 
 
-def progress_bar(total: int, enabled: bool, desc: str) -> Any:
+def progress_bar(total: int, enabled: bool, desc: str, unit: str = "run") -> Any:
     """A tqdm bar on stderr (None when disabled or tqdm is missing)."""
     if not enabled or total == 0:
         return None
@@ -864,7 +899,7 @@ def progress_bar(total: int, enabled: bool, desc: str) -> Any:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True, desc=desc)
+    return tqdm(total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, desc=desc)
 
 
 # ------------------------------------------------------------------------------------------
@@ -917,8 +952,7 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
     rows = [r for r in table.to_pylist() if not r.get("error")]
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     if not axes:
-        axes = [c for c in table.column_names if c in ("kernel", "size", "machine", "seed")
-                or c in PASS_OPTIONS or (not c.startswith("report.") and "." in c)]
+        axes = grid_axes(table.column_names)
     axes = list(axes)
     paths: list[Path] = []
 

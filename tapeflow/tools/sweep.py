@@ -28,9 +28,14 @@ _EPILOG = """\
 output (OUT = --out, default sweep-out/):
   OUT/results.parquet   one row per (point, variant): the point's axes, `variant`,
                         `pipeline`, `error`, every report field as `report.<key>`,
-                        `sram_bytes` (L1 + L2 + scratchpad high-water), and against the
-                        Enzyme layout of the same point: `speedup`, `energy_ratio_on_chip`,
-                        `energy_ratio_total`, `grads_identical` (bit-identical gradients)
+                        `sram_bytes` (the whole chip's on-chip SRAM: L1 + L2 + the
+                        scratchpad's capacity when the variant uses it; its high-water mark
+                        is `report.sram.spm_high_water_bytes`), and against the Enzyme
+                        layout of the same point: `speedup`, `energy_ratio_on_chip`,
+                        `energy_ratio_total`, `grads_identical` (bit-identical gradients);
+                        on TapeFlow rows `speedup_iso_sram`: the Enzyme layout at the
+                        smallest sram_bytes >= TapeFlow's among the points that differ only
+                        in l2.size and pass options (sweep l2.size to get it)
   OUT/parts/            rows of finished points, written as they finish; an interrupted
                         sweep resumes from them (points already done, identified by their
                         axis values, are skipped; points with an error are run again);

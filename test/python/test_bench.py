@@ -17,8 +17,9 @@ from tapeflow.hwmodel.config import load_machine
 
 COLUMNS = (
     "kernel", "tape (Enzyme)", "tape / L2", "inflation", "Enzyme cycles", "regions speedup",
-    "TapeFlow speedup", "on-chip energy", "on-chip mem. energy", "total energy",
-    "Enzyme cache needed", "TapeFlow SPM", "SRAM ratio", "gradients",
+    "TapeFlow speedup", "iso-SRAM speedup", "on-chip energy", "on-chip mem. energy",
+    "total energy", "Enzyme SRAM needed", "TapeFlow SRAM needed", "TapeFlow SPM high-water",
+    "SRAM ratio", "gradients",
 )  # fmt: skip
 
 
@@ -88,8 +89,24 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
         g["variants"]["enzyme"]["cycles"] / g["variants"]["tapeflow"]["cycles"])
     assert {p["l2_bytes"] for p in g["sweep"]} == set(bench.DEFAULT_SWEEP)
     assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(bench.DEFAULT_SWEEP)
+    # Whole-chip SRAM (issue 18): L1 + L2 + the scratchpad's capacity for TapeFlow, L1 + L2
+    # for the Enzyme layout (which never touches the scratchpad), from the machine table.
+    m = data["machine"]
+    assert g["sram"]["enzyme_on_chip_bytes"] == m["l1"]["size"] + m["l2"]["size"]
+    assert g["sram"]["tapeflow_on_chip_bytes"] == (
+        m["l1"]["size"] + m["l2"]["size"] + m["spm"]["size"])
     assert g["sram"]["tapeflow_total_needed_bytes"] == (
-        g["sram"]["tapeflow_cache_needed_bytes"] + g["sram"]["tapeflow_spm_high_water_bytes"])
+        g["sram"]["tapeflow_cache_needed_bytes"] + m["spm"]["size"])
+    assert g["sram"]["ratio"] == pytest.approx(
+        g["sram"]["enzyme_cache_needed_bytes"] / g["sram"]["tapeflow_total_needed_bytes"])
+    # iso-SRAM: the Enzyme layout at the smallest swept L1 + L2 >= TapeFlow's whole SRAM.
+    target = g["sram"]["tapeflow_on_chip_bytes"]
+    point = min((p for p in g["sweep"] if p["cache_bytes"] >= target),
+                key=lambda p: p["cache_bytes"])
+    assert g["speedup"]["tapeflow_iso_sram"] == pytest.approx(
+        point["cycles"] / g["variants"]["tapeflow"]["cycles"])
+    assert data["geomean"]["speedup_tapeflow_iso_sram"] is not None
+    assert "TapeFlow speedup (iso-SRAM)" in text
     e, t = g["sram"]["iso_enzyme_sram_bytes"], g["sram"]["iso_tapeflow_sram_bytes"]
     if e is None or t is None:
         assert g["sram"]["iso_ratio"] is None

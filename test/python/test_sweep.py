@@ -96,6 +96,22 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, sweep.SweepStats])
         assert r["speedup"] == base["cycles"] / ref["report"]["cycles"]
         assert r["energy_ratio_on_chip"] == (base["energy"]["on_chip_pj"]
                                              / ref["report"]["energy"]["on_chip_pj"])  # fmt: skip
+    # Whole-chip SRAM (issue 18): L1 + L2, plus the scratchpad's capacity where it is used;
+    # iso-SRAM: the Enzyme layout at the smallest such SRAM >= TapeFlow's (other l2.size).
+    l1, spm_size = machine.l1.size, machine.spm_size
+    for r in rows:
+        uses_spm = r["report.sram.spm_high_water_bytes"] > 0
+        assert r["sram_bytes"] == l1 + r["l2.size"] + (spm_size if uses_spm else 0)
+        if r["variant"] != "tapeflow":
+            assert r["speedup_iso_sram"] is None
+            continue
+        bigger = sorted(l2 for l2 in L2 if l1 + l2 >= r["sram_bytes"])
+        if not bigger:
+            assert r["speedup_iso_sram"] is None
+            continue
+        base = reference[(r["kernel"], "enzyme", bigger[0], 0)]["report"]
+        assert r["speedup_iso_sram"] == base["cycles"] / r["report.cycles"]
+    assert any(r["speedup_iso_sram"] is not None for r in rows)
     # One compile per (kernel, pipeline): the Enzyme-layout and regions-only pipelines
     # ignore the pass options, so 2 kernels x (2 + 3 TapeFlow pipelines), not 2 x 3 x 6.
     assert stats.compiles_run == 10
