@@ -49,7 +49,9 @@ output:
              speedup-<machine>.png etc.; results.json holds one entry per machine
              under "machines" and the per-machine geomeans under "summary"
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
-  progress   a progress bar on stderr (tqdm), one step per (machine, kernel, variant)
+  progress   on stderr: on a terminal a progress bar (tqdm), one step per task (a kernel
+             with all its variants and machines: "tasks" below); otherwise one line
+             per finished task
 
 the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for every machine
 and every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model
@@ -106,9 +108,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
                    help="cluster-cache (L2) size in KiB at which suite salam's speedups are "
                    "put beside gem5-SALAM's (16); added to the sweep")
-    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="worker processes of a Dask LocalCluster, as tapeflow-sweep's "
-                   "(default: nproc = %(default)s; 1 runs in-process)")  # fmt: skip
+                   f"(default: nproc = {os.cpu_count() or 1} with the sweep extra, Dask "
+                   "distributed; 1 without it; 1 runs in-process)")  # fmt: skip
     p.add_argument("--out", default="bench-out", metavar="DIR",
                    help="output folder for results.md/json and the PNG plots (bench-out)")
     p.add_argument("--json", metavar="FILE", default=None,
@@ -293,18 +296,23 @@ def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
     from tapeflow.sweep import Pool, progress_bar, run_unordered
 
     tasks = kernel_tasks(jobs, workers)
-    bar = progress_bar(len(jobs), progress, "tapeflow-bench")
+    terminal = sys.stderr.isatty()
+    bar = progress_bar(len(tasks), progress and terminal, "tapeflow-bench", unit="task")
     results: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
 
     def done(task: dict[str, Any]) -> None:
         records.append({k: v for k, v in task.items() if k != "results"})
-        for r in task["results"]:
-            results.append(r)
-            if bar is not None:
-                bar.set_postfix_str(f"{r['kernel']}/{r['variant']}"
-                                    + (" FAILED" if r.get("error") else ""))  # fmt: skip
-                bar.update(1)
+        results.extend(task["results"])
+        failed = sum(1 for r in task["results"] if r.get("error"))
+        what = (f"{','.join(task['kernels'])}: {len(task['runs'])} simulation run(s), "
+                f"{task['wall_s']:.0f} s" + (f", {failed} FAILED" if failed else ""))
+        if bar is not None:
+            bar.set_postfix_str(what)
+            bar.update(1)
+        elif progress:  # off a terminal: one line per finished task, no bar redraws
+            print(f"tapeflow-bench: {len(records)}/{len(tasks)} tasks done ({what})",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
     t0 = time.perf_counter()
     try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
@@ -378,6 +386,13 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     args.kernel_table = table
     names = list(table)
     salam = any(suite == "salam" for suite, _, _ in table.values())
+    if args.jobs is None:
+        try:
+            import distributed  # noqa: F401  (the sweep extra)
+
+            args.jobs = os.cpu_count() or 1
+        except ImportError:
+            args.jobs = 1
     if args.jobs < 1:
         raise ToolError("--jobs must be >= 1")
     if args.tolerance < 0:
@@ -428,7 +443,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     phases = {"setup": time.perf_counter() - t_start}
     timings: dict[str, Any] = {}
     t0 = time.perf_counter()
-    results = run_jobs(jobs, args.jobs, not args.no_progress, timings)
+    with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
+        results = run_jobs(jobs, args.jobs, not args.no_progress, timings)
     wall = time.perf_counter() - t0
     phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
                    "cluster stop": timings["cluster_stop_s"]})  # fmt: skip

@@ -1,0 +1,3 @@
+"""Stands for a missing dask (the sweep extra not installed)."""
+
+raise ImportError("No module named dask")
