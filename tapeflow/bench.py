@@ -992,7 +992,8 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
 def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any,
                 suffix: str = "") -> list[str]:  # fmt: skip
     """speedup.png, energy.png, sram.png in `out_dir` (`suffix` before `.png`, e.g. the
-    machine's name); returns the paths."""
+    machine's name); returns the paths. Legends sit outside the axes, so they never
+    cover a bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1003,37 +1004,47 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any,
     x = np.arange(len(rows) + 1)
     labels = [*names, "geomean"]
 
-    # -- speedup
+    def save(fig: Any, name: str) -> None:
+        p = f"{out_dir}/{name}{suffix}.png"
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+        plt.close(fig)
+        paths.append(p)
+
+    # -- speedup: regions only, TapeFlow, and TapeFlow against the Enzyme layout given the
+    #    same on-chip SRAM (iso-SRAM)
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(labels) + 2), 4))
-    w = 0.38
-    for i, (v, color) in enumerate((("regions", "#9ecae1"), ("tapeflow", "#08519c"))):
-        vals = [r.speedup.get(v) or 0.0 for r in rows]
-        vals.append(gm.get(f"speedup_{v}") or 0.0)
-        ax.bar(x + (i - 0.5) * w, vals, w, label=LABELS[v], color=color)
+    bars = (("regions", "regions only", "#9ecae1"), ("tapeflow", "TapeFlow", "#08519c"),
+            ("tapeflow_iso_sram", "TapeFlow, Enzyme layout with the same SRAM (iso-SRAM)",
+             "#fd8d3c"))  # fmt: skip
+    w = 0.27
+    for i, (key, label, color) in enumerate(bars):
+        vals = [r.speedup.get(key) or 0.0 for r in rows]
+        vals.append(gm.get(f"speedup_{key}") or 0.0)
+        ax.bar(x + (i - 1) * w, vals, w, label=label, color=color)
     ax.axhline(1.0, color="black", lw=0.8)
     ax.set_xticks(x, labels, rotation=30, ha="right")
     ax.set_ylabel("speedup over the Enzyme layout (cycles)")
     ax.set_title("Speedup (geomean over kernels that cache; ctrl = control)")
-    ax.legend()
-    fig.tight_layout()
-    p = f"{out_dir}/speedup{suffix}.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=3, fontsize=8)
+    save(fig, "speedup")
 
     # -- energy breakdown: on-chip (normalised to the Enzyme layout's on-chip energy) and
-    #    total (normalised to its total)
+    #    total (normalised to its total); components that are 0 everywhere are named in
+    #    the title instead of drawn
     colors = {"compute": "#fdae6b", "L1": "#74c476", "L2": "#31a354", "SPM": "#6baed6",
-              "DMA": "#9e9ac8", "leakage": "#fdd0a2", "DRAM": "#969696"}  # fmt: skip
-    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.3 * len(rows) + 2), 8))
+              "DMA": "#9e9ac8", "leakage": "#e6550d", "DRAM": "#969696"}  # fmt: skip
+    used = [c for c in ENERGY_COMPONENTS
+            if any(s["energy_pj"].get(c, 0.0) > 0 for r in rows for s in r.variants.values())]
+    unused = [c for c in ENERGY_COMPONENTS if c not in used]
+    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.3 * len(rows) + 2), 8.5))
     w = 0.27
     xs = np.arange(len(rows))
     panels = (
-        ("on_chip_pj", [c for c in ENERGY_COMPONENTS if c != "DRAM"],
-         "on-chip energy / Enzyme-layout on-chip"),
-        ("total_pj", list(ENERGY_COMPONENTS), "total energy / Enzyme-layout total"),
+        ("on_chip_pj", [c for c in used if c != "DRAM"], "on-chip energy / Enzyme-layout on-chip"),
+        ("total_pj", used, "total energy / Enzyme-layout total"),
     )  # fmt: skip
     for ax, (norm, comps, ylabel) in zip(axes, panels, strict=True):
+        top = 0.0
         for j, v in enumerate(VARIANTS):
             bottom = np.zeros(len(rows))
             for comp in comps:
@@ -1047,51 +1058,60 @@ def write_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: Any,
                 bottom += np.array(vals)
             for xi, b in zip(xs, bottom, strict=True):
                 ax.text(xi + (j - 1) * w, b, "ERT"[j], ha="center", va="bottom", fontsize=7)
+            top = max(top, float(bottom.max(initial=0.0)))
+        ax.set_ylim(0, top * 1.15 or 1.0)  # room for the E/R/T labels under the title
         ax.set_xticks(xs, names, rotation=30, ha="right")
-        ax.margins(y=0.1)
         ax.set_ylabel(ylabel)
-        ax.legend(ncol=len(comps), fontsize=7, loc="lower right")
-    axes[0].set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    axes[0].set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)"
+                      + (f"; 0 everywhere: {', '.join(unused)}" if unused else ""),
+                      fontsize=10, pad=12)  # fmt: skip
     fig.tight_layout()
-    p = f"{out_dir}/energy{suffix}.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
+    save(fig, "energy")
 
-    # -- SRAM: needed cache vs scratchpad high-water, and the sweep curves
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4.5))
-    xs = np.arange(len(rows))
+    # -- SRAM: each design's whole on-chip SRAM needed (TapeFlow's includes its
+    #    scratchpad; its high-water mark is marked), then one small panel per kernel of
+    #    cycles vs on-chip SRAM from the two L2 sweeps
+    swept = [r for r in rows if r.sweep and r.variants.get("enzyme", {}).get("cycles")]
+    cols = 4
+    grid = (len(swept) + cols - 1) // cols
+    fig = plt.figure(figsize=(14, 4.2 + 2.6 * grid))
+    sub = fig.add_gridspec(1 + grid, cols, height_ratios=[1.6] + [1] * grid)
+    a1 = fig.add_subplot(sub[0, :])
     need = [(r.sram["enzyme_cache_needed_bytes"] or 0) / KIB for r in rows]
-    spm = [(r.sram["tapeflow_spm_high_water_bytes"] or 0) / KIB for r in rows]
-    a1.bar(xs - 0.2, need, 0.4, label="Enzyme layout: L1+L2 needed (within 5% of best)",
+    tneed = [(r.sram.get("tapeflow_sram_needed_bytes") or 0) / KIB for r in rows]
+    hwm = [(r.sram["tapeflow_spm_high_water_bytes"] or 0) / KIB for r in rows]
+    a1.bar(xs - 0.2, need, 0.4, label="Enzyme layout: L1 + L2 needed (within 5% of best)",
            color="#31a354")  # fmt: skip
-    a1.bar(xs + 0.2, spm, 0.4, label="TapeFlow: scratchpad high-water", color="#08519c")
+    a1.bar(xs + 0.2, tneed, 0.4, label="TapeFlow: L1 + L2 needed + scratchpad capacity",
+           color="#08519c")  # fmt: skip
+    a1.scatter(xs + 0.2, [h if h else np.nan for h in hwm], marker="_", s=200, color="#fd8d3c",
+               zorder=3, label="TapeFlow: scratchpad high-water mark")  # fmt: skip
     a1.set_yscale("log")
     a1.set_xticks(xs, names, rotation=30, ha="right")
     a1.set_ylabel("KiB (log)")
-    a1.set_title(f"On-chip SRAM for the tape (geomean ratio {fmt_x(gm.get('sram_ratio'), 1)})")
-    a1.legend(fontsize=8)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, r in enumerate(rows):
-        base = r.variants.get("enzyme", {}).get("cycles")
-        if not r.sweep or not base:
-            continue
-        color = colors[i % len(colors)]
-        a2.plot([p["cache_bytes"] / KIB for p in r.sweep], [p["cycles"] / base for p in r.sweep],
-                marker="o", ms=3, color=color, label=r.kernel, ls="-")  # fmt: skip
-        hwm = r.sram["tapeflow_spm_high_water_bytes"] or 0
+    a1.set_title(f"Whole on-chip SRAM needed (geomean ratio {fmt_x(gm.get('sram_ratio'), 2)})")
+    a1.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    for n, r in enumerate(swept):
+        ax = fig.add_subplot(sub[1 + n // cols, n % cols])
+        base = r.variants["enzyme"]["cycles"]
+        spm = r.sram.get("tapeflow_spm_bytes") or 0
+        ax.plot([p["cache_bytes"] / KIB for p in r.sweep], [p["cycles"] / base for p in r.sweep],
+                marker="o", ms=3, color="#31a354", label="Enzyme layout")  # fmt: skip
         if r.sweep_tapeflow:
-            a2.plot([(p["cache_bytes"] + hwm) / KIB for p in r.sweep_tapeflow],
+            ax.plot([(p["cache_bytes"] + spm) / KIB for p in r.sweep_tapeflow],
                     [p["cycles"] / base for p in r.sweep_tapeflow], marker="s", ms=3,
-                    color=color, ls="--")  # fmt: skip
-    a2.set_xscale("log", base=2)
-    a2.set_xlabel("on-chip SRAM: L1 + L2 (+ scratchpad for TapeFlow), KiB, log")
-    a2.set_ylabel("cycles / Enzyme layout at the machine's caches")
-    a2.set_title("Cycles vs on-chip SRAM (solid: Enzyme layout, dashed: TapeFlow)")
-    a2.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    p = f"{out_dir}/sram{suffix}.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
+                    color="#08519c", ls="--", label="TapeFlow")  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_title(r.kernel, fontsize=9)
+        ax.tick_params(labelsize=7)
+        if n % cols == 0:
+            ax.set_ylabel("cycles / Enzyme at\nthe machine's caches", fontsize=8)
+        if n == 0:
+            ax.legend(fontsize=7)
+    if swept:
+        fig.text(0.5, 0.005, "on-chip SRAM: L1 + L2 (+ the scratchpad's capacity for TapeFlow), "
+                 "KiB, log", ha="center", fontsize=9)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    save(fig, "sram")
     return paths

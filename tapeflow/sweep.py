@@ -783,7 +783,7 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     inputs: dict[tuple[str, str, int], str] = {}
     buffer: list[dict[str, Any]] = []
     last_flush = time.perf_counter()
-    bar = progress_bar(len(todo) * len(spec.variants), progress, "tapeflow-sweep")
+    bar = progress_bar(len(todo), progress, "tapeflow-sweep", unit="point")
     futures = pool.as_completed()
     kinds: dict[Any, tuple[str, Any]] = {}
 
@@ -795,9 +795,9 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
 
     def finish(i: int, v: str, result: dict[str, Any]) -> None:
         results[i][v] = result
-        if bar is not None:
-            bar.update(1)
-        if len(results[i]) == len(spec.variants):
+        if len(results[i]) == len(spec.variants):  # a point is written when all its variants are
+            if bar is not None:
+                bar.update(1)
             rows = _rows_for(todo[i], spec.variants, results.pop(i), specs_of[i])
             stats.rows += len(rows)
             stats.errors += sum(1 for r in rows if r["error"])
@@ -889,6 +889,27 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     _merge_parts(out_dir)
     stats.wall_s = time.perf_counter() - t0
     return stats
+
+
+def interrupted_message(out_dir: str | Path, spec: Spec) -> str:
+    """What an interrupted sweep kept: the points whose every variant finished (a point's
+    rows are written together, to OUT/parts/ and merged into results.parquet)."""
+    table = read_results(out_dir)
+    done: dict[str, int] = defaultdict(int)
+    if table is not None:
+        for pid, err in zip(table.column("point_id").to_pylist(),
+                            table.column("error").to_pylist(), strict=True):  # fmt: skip
+            if err is None:
+                done[pid] += 1
+    ids = {p.id for p in spec.points}
+    kept = sum(1 for pid, n in done.items() if pid in ids and n >= len(spec.variants))
+    where = Path(out_dir)
+    if not kept:
+        return (f"interrupted: no point had finished all its {len(spec.variants)} variants, "
+                f"so nothing is kept in {where}; run the same command again to start over")
+    return (f"interrupted: {kept} of {len(spec.points)} points finished and are kept in "
+            f"{where} ({RESULTS} and parts/; a point is written when all its variants are "
+            "done); run the same command again to resume with the others")
 
 
 def progress_bar(total: int, enabled: bool, desc: str, unit: str = "run") -> Any:
@@ -986,9 +1007,12 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                         for y in ys]  # fmt: skip
                 values = [[math.nan if v is None else v for v in row] for row in grid]
                 finite = [v for row in values for v in row if not math.isnan(v)]
-                norm = None  # red below 1 (TapeFlow worse), green above
-                if finite and min(finite) < 1 < max(finite):
-                    norm = matplotlib.colors.TwoSlopeNorm(vcenter=1.0)
+                # red below 1 (TapeFlow worse), green above, always centred on 1.0 with a
+                # scale symmetric in ratio (0.8 is as red as 1.25 is green)
+                spread = max((abs(math.log(v)) for v in finite if v > 0), default=0.0)
+                spread = max(spread, 0.01)
+                norm = matplotlib.colors.TwoSlopeNorm(vcenter=1.0, vmin=math.exp(-spread),
+                                                      vmax=math.exp(spread))  # fmt: skip
                 im = ax.imshow(values, origin="lower", cmap="RdYlGn", aspect="auto", norm=norm)
                 for yi, row in enumerate(values):
                     for xi, v in enumerate(row):
@@ -1024,10 +1048,15 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                         s = r["sram_bytes"]
                         best[s] = min(best.get(s, math.inf), r["report.cycles"])
                 sram = sorted(best)
-                ax.plot([s / 1024 for s in sram], [best[s] for s in sram], marker="o", ms=3,
+                envelope, low = [], math.inf  # fewest cycles with AT MOST this SRAM
+                for s_ in sram:
+                    low = min(low, best[s_])
+                    envelope.append(low)
+                ax.step([s_ / 1024 for s_ in sram], envelope, where="post", marker="o", ms=3,
                         color=colors[v], label=bench_label(v))  # fmt: skip
-                curve_data += [{"kernel": kernel, "variant": v, "sram_bytes": s,
-                                "min_cycles": best[s]} for s in sram]  # fmt: skip
+                curve_data += [{"kernel": kernel, "variant": v, "sram_bytes": s_,
+                                "min_cycles": best[s_], "min_cycles_up_to": e}
+                               for s_, e in zip(sram, envelope, strict=True)]  # fmt: skip
             pts = [(float(r["sram_bytes"]), float(r["report.cycles"])) for r in mine]
             front = pareto_front(pts)
             for v in designs:
@@ -1035,18 +1064,24 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                 ax2.scatter([pts[i][0] / 1024 for i in sel], [pts[i][1] for i in sel], s=10,
                             color=colors[v], alpha=0.4, label=bench_label(v))  # fmt: skip
             ax2.plot([pts[i][0] / 1024 for i in front], [pts[i][1] for i in front], "k-",
-                     marker="s", ms=4, label="Pareto front")  # fmt: skip
+                     lw=0.8, label="Pareto front")  # fmt: skip
+            for v in designs:  # each front point in its design's colour
+                sel = [i for i in front if mine[i]["variant"] == v]
+                ax2.scatter([pts[i][0] / 1024 for i in sel], [pts[i][1] for i in sel],
+                            marker="s", s=30, color=colors[v], edgecolors="black", zorder=3,
+                            label=f"front: {bench_label(v)}" if sel else None)  # fmt: skip
             for i in front:
                 front_data.append({"kernel": kernel, "sram_bytes": int(pts[i][0]),
                                    "cycles": pts[i][1], "variant": mine[i]["variant"],
                                    **{a: mine[i].get(a) for a in axes if a != "kernel"}})
             for a in (ax, ax2):
                 a.set_xscale("log", base=2)
-                a.set_xlabel("on-chip SRAM: L1 + L2 (+ SPM high-water), KiB")
+                a.set_xlabel("on-chip SRAM: L1 + L2 (+ SPM capacity), KiB")
                 a.set_ylabel("cycles")
                 a.set_title(kernel, fontsize=9)
                 a.legend(fontsize=7)
-        fig.suptitle("Fewest cycles per on-chip SRAM size", fontsize=10)
+        fig.suptitle("Fewest cycles with at most this much on-chip SRAM (any pass option)",
+                     fontsize=10)  # fmt: skip
         fig2.suptitle("Pareto front of (cycles, on-chip SRAM), both designs", fontsize=10)
         save(fig, "cycles_vs_sram", curve_data)
         save(fig2, "pareto", front_data)

@@ -42,7 +42,8 @@ output (OUT = --out, default sweep-out/):
                         merged into results.parquet at the end
   --plot DIR            heatmap_speedup, heatmap_energy_ratio_on_chip, cycles_vs_sram and
                         pareto (.png + .csv); without SPEC, re-plots OUT/results.parquet
-  stdout                a summary; stderr: a progress bar (tqdm), one step per row
+  stdout                a summary; stderr: a progress bar (tqdm), one step per point
+                        (written when all its variants are done)
 
 exit status: 0 when every row ran without error; 1 otherwise, or for a bad spec
 (`error: spec.toml:line:col: ...`, nothing run).
@@ -101,8 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with sweep.Pool(args.workers, args.scheduler, args.memory_limit) as pool:
                     stats = sweep.run_sweep(spec, out, pool, progress=not args.no_progress)
             except KeyboardInterrupt:
-                print(f"interrupted: finished points are kept in {out / 'parts'}; run the "
-                      "same command again to resume", file=sys.stderr)  # fmt: skip
+                print(sweep.interrupted_message(out, spec), file=sys.stderr)
                 return 130
             table = sweep.read_results(out)
             where = args.scheduler or (f"LocalCluster, {args.workers} workers"

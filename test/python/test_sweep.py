@@ -163,6 +163,11 @@ def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
     assert not (tmp_path / sweep.RESULTS).exists()  # interrupted before the merge
     partial = sweep.read_results(tmp_path).to_pylist()
     done = {r["point_id"] for r in partial}
+    # What the CLI prints on Ctrl-C names the points that are kept (issue 22 item 7: it
+    # used to point at OUT/parts/ before any existed).
+    assert f"interrupted: {len(done)} of 12 points finished and are kept in {tmp_path}" in (
+        sweep.interrupted_message(tmp_path, spec))
+    assert "nothing is kept" in sweep.interrupted_message(tmp_path / "empty", spec)
     assert 5 <= len(done) < 12
     assert len(partial) == 3 * len(done)
     first_sims = len(list((tmp_path / "cache" / "sim").rglob("*.json")))
