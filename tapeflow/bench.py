@@ -868,7 +868,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         out.append("### Whole on-chip SRAM (within the tolerance of the best): L1 + L2 needed "
                    "(+ SPM)")
         out.append("")
-        out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | TapeFlow SPM capacity | "
+        out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | "
+                   "TapeFlow SPM capacity | "
                    "TapeFlow total | ratio |")  # fmt: skip
         out.append("|---|---:|---:|---:|---:|---:|")
         for r in rows:

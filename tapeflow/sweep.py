@@ -927,6 +927,33 @@ def progress_bar(total: int, enabled: bool, desc: str, unit: str = "run") -> Any
 # Plots
 
 
+def summary(table: Any, stats: SweepStats, workers: int | str) -> dict[str, Any]:
+    """What a run did and, per kernel, TapeFlow's speedup range over the grid and the
+    Pareto front of (on-chip SRAM, cycles) of both designs: the figures docs quote (the
+    README's sweep example: docs/sweep-example.json, checked by test_bench_readme.py)."""
+    rows = [r for r in table.to_pylist() if not r.get("error")]
+    out: dict[str, Any] = {
+        "points": stats.points, "rows": stats.rows, "errors": stats.errors,
+        "compiles_run": stats.compiles_run, "simulations_run": stats.simulations_run,
+        "tasks": stats.tasks, "wall_s": stats.wall_s, "workers": workers,
+        "grads_identical": all(r.get("grads_identical") is not False for r in rows),
+        "kernels": {},
+    }  # fmt: skip
+    for kernel in dict.fromkeys(r["kernel"] for r in rows):
+        mine = [r for r in rows if r["kernel"] == kernel and r["variant"] in ("enzyme",
+                                                                               "tapeflow")]
+        speed = [r["speedup"] for r in mine if r["variant"] == "tapeflow" and r.get("speedup")]
+        front = pareto_front([(float(r["sram_bytes"]), float(r["report.cycles"])) for r in mine])
+        out["kernels"][kernel] = {
+            "speedup_min": min(speed, default=None), "speedup_max": max(speed, default=None),
+            "front": [{"variant": mine[i]["variant"], "sram_bytes": mine[i]["sram_bytes"],
+                       "cycles": mine[i]["report.cycles"], "speedup": mine[i].get("speedup"),
+                       **{a: mine[i].get(a) for a in grid_axes(table.column_names)
+                          if a != "kernel"}} for i in front],
+        }  # fmt: skip
+    return out
+
+
 def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
     """Indices of the points no other point beats on both coordinates (lower is better),
     sorted by the first coordinate."""

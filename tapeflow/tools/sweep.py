@@ -73,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-limit", metavar="SIZE", default=None,
                    help="memory per LocalCluster worker, e.g. 2GiB (default: Dask's auto)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--summary-json", metavar="FILE", default=None,
+                   help="also write the run's summary (counts, time, per kernel TapeFlow's "
+                   "speedup range and the Pareto front) to FILE")  # fmt: skip
     return p
 
 
@@ -114,6 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  compiled {stats.compiles_run} IR ({stats.compiles_cached} cached), "
                   f"simulated {stats.simulations_run} (IR, machine) pairs "
                   f"({stats.simulations_cached} cached) in {stats.tasks} tasks")  # fmt: skip
+        if args.summary_json and spec is not None:
+            import json
+
+            Path(args.summary_json).write_text(json.dumps(
+                sweep.summary(table, stats, args.scheduler or args.workers), indent=1) + "\n")
         if args.plot:
             paths = sweep.write_plots(table, args.plot,
                                       heatmap or (spec.heatmap if spec else []),
