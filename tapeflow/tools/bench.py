@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 _DESCRIPTION = """\
-Compiles every benchmark kernel (benchmarks/kernels, default sizes) three ways from the
+Compiles every kernel of the suites (--suite: bundled, the eleven kernels of
+benchmarks/kernels, by default; salam, gem5-SALAM's AD benchmarks in C) or of your own
+kernel files (--kernels k.c,k.mlir), default sizes, three ways from the
 same reverse-mode AD output (tapeflow-autodiff, min-tape policy), for each machine
 (default: the presets default-45nm, a CPU, and accel-salam, a gem5-SALAM-like
 accelerator cluster; one table per machine, then a summary of the geomeans):
@@ -33,21 +35,26 @@ runs each gradient on the hardware model (compiled fast path) with the same mach
 the kernel's own inputs, checks that the three give bit-identical gradients (every memref
 argument after the run), and reports per kernel and as geometric means: speedup over the
 Enzyme layout (cycles), on-chip / on-chip-memory / total energy ratios with a breakdown
-by component, on-chip SRAM (Enzyme layout: the smallest L1+L2 of an L2 sweep whose cycles
-are within 5% of the best; TapeFlow: scratchpad high-water mark) and their ratio, the SRAM
+by component, the speedup at equal on-chip SRAM (iso-SRAM: the Enzyme layout's L2 grown
+to TapeFlow's L1 + L2 + scratchpad), whole-chip on-chip SRAM needed (each design's
+smallest L1 + L2 of its L2 sweep within 5% of its best, plus the scratchpad's capacity
+for TapeFlow; the scratchpad's high-water mark beside it) and their ratio, the SRAM
 each design needs for the same cycles (from both designs' L2 sweeps), tape bytes, tape /
-L2 and working-set inflation. Kernels that cache nothing (controls) are
+L2 and working-set inflation; for suite salam, gem5-SALAM's own speedup beside ours. Kernels that cache nothing (controls) are
 shown but excluded from the geometric means.
 """
 
 _EPILOG = """\
 output:
-  stdout     a markdown report: the main table, energy by component, the cache sweep,
-             definitions (with --json -, the JSON goes to stdout and the table to stderr)
+  stdout     a markdown report, one part per suite and machine: the main table, energy by
+             component, the cache sweep, definitions (with --json -, the JSON goes to
+             stdout and the table to stderr); suite salam adds a table of our speedup
+             beside gem5-SALAM's at the --salam-cache cluster-cache size
   --out DIR  results.md, results.json, speedup.png, energy.png, sram.png (default
              bench-out/, git-ignored); with several machines each plot is named
-             speedup-<machine>.png etc.; results.json holds one entry per machine
-             under "machines" and the per-machine geomeans under "summary"
+             speedup-<machine>.png etc. (-<suite> added for suites other than
+             bundled); results.json holds one entry per machine and suite under
+             "machines" and their geomeans under "summary" ("<machine> (<suite>)")
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
   progress   on stderr: on a terminal a progress bar (tqdm), one step per task (a kernel
              with all its variants and machines: "tasks" below); otherwise one line

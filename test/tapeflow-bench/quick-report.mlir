@@ -1,8 +1,11 @@
 // A --quick report: the cycle terms in a unit that shows them (thousands, not 0.000
 // millions), the small-size caveat under the table, and off a terminal one progress
 // line per finished task instead of a redrawn bar.
-// RUN: rm -rf %t && tapeflow-bench --quick --kernels gemm --machine default-45nm --jobs 1 --sweep none --no-plots --out %t 2>%t.err | filecheck %s
+// Without Dask distributed (the sweep extra, hidden by Inputs/no-dask) the default is
+// one in-process worker, and --jobs 2 is one error line, not a traceback.
+// RUN: rm -rf %t && env PYTHONPATH=%S/Inputs/no-dask tapeflow-bench --quick --kernels gemm --machine default-45nm --sweep none --no-plots --out %t 2>%t.err | filecheck %s
 // RUN: filecheck %s --input-file %t.err --check-prefix=PROGRESS
+// CHECK: 1 worker(s)
 // CHECK: | **geomean** (1 kernels) |
 // CHECK: At small sizes the tapes fit in the caches: these ratios say little about TapeFlow
 // CHECK: ### Cycle terms {{.*}}, cycles
@@ -11,11 +14,6 @@
 // PROGRESS: tapeflow-bench: 1/3 tasks done (gemm: {{[0-9]+}} simulation run(s), {{[0-9]+}} s)
 // PROGRESS: tapeflow-bench: 3/3 tasks done
 // PROGRESS-NOT: run/s
-
-// Without Dask distributed (the sweep extra): the default is one in-process worker, and
-// --jobs 2 is one error line, not a traceback.
-// RUN: env PYTHONPATH=%S/Inputs/no-dask tapeflow-bench --quick --kernels %s --machine default-45nm --sweep none --no-plots --no-progress --out %t/nodask | filecheck %s --check-prefix=NODASK
-// NODASK: 1 worker(s)
 // RUN: env PYTHONPATH=%S/Inputs/no-dask not tapeflow-bench --quick --kernels %s --jobs 2 --no-plots --out %t/nodask2 2>&1 | filecheck %s --check-prefix=JOBS
 // JOBS: error: more than one worker needs Dask distributed
 // JOBS-NOT: Traceback
