@@ -9,9 +9,10 @@ by a zero shadow when it is a float memref, then the seed 1.0), `argument_names(
 - Suite `bundled` (`SUITES`): the eleven kernels of `tapeflow.bundled_kernels`, MLIR
   files in `kernel_dir()` (benchmarks/kernels of the source tree, or `$TAPEFLOW_KERNELS`)
   with hand-written inputs and NumPy references.
-- Suite `salam`: gem5-SALAM's AD benchmarks written in C (`kernel_dir()/salam/`, its
-  `manifest.toml`: per kernel the C file, the entry function, `-D` sizes per size name
-  and the name of gem5-SALAM's result CSV). Inputs follow the seeded fill rule below.
+- Suite `salam`: gem5-SALAM's AD benchmarks written in C (`kernel_dir()/salam/`, or
+  `$TAPEFLOW_SALAM`): its registry module `KERNELS` gives per kernel the C file, the
+  entry function, `-D` sizes (`real`: theirs, run by default; `small`: --quick), inputs
+  and the name of gem5-SALAM's result CSV (`SuiteKernel`).
 - A kernel file (`FileKernel`, `tapeflow-bench --kernels k.c,k.mlir`): its one function
   marked for differentiation (`tapeflow.autodiff`, which the C frontend puts on the
   function handed to `__enzyme_autodiff`). Inputs: tapeflow-run's documented fill rule
@@ -24,10 +25,11 @@ The package imports nothing from benchmarks/: kernel files are data it reads.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
-import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +42,6 @@ from tapeflow.diagnostics import ToolError
 AUTODIFF_ATTR = "tapeflow.autodiff"
 SUITES = ("bundled", "salam")
 """`tapeflow-bench --suite` values; `bundled` is the default."""
-SALAM_MANIFEST = "manifest.toml"
 SALAM_RESULTS = "gem5_salam_results.csv"
 
 
@@ -83,11 +84,6 @@ class FileKernel:
     """The marked function (`tapeflow.autodiff`)."""
     inputs: tuple[str, ...] = ()
     """`--inputs` specs (tapeflow-run's forms: data.npz, P=a.npy, NAME=a.npy)."""
-    sizes: Mapping[str, Mapping[str, int]] = field(default_factory=dict, hash=False)
-    """`-D` macros of a C file per size name (a suite's manifest); none: as written."""
-    csv: str = ""
-    """gem5-SALAM's result CSV this kernel corresponds to (suite `salam`)."""
-    description: str = ""
 
     @property
     def name(self) -> str:
@@ -97,9 +93,6 @@ class FileKernel:
     def grad_entry(self) -> str:
         return f"{self.function}_grad"
 
-    def defines(self, size: str) -> list[str]:
-        return [f"-D{k}={v}" for k, v in self.sizes.get(size, {}).items()]
-
     def source(self) -> str:
         try:
             return Path(self.file).read_text()
@@ -107,7 +100,8 @@ class FileKernel:
             raise ToolError(f"{self.file}: cannot read: {e.strerror}") from None
 
     def load(self, size: str = "default") -> Any:
-        return _load_file(self.file, self.source(), tuple(self.defines(size)))
+        """The module as written (a kernel file has one size: `size` is ignored)."""
+        return _load_file(self.file, self.source())
 
     def _primal(self, size: str) -> Any:
         from tapeflow.runner import find_function
@@ -145,14 +139,14 @@ class FileKernel:
         return sum(int(v.nbytes) for v in values if isinstance(v, np.ndarray))
 
 
-def _load_file(path: str, text: str, defines: tuple[str, ...]) -> Any:
-    """The module of a C or MLIR kernel file (a C file with its `-D` macros)."""
+def _load_file(path: str, text: str) -> Any:
+    """The module of a C or MLIR kernel file."""
     from tapeflow import runner
 
     if path.endswith(".c"):
         from tapeflow.frontends.c import compile_c
 
-        return compile_c(text, path, list(defines))
+        return compile_c(text, path)
     return runner.load_module(text, path)
 
 
@@ -168,7 +162,6 @@ def _read_inputs(specs: tuple[str, ...], f: Any) -> dict[int | str, Any]:
 
 
 def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
-                sizes: Mapping[str, Mapping[str, int]] | None = None, csv: str = "",
                 size: str = "default") -> FileKernel:  # fmt: skip
     """A `FileKernel` for `path`, checked now: the file exists, compiles, and has one
     marked function (or `function`, when given, is marked); raises `ToolError`."""
@@ -177,7 +170,7 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
         raise ToolError(f"no such file: {path}")
     if not path.endswith((".c", ".mlir")):
         raise ToolError(f"{path}: a kernel file is a .c or .mlir file")
-    kernel = FileKernel(path, function or "?", tuple(inputs), dict(sizes or {}), csv)
+    kernel = FileKernel(path, function or "?", tuple(inputs))
     module = kernel.load(size)
     marked = marked_functions(module)
     if function:
@@ -189,7 +182,7 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
                 f"{len(marked)} functions are ({', '.join(marked)})")  # fmt: skip
         raise ToolError(f"{path}: {what} marked for differentiation; mark exactly one "
                         f"(the `{AUTODIFF_ATTR}` attribute, or an __enzyme_autodiff call)")
-    kernel = FileKernel(path, function or marked[0], tuple(inputs), dict(sizes or {}), csv)
+    kernel = FileKernel(path, function or marked[0], tuple(inputs))
     kernel.grad_arguments(size)  # bad --inputs or scalars fail here, before anything runs
     return kernel
 
@@ -199,34 +192,101 @@ def salam_dir(directory: str | None = None) -> Path:
     return Path(directory or os.environ.get("TAPEFLOW_SALAM") or kernel_dir() / "salam")
 
 
-def salam_suite(directory: str | None = None) -> dict[str, FileKernel]:
-    """Suite `salam` from `directory/manifest.toml` (default `kernel_dir()/salam`):
-    name -> FileKernel. The manifest has one table per kernel:
+SUITE_SIZES = {"default": "real", "small": "small"}
+"""A suite registry's size names for the bench's (its `real` sizes are the paper's)."""
 
-        [gemm]
-        file = "gemm.c"            # next to the manifest
-        entry = "gemm"             # the function handed to __enzyme_autodiff
-        csv = "gemm"               # gem5-SALAM's result CSV (salam_results)
-        sizes.small = {N = 4}      # -D macros per size name
-        sizes.default = {N = 64}
-    """
-    root = salam_dir(directory)
-    manifest = root / SALAM_MANIFEST
-    if not manifest.is_file():
-        raise ToolError(f"suite salam: no such file: {manifest}")
+
+@functools.cache
+def suite_registry(directory: str) -> Any:
+    """The registry module of a suite folder (its `__init__.py`, with `KERNELS`), loaded
+    from the file: a suite is data the package reads, not a package it imports. The
+    module may import from tapeflow (e.g. `tapeflow.bundled_kernels.ArgSpec`)."""
+    path = Path(directory) / "__init__.py"
+    spec = importlib.util.spec_from_file_location(f"tapeflow_suite_{Path(directory).name}",
+                                                  path)  # fmt: skip
+    if spec is None or spec.loader is None:
+        raise ToolError(f"{path}: cannot load a suite registry from it")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     try:
-        table = tomllib.loads(manifest.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise ToolError(f"{manifest}: invalid TOML: {e}") from None
-    out: dict[str, FileKernel] = {}
-    for name, entry in table.items():
-        if not isinstance(entry, dict) or "file" not in entry:
-            continue  # not a kernel table (e.g. a note)
-        k = FileKernel(str(root / entry["file"]), entry.get("entry", name), (),
-                       {s: dict(v) for s, v in entry.get("sizes", {}).items()},
-                       entry.get("csv", name), entry.get("description", ""))  # fmt: skip
-        out[k.name] = k
-    return out
+        spec.loader.exec_module(module)
+    except ImportError as e:
+        del sys.modules[spec.name]
+        raise ToolError(f"{path}: cannot load the suite's registry: {e} (a suite registry "
+                        "imports from tapeflow, e.g. tapeflow.bundled_kernels.ArgSpec, "
+                        "not from benchmarks)") from None
+    if not isinstance(getattr(module, "KERNELS", None), dict):
+        raise ToolError(f"{path}: a suite registry defines KERNELS (name -> kernel)")
+    return module
+
+
+@dataclass(frozen=True)
+class SuiteKernel:
+    """A kernel of a suite registry (`suite_registry`), by folder and name (picklable):
+    its C file (`path`, `defines(size)`, `entry`), inputs (`inputs(size, seed)`, argument
+    kinds `args`), `csv` (gem5-SALAM's name) and `footprint_bytes(size)`."""
+
+    directory: str
+    key: str
+
+    @property
+    def kernel(self) -> Any:
+        return suite_registry(self.directory).KERNELS[self.key]
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def grad_entry(self) -> str:
+        return f"{self.kernel.entry}_grad"
+
+    @property
+    def csv(self) -> str:
+        return self.kernel.csv or ""
+
+    def load(self, size: str = "default") -> Any:
+        from tapeflow.frontends.c import compile_c
+
+        k = self.kernel
+        path = str(k.path)
+        return compile_c(Path(path).read_text(), path, k.defines(SUITE_SIZES[size]),
+                         functions=[k.entry])  # fmt: skip
+
+    def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
+        args: list[Any] = []
+        for spec, a in zip(self.kernel.args, self.kernel.inputs(SUITE_SIZES[size], seed),
+                           strict=True):  # fmt: skip
+            args.append(a)
+            if spec.is_float:
+                args.append(np.zeros_like(a))
+        args.append(1.0)
+        return args
+
+    def argument_names(self, size: str = "default") -> list[str]:
+        out: list[str] = []
+        for spec in self.kernel.args:
+            out += [spec.name, "d" + spec.name] if spec.is_float else [spec.name]
+        return [*out, "seed"]
+
+    def primal_bytes(self, size: str = "default", seed: int = 0) -> int:
+        return int(self.kernel.footprint_bytes(SUITE_SIZES[size]))
+
+
+def salam_suite(directory: str | None = None) -> dict[str, SuiteKernel]:
+    """Suite salam: name -> kernel, from the folder's registry module (`__init__.py` with
+    `KERNELS`: see `SuiteKernel` for what each entry gives)."""
+    root = salam_dir(directory)
+    if not salam_available(str(root)):
+        raise ToolError(f"suite salam: no kernels yet: {root / '__init__.py'} defines no "
+                        "KERNELS")  # fmt: skip
+    return {n: SuiteKernel(str(root), n) for n in suite_registry(str(root)).KERNELS}
+
+
+def salam_available(directory: str | None = None) -> bool:
+    """Whether suite salam has kernels yet (its registry module names KERNELS)."""
+    init = salam_dir(directory) / "__init__.py"
+    return init.is_file() and "KERNELS" in init.read_text()
 
 
 def salam_ratios(directory: str | None = None) -> dict[str, dict[int, float]]:

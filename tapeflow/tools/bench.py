@@ -101,7 +101,8 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--suite", metavar="S,...", default="bundled",
                    help="kernel suites: bundled (the eleven kernels, default), salam "
                    "(gem5-SALAM's AD benchmarks in C, benchmarks/kernels/salam/, with "
-                   "gem5-SALAM's own speedups beside ours), or both: bundled,salam")
+                   "gem5-SALAM's own speedups beside ours), both: bundled,salam, or all: "
+                   "every suite that has kernels (scripts/bench's default)")
     p.add_argument("--kernels", metavar="A,B", default=None,
                    help=f"only these kernels of the suites (bundled: "
                         f"{', '.join(kernel_names)}), or kernel files: path/k.c or "
@@ -171,6 +172,8 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str],
     from tapeflow.diagnostics import ToolError
 
     suites = [s.strip() for s in suites_text.split(",") if s.strip()]
+    if "all" in suites:  # every suite that has kernels
+        suites = [s for s in registry.SUITES if s != "salam" or registry.salam_available()]
     bad = [s for s in suites if s not in registry.SUITES]
     if bad or not suites:
         raise ToolError(f"--suite: unknown suite(s) {', '.join(map(repr, bad)) or 'none given'};"

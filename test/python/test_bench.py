@@ -367,8 +367,9 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
 
 
 def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
-    """Suite salam from a manifest (a stand-in kernel and result CSV written here): its own
-    table, and per kernel our speedup at the 16 KiB cluster cache beside theirs."""
+    """Suite salam from a registry module (a stand-in kernel and result CSV written here,
+    in the form of benchmarks/kernels/salam/): its own table, and per kernel our speedup
+    at the 16 KiB cluster cache beside gem5-SALAM's orig/ad from the CSV."""
     import os
 
     (tmp_path / "chain.c").write_text(
@@ -376,9 +377,20 @@ def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> Non
         "double chain(double x[N]) { double s = 0.0;\n"
         "  for (int i = 0; i < N; i++) s = tanh(s + x[i]);\n  return s * s; }\n"
         "void g(double *x, double *dx) { __enzyme_autodiff((void *)chain, enzyme_dup, x, dx); }\n")
-    (tmp_path / "manifest.toml").write_text(
-        '[chain]\nfile = "chain.c"\nentry = "chain"\ncsv = "logsum"\n'
-        "sizes.small = {N = 8}\nsizes.default = {N = 64}\n")
+    (tmp_path / "__init__.py").write_text(
+        "from dataclasses import dataclass\nfrom pathlib import Path\nimport numpy as np\n"
+        "from tapeflow.bundled_kernels import ArgSpec\n\n"
+        "@dataclass(frozen=True)\nclass K:\n    name: str\n    entry: str\n    csv: str\n"
+        "    sizes: dict\n    args: tuple\n"
+        "    path = Path(__file__).parent / 'chain.c'\n"
+        "    def defines(self, size):\n"
+        "        return [f'-D{k}={v}' for k, v in self.sizes[size].items()]\n"
+        "    def inputs(self, size, seed=0):\n"
+        "        n = self.sizes[size]['N']\n"
+        "        return [np.random.default_rng(seed).uniform(-1, 1, n)]\n"
+        "    def footprint_bytes(self, size):\n        return 8 * self.sizes[size]['N']\n\n"
+        "KERNELS = {'chain': K('chain', 'chain', 'logsum', {'real': {'N': 64}, "
+        "'small': {'N': 8}}, (ArgSpec('x', 'input', lambda s: (s['N'],)),))}\n")
     cols = "benchmark,variant,accounting,cache_bytes,total_cycles"
     (tmp_path / "gem5_salam_results.csv").write_text(
         f"# stand-in\n{cols}\nlogsum,orig,total,16384,300\nlogsum,ad,total,16384,200\n"
