@@ -6,7 +6,17 @@ prints them after the run, so they appear in `bash scripts/test`'s output.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 SUMMARY: list[str] = []
+
+# Tests read the benchmark kernels' references (`benchmarks.kernels`, a folder of the
+# source tree, not of the package): the repository root goes on sys.path here, once, as
+# the package itself no longer does it (tapeflow/ imports nothing from benchmarks/).
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
