@@ -94,25 +94,10 @@ class Kernel:
         return runner.load_module(self.source(size), str(self.path(size)))
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
-        """`@<name>_grad`'s arguments: each array input followed by a zero shadow when it
-        is a float array, then the seed 1.0 of the scalar loss."""
-        args: list[Any] = []
-        for spec, a in zip(self.args, self.inputs(size, seed), strict=True):
-            args.append(a)
-            if spec.is_float:
-                args.append(np.zeros_like(a))
-        args.append(1.0)
-        return args
+        return with_shadows(self.args, self.inputs(size, seed))
 
     def argument_names(self, size: str = "default") -> list[str]:
-        """Names of `@<name>_grad`'s arguments: `A`, `dA` (shadow), ..., `seed`."""
-        out: list[str] = []
-        for spec in self.args:
-            out.append(spec.name)
-            if spec.is_float:
-                out.append("d" + spec.name)
-        out.append("seed")
-        return out
+        return shadow_names(self.args)
 
     def primal_bytes(self, size: str = "default", seed: int = 0) -> int:
         return primal_bytes(self.name, size)
@@ -123,6 +108,23 @@ class Kernel:
             assert a.shape == spec.shape(self.sizes[size]), (self.name, spec.name, a.shape)
             assert a.dtype == spec.dtype, (self.name, spec.name, a.dtype)
         return arrays
+
+
+def with_shadows(specs: tuple[ArgSpec, ...], arrays: list[np.ndarray]) -> list[Any]:
+    """`@<f>_grad`'s arguments from `@<f>`'s arrays: each followed by a zero shadow when
+    it is a float array, then the seed 1.0 of the scalar loss."""
+    args: list[Any] = []
+    for spec, a in zip(specs, arrays, strict=True):
+        args += [a, np.zeros_like(a)] if spec.is_float else [a]
+    return [*args, 1.0]
+
+
+def shadow_names(specs: tuple[ArgSpec, ...]) -> list[str]:
+    """Names of `@<f>_grad`'s arguments: `A`, `dA` (shadow), ..., `seed`."""
+    out: list[str] = []
+    for spec in specs:
+        out += [spec.name, "d" + spec.name] if spec.is_float else [spec.name]
+    return [*out, "seed"]
 
 
 def _u(rng: np.random.Generator, shape, lo=-1.0, hi=1.0) -> np.ndarray:

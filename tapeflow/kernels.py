@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tapeflow import bundled_kernels
-from tapeflow.bundled_kernels import kernel_dir
+from tapeflow.bundled_kernels import kernel_dir, shadow_names, with_shadows
 from tapeflow.diagnostics import ToolError
 
 AUTODIFF_ATTR = "tapeflow.autodiff"
@@ -254,20 +254,10 @@ class SuiteKernel:
                          functions=[k.entry])  # fmt: skip
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
-        args: list[Any] = []
-        for spec, a in zip(self.kernel.args, self.kernel.inputs(SUITE_SIZES[size], seed),
-                           strict=True):  # fmt: skip
-            args.append(a)
-            if spec.is_float:
-                args.append(np.zeros_like(a))
-        args.append(1.0)
-        return args
+        return with_shadows(self.kernel.args, self.kernel.inputs(SUITE_SIZES[size], seed))
 
     def argument_names(self, size: str = "default") -> list[str]:
-        out: list[str] = []
-        for spec in self.kernel.args:
-            out += [spec.name, "d" + spec.name] if spec.is_float else [spec.name]
-        return [*out, "seed"]
+        return shadow_names(self.kernel.args)
 
     def primal_bytes(self, size: str = "default", seed: int = 0) -> int:
         return int(self.kernel.footprint_bytes(SUITE_SIZES[size]))
