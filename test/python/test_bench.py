@@ -366,17 +366,9 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     assert (tmp_path / "rel" / "results.json").is_file()
 
 
-def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
-    """Suite salam from a registry module (a stand-in kernel and result CSV written here,
-    in the form of benchmarks/kernels/salam/): its own table, and per kernel our speedup
-    at the 16 KiB cluster cache beside gem5-SALAM's orig/ad from the CSV."""
-    import os
-
-    (tmp_path / "chain.c").write_text(
-        "double tanh(double);\n"
-        "double chain(double x[N]) { double s = 0.0;\n"
-        "  for (int i = 0; i < N; i++) s = tanh(s + x[i]);\n  return s * s; }\n"
-        "void g(double *x, double *dx) { __enzyme_autodiff((void *)chain, enzyme_dup, x, dx); }\n")
+def _standin_registry(tmp_path: Path, sizes: str) -> None:
+    """A suite registry module in the form of benchmarks/kernels/salam/ (KERNELS), one
+    kernel `chain` (chain.c, written by the caller) at `sizes`."""
     (tmp_path / "__init__.py").write_text(
         "from dataclasses import dataclass\nfrom pathlib import Path\nimport numpy as np\n"
         "from tapeflow.bundled_kernels import ArgSpec\n\n"
@@ -389,8 +381,35 @@ def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> Non
         "        n = self.sizes[size]['N']\n"
         "        return [np.random.default_rng(seed).uniform(-1, 1, n)]\n"
         "    def footprint_bytes(self, size):\n        return 8 * self.sizes[size]['N']\n\n"
-        "KERNELS = {'chain': K('chain', 'chain', 'logsum', {'real': {'N': 64}, "
-        "'small': {'N': 8}}, (ArgSpec('x', 'input', lambda s: (s['N'],)),))}\n")
+        f"KERNELS = {{'chain': K('chain', 'chain', 'logsum', {sizes}, "
+        "(ArgSpec('x', 'input', lambda s: (s['N'],)),))}\n")
+
+
+def test_suite_kernels_take_their_bench_sizes(tmp_path: Path) -> None:
+    """A suite kernel runs at its `bench` sizes when it names them (one too slow at the
+    paper's `real` sizes for the full bench), else at `real`; --quick at `small`."""
+    from tapeflow import kernels
+
+    _standin_registry(tmp_path, "{'real': {'N': 64}, 'bench': {'N': 16}, 'small': {'N': 4}}")
+    [k] = kernels.salam_suite(str(tmp_path)).values()
+    assert (k.size("default"), k.size("small")) == ("bench", "small")
+    assert k.primal_bytes("default") == 8 * 16
+    assert [a.shape for a in k.grad_arguments("small")[:2]] == [(4,), (4,)]
+    assert k.argument_names() == ["x", "dx", "seed"]
+
+
+def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
+    """Suite salam from a registry module (a stand-in kernel and result CSV written here,
+    in the form of benchmarks/kernels/salam/): its own table, and per kernel our speedup
+    at the 16 KiB cluster cache beside gem5-SALAM's orig/ad from the CSV."""
+    import os
+
+    (tmp_path / "chain.c").write_text(
+        "double tanh(double);\n"
+        "double chain(double x[N]) { double s = 0.0;\n"
+        "  for (int i = 0; i < N; i++) s = tanh(s + x[i]);\n  return s * s; }\n"
+        "void g(double *x, double *dx) { __enzyme_autodiff((void *)chain, enzyme_dup, x, dx); }\n")
+    _standin_registry(tmp_path, "{'real': {'N': 64}, 'small': {'N': 8}}")
     cols = "benchmark,variant,accounting,cache_bytes,total_cycles"
     (tmp_path / "gem5_salam_results.csv").write_text(
         f"# stand-in\n{cols}\nlogsum,orig,total,16384,300\nlogsum,ad,total,16384,200\n"
