@@ -11,8 +11,9 @@ by a zero shadow when it is a float memref, then the seed 1.0), `argument_names(
   with hand-written inputs and NumPy references.
 - Suite `salam`: gem5-SALAM's AD benchmarks written in C (`kernel_dir()/salam/`, or
   `$TAPEFLOW_SALAM`): its registry module `KERNELS` gives per kernel the C file, the
-  entry function, `-D` sizes (`real`: theirs, run by default; `small`: --quick), inputs
-  and the name of gem5-SALAM's result CSV (`SuiteKernel`).
+  entry function, `-D` sizes (`real`: theirs, run by default unless the kernel names
+  smaller `bench` sizes for the full bench's time; `small`: --quick), inputs and the
+  name of gem5-SALAM's result CSV (`SuiteKernel`).
 - A kernel file (`FileKernel`, `tapeflow-bench --kernels k.c,k.mlir`): its one function
   marked for differentiation (`tapeflow.autodiff`, which the C frontend puts on the
   function handed to `__enzyme_autodiff`). Inputs: tapeflow-run's documented fill rule
