@@ -110,6 +110,8 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                         "(tapeflow.autodiff, or handed to __enzyme_autodiff) of that file; "
                         "a C file named after a bundled kernel (gemm.c) is its C twin, "
                         "compiled with the kernel's sizes and given the kernel's inputs")
+    p.add_argument("--exclude", metavar="A,B", default="",
+                   help="leave these kernels out (a suite kernel as NAME or SUITE/NAME)")
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
                    "(default: tapeflow-run's seeded fill rule); repeatable")
@@ -393,6 +395,14 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     args = _parser(list(bench.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")
     table = kernel_table(args.kernels, args.suite, args.inputs, size)
+    for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
+        hit = [label for label in table if label in (name, f"salam/{name}")]
+        if not hit:
+            raise ToolError(f"--exclude: no kernel {name!r} in this run")
+        for label in hit:
+            del table[label]
+    if not table:
+        raise ToolError("--exclude leaves no kernel to run")
     args.kernel_table = table
     names = list(table)
     salam = any(suite == "salam" for suite, _, _ in table.values())

@@ -8,6 +8,10 @@
 // UNMARKED-NOT: Traceback
 // RUN: not tapeflow-bench --suite nosuch --out %t 2>&1 | filecheck %s --check-prefix=SUITE
 // SUITE: error: --suite: unknown suite(s) 'nosuch'; known: bundled, salam
+// RUN: not tapeflow-bench --quick --exclude nosuch --out %t 2>&1 | filecheck %s --check-prefix=EXCLUDE
+// EXCLUDE: error: --exclude: no kernel 'nosuch' in this run
+// RUN: not tapeflow-bench --quick --kernels gemm --exclude gemm --out %t 2>&1 | filecheck %s --check-prefix=NONE
+// NONE: error: --exclude leaves no kernel to run
 
 func.func @f(%x: memref<2xf64>) -> f64 {
   %c0 = arith.constant 0 : index
