@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.kernels import ArgSpec
+from tapeflow.bundled_kernels import ArgSpec
 
 SALAM_DIR = Path(__file__).resolve().parent
 RESULTS_CSV = SALAM_DIR / "gem5_salam_results.csv"
