@@ -48,6 +48,7 @@ UPSTREAM_PASSES = ("canonicalize", "cse", "dce", "lower-affine")
 TAPEFLOW_PASSES = {
     "tapeflow-autodiff": ("tapeflow.transforms.autodiff", "AutodiffPass"),
     "tapeflow-lower-tape": ("tapeflow.transforms.lower_tape", "LowerTapePass"),
+    "tapeflow-checkpoint": ("tapeflow.transforms.checkpoint", "CheckpointPass"),
     "tapeflow-regions": ("tapeflow.transforms.regions", "RegionsPass"),
     "tapeflow-lower-regions": ("tapeflow.transforms.lower_regions", "LowerRegionsPass"),
     "tapeflow-layers": ("tapeflow.transforms.layers", "LayersPass"),

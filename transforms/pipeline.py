@@ -1,8 +1,9 @@
 """`tapeflow`: the whole TapeFlow pipeline in one pass.
 
-`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g cleanup=C}` runs
+`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g checkpoint=S-K cleanup=C}` runs
 
     tapeflow-autodiff{policy=P functions=f,g}
+    tapeflow-checkpoint{schedule=S snapshots=K}       (when checkpoint is given)
     tapeflow-regions
     tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}
     tapeflow-stream{tile-bytes=T depth=D}
@@ -67,6 +68,9 @@ class TapeFlowPipelinePass(ModulePass):
     depth: int = 2
     policy: str = "min-tape"
     functions: tuple[str, ...] = ()
+    checkpoint: str = ""
+    """`schedule-snapshots` (e.g. `binomial-8`, or `"binomial:8"` quoted): run
+    `tapeflow-checkpoint` after autodiff."""
     cleanup: bool = False
     """Run `tapeflow-cleanup` (canonicalize, cse, licm) at the end, as `tapeflow-bench` does."""
 
@@ -90,7 +94,16 @@ class TapeFlowPipelinePass(ModulePass):
             depth=(self.depth, 1),  # type: ignore[arg-type]
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
         )
+        checkpoint = None
+        if self.checkpoint:
+            from tapeflow.transforms.checkpoint import CheckpointPass, check_options, parse_spec
+
+            schedule, snapshots = parse_spec(self.name, self.checkpoint)
+            check_options(self.name, schedule, snapshots)
+            checkpoint = CheckpointPass(snapshots=snapshots, schedule=schedule)
         AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
+        if checkpoint is not None:
+            checkpoint.apply(ctx, op)
         RegionsPass().apply(ctx, op)
         layers.apply(ctx, op)
         stream.apply(ctx, op)
