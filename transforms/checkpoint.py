@@ -20,12 +20,14 @@ Outlined functions (beside `@f_grad`, all in autodiff-IR form):
   (F's body, its `tapeflow.loop` ids kept), then R over those steps, then `tape.free`s.
   `tapeflow-regions`, `-layers`, `-stream` treat it as any gradient function, so the
   segment's tape is a record tape streamed through the DMA FIFO, sized for one segment;
-- `@f_grad_ckptN_save(slot)` / `_restore(slot)`: copy the state to/from a snapshot slot.
+- `@f_grad_ckptN_save(slot)` / `_restore(slot)` / `_swap(slot)`: copy the state to or
+  from a snapshot slot, or exchange the two.
 The state lives in the primal buffers and in one-element cells (`memref<1xT>`) for
 scalars, and so do the adjoints R carries; the snapshots are `memref<(s+1) x shape>`
-buffers allocated in `@f_grad`'s entry block, marked `tapeflow.snapshot` (slot s keeps
-x_{T-1} for the first reverse step, then the final state x_T, restored at the end so
-`@f_grad`'s primal outputs are those of the non-checkpointed gradient).
+buffers allocated in `@f_grad`'s entry block, marked `tapeflow.snapshot`. Slot s holds
+the memory as the reverse sweep finds it (the forward sweep's end, after the code that
+follows F), restored once R's steps are reversed, so `@f_grad`'s primal outputs are the
+non-checkpointed gradient's; binomial first keeps x_{T-1} there and swaps it in.
 
 Schedules (computed at run time from the trip count T):
 - `binomial` (Revolve, Griewank & Walther, ACM TOMS 26(1), Algorithm 799): snapshots form
@@ -320,14 +322,15 @@ class CheckpointPass(ModulePass):
 
         # The outlined functions.
         after = InsertPoint.after(fn)
-        names = {k: f"{p.prefix}_{k}" for k in ("adv", "seg", "save", "restore")}
+        names = {k: f"{p.prefix}_{k}" for k in ("adv", "seg", "save", "restore", "swap")}
         outlines = [
             self._outline_step(p, names["adv"], cells, dcells, taped=False),
             self._outline_step(p, names["seg"], cells, dcells, taped=True),
-            _outline_copy(names["save"], p.state, cells, snaps, to_snapshot=True),
-            _outline_copy(names["restore"], p.state, cells, snaps, to_snapshot=False),
+            *(_outline_copy(names[m], p.state, cells, snaps, m) for m in ("save", "restore")),
         ]
-        for o in reversed(outlines):
+        if self.schedule == "binomial":
+            outlines.append(_outline_copy(names["swap"], p.state, cells, snaps, "swap"))
+        for o in outlines:  # `after` stays before fn's old successor: this keeps the order
             Rewriter.insert_op(o, after)
 
         # Forward sweep: untaped steps with snapshots.
@@ -349,6 +352,9 @@ class CheckpointPass(ModulePass):
         def restore(em: _E, slot):
             em.call(names["restore"], [slot, *sargs])
 
+        def swap(em: _E, slot):
+            em.call(names["swap"], [slot, *sargs])
+
         nonempty = e.cmp(n, e.c(0), "sgt")
         g = e.when(nonempty)
         last = g.sub(n, g.c(1))
@@ -367,7 +373,6 @@ class CheckpointPass(ModulePass):
             a = body.mul(i, period)
             save(body, i)
             adv(body, a, body.min(body.add(a, period), n))
-            save(g, g.c(s))
         for r, cell in zip(fwd.res, cells, strict=True):
             r.replace_all_uses_with(e.load(cell, e.c(0)))
 
@@ -377,10 +382,11 @@ class CheckpointPass(ModulePass):
             e.store(init, cell, e.c(0))
         g = e.when(nonempty)
         last = g.sub(n, g.c(1))
+        # Slot s keeps the memory as the reverse sweep finds it (the end of the forward
+        # sweep), restored when the loop is reversed; binomial swaps it with x_{T-1}.
         if self.schedule == "binomial":
-            restore(g, g.c(s))
+            swap(g, g.c(s))
             seg(g, last, n)
-            save(g, g.c(s))
             body, k = g.loop(g.c(1), n)
             t = body.sub(last, k)
             height = body.load(sched, body.c(1))
@@ -392,6 +398,7 @@ class CheckpointPass(ModulePass):
             self._advance_to(body, t, sched, stack, adv, save)
             seg(body, t, body.add(t, body.c(1)))
         else:
+            save(g, g.c(s))
             period = g.div(g.add(n, g.c(s - 1)), g.c(s))
             nseg = g.div(g.add(n, g.sub(period, g.c(1))), period)
             body, i = g.loop(g.c(0), nseg)
@@ -538,8 +545,9 @@ def _snapshot_alloc(element: Attribute, shape: list[int]) -> Operation:
     return op
 
 
-def _outline_copy(name: str, state, cells, snaps, to_snapshot: bool) -> func.FuncOp:
-    """`@name(slot, state..., cells..., snapshots...)`: the state to (or from) slot `slot`."""
+def _outline_copy(name: str, state, cells, snaps, mode: str) -> func.FuncOp:
+    """`@name(slot, state..., cells..., snapshots...)`: copies the state to (`save`) or
+    from (`restore`) slot `slot`, or exchanges the two (`swap`)."""
     args = [INDEX, *(v.type for v in state), *(c.type for c in cells), *(v.type for v in snaps)]
     block = Block(arg_types=args)
     slot = block.args[0]
@@ -553,15 +561,20 @@ def _outline_copy(name: str, state, cells, snaps, to_snapshot: bool) -> func.Fun
         assert isinstance(mt, MemRefType)
         em, ivs = e, []
         if buf in fcells:
-            src, src_idx, dst, dst_idx = buf, [e.c(0)], snap, [slot]
+            here, there = [e.c(0)], [slot]
         else:
             for size in mt.get_shape():
                 em, iv = em.loop(em.c(0), em.c(size))
                 ivs.append(iv)
-            src, src_idx, dst, dst_idx = buf, ivs, snap, [slot, *ivs]
-        if not to_snapshot:
-            src, src_idx, dst, dst_idx = dst, dst_idx, src, src_idx
-        em.store(em.load(src, *src_idx), dst, *dst_idx)
+            here, there = ivs, [slot, *ivs]
+        if mode == "save":
+            em.store(em.load(buf, *here), snap, *there)
+        elif mode == "restore":
+            em.store(em.load(snap, *there), buf, *here)
+        else:
+            mine, kept = em.load(buf, *here), em.load(snap, *there)
+            em.store(kept, buf, *here)
+            em.store(mine, snap, *there)
     e.op(func.ReturnOp())
     return func.FuncOp(name, (args, []), Region(block), "private")
 

@@ -4,10 +4,10 @@
 
 // A marked time loop with a scalar iter_arg and a buffer it updates in place, trip count
 // %n known only at run time. @f_grad keeps no tape of the loop: 3 snapshot slots plus one
-// (x_{T-1}, then x_T) of the buffer and of the scalar; the forward sweep advances untaped
-// and saves, the reverse sweep restores, advances (Revolve's split, an scf.while for the
-// repetition number), then replays one step taped and reverses it (@f_grad_ckpt0_seg,
-// which owns the step's tape).
+// (x_{T-1}, exchanged with the memory the reverse sweep finds, restored at the end) of the
+// buffer and of the scalar; the forward sweep advances untaped and saves, the reverse
+// sweep restores, advances (Revolve's split, an scf.while for the repetition number), then
+// replays one step taped and reverses it (@f_grad_ckpt0_seg, which owns the step's tape).
 
 // CHECK-LABEL: func.func @f_grad(
 // CHECK-NOT:     tape.push
@@ -18,16 +18,18 @@
 // CHECK:           scf.while
 // CHECK:           func.call @f_grad_ckpt0_adv(
 // CHECK:         scf.if
-// CHECK:           func.call @f_grad_ckpt0_restore(
+// CHECK:           func.call @f_grad_ckpt0_swap(
 // CHECK:           func.call @f_grad_ckpt0_seg(
 // CHECK:           scf.for
 // CHECK:             func.call @f_grad_ckpt0_restore(
 // CHECK:             func.call @f_grad_ckpt0_adv(
 // CHECK:             func.call @f_grad_ckpt0_seg(
+// CHECK:           func.call @f_grad_ckpt0_restore(
 // CHECK:         memref.dealloc
 // CHECK:         func.return
-// CHECK-LABEL: func.func private @f_grad_ckpt0_restore(
-// CHECK-LABEL: func.func private @f_grad_ckpt0_save(
+// CHECK-LABEL: func.func private @f_grad_ckpt0_adv(
+// CHECK-NOT:     tape.
+// CHECK:         func.return
 // CHECK-LABEL: func.func private @f_grad_ckpt0_seg(
 // CHECK:         tape.init
 // CHECK:         scf.for
@@ -37,9 +39,9 @@
 // CHECK:           tape.pop
 // CHECK:         } {tapeflow.loop = 0 : i64}
 // CHECK:         tape.free
-// CHECK-LABEL: func.func private @f_grad_ckpt0_adv(
-// CHECK-NOT:     tape.
-// CHECK:         func.return
+// CHECK-LABEL: func.func private @f_grad_ckpt0_save(
+// CHECK-LABEL: func.func private @f_grad_ckpt0_restore(
+// CHECK-LABEL: func.func private @f_grad_ckpt0_swap(
 
 // Periodic: no scf.while, a save per segment, each segment replayed taped once.
 // PER-LABEL: func.func @f_grad(
