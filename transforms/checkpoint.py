@@ -9,8 +9,9 @@ step t (restore the nearest snapshot, advance untaped), runs step t taped and re
 
 Which loops: a top-level `scf.for` of a gradient function carrying the unit attribute
 `tapeflow.checkpoint` (put it on the primal loop: `tapeflow-autodiff` copies it to
-`@f_grad`), or named by `loops=F:K` (the K-th top-level `scf.for` of function F, 0-based)
-or `loops=F` (F's first top-level loop that pushes on the tape). With neither marker nor
+`@f_grad`), or named by `loops="F:K"` (the K-th top-level `scf.for` of function F,
+0-based; xDSL's pipeline syntax needs the quotes) or `loops=F` (F's first top-level loop
+that pushes on the tape). With neither marker nor
 `loops=`, every gradient function's first top-level loop that pushes is checkpointed
 (this is what `tapeflow{checkpoint=binomial-8}` does on an unmarked kernel).
 

@@ -1,6 +1,8 @@
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3}' | filecheck %s
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3 schedule=periodic}' | filecheck %s --check-prefix=PER
 // RUN: tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-3}' | filecheck %s --check-prefix=FLOW
+// RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:0"}' | filecheck %s --check-prefix=NAMED
+// RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:1"}' | filecheck %s --check-prefix=REV
 
 // A marked time loop with a scalar iter_arg and a buffer it updates in place, trip count
 // %n known only at run time. @f_grad keeps no tape of the loop: 3 snapshot slots plus one
@@ -72,3 +74,9 @@ func.func @f(%x: memref<2xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
   } {tapeflow.checkpoint}
   func.return %acc : f64
 }
+
+// Unmarked, named by `loops=`: the same rewrite.
+// NAMED-LABEL: func.func @f_grad(
+// NAMED:         func.call @f_grad_ckpt0_seg(
+// The reverse loop named (it pushes nothing): nothing to checkpoint, the IR is unchanged.
+// REV-NOT: ckpt
