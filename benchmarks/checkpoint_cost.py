@@ -65,11 +65,11 @@ def _compile(kernel: str, size: str, spec: str) -> Any:
 
 
 def snapshot_bytes(module: Any) -> int:
+    from tapeflow.transforms.checkpoint import SNAPSHOT_ATTR
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType
 
     from benchmarks.tape_stats import element_bytes
-    from tapeflow.transforms.checkpoint import SNAPSHOT_ATTR
 
     total = 0
     for op in module.walk():
@@ -86,10 +86,9 @@ def recomputed_steps(module: Any, entry: str, args: list[Any]) -> int:
     @*_seg ran their bodies (the fast path's block counts, no model). Every step is
     replayed taped once and the forward sweep runs each step untaped once, so recomputed =
     adv - seg."""
-    from xdsl.dialects import func, scf
-
     from tapeflow.hwmodel.compiled import CompiledModule
     from tapeflow.hwmodel.fastsim import run_compiled
+    from xdsl.dialects import func, scf
 
     program = CompiledModule(module)
     _, trace = run_compiled(program, entry, args)
@@ -109,12 +108,15 @@ def recomputed_steps(module: Any, entry: str, args: list[Any]) -> int:
 
 
 def _gradient_bits(sim: Any) -> list[bytes]:
-    return [np.ascontiguousarray(a).tobytes() for a in sim.run.arguments if isinstance(a, np.ndarray)]
+    return [
+        np.ascontiguousarray(a).tobytes() for a in sim.run.arguments if isinstance(a, np.ndarray)
+    ]
 
 
 def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) -> list[dict]:
-    from benchmarks.kernels import KERNELS
     from tapeflow.hwmodel.fastsim import simulate_fast_many
+
+    from benchmarks.kernels import KERNELS
 
     entry = KERNELS[kernel].grad_entry
     machines = _machines()
@@ -141,8 +143,12 @@ def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) 
             for s in snapshots:
                 key = (schedule, s)
                 if key not in recomputed:
-                    plain = _compile(kernel, size, f"tapeflow-autodiff,tapeflow-checkpoint"
-                                     f"{{schedule={schedule} snapshots={s}}}")
+                    plain = _compile(
+                        kernel,
+                        size,
+                        f"tapeflow-autodiff,tapeflow-checkpoint"
+                        f"{{schedule={schedule} snapshots={s}}}",
+                    )
                     recomputed[key] = recomputed_steps(plain, entry, args())
                 spec = tf_spec.replace("}", f" checkpoint={schedule}-{s}}}")
                 module = _compile(kernel, size, spec)
@@ -150,8 +156,14 @@ def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) 
                 same = _gradient_bits(sim) == reference[label]
                 if not same:
                     raise SystemExit(f"{kernel} {label} {spec}: gradients differ")
-                row = _row(kernel, label, f"TapeFlow+ckpt {schedule} s={s}", sim,
-                           snapshot_bytes(module), base)
+                row = _row(
+                    kernel,
+                    label,
+                    f"TapeFlow+ckpt {schedule} s={s}",
+                    sim,
+                    snapshot_bytes(module),
+                    base,
+                )
                 row["recomputed_steps"] = recomputed[key]
                 rows.append(row)
     return rows
@@ -204,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     rows: list[dict] = []
     for kernel in a.kernels.split(","):
-        rows += measure(kernel, a.size, [int(s) for s in a.snapshots.split(",")],
-                        a.schedules.split(","))
+        rows += measure(
+            kernel, a.size, [int(s) for s in a.snapshots.split(",")], a.schedules.split(",")
+        )
     print(json.dumps(rows, indent=1) if a.json else markdown(rows))
     return 0
 

@@ -48,16 +48,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tapeflow.diagnostics import op_error
 from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
+from tapeflow.transforms.builder import At
 from tapeflow.transforms.index_utils import LOOP_ATTR, const_int
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr, i1
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
 
 CHECKPOINT_ATTR = "tapeflow.checkpoint"
 SNAPSHOT_ATTR = "tapeflow.snapshot"
@@ -87,48 +89,35 @@ def check_options(owner: str, schedule: str, snapshots: int) -> None:
         raise PassFailedException(f"{owner}: snapshots must be at least 1, got {snapshots}")
 
 
-class _E:
-    """A tiny emitter of index arithmetic and structured control flow at an insertion point."""
+class _E(At):
+    """`At` plus the index arithmetic and structured control flow the schedules need."""
 
-    def __init__(self, point: InsertPoint):
-        self.point = point
+    def ld(self, ref, *idx):
+        return self.load(ref, list(idx))
 
-    def op(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, self.point)
-        return op
-
-    def v(self, op: Operation) -> SSAValue:
-        return self.op(op).results[0]
-
-    def c(self, value: int) -> SSAValue:
-        return self.v(arith.ConstantOp(IntegerAttr(value, INDEX)))
+    def st(self, value, ref, *idx):
+        self.store(value, ref, list(idx))
 
     def add(self, a, b):
-        return self.v(arith.AddiOp(a, b))
+        return self.val(arith.AddiOp(a, b))
 
     def sub(self, a, b):
-        return self.v(arith.SubiOp(a, b))
+        return self.val(arith.SubiOp(a, b))
 
     def mul(self, a, b):
-        return self.v(arith.MuliOp(a, b))
+        return self.val(arith.MuliOp(a, b))
 
     def div(self, a, b):
-        return self.v(arith.DivSIOp(a, b))
+        return self.val(arith.DivSIOp(a, b))
 
     def cmp(self, a, b, pred: str):
-        return self.v(arith.CmpiOp(a, b, pred))
+        return self.val(arith.CmpiOp(a, b, pred))
 
     def select(self, cond, a, b):
-        return self.v(arith.SelectOp(cond, a, b))
+        return self.val(arith.SelectOp(cond, a, b))
 
     def min(self, a, b):
         return self.select(self.cmp(a, b, "slt"), a, b)
-
-    def load(self, ref, *idx):
-        return self.v(memref.LoadOp.get(ref, list(idx)))
-
-    def store(self, value, ref, *idx):
-        self.op(memref.StoreOp.get(value, ref, list(idx)))
 
     def call(self, name: str, args: list[SSAValue]) -> None:
         self.op(func.CallOp(name, args, []))
@@ -137,7 +126,7 @@ class _E:
         """`scf.for %i = lb to ub step 1` (no iter_args): the body's emitter and `%i`."""
         block = Block(arg_types=[INDEX])
         block.add_op(scf.YieldOp())
-        self.op(scf.ForOp(lb, ub, self.c(1), [], Region(block)))
+        self.op(scf.ForOp(lb, ub, self.index(1), [], Region(block)))
         return _E(InsertPoint.before(block.last_op)), block.args[0]  # type: ignore[arg-type]
 
     def when(self, cond) -> _E:
@@ -147,9 +136,9 @@ class _E:
         return _E(InsertPoint.before(block.last_op))  # type: ignore[arg-type]
 
     def trip_count(self, lb, ub, step):
-        span = self.add(self.sub(ub, lb), self.sub(step, self.c(1)))
+        span = self.add(self.sub(ub, lb), self.sub(step, self.index(1)))
         n = self.div(span, step)
-        return self.select(self.cmp(n, self.c(0), "slt"), self.c(0), n)
+        return self.select(self.cmp(n, self.index(0), "slt"), self.index(0), n)
 
 
 @dataclass
@@ -182,7 +171,7 @@ def _defined_inside(value: SSAValue, op: Operation) -> bool:
 
 @dataclass(frozen=True)
 class CheckpointPass(ModulePass):
-    """Checkpoints the reverse sweep of time loops: s snapshots, segments recomputed and reversed."""
+    """Checkpoints a time loop's reverse sweep: s snapshots, steps replayed taped, reversed."""
 
     name = "tapeflow-checkpoint"
 
@@ -195,8 +184,9 @@ class CheckpointPass(ModulePass):
         for inner in op.walk():
             if CHECKPOINT_ATTR in inner.attributes and not isinstance(inner, scf.ForOp):
                 raise PassFailedException(
-                    op_error(inner, f"{self.name}: '{CHECKPOINT_ATTR}' marks a loop: expected"
-                             " an scf.for")
+                    op_error(
+                        inner, f"{self.name}: '{CHECKPOINT_ATTR}' marks a loop: expected an scf.for"
+                    )
                 )
         funcs = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp)}
         named: dict[str, list[str]] = {}
@@ -217,8 +207,11 @@ class CheckpointPass(ModulePass):
                 if isinstance(inner, scf.ForOp) and CHECKPOINT_ATTR in inner.attributes:
                     if inner.parent_op() is not fn:
                         raise PassFailedException(
-                            op_error(inner, f"{self.name}: a checkpointed loop must be at the"
-                                     " top level of its function")
+                            op_error(
+                                inner,
+                                f"{self.name}: a checkpointed loop must be at the"
+                                " top level of its function",
+                            )
                         )
                     picks.append(inner)
             for index in named.get(name, ()):
@@ -243,9 +236,7 @@ class CheckpointPass(ModulePass):
     # -- analysis -------------------------------------------------------------------
     def _plan(self, fn: func.FuncOp, fwd: scf.ForOp, index: int) -> _Loop | None:
         ident = fwd.attributes.get(LOOP_ATTR)
-        revs = [
-            o for o in _top_loops(fn) if o is not fwd and o.attributes.get(LOOP_ATTR) == ident
-        ]
+        revs = [o for o in _top_loops(fn) if o is not fwd and o.attributes.get(LOOP_ATTR) == ident]
         if ident is None or not revs or not _pushes(fwd):
             return None  # an inactive loop or one without tape: nothing to checkpoint
         rev = revs[0]
@@ -279,8 +270,11 @@ class CheckpointPass(ModulePass):
         for c in caches:
             for use in c.uses:
                 user = use.operation
-                if not (_defined_inside_op(user, fwd) or _defined_inside_op(user, rev)
-                        or isinstance(user, FreeOp)):
+                if not (
+                    _defined_inside_op(user, fwd)
+                    or _defined_inside_op(user, rev)
+                    or isinstance(user, FreeOp)
+                ):
                     raise PassFailedException(
                         op_error(user, f"{self.name}: a cache of the loop used outside it")
                     )
@@ -308,17 +302,17 @@ class CheckpointPass(ModulePass):
         # Cells and snapshot buffers, at the top of the entry block (they dominate all).
         top = _E(InsertPoint.at_start(entry))
         scalars = [v.type for v in fwd.iter_args]
-        cells = [top.v(memref.AllocaOp.get(t, shape=[1])) for t in scalars]
-        dcells = [top.v(memref.AllocaOp.get(v.type, shape=[1])) for v in rev.iter_args]
+        cells = [top.val(memref.AllocaOp.get(t, shape=[1])) for t in scalars]
+        dcells = [top.val(memref.AllocaOp.get(v.type, shape=[1])) for v in rev.iter_args]
         snaps: list[SSAValue] = []
         for ref in p.state:
             mt = ref.type
             assert isinstance(mt, MemRefType)
-            snaps.append(top.v(_snapshot_alloc(mt.element_type, [s + 1, *mt.get_shape()])))
+            snaps.append(top.alloc(mt.element_type, [s + 1, *mt.get_shape()], role=SNAPSHOT_ATTR))
         for t in scalars:
-            snaps.append(top.v(_snapshot_alloc(t, [s + 1])))
-        stack = top.v(memref.AllocaOp.get(INDEX, shape=[s + 1]))
-        sched = top.v(memref.AllocaOp.get(INDEX, shape=[2]))  # [0] = position p, [1] = top
+            snaps.append(top.alloc(t, [s + 1], role=SNAPSHOT_ATTR))
+        stack = top.val(memref.AllocaOp.get(INDEX, shape=[s + 1]))
+        sched = top.val(memref.AllocaOp.get(INDEX, shape=[2]))  # [0] = position p, [1] = top
         state_args = [*p.state, *cells, *snaps]
 
         # The outlined functions.
@@ -337,7 +331,7 @@ class CheckpointPass(ModulePass):
         # Forward sweep: untaped steps with snapshots.
         e = _E(InsertPoint.before(fwd))
         for cell, init in zip(cells, fwd.iter_args, strict=True):
-            e.store(init, cell, e.c(0))
+            e.st(init, cell, e.index(0))
         n = e.trip_count(fwd.lb, fwd.ub, fwd.step)
         sargs = [*state_args]
 
@@ -356,60 +350,60 @@ class CheckpointPass(ModulePass):
         def swap(em: _E, slot):
             em.call(names["swap"], [slot, *sargs])
 
-        nonempty = e.cmp(n, e.c(0), "sgt")
+        nonempty = e.cmp(n, e.index(0), "sgt")
         g = e.when(nonempty)
-        last = g.sub(n, g.c(1))
+        last = g.sub(n, g.index(1))
         if self.schedule == "binomial":
-            g.store(g.c(0), sched, g.c(0))
-            g.store(g.c(0), sched, g.c(1))
-            g.store(g.c(0), stack, g.c(0))
-            save(g, g.c(0))
+            g.st(g.index(0), sched, g.index(0))
+            g.st(g.index(0), sched, g.index(1))
+            g.st(g.index(0), stack, g.index(0))
+            save(g, g.index(0))
             self._advance_to(g, last, sched, stack, adv, save)
-            save(g, g.c(s))
+            save(g, g.index(s))
             adv(g, last, n)
         else:
-            period = g.div(g.add(n, g.c(s - 1)), g.c(s))
-            nseg = g.div(g.add(n, g.sub(period, g.c(1))), period)
-            body, i = g.loop(g.c(0), nseg)
+            period = g.div(g.add(n, g.index(s - 1)), g.index(s))
+            nseg = g.div(g.add(n, g.sub(period, g.index(1))), period)
+            body, i = g.loop(g.index(0), nseg)
             a = body.mul(i, period)
             save(body, i)
             adv(body, a, body.min(body.add(a, period), n))
         for r, cell in zip(fwd.res, cells, strict=True):
-            r.replace_all_uses_with(e.load(cell, e.c(0)))
+            r.replace_all_uses_with(e.ld(cell, e.index(0)))
 
         # Reverse sweep: the driver.
         e = _E(InsertPoint.before(rev))
         for cell, init in zip(dcells, rev.iter_args, strict=True):
-            e.store(init, cell, e.c(0))
+            e.st(init, cell, e.index(0))
         g = e.when(nonempty)
-        last = g.sub(n, g.c(1))
+        last = g.sub(n, g.index(1))
         # Slot s keeps the memory as the reverse sweep finds it (the end of the forward
         # sweep), restored when the loop is reversed; binomial swaps it with x_{T-1}.
         if self.schedule == "binomial":
-            swap(g, g.c(s))
+            swap(g, g.index(s))
             seg(g, last, n)
-            body, k = g.loop(g.c(1), n)
+            body, k = g.loop(g.index(1), n)
             t = body.sub(last, k)
-            height = body.load(sched, body.c(1))
-            past = body.cmp(body.load(stack, height), t, "sgt")
-            height = body.select(past, body.sub(height, body.c(1)), height)
-            body.store(height, sched, body.c(1))
+            height = body.ld(sched, body.index(1))
+            past = body.cmp(body.ld(stack, height), t, "sgt")
+            height = body.select(past, body.sub(height, body.index(1)), height)
+            body.st(height, sched, body.index(1))
             restore(body, height)
-            body.store(body.load(stack, height), sched, body.c(0))
+            body.st(body.ld(stack, height), sched, body.index(0))
             self._advance_to(body, t, sched, stack, adv, save)
-            seg(body, t, body.add(t, body.c(1)))
+            seg(body, t, body.add(t, body.index(1)))
         else:
-            save(g, g.c(s))
-            period = g.div(g.add(n, g.c(s - 1)), g.c(s))
-            nseg = g.div(g.add(n, g.sub(period, g.c(1))), period)
-            body, i = g.loop(g.c(0), nseg)
-            j = body.sub(body.sub(nseg, body.c(1)), i)
+            save(g, g.index(s))
+            period = g.div(g.add(n, g.index(s - 1)), g.index(s))
+            nseg = g.div(g.add(n, g.sub(period, g.index(1))), period)
+            body, i = g.loop(g.index(0), nseg)
+            j = body.sub(body.sub(nseg, body.index(1)), i)
             a = body.mul(j, period)
             restore(body, j)
             seg(body, a, body.min(body.add(a, period), n))
-        restore(g, g.c(s))
+        restore(g, g.index(s))
         for r, cell in zip(rev.res, dcells, strict=True):
-            r.replace_all_uses_with(e.load(cell, e.c(0)))
+            r.replace_all_uses_with(e.ld(cell, e.index(0)))
 
         # The old loops and caches go; snapshot buffers are freed before the return.
         Rewriter.erase_op(fwd)
@@ -428,12 +422,15 @@ class CheckpointPass(ModulePass):
         """From the state at position sched[0] (the top snapshot's), Revolve's advances and
         snapshots until step t is the next one (see the module docstring)."""
         s = self.snapshots
-        body, _ = e.loop(e.c(0), e.c(s - 1))
-        p, height = body.load(sched, body.c(0)), body.load(sched, body.c(1))
-        c = body.sub(body.c(s), height)
-        steps = body.sub(body.add(t, body.c(1)), p)
-        go = body.select(body.cmp(steps, body.c(1), "sgt"), body.cmp(c, body.c(1), "sgt"),
-                         body.v(arith.ConstantOp(IntegerAttr(0, i1))))
+        body, _ = e.loop(e.index(0), e.index(s - 1))
+        p, height = body.ld(sched, body.index(0)), body.ld(sched, body.index(1))
+        c = body.sub(body.index(s), height)
+        steps = body.sub(body.add(t, body.index(1)), p)
+        go = body.select(
+            body.cmp(steps, body.index(1), "sgt"),
+            body.cmp(c, body.index(1), "sgt"),
+            body.val(arith.ConstantOp(IntegerAttr(0, i1))),
+        )
         w = body.when(go)
         prev, r1 = _repetition(w, steps, c)
         # beta(c-1, r-1) = beta(c, r-1) * c / (c + r - 1), with r1 = r - 1.
@@ -441,21 +438,27 @@ class CheckpointPass(ModulePass):
         m = w.min(prev, w.sub(steps, lower))
         q = w.add(p, m)
         adv(w, p, q)
-        h1 = w.add(height, w.c(1))
-        w.store(q, sched, w.c(0))
-        w.store(h1, sched, w.c(1))
-        w.store(q, stack, h1)
+        h1 = w.add(height, w.index(1))
+        w.st(q, sched, w.index(0))
+        w.st(h1, sched, w.index(1))
+        w.st(q, stack, h1)
         save(w, h1)
-        adv(e, e.load(sched, e.c(0)), t)
-        e.store(t, sched, e.c(0))
+        adv(e, e.ld(sched, e.index(0)), t)
+        e.st(t, sched, e.index(0))
 
     def _outline_step(self, p: _Loop, name: str, cells, dcells, taped: bool) -> func.FuncOp:
         """`@name(a, b, free..., cells..., dcells..., state...)`: steps a..b-1 of the forward
         loop, untaped (`adv`) or taped and then reversed (`seg`)."""
         fwd, rev = p.fwd, p.rev
         free = p.free if taped else p.free[: p.n_fwd]
-        args = [INDEX, INDEX, *(v.type for v in free), *(c.type for c in cells),
-                *(c.type for c in dcells), *(v.type for v in p.state)]
+        args = [
+            INDEX,
+            INDEX,
+            *(v.type for v in free),
+            *(c.type for c in cells),
+            *(c.type for c in dcells),
+            *(v.type for v in p.state),
+        ]
         block = Block(arg_types=args)
         a, b = block.args[0], block.args[1]
         mapping: dict[SSAValue, SSAValue] = {}
@@ -473,7 +476,7 @@ class CheckpointPass(ModulePass):
                 for v in o.operands:
                     if isinstance(v.owner, arith.ConstantOp) and not _defined_inside(v, loop):
                         if v not in consts:
-                            consts[v] = e.v(v.owner.clone())
+                            consts[v] = e.val(v.owner.clone())
         mapping.update(consts)
         inits: list[InitOp] = []
         if taped:
@@ -486,7 +489,7 @@ class CheckpointPass(ModulePass):
         step = mapping.get(fwd.step, fwd.step)
         new_lb = e.add(lb, e.mul(a, step))
         new_ub = e.add(lb, e.mul(b, step))
-        values = [e.load(c, e.c(0)) for c in fcells]
+        values = [e.ld(c, e.index(0)) for c in fcells]
         loop = fwd.clone(value_mapper=dict(mapping))
         loop.operands = [new_lb, new_ub, step, *values]
         loop.attributes.pop(CHECKPOINT_ATTR, None)
@@ -498,15 +501,15 @@ class CheckpointPass(ModulePass):
                     o.attributes.pop(LOOP_ATTR, None)
         e.op(loop)
         for r, c in zip(loop.res, fcells, strict=True):
-            e.store(r, c, e.c(0))
+            e.st(r, c, e.index(0))
         if taped:
             n = mapping.get(rev.ub, rev.ub)
             back = rev.clone(value_mapper=dict(mapping))
-            dvals = [e.load(c, e.c(0)) for c in fdcells]
+            dvals = [e.ld(c, e.index(0)) for c in fdcells]
             back.operands = [e.sub(n, b), e.sub(n, a), mapping.get(rev.step, rev.step), *dvals]
             e.op(back)
             for r, c in zip(back.res, fdcells, strict=True):
-                e.store(r, c, e.c(0))
+                e.st(r, c, e.index(0))
             for init in inits:
                 e.op(FreeOp(init.cache))
         e.op(func.ReturnOp())
@@ -523,12 +526,14 @@ def _repetition(e: _E, steps, c) -> tuple[SSAValue, SSAValue]:
     after = Block(arg_types=[INDEX, INDEX, INDEX])
     r, beta, _ = after.args
     ea = _E(InsertPoint.at_end(after))
-    r2 = ea.add(r, ea.c(1))
+    r2 = ea.add(r, ea.index(1))
     beta2 = ea.div(ea.mul(beta, ea.add(c, r2)), r2)
     ea.op(scf.YieldOp(r2, beta2, beta))
-    loop = scf.WhileOp([e.c(0), e.c(1), e.c(0)], [INDEX] * 3, Region(before), Region(after))
+    loop = scf.WhileOp(
+        [e.index(0), e.index(1), e.index(0)], [INDEX] * 3, Region(before), Region(after)
+    )
     e.op(loop)
-    return loop.res[2], e.sub(loop.res[0], e.c(1))
+    return loop.res[2], e.sub(loop.res[0], e.index(1))
 
 
 def _defined_inside_op(op: Operation, container: Operation) -> bool:
@@ -538,12 +543,6 @@ def _defined_inside_op(op: Operation, container: Operation) -> bool:
             return True
         current = current.parent_op()
     return False
-
-
-def _snapshot_alloc(element: Attribute, shape: list[int]) -> Operation:
-    op = memref.AllocOp.get(element, shape=shape)
-    op.attributes[SNAPSHOT_ATTR] = UnitAttr()
-    return op
 
 
 def _outline_copy(name: str, state, cells, snaps, mode: str) -> func.FuncOp:
@@ -562,20 +561,20 @@ def _outline_copy(name: str, state, cells, snaps, mode: str) -> func.FuncOp:
         assert isinstance(mt, MemRefType)
         em, ivs = e, []
         if buf in fcells:
-            here, there = [e.c(0)], [slot]
+            here, there = [e.index(0)], [slot]
         else:
             for size in mt.get_shape():
-                em, iv = em.loop(em.c(0), em.c(size))
+                em, iv = em.loop(em.index(0), em.index(size))
                 ivs.append(iv)
             here, there = ivs, [slot, *ivs]
         if mode == "save":
-            em.store(em.load(buf, *here), snap, *there)
+            em.st(em.ld(buf, *here), snap, *there)
         elif mode == "restore":
-            em.store(em.load(snap, *there), buf, *here)
+            em.st(em.ld(snap, *there), buf, *here)
         else:
-            mine, kept = em.load(buf, *here), em.load(snap, *there)
-            em.store(kept, buf, *here)
-            em.store(mine, snap, *there)
+            mine, kept = em.ld(buf, *here), em.ld(snap, *there)
+            em.st(kept, buf, *here)
+            em.st(mine, snap, *there)
     e.op(func.ReturnOp())
     return func.FuncOp(name, (args, []), Region(block), "private")
 

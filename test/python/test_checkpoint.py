@@ -20,19 +20,17 @@ from typing import Any
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
 
 from tapeflow import native
-from tapeflow.diagnostics import parse_module
 from tapeflow.interpreters import make_interpreter
-from tapeflow.registry import get_all_passes, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
+from test_transforms_preserve import _apply, _grad_args, _run  # noqa: E402
+
 from benchmarks.kernels import KERNELS  # noqa: E402
-from test_transforms_preserve import _grad_args, _run  # noqa: E402
 
 TIME_LOOP_KERNELS = ("mass_spring", "lstm", "ragged_rnn", "pwl")
 
@@ -56,15 +54,6 @@ func.func @f(%x: memref<2xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
   func.return %r : f64
 }
 """
-
-
-def _apply(text: str, pipeline: str) -> ModuleOp:
-    ctx = make_context()
-    module = parse_module(ctx, text, "<test>")
-    if pipeline:
-        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
-    module.verify()
-    return module
 
 
 def revolve_optimum(steps: int, snapshots: int) -> int:
@@ -169,21 +158,23 @@ def test_pipeline_option_streams_the_segment_tape():
     module = _apply(source, "tapeflow{checkpoint=binomial-8}")
     assert _run(module, f"{name}_grad", args) == expected
     names = [o.name for o in module.walk()]
-    assert "tape.push" not in names and "stream.commit" in names
+    assert "tape.push" not in names
+    assert "stream.commit" in names
     assert "tapeflow.snapshot" in str(module)
 
 
 @pytest.mark.skipif(not native.tools_available(), reason="upstream MLIR 22 is not installed")
 def test_native_equals_interpreter():
-    from tapeflow.runner import make_arguments, run_function
-
     from test_native import assert_same_run, copy_args  # type: ignore[import-not-found]
+
+    from tapeflow.runner import make_arguments, run_function
 
     module = _apply(KERNELS["mass_spring"].source("small"), "tapeflow{checkpoint=binomial-2}")
     from tapeflow.runner import find_function
 
-    args = make_arguments(find_function(module, "mass_spring_grad"), seed=0, inputs={},
-                          scalars=["1.0"])
+    args = make_arguments(
+        find_function(module, "mass_spring_grad"), seed=0, inputs={}, scalars=["1.0"]
+    )
     expected = run_function(module, "mass_spring_grad", copy_args(args))
     actual = native.run_function_native(module, "mass_spring_grad", copy_args(args))
     assert_same_run(expected, actual)
@@ -193,12 +184,11 @@ def test_fuzzer_programs_bit_identical():
     """Random programs (the fuzzer's generator) whose gradient has a top-level loop with a
     tape: schedules and snapshot counts in turn. Seeds 2, 46, 54, 55 store into the
     loop's buffers after the loop (the reverse sweep must leave them as it found them)."""
-    from xdsl.dialects import func as func_dialect
-    from xdsl.dialects import scf
-
     from fuzz.checks import N, grad_args, observe, primal_args
     from fuzz.program import generate
     from tapeflow.dialects.tape import PushOp
+    from xdsl.dialects import func as func_dialect
+    from xdsl.dialects import scf
 
     specs = ("snapshots=1", "snapshots=3", "snapshots=2 schedule=periodic")
     checked = 0
