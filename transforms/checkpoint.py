@@ -4,7 +4,8 @@ Runs on the autodiff IR (docs/CONTRACTS.md), after `tapeflow-autodiff` and befor
 `tapeflow-regions`. For a checkpointed top-level forward `scf.for` F of `@f_grad` (and its
 reverse loop R, same `tapeflow.loop`), the forward sweep no longer pushes F's tape: it runs
 F's steps untaped and keeps `snapshots=s` copies ("snapshots") of the loop-carried state:
-F's iter_args and every memref F's body writes. The reverse sweep then brings the state to
+F's iter_args, every memref F's body writes, and every memref it reads that the code
+after F overwrites (a replayed step must read what the forward sweep read). The reverse sweep then brings the state to
 step t (restore the nearest snapshot, advance untaped), runs step t taped and reverses it.
 
 Which loops: a top-level `scf.for` of a gradient function carrying the unit attribute
@@ -267,6 +268,20 @@ class CheckpointPass(ModulePass):
                 raise PassFailedException(
                     op_error(o, f"{self.name}: unsupported use of a buffer in a checkpointed loop")
                 )
+        # A buffer the body reads and the code after the loop overwrites: recomputed steps
+        # must read what the forward sweep read, so it is state too.
+        walk = list(fn.walk())
+        after = walk[walk.index(fwd) + sum(1 for _ in fwd.walk()) :]
+        overwritten = {v for o in after for v in _written(o)}
+        for o in fwd.walk():
+            if isinstance(o, memref.LoadOp | memref.CopyOp):
+                v = o.memref if isinstance(o, memref.LoadOp) else o.source
+                if v in overwritten and v not in state and not _defined_inside(v, fwd):
+                    if not v.type.has_static_shape():  # pyright: ignore
+                        raise PassFailedException(
+                            op_error(o, f"{self.name}: the state buffer must have a static shape")
+                        )
+                    state[v] = None
         for c in caches:
             for use in c.uses:
                 user = use.operation
@@ -534,6 +549,15 @@ def _repetition(e: _E, steps, c) -> tuple[SSAValue, SSAValue]:
     )
     e.op(loop)
     return loop.res[2], e.sub(loop.res[0], e.index(1))
+
+
+def _written(op: Operation) -> list[SSAValue]:
+    """The buffers `op` may write (every memref operand but what it only reads)."""
+    if isinstance(op, memref.LoadOp | memref.DimOp | memref.DeallocOp):
+        return []
+    if isinstance(op, memref.CopyOp):
+        return [op.destination]
+    return [v for v in op.operands if isinstance(v.type, MemRefType)]
 
 
 def _defined_inside_op(op: Operation, container: Operation) -> bool:

@@ -56,6 +56,42 @@ func.func @f(%x: memref<2xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
 """
 
 
+OVERWRITTEN_AFTER = """
+func.func @f(%x: memref<2xf64>, %a: memref<1xf64>, %n: index) -> f64
+    attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %five = arith.constant 5.0 : f64
+  %acc = scf.for %t = %c0 to %n step %c1 iter_args(%acc0 = %z) -> (f64) {
+    %x0 = memref.load %x[%c0] : memref<2xf64>
+    %w = memref.load %a[%c0] : memref<1xf64>
+    %p = arith.mulf %x0, %w : f64
+    %s = math.sin %p : f64
+    memref.store %s, %x[%c0] : memref<2xf64>
+    %acc1 = arith.addf %acc0, %s : f64
+    scf.yield %acc1 : f64
+  }
+  memref.store %five, %a[%c0] : memref<1xf64>
+  %last = memref.load %x[%c0] : memref<2xf64>
+  %r = arith.addf %acc, %last : f64
+  func.return %r : f64
+}
+"""
+
+
+@pytest.mark.parametrize("schedule", ["binomial", "periodic"])
+def test_buffer_read_by_the_loop_and_overwritten_after_it(schedule: str):
+    """%a is only read by the loop, then overwritten: a replayed step must read the old
+    value, so %a is part of the snapshots."""
+    autodiff = str(_apply(OVERWRITTEN_AFTER, "tapeflow-autodiff"))
+    args = [np.array([0.7, 0.2]), np.zeros(2), np.array([1.3]), np.zeros(1), 6, 1.0]
+    expected = _run(_apply(autodiff, ""), "f_grad", args)
+    ckpt = _apply(autodiff, f"tapeflow-checkpoint{{snapshots=2 schedule={schedule}}}")
+    assert "memref<3x1xf64>" in str(ckpt)  # the snapshots of %a
+    assert _run(ckpt, "f_grad", args) == expected
+
+
 def revolve_optimum(steps: int, snapshots: int) -> int:
     """Griewank & Walther's minimal number of forward steps to reverse `steps` steps with
     `snapshots` snapshots: r*T - C(s+r, s+1), r the least with T <= C(s+r, s)."""
