@@ -229,8 +229,11 @@ class CheckpointPass(ModulePass):
                 picks = [t for t in tops if _pushes(t)][:1]
             for p in dict.fromkeys(picks):
                 chosen.append((fn, p))
-        plans = [self._plan(fn, loop, i) for i, (fn, loop) in enumerate(chosen)]
-        for plan in plans:  # everything checked: now rewrite
+        for i, (fn, loop) in enumerate(chosen):  # check everything before rewriting
+            self._plan(fn, loop, i)
+        for i, (fn, loop) in enumerate(chosen):
+            # Planned again: an earlier rewrite in the function replaced values it uses.
+            plan = self._plan(fn, loop, i)
             if plan is not None:
                 self._rewrite(op, plan)
 

@@ -92,6 +92,42 @@ def test_buffer_read_by_the_loop_and_overwritten_after_it(schedule: str):
     assert _run(ckpt, "f_grad", args) == expected
 
 
+TWO_LOOPS = """
+func.func @f(%x: memref<2xf64>, %n: index) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %a = scf.for %t = %c0 to %n step %c1 iter_args(%a0 = %z) -> (f64) {
+    %x0 = memref.load %x[%c0] : memref<2xf64>
+    %s = math.sin %x0 : f64
+    memref.store %s, %x[%c0] : memref<2xf64>
+    %a1 = arith.addf %a0, %s : f64
+    scf.yield %a1 : f64
+  } {tapeflow.checkpoint}
+  %b = scf.for %t = %c0 to %n step %c1 iter_args(%b0 = %a) -> (f64) {
+    %x1 = memref.load %x[%c1] : memref<2xf64>
+    %c = math.cos %x1 : f64
+    %q = arith.mulf %c, %a : f64
+    %p = arith.mulf %q, %b0 : f64
+    memref.store %p, %x[%c1] : memref<2xf64>
+    scf.yield %p : f64
+  } {tapeflow.checkpoint}
+  func.return %b : f64
+}
+"""
+
+
+def test_two_checkpointed_loops_in_one_function():
+    """The second loop's body uses the first one's result (a value the first rewrite
+    replaces)."""
+    autodiff = str(_apply(TWO_LOOPS, "tapeflow-autodiff"))
+    args = [np.array([0.7, 0.2]), np.zeros(2), 5, 1.0]
+    expected = _run(_apply(autodiff, ""), "f_grad", args)
+    ckpt = _apply(autodiff, "tapeflow-checkpoint{snapshots=2}")
+    assert "f_grad_ckpt1_seg" in str(ckpt)
+    assert _run(ckpt, "f_grad", args) == expected
+
+
 def revolve_optimum(steps: int, snapshots: int) -> int:
     """Griewank & Walther's minimal number of forward steps to reverse `steps` steps with
     `snapshots` snapshots: r*T - C(s+r, s+1), r the least with T <= C(s+r, s)."""
