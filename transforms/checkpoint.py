@@ -5,8 +5,9 @@ Runs on the autodiff IR (docs/CONTRACTS.md), after `tapeflow-autodiff` and befor
 reverse loop R, same `tapeflow.loop`), the forward sweep no longer pushes F's tape: it runs
 F's steps untaped and keeps `snapshots=s` copies ("snapshots") of the loop-carried state:
 F's iter_args, every memref F's body writes, and every memref it reads that the code
-after F overwrites (a replayed step must read what the forward sweep read). The reverse sweep then brings the state to
-step t (restore the nearest snapshot, advance untaped), runs step t taped and reverses it.
+after F overwrites (a replayed step must read what the forward sweep read). The reverse
+sweep then brings the state to step t (restore the nearest snapshot, advance untaped), runs
+step t taped and reverses it.
 
 Which loops: a top-level `scf.for` of a gradient function carrying the unit attribute
 `tapeflow.checkpoint` (put it on the primal loop: `tapeflow-autodiff` copies it to
