@@ -3,7 +3,7 @@
 
     python benchmarks/checkpoint_cost.py [--size default|small] [--kernels mass_spring,lstm]
                                          [--snapshots 4,8,16] [--schedules binomial,periodic]
-                                         [--json]
+                                         [--json] [--plot DIR] [--from-json FILE]
 
 Per kernel, machine and variant (every variant ends with `tapeflow-cleanup`, as in
 `tapeflow-bench`; TapeFlow's scratchpad is the machine's `spm.size`):
@@ -206,20 +206,65 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def write_plots(rows: list[dict], out_dir: str) -> list[str]:
+    """One PNG per kernel: cycles against DRAM footprint (tape + snapshots), log-log, one
+    marker per machine, the binomial points joined; returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    paths = []
+    for kernel in dict.fromkeys(r["kernel"] for r in rows):
+        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        for machine, marker in zip(dict.fromkeys(r["machine"] for r in rows), "os^v"):
+            mine = [r for r in rows if r["kernel"] == kernel and r["machine"] == machine]
+            for r in mine:
+                xy = (r["footprint_bytes"] / 1024, r["cycles"])
+                ax.scatter(*xy, marker=marker, color="black" if "ckpt" not in r["variant"]
+                           else "tab:blue")  # fmt: skip
+                label = r["variant"].replace("TapeFlow+ckpt ", "")
+                ax.annotate(label, xy, fontsize=6, xytext=(3, 3), textcoords="offset points")
+            ckpt = sorted((r for r in mine if "ckpt binomial" in r["variant"]),
+                          key=lambda r: r["footprint_bytes"])  # fmt: skip
+            ax.plot([r["footprint_bytes"] / 1024 for r in ckpt], [r["cycles"] for r in ckpt],
+                    lw=0.8, marker=marker, label=f"{machine}: binomial")  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("DRAM footprint: tape + snapshots (KiB)")
+        ax.set_ylabel("cycles")
+        ax.set_title(f"{kernel}: cycles against DRAM footprint")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = f"{out_dir}/checkpoint-{kernel}.png"
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", default="default", choices=("small", "default"))
     p.add_argument("--kernels", default=",".join(TIME_LOOP_KERNELS))
     p.add_argument("--snapshots", default="4,8,16")
     p.add_argument("--schedules", default="binomial")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--plot", metavar="DIR", help="write checkpoint-KERNEL.png plots into DIR")
+    p.add_argument("--from-json", metavar="FILE", help="rows from an earlier --json run")
     a = p.parse_args(argv)
     rows: list[dict] = []
-    for kernel in a.kernels.split(","):
-        rows += measure(
-            kernel, a.size, [int(s) for s in a.snapshots.split(",")], a.schedules.split(",")
-        )
+    if a.from_json:
+        rows = json.loads(Path(a.from_json).read_text())
+    else:
+        for kernel in a.kernels.split(","):
+            snapshots = [int(s) for s in a.snapshots.split(",")]
+            rows += measure(kernel, a.size, snapshots, a.schedules.split(","))
     print(json.dumps(rows, indent=1) if a.json else markdown(rows))
+    if a.plot:
+        for path in write_plots(rows, a.plot):
+            print(path, file=sys.stderr)
     return 0
 
 

@@ -150,7 +150,7 @@ class _Loop:
     fn: func.FuncOp
     fwd: scf.ForOp
     rev: scf.ForOp
-    state: list[SSAValue]  # memrefs the forward body writes
+    state: list[SSAValue]  # the loop-carried buffers (see the module docstring)
     free: list[SSAValue]  # values used by fwd/rev, defined outside (arguments of the outlines)
     n_fwd: int  # free[:n_fwd]: those the forward body uses (the advance's arguments)
     caches: list[SSAValue]  # the caches fwd pushes
@@ -509,8 +509,14 @@ class CheckpointPass(ModulePass):
         new_lb = e.add(lb, e.mul(a, step))
         new_ub = e.add(lb, e.mul(b, step))
         values = [e.ld(c, e.index(0)) for c in fcells]
-        loop = fwd.clone(value_mapper=dict(mapping))
-        loop.operands = [new_lb, new_ub, step, *values]
+        single = taped and self.schedule == "binomial"  # a segment is one step, b = a + 1
+        if single:
+            loop = _one_iteration(
+                fwd, mapping, values, e, lambda x, j: x.add(lb, x.mul(x.add(a, j), step))
+            )
+        else:
+            loop = fwd.clone(value_mapper=dict(mapping))
+            loop.operands = [new_lb, new_ub, step, *values]
         loop.attributes.pop(CHECKPOINT_ATTR, None)
         if not taped:
             for o in list(loop.walk()):
@@ -523,9 +529,12 @@ class CheckpointPass(ModulePass):
             e.st(r, c, e.index(0))
         if taped:
             n = mapping.get(rev.ub, rev.ub)
-            back = rev.clone(value_mapper=dict(mapping))
             dvals = [e.ld(c, e.index(0)) for c in fdcells]
-            back.operands = [e.sub(n, b), e.sub(n, a), mapping.get(rev.step, rev.step), *dvals]
+            if single:
+                back = _one_iteration(rev, mapping, dvals, e, lambda x, j: x.add(x.sub(n, b), j))
+            else:
+                back = rev.clone(value_mapper=dict(mapping))
+                back.operands = [e.sub(n, b), e.sub(n, a), mapping.get(rev.step, rev.step), *dvals]
             e.op(back)
             for r, c in zip(back.res, fdcells, strict=True):
                 e.st(r, c, e.index(0))
@@ -533,6 +542,22 @@ class CheckpointPass(ModulePass):
                 e.op(FreeOp(init.cache))
         e.op(func.ReturnOp())
         return func.FuncOp(name, (args, []), Region(block), "private")
+
+
+def _one_iteration(loop: scf.ForOp, mapping, inits, e: _E, counter) -> scf.ForOp:
+    """`loop`'s body (its attributes kept) as `scf.for %j = 0 to 1`: a trip count the next
+    passes see as 1 (the segment's record tape is sized for one step); the old counter is
+    `counter(emitter, %j)`, computed first in the body."""
+    old = loop.body.block
+    block = Block(arg_types=[a.type for a in old.args])
+    m = dict(mapping)
+    m[old.args[0]] = counter(_E(InsertPoint.at_end(block)), block.args[0])
+    m.update(zip(old.args[1:], block.args[1:], strict=True))
+    for op in old.ops:
+        block.add_op(op.clone(value_mapper=m))
+    new = scf.ForOp(e.index(0), e.index(1), e.index(1), inits, Region(block))
+    new.attributes.update(loop.attributes)
+    return new
 
 
 def _repetition(e: _E, steps, c) -> tuple[SSAValue, SSAValue]:
