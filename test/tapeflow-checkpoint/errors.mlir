@@ -13,8 +13,15 @@
 // PIPE: error: pass-pipeline:1:{{[0-9]+}}: tapeflow: unknown schedule 'revolve' (expected one of binomial, periodic)
 // PIPE-NOT: Traceback
 
+// RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-x}' 2>&1 | filecheck %s --check-prefix=COUNT
+// COUNT: error: pass-pipeline:1:{{[0-9]+}}: tapeflow: checkpoint: expected SCHEDULE-SNAPSHOTS (e.g. binomial-8), got 'binomial-x'
+// COUNT-NOT: Traceback
+
+// RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=periodic-0}' 2>&1 | filecheck %s --check-prefix=PZERO
+// PZERO: error: pass-pipeline:1:{{[0-9]+}}: tapeflow: snapshots must be at least 1, got 0
+
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint' 2>&1 | filecheck %s --check-prefix=MARK
-// MARK: error: {{.*}}errors.mlir:25:3: 'scf.while' tapeflow-checkpoint: 'tapeflow.checkpoint' marks a loop: expected an scf.for
+// MARK: error: {{.*}}errors.mlir:32:3: 'scf.while' tapeflow-checkpoint: 'tapeflow.checkpoint' marks a loop: expected an scf.for
 // MARK-NOT: Traceback
 
 func.func @f(%x: memref<4xf64>, %n: index) -> f64 attributes {tapeflow.autodiff} {
