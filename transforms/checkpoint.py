@@ -12,10 +12,10 @@ step t taped and reverses it.
 Which loops: a top-level `scf.for` of a gradient function carrying the unit attribute
 `tapeflow.checkpoint` (put it on the primal loop: `tapeflow-autodiff` copies it to
 `@f_grad`), or named by `loops="F:K"` (the K-th top-level `scf.for` of function F,
-0-based; xDSL's pipeline syntax needs the quotes) or `loops=F` (F's first top-level loop
-that pushes on the tape). With neither marker nor
-`loops=`, every gradient function's first top-level loop that pushes is checkpointed
-(this is what `tapeflow{checkpoint=binomial-8}` does on an unmarked kernel).
+0-based, reverse loops counted too; xDSL's pipeline syntax needs the quotes) or `loops=F`
+(F's first top-level loop that pushes on the tape). With neither marker nor `loops=`,
+every gradient function's first top-level loop that pushes is checkpointed (this is what
+`tapeflow{checkpoint=binomial-8}` does on an unmarked kernel).
 
 Outlined functions (beside `@f_grad`, all in autodiff-IR form):
 - `@f_grad_ckptN_adv(a, b, ...)`: steps a..b-1 of F without tape (the advance);
@@ -37,7 +37,8 @@ Schedules (computed at run time from the trip count T):
   a stack; to reach step t from the top snapshot at p with c = s - top free slots and
   l = t + 1 - p steps, advance m = min(beta(c, r-1), l - beta(c-1, r-1)) steps and take a
   snapshot, while l > 1 and c > 1 (r: the least with beta(c, r) >= l, beta(c, r) =
-  C(c+r, c)); then advance to t. Segments are one step. The untaped steps of the whole
+  C(c+r, c)); then advance to t. Segments are one step (a one-iteration loop in `_seg`,
+  so its record tape is sized for one step). The untaped steps of the whole
   gradient are Revolve's optimum r*T - beta(s+1, r-1) plus one (F's last step, which the
   forward sweep runs untaped because the code after F needs x_T).
 - `periodic`: a snapshot every P = ceil(T/s) steps; each segment of P steps is replayed
