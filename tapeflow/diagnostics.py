@@ -225,15 +225,10 @@ class LocatedPrinter(Printer):
 
 
 def parse_module(ctx: Context, text: str, name: str = "<stdin>") -> ModuleOp:
-    """Parses `text` into a module whose ops carry their source locations.
+    """Parses MLIR `text` into a module whose ops carry their source locations.
 
-    A `.c` file goes through the C frontend first (`tapeflow.frontends.c`): this is the
-    one hook through which every tool accepts C.
-    """
-    if name.endswith(".c"):
-        from tapeflow.frontends.c import compile_c
-
-        return compile_c(text, name)
+    C input is `tapeflow.runner.load_module`'s business: diagnostics sits below every
+    frontend, so it imports none of them."""
     return LocatingParser(ctx, text, name).parse_module()
 
 

@@ -107,10 +107,18 @@ class RunResult:
 
 
 def load_module(text: str, name: str = "<stdin>", ctx: Context | None = None) -> ModuleOp:
-    """Parses (ops get `file:line:col` locations) and verifies `text`."""
+    """Parses (ops get `file:line:col` locations) and verifies `text`.
+
+    A `name` ending in `.c` goes through the C frontend (`tapeflow.frontends.c`) first:
+    this is the one hook through which the run/sim/bench tools accept C."""
     from tapeflow.registry import make_context
 
-    module = parse_module(ctx or make_context(), text, name)
+    if name.endswith(".c"):
+        from tapeflow.frontends.c import compile_c
+
+        module = compile_c(text, name)
+    else:
+        module = parse_module(ctx or make_context(), text, name)
     verify_module(module)
     return module
 
