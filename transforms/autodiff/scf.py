@@ -20,18 +20,15 @@ Forward and reverse loops carry the same `tapeflow.loop = N : i64`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-if TYPE_CHECKING:
-    from tapeflow.transforms.autodiff.driver import Gradient
+from tapeflow.transforms.autodiff.rules import ControlFlowBuilder
 
 
-def trip_count(g: Gradient, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+def trip_count(g: ControlFlowBuilder, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
     """max(0, (ub - lb + step - 1) / step), for a positive step."""
     ins = g.b.insert
     one = g.const(1, lb.type)
@@ -45,7 +42,11 @@ def trip_count(g: Gradient, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAVa
 
 
 def _reverse_loop(
-    g: Gradient, op: Operation, count: SSAValue, carried: list[SSAValue], free: list[SSAValue]
+    g: ControlFlowBuilder,
+    op: Operation,
+    count: SSAValue,
+    carried: list[SSAValue],
+    free: list[SSAValue],
 ) -> tuple[scf.ForOp, Block, list[SSAValue], list[SSAValue]]:
     """Inserts `scf.for %k = 0 to count`, paired with the primal loop `op`, whose iter_args
     start as the adjoints of `carried` (values whose adjoints flow from one reverse
@@ -63,13 +64,13 @@ def _reverse_loop(
     return loop, block, d_carried, d_free
 
 
-def _yield_adjoints(g: Gradient, values: list[SSAValue]) -> None:
+def _yield_adjoints(g: ControlFlowBuilder, values: list[SSAValue]) -> None:
     """Ends a reverse body with `scf.yield` of the adjoints of `values` (zero if none)."""
     g.b.insert(scf.YieldOp(*(g.adjoint_or_zero(v) for v in values)))
 
 
 def _after_reverse_loop(
-    g: Gradient, loop: scf.ForOp, inputs: list[SSAValue], free: list[SSAValue]
+    g: ControlFlowBuilder, loop: scf.ForOp, inputs: list[SSAValue], free: list[SSAValue]
 ) -> None:
     """Takes the results of the reverse `loop` built by `_reverse_loop`: the adjoints of
     `free`, and contributions to the adjoints of `inputs` (the primal loop's inits)."""
@@ -80,7 +81,7 @@ def _after_reverse_loop(
         g.accumulate(v, loop.res[j])
 
 
-def reverse_for(g: Gradient, op: scf.ForOp) -> None:
+def reverse_for(g: ControlFlowBuilder, op: scf.ForOp) -> None:
     body = op.body.block
     yield_ = body.last_op
     assert yield_ is not None
@@ -102,7 +103,7 @@ def reverse_for(g: Gradient, op: scf.ForOp) -> None:
     _after_reverse_loop(g, loop, [op.iter_args[i] for i in carried], free)
 
 
-def reverse_if(g: Gradient, op: scf.IfOp) -> None:
+def reverse_if(g: ControlFlowBuilder, op: scf.IfOp) -> None:
     cond = g.primal(op.cond)
     free = g.free_active(op)
     init_free = [g.adjoint_or_zero(f) for f in free]
@@ -129,7 +130,7 @@ def reverse_if(g: Gradient, op: scf.IfOp) -> None:
         g.adj[f] = rev.output[j]
 
 
-def reverse_while(g: Gradient, op: scf.WhileOp) -> None:
+def reverse_while(g: ControlFlowBuilder, op: scf.WhileOp) -> None:
     before, after = op.before_region.block, op.after_region.block
     cond, yield_ = before.last_op, after.last_op
     assert isinstance(cond, scf.ConditionOp)

@@ -11,10 +11,12 @@ shadow memory). Control flow (scf.for, scf.if, scf.while) lives in `autodiff/scf
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from xdsl.builder import Builder
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 
 
 class ReverseBuilder(Protocol):
@@ -42,6 +44,37 @@ class ReverseBuilder(Protocol):
         ...
 
     def const(self, value: float | int, type: Attribute) -> SSAValue: ...
+
+
+class ControlFlowBuilder(ReverseBuilder, Protocol):
+    """What the control-flow reversal (`autodiff/scf.py`) asks of the AD driver, on top of
+    a rule's `ReverseBuilder`. It lives here, below both, so that scf.py needs no import of
+    the driver that dispatches to it."""
+
+    adj: dict[SSAValue, SSAValue]
+    """The adjoints of the current scope (scalar -> its adjoint)."""
+    ctx: Any
+    """The current reverse context (opaque here: made by `new_context`, saved, restored)."""
+
+    def adjoint_or_zero(self, value: SSAValue) -> SSAValue: ...
+
+    def primal_cached(self, value: SSAValue) -> SSAValue:
+        """`value` in the reverse sweep, always through a cache (never recomputed)."""
+        ...
+
+    def new_context(
+        self, block: Block, pop_at: InsertPoint, rec_at: InsertPoint | None = None
+    ) -> Any: ...
+
+    def nested(
+        self, block: Block, adj: dict[SSAValue, SSAValue]
+    ) -> AbstractContextManager[None]: ...
+
+    def free_active(self, op: Operation) -> list[SSAValue]: ...
+
+    def pair_loops(self, forward: Operation, reverse: Operation) -> None: ...
+
+    def reverse_block(self, block: Block) -> None: ...
 
 
 Rule = Callable[[ReverseBuilder, Operation], None]
