@@ -13,6 +13,9 @@ config.suffixes = [".mlir", ".toml", ".c"]
 # The C frontend's tests (test/tapeflow-cc) need the libclang bindings (extra `c`).
 if importlib.util.find_spec("clang") is not None:
     config.available_features.add("libclang")
+# tapeflow-exec's tests (test/tapeflow-exec) need upstream MLIR's tools on PATH.
+if shutil.which("mlir-opt-22") and shutil.which("mlir-runner-22"):
+    config.available_features.add("mlir-native")
 config.excludes = ["Inputs", "benchmarks", ".venv", "build", "python", "docs"]
 
 # The tools (tapeflow-opt, tapeflow-run, filecheck...) come from the environment that runs

@@ -14,7 +14,7 @@ import json
 import sys
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -204,13 +204,30 @@ def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return rest, scalars
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+Execute = Callable[[Any, str, list[Any], argparse.Namespace], Any]
+"""Runs `(module, function name, argument values, parsed options)` to a `RunResult`."""
+
+
+def _interpret(module: Any, name: str, values: list[Any], _options: argparse.Namespace) -> Any:
+    from tapeflow import runner
+
+    return runner.run_function(module, name, values)
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    parser: Callable[[], argparse.ArgumentParser] = _parser,
+    execute: Execute = _interpret,
+) -> int:
+    """tapeflow-run; `tapeflow-exec` is this with its own `parser` (more options) and
+    `execute` (native code instead of the interpreter)."""
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow import runner
 
     rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
-    args = _parser().parse_args(rest)
+    args = parser().parse_args(rest)
     args.args = scalars
     with report_errors():
         text, name = read_source(args.file)
@@ -228,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             zero=[*_zero_positions(args.zero), *shadows],
             fill_positions=mirror,
         )
-        result = runner.run_function(module, func_op.sym_name.data, values)
+        result = execute(module, func_op.sym_name.data, values, args)
         if args.json:
             output = json.dumps(runner.format_json(result), allow_nan=False) + "\n"
         else:
