@@ -34,7 +34,7 @@ from tapeflow.transforms.autodiff.activity import (
     is_float,
     is_float_memref,
 )
-from tapeflow.transforms.autodiff.rules import Rule
+from tapeflow.transforms.autodiff.builder import Rule
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (

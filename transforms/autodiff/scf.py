@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tapeflow.transforms.autodiff.rules import ControlFlowBuilder
+from tapeflow.transforms.autodiff.builder import ControlFlowBuilder
 
 
 def trip_count(g: ControlFlowBuilder, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:

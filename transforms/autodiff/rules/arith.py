@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
+from tapeflow.transforms.autodiff.builder import ReverseBuilder, Rule
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math as pymath
 
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
+from tapeflow.transforms.autodiff.builder import ReverseBuilder, Rule
 from tapeflow.transforms.autodiff.rules.arith import div, mul, neg, select
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerAttr

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from tapeflow.transforms.autodiff.rules import ReverseBuilder, Rule
+from tapeflow.transforms.autodiff.builder import ReverseBuilder, Rule
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
