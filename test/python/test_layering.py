@@ -10,6 +10,7 @@ else to the package's `__init__`.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
     """Module -> the library modules (and benchmarks/ modules) it imports."""
     modules = _modules()
