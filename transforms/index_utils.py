@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -287,7 +287,3 @@ def defined_outside(value: SSAValue, op: Operation) -> bool:
         parent = owner.parent_op()
         return parent is None or not op.is_ancestor(parent)
     return not op.is_ancestor(owner)
-
-
-def index_type() -> Attribute:
-    return IndexType()
