@@ -143,7 +143,7 @@ class LocatingParser(Parser):
         self._first_use: dict[str, Span] = {}
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span
+        start = Span(self.pos, self.pos, self.lexer.input)
         try:
             op = super().parse_operation()
         except (ParseError, RecursionError):
@@ -173,7 +173,9 @@ class LocatingParser(Parser):
         try:
             return super().parse_module(allow_implicit_module)
         except RecursionError:
-            raise ParseError(self._current_token.span, "input nests too deeply") from None
+            raise ParseError(
+                Span(self.pos, self.pos, self.lexer.input), "input nests too deeply"
+            ) from None
         except ParseError as e:
             undefined = [n for n in self.forward_ssa_references if n in self._first_use]
             if e.msg.startswith("values used but not defined") and undefined:
