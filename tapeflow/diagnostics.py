@@ -40,6 +40,7 @@ from xdsl.utils.lexer import Span
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
 LOCATED = re.compile(r"^\S+:\d+:\d+: ")
 """Matches a message that starts with its `file:line:col`."""
+_UNREGISTERED = re.compile(r"^Operation (\S+) is not registered$")
 
 
 class ToolError(Exception):
@@ -146,7 +147,9 @@ class LocatingParser(Parser):
         start = Span(self.pos, self.pos, self.lexer.input)
         try:
             op = super().parse_operation()
-        except (ParseError, RecursionError):
+        except ParseError as e:
+            raise self._at_op_name(e, start.start) from None
+        except RecursionError:
             raise
         except DiagnosticException as e:  # a verifier run while building an attribute
             if LOCATED.match(str(e)):
@@ -162,6 +165,20 @@ class LocatingParser(Parser):
                 StringAttr(loc.file), IntAttr(loc.line + self._line_offset), IntAttr(loc.col)
             )
         return op
+
+    def _at_op_name(self, error: ParseError, start: int) -> ParseError:
+        """xDSL puts "Operation X is not registered" at the token after X: move it to X."""
+        unknown = _UNREGISTERED.match(error.msg)
+        text = self.lexer.input.content
+        if unknown is None or not isinstance(text, str):
+            return error
+        name = unknown.group(1)
+        before = text[start : error.span.start].rstrip()
+        for spelling in (name, f'"{name}"'):
+            if before.endswith(spelling):
+                at = start + len(before) - len(spelling)
+                return ParseError(Span(at, at + len(spelling), self.lexer.input), error.msg)
+        return error
 
     def resolve_operand(self, operand, type):  # type: ignore[override]
         name = operand.operand_name

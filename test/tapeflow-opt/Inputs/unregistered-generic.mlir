@@ -1,0 +1,4 @@
+func.func @f() {
+  %x = "foo.bar"() : () -> i32
+  func.return
+}
