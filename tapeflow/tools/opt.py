@@ -242,7 +242,9 @@ def check_pipeline(
         raise ToolError(f"{lines[1]}: {lines[-1].strip()} (in '{text}')") from None
     specs: list[PassSpec] = []
     depth, in_value, key = 0, False, ""
-    for token in PipelineLexer._generator(text):  # pyright: ignore[reportPrivateUsage]
+    lexer = PipelineLexer(text)
+    while True:
+        token = lexer.lex()
         where = f"pass-pipeline:1:{token.span.start + 1}"
         kind, typed = token.kind, token.span.text
         if kind is SpecTokenKind.L_BRACE:
@@ -262,6 +264,8 @@ def check_pipeline(
             spec.locations[key], spec.texts[key] = where, ""
         elif depth == 1 and in_value and kind is not SpecTokenKind.EOF:
             specs[-1].texts[key] += typed
+        if kind is SpecTokenKind.EOF:
+            break
     for spec, arg_spec in zip(specs, parsed, strict=True):
         if spec.name not in available:
             close = difflib.get_close_matches(spec.name, list(available), n=1)
