@@ -141,8 +141,9 @@ class TapeFlowOptMain(xDSLOptMain):
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
 
     def register_all_targets(self) -> None:
-        super().register_all_targets()
-        self.available_targets["mlir"] = lambda: _LocatedMLIRTarget
+        # Only MLIR text: xDSL's other targets (llvm, riscv-asm, csl, wat...) take their
+        # own dialects, so on TapeFlow's IR they fail. Native code is `tapeflow-exec`'s.
+        self.available_targets = {"mlir": lambda: _LocatedMLIRTarget}
 
     def register_all_frontends(self) -> None:
         def parse_mlir(stream: IO[bytes]) -> ModuleOp:
@@ -176,6 +177,8 @@ def _usage_error(message: str) -> None:
     if message.startswith("unrecognized arguments:"):
         unknown = ", ".join(repr(u) for u in message.split(":", 1)[1].split())
         message = f"unknown pass or option {unknown} (tapeflow-opt --help lists them)"
+    elif message.startswith("argument -t/--target: invalid choice"):
+        message += "; to run natively (LLVM through upstream MLIR) use tapeflow-exec"
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(1)
 
