@@ -88,12 +88,14 @@ class TapeFlowOptMain(xDSLOptMain):
 
     def setup_pipeline(self) -> None:
         self.pass_locations: list[str] = []
+        self.pass_specs: list[PassSpec] = []
         self._next_pass = 0
         self._pass_start = time.perf_counter()
         passes = []
         for spec in check_pipeline(self.args.passes, self.available_passes):
             passes.append(spec.build(self.available_passes))
             self.pass_locations.append(spec.location)
+            self.pass_specs.append(spec)
         self.pipeline = PassPipeline(tuple(passes), self._between_passes)
 
     def _between_passes(
@@ -120,8 +122,10 @@ class TapeFlowOptMain(xDSLOptMain):
             # A pass that fails on its options names no op: point at it in the pipeline.
             message = str(e)
             if not LOCATED.match(message) and self._next_pass < len(self.pass_locations):
+                spec = self.pass_specs[self._next_pass]
+                located = spec.option_error(message, self.available_passes)
                 where = self.pass_locations[self._next_pass]
-                raise PassFailedException(f"{where}: {message}") from None
+                raise PassFailedException(located or f"{where}: {message}") from None
             raise
         if self.args.verify_upstream:
             from tapeflow.upstream import verify_with_upstream
@@ -175,8 +179,12 @@ class TapeFlowOptMain(xDSLOptMain):
 def _usage_error(message: str) -> None:
     """argparse's errors as every other error: one `error:` line, exit status 1."""
     if message.startswith("unrecognized arguments:"):
-        unknown = ", ".join(repr(u) for u in message.split(":", 1)[1].split())
-        message = f"unknown pass or option {unknown} (tapeflow-opt --help lists them)"
+        typed = message.split(":", 1)[1].split()
+        unknown = ", ".join(repr(u) for u in typed)
+        known = [f"--{name}" for name in registry.get_all_passes()]
+        close = difflib.get_close_matches(typed[0].partition("=")[0], known, n=1, cutoff=0.8)
+        hint = f"did you mean '{close[0]}'?" if close else "tapeflow-opt --help lists them"
+        message = f"unknown pass or option {unknown} ({hint})"
     elif message.startswith("argument -t/--target: invalid choice"):
         message += "; to run natively (LLVM through upstream MLIR) use tapeflow-exec"
     print(f"error: {message}", file=sys.stderr)
@@ -225,6 +233,21 @@ class PassSpec:
             return cls.from_pass_spec(spec)
         except ValueError as e:  # a required option missing
             raise ToolError(f"{self.location}: {self.name}: {e}") from None
+
+
+    def option_error(self, message: str, available: Sequence[str]) -> str | None:
+        """A pass's complaint about an option's value (the value, quoted, is in the
+        message), at that option as typed; None when the message names no typed value.
+        A pipeline pass that hands its options on says which pass complained: that
+        prefix goes, the option typed here is named instead."""
+        for typed, text in self.texts.items():
+            if text and f"'{text}'" in message:
+                head, sep, detail = message.partition(": ")
+                if sep and head in available:
+                    message = detail
+                message = message.removeprefix(f"{typed}: ")
+                return f"{self.locations[typed]}: option '{typed}' of {self.name}: {message}"
+        return None
 
 
 def _fields(cls: type[ModulePass]) -> list[dataclasses.Field[Any]]:

@@ -19,6 +19,6 @@ func.func @f(%x: memref<4xf64>) -> f64 attributes {tapeflow.autodiff} {
 // CHECK-NOT: Traceback
 
 // POLICY-NOT: Traceback
-// POLICY: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-autodiff: unknown policy 'fast' (expected one of min-tape, cache-all)
+// POLICY: error: pass-pipeline:1:19: option 'policy' of tapeflow-autodiff: unknown policy 'fast' (expected one of min-tape, cache-all)
 // FUNC-NOT: Traceback
-// FUNC: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-autodiff: functions: no function named 'nope' in the module
+// FUNC: error: pass-pipeline:1:19: option 'functions' of tapeflow-autodiff: no function named 'nope' in the module
