@@ -137,7 +137,14 @@ def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
             if f not in defined:
                 raise ToolError(f"function @{name} is only declared, it has no body")
             return f
-    raise ToolError(f"no function @{name} in the module (it defines {names})")
+    hint = ""
+    primal = name.removesuffix("_grad")
+    if primal != name and any(f.sym_name.data == primal for f in defined):
+        hint = (
+            f"; @{name} is made by tapeflow-opt: run `tapeflow-opt FILE --tapeflow "
+            "-o FILE-tf.mlir` and give that file (a .c file holds the primal only)"
+        )
+    raise ToolError(f"no function @{name} in the module (it defines {names}){hint}")
 
 
 # ---------------------------------------------------------------------------------------
