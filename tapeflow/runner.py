@@ -29,7 +29,8 @@ explicitly is filled as follows:
 For a gradient `@F_grad` of `@F` in the same module, `gradient_layout` gives the
 positions to fill the primal arguments as `@F`'s (same data as a run of `@F`) and the
 shadows to zero; `tapeflow-run` applies it by default.
-A memref with a dynamic dimension (`memref<?xf64>`) has no default: give it in `inputs`.
+A memref with a dynamic dimension (`memref<?xf64>`) has no default: give it in `inputs`
+(a zero-filled shadow takes its primal's shape: `shadow_shapes`).
 Scalar arguments (float, integer, index) come from `scalars`, in signature order.
 
 Errors are xDSL's (`ParseError`, `VerifyException`, `InterpretationError`) or
@@ -80,6 +81,7 @@ __all__ = [
     "parse_scalar",
     "run_function",
     "run_result",
+    "shadow_shapes",
     "to_numpy",
 ]
 
@@ -283,6 +285,7 @@ def make_arguments(
     zero: Sequence[int] = (),
     index_bitwidth: int = 64,
     fill_positions: Mapping[int, int] | None = None,
+    shape_of: Mapping[int, int] | None = None,
 ) -> list[Value]:
     """The arguments for one call of `func_op`, following the module's fill rule.
 
@@ -292,7 +295,9 @@ def make_arguments(
     numbers. `scalars` gives the scalar arguments not in `inputs`,
     in signature order (strings are parsed by type). `zero` lists memref positions to
     fill with zeros. `fill_positions` maps an argument's position to the position whose
-    default fill it takes (see `gradient_layout`). Raises ToolError when something does
+    default fill it takes (see `gradient_layout`). `shape_of` maps a memref's position to
+    an earlier one whose shape it takes when it is zero-filled and its own shape is
+    dynamic (a shadow takes its primal's: `shadow_shapes`). Raises ToolError when something does
     not fit.
     """
     arg_types = list(func_op.function_type.inputs.data)
@@ -317,12 +322,15 @@ def make_arguments(
                 values.append(_check_array(p, by_position[p], t, index_bitwidth))
                 continue
             _check_size(func_op, p, t, index_bitwidth)
-            if p in zero:
-                values.append(
-                    np.zeros(
-                        _static_shape(p, t), dtype=_dtype(t.get_element_type(), index_bitwidth)
-                    )
-                )
+            source = (shape_of or {}).get(p)
+            dtype = _dtype(t.get_element_type(), index_bitwidth)
+            dynamic = any(d < 0 for d in t.get_shape())
+            if p in zero and dynamic and source is not None and source < p:
+                # Zeros (a shadow) of the shape of the array at `source`, which passed
+                # the same memref type's check.
+                values.append(np.zeros(np.shape(values[source]), dtype=dtype))
+            elif p in zero:
+                values.append(np.zeros(_static_shape(p, t), dtype=dtype))
             else:
                 fill_p = (fill_positions or {}).get(p, p)
                 values.append(_default_fill(fill_p, t, seed, index_bitwidth))
@@ -369,6 +377,14 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
             shadows.append(q)
             q += 1
     return mirror, shadows
+
+
+def shadow_shapes(module: ModuleOp, func_op: func.FuncOp) -> dict[int, int]:
+    """For `@F_grad`: shadow position -> its primal's position (each float memref is
+    followed by its shadow, of the same type), so a dynamic shadow can be sized from the
+    primal given in `inputs`."""
+    _, shadows = gradient_layout(module, func_op)
+    return {q: q - 1 for q in shadows}
 
 
 def _static_shape(position: int, t: MemRefType[Any]) -> list[int]:

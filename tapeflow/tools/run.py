@@ -34,7 +34,8 @@ arguments of the function:
           numpy.random.default_rng([SEED, p]).uniform(-1.0, 1.0, size)
       drawn in float64 and rounded to the element type; SEED is --seed (default 0).
       Integer, index and i1 memrefs are filled with zeros. --zero P fills memref P
-      with zeros. A memref with a dynamic shape (memref<?xf64>) must be given.
+      with zeros. A memref with a dynamic shape (memref<?xf64>) must be given, but
+      a gradient's shadow (zero-filled) takes the shape of its primal.
   gradients (@F_grad made by tapeflow-autodiff from @F, both in the module)
       @F_grad takes @F's arguments, each float memref followed by its shadow, then
       the seed (given in --args). Each primal argument is filled as @F's argument at
@@ -244,6 +245,7 @@ def main(
             scalars=args.args,
             zero=[*_zero_positions(args.zero), *shadows],
             fill_positions=mirror,
+            shape_of=runner.shadow_shapes(module, func_op),
         )
         result = execute(module, func_op.sym_name.data, values, args)
         if args.json:

@@ -164,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             inputs=_read_inputs(args.inputs, memrefs),
             scalars=args.args,
             zero=_zero_positions(args.zero),
+            shape_of=runner.shadow_shapes(module, func_op),
         )
         entry = func_op.sym_name.data
         shown = None if args.quiet or not sys.stderr.isatty() else sys.stderr
