@@ -410,8 +410,9 @@ def compile_to_llvm(program: str, tools: NativeTools | None = None) -> str:
     return done.stdout
 
 
-def run_llvm(llvm: str, tools: NativeTools | None = None) -> str:
-    """Runs `@__tapeflow_main` of an LLVM-dialect module with `mlir-runner-22`."""
+def run_llvm(llvm: str, tools: NativeTools | None = None, flags: Sequence[str] = ()) -> str:
+    """Runs `@__tapeflow_main` of an LLVM-dialect module with `mlir-runner-22` (`flags`:
+    more of its options, e.g. `--O3`)."""
     tools = tools or find_tools()
     command = [
         tools.runner,
@@ -419,6 +420,7 @@ def run_llvm(llvm: str, tools: NativeTools | None = None) -> str:
         WRAPPER,
         "-entry-point-result=void",
         f"-shared-libs={','.join(tools.libraries)}",
+        *flags,
     ]
     done = subprocess.run(command, input=llvm, capture_output=True, text=True)
     if done.returncode != 0:
@@ -581,3 +583,100 @@ __all__ = [
     "run_function_native",
     "tools_available",
 ]
+
+
+# --------------------------------------------------------------------------------------
+# timing
+
+
+def timing_program(
+    module: ModuleOp, entry: str, args: Sequence[Any], calls: int, ctx: Context | None = None
+) -> str:
+    """Upstream MLIR text that calls `entry` `calls` times and prints, for each call, the
+    CPU time it took in microseconds (libc's `clock()`, CLOCKS_PER_SEC = 10^6 on POSIX),
+    then the final contents of the memref arguments (read, so no call is optimised away).
+
+    Every call starts from the same inputs: each memref argument is copied from its
+    pristine global into a working buffer before the clock starts (a gradient writes its
+    shadows and may write its primal arrays), so no call sees another's results."""
+    lowered = lower_module(module, ctx)
+    function = _function(lowered, entry)
+    inputs = function.function_type.inputs.data
+    if len(inputs) != len(args):
+        raise ToolError(f"@{entry} takes {len(inputs)} argument(s), got {len(args)}")
+    wrapper = _Wrapper()
+    copies: list[tuple[str, str, MemRefType[Attribute]]] = []  # pristine, working, type
+    operands: list[str] = []
+    for i, (typ, value) in enumerate(zip(inputs, args)):
+        if not isinstance(typ, MemRefType):
+            operands.append(wrapper.argument(i, typ, value))
+            continue
+        static_type = MemRefType(typ.element_type, list(value.shape))
+        pristine = wrapper.argument(i, static_type, value)
+        static = _type_text(static_type)
+        working = wrapper.fresh()
+        wrapper.line(f"{working} = memref.alloc() : {static}")
+        copies.append((pristine, working, static_type))
+        ref = working
+        if _type_text(typ) != static:
+            ref = wrapper.fresh()
+            wrapper.line(f"{ref} = memref.cast {working} : {static} to {_type_text(typ)}")
+        operands.append(ref)
+    zero, one, count = wrapper.index(0), wrapper.index(1), wrapper.index(calls)
+    wrapper.line(f"scf.for %__call = {zero} to {count} step {one} {{")
+    for pristine, working, static_type in copies:
+        static = _type_text(static_type)
+        wrapper.line(f"memref.copy {pristine}, {working} : {static} to {static}")
+    start, end, took = wrapper.fresh(), wrapper.fresh(), wrapper.fresh()
+    wrapper.line(f"{start} = func.call @clock() : () -> i64")
+    outputs = function.function_type.outputs.data
+    call = f"func.call @{entry}({', '.join(operands)}) : "
+    call += f"({', '.join(map(_type_text, inputs))}) -> ({', '.join(map(_type_text, outputs))})"
+    if outputs:
+        call = ", ".join(wrapper.fresh() for _ in outputs) + " = " + call
+    wrapper.line(call)
+    wrapper.line(f"{end} = func.call @clock() : () -> i64")
+    wrapper.line(f"{took} = arith.subi {end}, {start} : i64")
+    wrapper.print_scalar(took, IntegerType(64))
+    wrapper.line("}")
+    # The buffers are read after the loop, so the optimiser cannot drop the calls' work.
+    for _pristine, working, static_type in copies:
+        wrapper.print_memref(working, static_type)
+    existing = {op.sym_name.data for op in lowered.ops if isinstance(op, func.FuncOp)}
+    if WRAPPER in existing or "clock" in existing:
+        raise ToolError(f"the module already defines @{WRAPPER} or @clock")
+    declare = [(n, sig) for n, sig in _RUNTIME if n not in existing]
+    text = _print_module(lowered)
+    closing = text.rstrip().rfind("}")
+    wrapper.globals.append("  func.func private @clock() -> i64")
+    return text[:closing] + wrapper.text(declare) + "}\n"
+
+
+def time_function_native(
+    module: ModuleOp,
+    name: str,
+    args: Sequence[Any],
+    calls: int = 1,
+    *,
+    tools: NativeTools | None = None,
+    flags: Sequence[str] = ("--O3",),
+) -> tuple[list[float], list[np.ndarray]]:
+    """CPU seconds of each of `calls` native calls of `name` on `args` (one process:
+    compiled once, every call from the same inputs; see `timing_program`), and the
+    memref arguments after the last call."""
+    from tapeflow.runner import find_function
+
+    tools = tools or find_tools()
+    arg_types = list(find_function(module, name).function_type.inputs.data)
+    values = [argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
+    program = timing_program(module, name, values, calls)
+    numbers = _Numbers(_parse_integers(run_llvm(compile_to_llvm(program, tools), tools, flags)))
+    seconds = [int(n) / 1e6 for n in numbers.take(calls)]
+    final = [
+        _take_memref(numbers, MemRefType(t.element_type, list(np.shape(v))))
+        for t, v in zip(arg_types, values)
+        if isinstance(t, MemRefType)
+    ]
+    if numbers.left:
+        raise InterpretationError(f"native timing printed {numbers.left} unexpected value(s)")
+    return seconds, final
