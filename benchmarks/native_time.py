@@ -1,0 +1,127 @@
+"""Native CPU time of each bundled kernel's gradient: Enzyme layout against TapeFlow.
+
+    python benchmarks/native_time.py                        # every kernel, default size
+    python benchmarks/native_time.py --kernels gemm,mlp --runs 9 --sizes small,default
+    python benchmarks/native_time.py --json out.json
+
+The hardware model's presets predict cycles of machines that do not exist; this measures
+the machine it runs on. Each variant's `@<kernel>_grad` is compiled as `tapeflow-bench`
+compiles it (`tapeflow.bench.build_module`: the Enzyme layout is
+`tapeflow-autodiff,tapeflow-lower-tape,tapeflow-cleanup`, TapeFlow the `tapeflow{...}`
+pipeline with the default machine's scratchpad size), then run natively as
+`tapeflow-exec` runs it (`tapeflow-lower-to-std`, `mlir-opt-22`, `mlir-runner-22 --O3`;
+`tapeflow.native.time_function_native`). The CPU has no DMA engine: TapeFlow's stream
+commits and prefetches are copies the core does itself.
+
+Timing: libc `clock()` (process CPU time, microsecond resolution) around the gradient
+call only, inside the compiled program, so compilation and process start-up are not
+counted. One round runs both variants, each in its own process with one untimed warm-up
+call then one timed call, every call from the same inputs; `--runs` rounds, alternating
+which variant goes first, so both see the same machine load. Printed per kernel and
+size: min and median over the runs of each variant, and the ratio Enzyme / TapeFlow of
+the minima and of the medians (> 1: TapeFlow's gradient is faster). Run it niced on an
+otherwise idle machine; a loaded one inflates medians more than minima.
+Before timing, each variant's native gradient is checked against the other's (the same
+shadows to 1e-9 relative), so a faster wrong gradient cannot pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from tapeflow import native  # noqa: E402
+from tapeflow.bench import Job, build_module, kernel_arguments, kernels  # noqa: E402
+from tapeflow.hwmodel.config import load_machine  # noqa: E402
+
+VARIANTS = ("enzyme", "tapeflow")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--kernels", default="", help="comma-separated kernels (default: all)")
+    p.add_argument("--runs", type=int, default=7, help="timed rounds per kernel (7)")
+    p.add_argument("--sizes", default="default", help="comma-separated sizes (default)")
+    p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    return p
+
+
+def _check_same_gradients(name: str, modules: dict[str, object], args: list) -> None:
+    outs = {}
+    for v, module in modules.items():
+        _, final = native.time_function_native(module, f"{name}_grad", _fresh(args), 1)
+        outs[v] = final
+    for a, b in zip(outs["enzyme"], outs["tapeflow"], strict=True):
+        scale = max(float(np.max(np.abs(a))) if a.size else 0.0, 1e-300)
+        if not np.allclose(a, b, rtol=1e-9, atol=1e-9 * scale):
+            raise SystemExit(f"{name}: the two variants' native gradients differ")
+
+
+def _fresh(args: list) -> list:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def measure(name: str, size: str, runs: int, spm_bytes: int) -> dict:
+    modules = {v: build_module(Job(name, v, size, spm_bytes=spm_bytes)) for v in VARIANTS}
+    args = kernel_arguments(name, size)
+    _check_same_gradients(name, modules, args)
+    seconds: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    for r in range(runs):
+        order = VARIANTS if r % 2 == 0 else VARIANTS[::-1]
+        for v in order:
+            times, _ = native.time_function_native(modules[v], f"{name}_grad", _fresh(args), 2)
+            seconds[v].append(times[1])  # the first call warms caches and page tables
+    row: dict = {"kernel": name, "size": size, "runs": runs}
+    for v in VARIANTS:
+        row[f"{v}_min_s"] = min(seconds[v])
+        row[f"{v}_median_s"] = statistics.median(seconds[v])
+        row[f"{v}_s"] = seconds[v]
+    for stat in ("min", "median"):
+        flow = row[f"tapeflow_{stat}_s"]
+        row[f"ratio_{stat}"] = row[f"enzyme_{stat}_s"] / flow if flow > 0 else float("nan")
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    registry = kernels()
+    names = [k for k in args.kernels.split(",") if k] or list(registry)
+    unknown = [k for k in names if k not in registry]
+    if unknown:
+        raise SystemExit(f"unknown kernel(s): {', '.join(unknown)} (known: {', '.join(registry)})")
+    native.find_tools()
+    spm_bytes = load_machine().spm_size
+    rows = []
+    print(f"native CPU time of @<kernel>_grad (clock(), --O3), {args.runs} runs per variant,"
+          " interleaved; ratio = Enzyme layout / TapeFlow (> 1: TapeFlow faster)")
+    print(f"{'kernel':12} {'size':8} {'Enzyme min':>11} {'median':>9} {'TapeFlow min':>13} "
+          f"{'median':>9} {'ratio min':>10} {'median':>7}")
+    for size in [s for s in args.sizes.split(",") if s]:
+        for name in names:
+            row = measure(name, size, args.runs, spm_bytes)
+            rows.append(row)
+            print(f"{name:12} {size:8} {row['enzyme_min_s'] * 1e3:9.3f}ms "
+                  f"{row['enzyme_median_s'] * 1e3:7.3f}ms {row['tapeflow_min_s'] * 1e3:11.3f}ms "
+                  f"{row['tapeflow_median_s'] * 1e3:7.3f}ms {row['ratio_min']:9.3f}x "
+                  f"{row['ratio_median']:6.3f}x", flush=True)
+    ratios = [r["ratio_min"] for r in rows if r["ratio_min"] == r["ratio_min"]]
+    if ratios:
+        geo = float(np.exp(np.mean(np.log(ratios))))
+        print(f"geomean ratio of minima: {geo:.3f}x; worst: {min(ratios):.3f}x "
+              f"({min(rows, key=lambda r: r['ratio_min'])['kernel']})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
