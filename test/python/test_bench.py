@@ -34,6 +34,8 @@ def _bench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
 def quick_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    pytest.importorskip("dask.distributed", reason="--jobs 2 needs Dask (extra 'sweep')")
+    pytest.importorskip("matplotlib", reason="the plots need matplotlib (extra 'bench')")
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
                   "--machine", "all", "--out", str(out / "o"),

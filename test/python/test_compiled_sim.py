@@ -422,10 +422,8 @@ STAGES = {
 
 
 def _kernels() -> list[str]:
-    try:
-        from benchmarks.kernels import KERNELS
-    except ImportError:
-        return []
+    from benchmarks.kernels import KERNELS
+
     return list(KERNELS)
 
 
@@ -438,10 +436,7 @@ def _stage_module(name: str, stage: str):
     if spec is None:
         return module, kernel.entry, kernel.inputs("small")
     passes = get_all_passes()
-    try:
-        PassPipeline.parse_spec(passes, spec).apply(make_context(), module)
-    except ModuleNotFoundError as e:  # a pass not written yet
-        pytest.skip(f"{stage}: {e}")
+    PassPipeline.parse_spec(passes, spec).apply(make_context(), module)
     module.verify()
     fn = runner.find_function(module, kernel.grad_entry)
     scalars = [t for t in fn.function_type.inputs.data if not isinstance(t, MemRefType)]
@@ -480,8 +475,6 @@ def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.Monke
 
 def test_stream_stage_exercises_dma_stalls_and_spm():
     """At least one small kernel streams its tape with DMA, stalls and a scratchpad."""
-    if "gemm" not in _kernels():
-        pytest.skip("no benchmark kernels")
     module, entry, args = _stage_module("gemm", "stream-d1")
     ref, _ = assert_identical(module, entry, args)
     assert ref.report["dma"]["transfers"] > 2
@@ -498,9 +491,7 @@ def test_phase_timing_is_the_same_in_both_cache_backends():
     from tapeflow.hwmodel.cache import numba_available
 
     if not numba_available():
-        pytest.skip("numba is not installed")
-    if "gemm" not in _kernels():
-        pytest.skip("no benchmark kernels")
+        pytest.skip("numba is not installed (extra 'fast')")
     module, entry, args = _stage_module("gemm", "stream-d1")
     machine = load_machine(overrides=[
         "core.window_ops=37", "ops.fp_mul.cycles=1.3", "ops.int.cycles=0.7",
@@ -528,9 +519,7 @@ def test_access_decoding_with_numpy_equals_numba(stage: str, monkeypatch: pytest
     from tapeflow.hwmodel.cache import numba_available
 
     if not numba_available():
-        pytest.skip("numba is not installed")
-    if "lstm" not in _kernels():
-        pytest.skip("no benchmark kernels")
+        pytest.skip("numba is not installed (extra 'fast')")
     module, entry, args = _stage_module("lstm", stage)
     with_numba = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
     monkeypatch.setattr(compiled_module, "numba_decoder", lambda: None)
@@ -564,11 +553,9 @@ MEDIUM = {"gemm": {"M": 24, "N": 16, "K": 4}, "lstm": {"T": 12, "B": 4, "I": 4, 
 @pytest.mark.parametrize("name", sorted(MEDIUM))
 def test_medium_size_many_batches_identical(name: str, stage: str):
     """Larger runs (tens of thousands of ops): many batches, evictions, many DMA tiles."""
-    try:
-        from benchmarks.kernels import KERNELS
-        from benchmarks.kernels.generate import TEMPLATES
-    except ImportError:
-        pytest.skip("no benchmark kernels")
+    from benchmarks.kernels import KERNELS
+    from benchmarks.kernels.generate import TEMPLATES
+
     kernel = KERNELS[name]
     module = runner.load_module(TEMPLATES[name](MEDIUM[name]), f"{name}.mlir")
     PassPipeline.parse_spec(get_all_passes(), STAGES[stage]).apply(make_context(), module)

@@ -84,6 +84,7 @@ def test_pipeline_options_are_located_and_spelled_as_typed():
 
 
 def test_progress_appears_only_on_long_runs():
+    pytest.importorskip("tqdm", reason="the progress line needs tqdm (extra 'bench')")
     stream = io.StringIO()
     with progress("simulating @f", stream, after=0.05):
         time.sleep(0.8)

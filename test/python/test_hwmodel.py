@@ -421,7 +421,8 @@ _FAST_CASES = [
 @pytest.mark.parametrize("case", range(len(_FAST_CASES)))
 @pytest.mark.parametrize("prefetch", [True, False])
 def test_fast_path_matches_op_by_op(case: int, prefetch: bool):
-    fastsim = pytest.importorskip("tapeflow.hwmodel.fastsim")
+    from tapeflow.hwmodel import fastsim
+
     text, entry, args = _FAST_CASES[case]
     machine = load_machine(overrides=[f"prefetch.enabled={str(prefetch).lower()}"])
     module = runner.load_module(text, "k.mlir")
@@ -442,15 +443,13 @@ KERNELS = Path(__file__).parents[2] / "benchmarks" / "kernels" / "small"
      "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=4096},tapeflow-stream"],
 )  # fmt: skip
 def test_fast_path_matches_op_by_op_on_gradients(kernel: str, pipeline: str):
-    fastsim = pytest.importorskip("tapeflow.hwmodel.fastsim")
     from xdsl.dialects.builtin import MemRefType
     from xdsl.passes import PassPipeline
 
+    from tapeflow.hwmodel import fastsim
     from tapeflow.registry import get_all_passes, make_context
 
     path = KERNELS / f"{kernel}.mlir"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
     module = runner.load_module(path.read_text(), str(path))
     PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
     func_op = runner.find_function(module, f"{kernel}_grad")
@@ -543,7 +542,7 @@ def test_python_and_numba_backends_give_the_same_report():
     from tapeflow.hwmodel.cache import numba_available
 
     if not numba_available():
-        pytest.skip("numba is not installed")
+        pytest.skip("numba is not installed (extra 'fast')")
     n = 3000
     text = TAPE.format(n=n)
     reports = [

@@ -15,7 +15,7 @@ import struct
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
+pytest.importorskip("numba", reason="the JIT path needs numba (extra 'fast')")
 
 from tapeflow import runner  # noqa: E402
 from tapeflow.hwmodel import compiled as C  # noqa: E402

@@ -202,8 +202,6 @@ def test_missing_bindings_and_tools_give_the_install_hints(monkeypatch: pytest.M
 @pytest.mark.parametrize("dialect", ["tape", "region", "stream"])
 def test_dialect_round_trip_files_verify_upstream(dialect: str, backend: str):
     path = ROOT / "test" / "dialects" / dialect / "ops.mlir"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
     text = path.read_text()
     for chunk in text.split("// -----"):
         if "=" in chunk or '"' in chunk:
@@ -226,15 +224,6 @@ def _stage(name: str, spec: str) -> ModuleOp:
     module = load_module(kernel.source("small"), str(kernel.path("small")))
     if spec:
         passes = registry.get_all_passes()
-        for p in spec.split(","):
-            base = p.split("{")[0]
-            if base and base in passes:
-                try:
-                    passes[base]()
-                except ImportError as e:
-                    pytest.skip(f"pass {base} does not load: {e}")
-            elif base and "=" not in base:
-                pytest.skip(f"pass {base} is not registered yet")
         PassPipeline.parse_spec(passes, spec).apply(registry.make_context(), module)
     return module
 
