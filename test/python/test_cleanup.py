@@ -16,30 +16,28 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from tapeflow.bench import VARIANTS, pipeline_spec
 from tapeflow.registry import make_context
 
-from test_transforms_preserve import KERNELS, _apply, _counts, _grad_args, _run
+from helpers.pipelines import KERNELS, apply, grad_args, op_counts, run
 
 CLEANED_AWAY = ("arith.divsi", "arith.muli", "arith.addi")
 
 
-@pytest.mark.skipif(not KERNELS, reason="benchmark kernels not available")
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_cleanup_keeps_gradients_bit_identical(name: str, variant: str):
     kernel = KERNELS[name]
-    args = _grad_args(name)
+    args = grad_args(name)
     raw = pipeline_spec(variant, 32768, 0, 2, cleanup=False)
     clean = pipeline_spec(variant, 32768, 0, 2, cleanup=True)
     assert raw != clean
-    expected = _run(_apply(kernel.source("small"), raw), kernel.grad_entry, args)
-    assert _run(_apply(kernel.source("small"), clean), kernel.grad_entry, args) == expected
+    expected = run(apply(kernel.source("small"), raw), kernel.grad_entry, args)
+    assert run(apply(kernel.source("small"), clean), kernel.grad_entry, args) == expected
 
 
-@pytest.mark.skipif(not KERNELS, reason="benchmark kernels not available")
 def test_cleanup_removes_index_arithmetic():
     """gemm's Enzyme-layout gradient loses integer ops (`divsi x, 1`, `muli x, 1`, ...)."""
     source = KERNELS["gemm"].source("small")
-    before = _counts(_apply(source, pipeline_spec("enzyme", 32768, 0, 2, cleanup=False)))
-    after = _counts(_apply(source, pipeline_spec("enzyme", 32768, 0, 2, cleanup=True)))
+    before = op_counts(apply(source, pipeline_spec("enzyme", 32768, 0, 2, cleanup=False)))
+    after = op_counts(apply(source, pipeline_spec("enzyme", 32768, 0, 2, cleanup=True)))
     assert sum(after.get(n, 0) for n in CLEANED_AWAY) < sum(before.get(n, 0) for n in CLEANED_AWAY)
 
 
@@ -62,18 +60,17 @@ def test_canonicalize_after_autodiff_of_returned_single_trip_loop():
       func.return %r : f64
     }
     """
-    module = _apply(text, "tapeflow-autodiff")  # in memory, as a pipeline hands it on
+    module = apply(text, "tapeflow-autodiff")  # in memory, as a pipeline hands it on
     CanonicalizePass().apply(make_context(), module)
     module.verify()
     names = {o.sym_name.data for o in module.walk() if isinstance(o, func.FuncOp)}
     assert names == {"f", "f_grad"}
 
 
-@pytest.mark.skipif(not KERNELS, reason="benchmark kernels not available")
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_no_dangling_users_after_autodiff(name: str):
     """Every user of every value of the gradient is an op of the module."""
-    module = _apply(KERNELS[name].source("small"), "tapeflow-autodiff")
+    module = apply(KERNELS[name].source("small"), "tapeflow-autodiff")
     attached = {id(op) for op in module.walk()}
     for op in module.walk():
         values = list(op.results) + [a for r in op.regions for b in r.blocks for a in b.args]

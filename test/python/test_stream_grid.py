@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_transforms_preserve import _apply, _record_bytes, _run  # noqa: E402
+from helpers.pipelines import apply, region_record_bytes, run  # noqa: E402
 
 LOWER_BOUNDS = (0, 1, 3)
 STEPS = (1, 2, 3)
@@ -105,22 +105,22 @@ def _args(text: str, *ints: int) -> list[object]:
 def test_pipeline_grid_bit_identical(shape, lb: int, step: int, n: int):
     text = shape(lb, step, n)
     args = _args(text)
-    expected = _run(_apply(text, "tapeflow-autodiff{functions=kernel}"), "kernel_grad", args)
-    record = _record_bytes(_apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
+    expected = run(apply(text, "tapeflow-autodiff{functions=kernel}"), "kernel_grad", args)
+    record = region_record_bytes(apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
     assert record > 0
     for depth in DEPTHS:
         for records in (1, 3, 8):
             spm = depth * record * records
             pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm}}}"
-            module = _apply(text, pipeline)
-            assert _run(module, "kernel_grad", args) == expected, pipeline
+            module = apply(text, pipeline)
+            assert run(module, "kernel_grad", args) == expected, pipeline
             if shape is _nested and records == 8 and n >= 2:
                 # 8 records hold two runs of the 3-iteration inner loop: layers span it.
                 layers = (
                     "tapeflow-autodiff{functions=kernel},tapeflow-regions,"
                     f"tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
                 )
-                assert "tapeflow.layer_span = 1" in str(_apply(text, layers)), layers
+                assert "tapeflow.layer_span = 1" in str(apply(text, layers)), layers
             names = {op.name for op in module.walk()}
             assert "stream.commit" in names and not any(
                 name.startswith("tape.") for name in names
@@ -135,14 +135,14 @@ def test_spanning_layers_dynamic_outer_loop(step: int, n: int):
     text = _nested(1, step, n, dynamic=True)
     ub = 1 + n * step
     args = _args(text, ub)
-    expected = _run(_apply(text, "tapeflow-autodiff{functions=kernel}"), "kernel_grad", args)
-    record = _record_bytes(_apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
+    expected = run(apply(text, "tapeflow-autodiff{functions=kernel}"), "kernel_grad", args)
+    record = region_record_bytes(apply(text, "tapeflow-autodiff{functions=kernel},tapeflow-regions"))
     for depth in (1, 2):
         spm = depth * record * 8
         layers = (
             "tapeflow-autodiff{functions=kernel},tapeflow-regions,"
             f"tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
         )
-        assert "tapeflow.layer_span = 1" in str(_apply(text, layers)), layers
-        module = _apply(text, f"{layers},tapeflow-stream{{depth={depth}}}")
-        assert _run(module, "kernel_grad", args) == expected, layers
+        assert "tapeflow.layer_span = 1" in str(apply(text, layers)), layers
+        module = apply(text, f"{layers},tapeflow-stream{{depth={depth}}}")
+        assert run(module, "kernel_grad", args) == expected, layers

@@ -11,92 +11,22 @@ record, layers that do not divide the trip counts, and prefetch depths 1, 2 and 
 
 from __future__ import annotations
 
-import struct
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from tapeflow.dialects import region
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float64Type, MemRefType, ModuleOp
-from xdsl.interpreters.shaped_array import ShapedArray
-from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import PassFailedException
 
-from tapeflow.diagnostics import parse_module
-from tapeflow.registry import get_all_passes, make_context
-
-KERNELS: dict[str, Any] = {}
-try:
-    from benchmarks.kernels import KERNELS as _K  # type: ignore[import-not-found]
-
-    KERNELS = dict(_K)
-except Exception:  # pragma: no cover - kernels not available
-    KERNELS = {}
-
-
-def _apply(text: str, pipeline: str) -> ModuleOp:
-    ctx = make_context()
-    module = parse_module(ctx, text, "<test>")
-    if pipeline:
-        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
-    module.verify()
-    return module
+from helpers.pipelines import KERNELS, apply, grad_args, op_counts, region_record_bytes, run
 
 
 @cache
 def _autodiff_text(name: str, policy: str) -> str:
-    return str(_apply(KERNELS[name].source("small"), f"tapeflow-autodiff{{policy={policy}}}"))
-
-
-def _bits(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for v in values:
-        if isinstance(v, float):
-            out.append(struct.pack("<d", v))
-        else:
-            out.append(v)
-    return out
-
-
-def _run(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
-    """Runs `entry` on fresh copies of `args`; returns the results and every memref's bits."""
-    from benchmarks.kernels.harness import to_memref  # type: ignore[import-not-found]
-    from tapeflow.interpreters import make_interpreter
-
-    values = [to_memref(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
-    results = make_interpreter(module).call_op(entry, tuple(values))
-    observed = _bits(list(results))
-    for v in values:
-        if isinstance(v, ShapedArray):
-            observed.append(_bits(list(v.data)))
-    return observed
-
-
-def _grad_args(name: str) -> list[Any]:
-    kernel = KERNELS[name]
-    arrays = kernel.inputs("small", seed=1)
-    args: list[Any] = []
-    for spec, a in zip(kernel.args, arrays):
-        args.append(a)
-        if spec.is_float:
-            args.append(np.zeros_like(a))
-    args.append(1.0)
-    return args
-
-
-def _record_bytes(module: ModuleOp) -> int:
-    """Sum of the record sizes of the DRAM region tapes (the `tapeflow-layers` budget unit)."""
-    total = 0
-    for op in module.walk():
-        if isinstance(op, region.AllocOp):
-            t = op.tape.type
-            assert isinstance(t, region.TapeType)
-            if not t.in_spm and (op.static_count is None or op.static_count > 1):
-                total += t.record.size
-    return total
+    return str(apply(KERNELS[name].source("small"), f"tapeflow-autodiff{{policy={policy}}}"))
 
 
 def _grid(record_bytes: int) -> list[str]:
@@ -117,22 +47,15 @@ def _grid(record_bytes: int) -> list[str]:
     ]
 
 
-def _counts(module: ModuleOp) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for op in module.walk():
-        counts[op.name] = counts.get(op.name, 0) + 1
-    return counts
-
-
 def _check(text: str, entry: str, args: list[Any], extra: list[str] = ()) -> int:
     """Checks every pipeline of the grid on `text`; returns how many region tapes it has."""
-    expected = _run(_apply(text, ""), entry, args)
-    regions = _apply(text, "tapeflow-regions")
-    record_bytes = _record_bytes(regions)
+    expected = run(apply(text, ""), entry, args)
+    regions = apply(text, "tapeflow-regions")
+    record_bytes = region_record_bytes(regions)
     for pipeline in [*_grid(record_bytes), *extra]:
-        module = _apply(text, pipeline)
-        assert _run(module, entry, args) == expected, pipeline
-        counts = _counts(module)
+        module = apply(text, pipeline)
+        assert run(module, entry, args) == expected, pipeline
+        counts = op_counts(module)
         if "tapeflow-stream" in pipeline and record_bytes:
             assert counts.get("stream.commit", 0) > 0, pipeline
             assert counts.get("stream.prefetch", 0) > 0, pipeline
@@ -142,21 +65,19 @@ def _check(text: str, entry: str, args: list[Any], extra: list[str] = ()) -> int
 
 
 def counts_of(module: ModuleOp, name: str) -> int:
-    return _counts(module).get(name, 0)
+    return op_counts(module).get(name, 0)
 
 
 POLICIES = ("min-tape", "cache-all")
 
 
-@pytest.mark.skipif(not KERNELS, reason="benchmark kernels not available")
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_kernel_gradients_identical(name: str, policy: str):
     text = _autodiff_text(name, policy)
-    _check(text, KERNELS[name].grad_entry, _grad_args(name))
+    _check(text, KERNELS[name].grad_entry, grad_args(name))
 
 
-@pytest.mark.skipif(not KERNELS, reason="benchmark kernels not available")
 @pytest.mark.parametrize(
     "options",
     ["spm-bytes=64 depth=1", "spm-bytes=200 depth=2 tile-bytes=40", "spm-bytes=4096 depth=4"],
@@ -165,25 +86,25 @@ def test_kernel_gradients_identical(name: str, policy: str):
 def test_pipeline_gradients_identical(name: str, options: str):
     """`tapeflow{...}` on the primal computes the autodiff IR's gradients."""
     kernel = KERNELS[name]
-    args = _grad_args(name)
-    expected = _run(_apply(_autodiff_text(name, "min-tape"), ""), kernel.grad_entry, args)
+    args = grad_args(name)
+    expected = run(apply(_autodiff_text(name, "min-tape"), ""), kernel.grad_entry, args)
     pipeline = f"tapeflow{{{options}}}"
     failure = None
     try:
-        module = _apply(kernel.source("small"), pipeline)
+        module = apply(kernel.source("small"), pipeline)
     except PassFailedException as e:
         failure = str(e)
     if failure is not None:  # a scratchpad too small for this kernel: a clean failure
         assert "too small" in failure
         return
-    assert _run(module, kernel.grad_entry, args) == expected
+    assert run(module, kernel.grad_entry, args) == expected
 
 
 INPUTS = Path(__file__).parent / "Inputs"
 
 
 def _hand_args(module_text: str, entry: str, ints: tuple[int, ...]) -> list[Any]:
-    module = _apply(module_text, "")
+    module = apply(module_text, "")
     fn = next(o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == entry)
     rng = np.random.default_rng(7)
     args: list[Any] = []
@@ -217,7 +138,7 @@ def test_hand_written_gradients_identical(file: str, entry: str, ints: tuple[int
         f"tapeflow-regions,tapeflow-stream{{tile-bytes={bytes_} depth=3}}" for bytes_ in (24, 40)
     ]
     assert _check(text, entry, _hand_args(text, entry, ints), extra) >= 2
-    regions = _apply(text, "tapeflow-regions")
+    regions = apply(text, "tapeflow-regions")
     if file == "nested_dynamic.mlir":
         # the scf.while and scf.if caches are left alone
         assert counts_of(regions, "tape.init") == 2

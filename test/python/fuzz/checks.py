@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from fuzz.program import DEFAULT_FEATURES, K, N, Program
-from test_transforms_preserve import _apply as apply  # parse, run a pipeline, verify
+from helpers.pipelines import apply  # parse, run a pipeline, verify
 
 FAMILIES = ("autodiff", "gradient", "pipeline", "sim")
 KINDS = ("wrong-gradient", "bit-difference", "sim-mismatch", "error", "traceback", "hang")
