@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gradcheck
+from helpers import gradcheck
 from tapeflow.dialects.tape import InitOp, PopOp, PushOp
 from tapeflow.transforms.autodiff import AutodiffPass
 

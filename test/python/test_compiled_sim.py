@@ -25,52 +25,15 @@ from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast, simulate_fast
 from tapeflow.hwmodel.model import simulate
 from tapeflow.registry import get_all_passes, make_context
 
-
-def differences(a: Any, b: Any, path: str = "") -> list[str]:
-    """Every place where two reports (nested dicts/lists/arrays/numbers) differ."""
-    out: list[str] = []
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            if key not in a or key not in b:
-                out.append(f"{path}.{key}: missing on one side")
-            else:
-                out += differences(a[key], b[key], f"{path}.{key}")
-    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
-            out.append(f"{path}: arrays differ")
-    elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        if len(a) != len(b):
-            out.append(f"{path}: lengths {len(a)} != {len(b)}")
-        else:
-            for i, (x, y) in enumerate(zip(a, b)):
-                out += differences(x, y, f"{path}[{i}]")
-    elif type(a) is not type(b) and not (
-        isinstance(a, int | float) and isinstance(b, int | float) and type(a) is not bool
-    ):
-        out.append(f"{path}: types {type(a).__name__} != {type(b).__name__}")
-    elif isinstance(a, float) and np.isnan(a):
-        if not (isinstance(b, float) and np.isnan(b)):
-            out.append(f"{path}: {a!r} != {b!r}")
-    elif a != b or (isinstance(a, float) and repr(a) != repr(b)):
-        out.append(f"{path}: {a!r} != {b!r}")
-    return out
-
-
-def both(module, entry: str, args, machine=None, fast_batch: int = 1 << 16):
-    """Runs the op-by-op and the compiled simulation on copies of `args`."""
-    ref = simulate(module, entry, copy.deepcopy(args), machine)
-    fast = simulate_fast(module, entry, copy.deepcopy(args), machine, batch=fast_batch)
-    return ref, fast
-
-
-def assert_identical(module, entry: str, args, machine=None, fast_batch: int = 1 << 16):
-    ref, fast = both(module, entry, args, machine, fast_batch)
-    diffs = differences(ref.report, fast.report)
-    diffs += differences(ref.run.results, fast.run.results, "results")
-    diffs += differences(ref.run.arguments, fast.run.arguments, "arguments")
-    assert not diffs, "\n".join(diffs[:20])
-    return ref, fast
+from helpers.sim import (
+    STAGES,
+    RandomProgram,
+    assert_identical,
+    differences,
+    kernel_names,
+    outcomes_identical,
+    stage_module,
+)
 
 
 def interpreter_counts(module, entry: str, args) -> Any:
@@ -406,50 +369,16 @@ def test_comparison_detects_a_different_machine():
 
 
 # ---------------------------------------------------------------------------------------
-# The benchmark kernels at their small size, through each stage of the pipeline.
-
-STAGES = {
-    "primal": None,
-    "autodiff": "tapeflow-autodiff",
-    "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
-    "regions": "tapeflow-autodiff,tapeflow-regions",
-    "stream-d1": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=64 depth=1},"
-    "tapeflow-stream{depth=1}",
-    "stream-d2": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=2048},"
-    "tapeflow-stream",
-    "tapeflow": "tapeflow",
-}
-
-
-def _kernels() -> list[str]:
-    from benchmarks.kernels import KERNELS
-
-    return list(KERNELS)
-
-
-def _stage_module(name: str, stage: str):
-    from benchmarks.kernels import KERNELS
-
-    kernel = KERNELS[name]
-    module = runner.load_module(kernel.source("small"), f"{name}.mlir")
-    spec = STAGES[stage]
-    if spec is None:
-        return module, kernel.entry, kernel.inputs("small")
-    passes = get_all_passes()
-    PassPipeline.parse_spec(passes, spec).apply(make_context(), module)
-    module.verify()
-    fn = runner.find_function(module, kernel.grad_entry)
-    scalars = [t for t in fn.function_type.inputs.data if not isinstance(t, MemRefType)]
-    args = runner.make_arguments(fn, seed=0, scalars=[1.0] * len(scalars))
-    return module, kernel.grad_entry, args
+# The benchmark kernels at their small size, through each stage of the pipeline
+# (`helpers.sim.STAGES`).
 
 
 @pytest.mark.parametrize("stage", list(STAGES))
-@pytest.mark.parametrize("name", _kernels())
+@pytest.mark.parametrize("name", kernel_names())
 def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.MonkeyPatch):
     from tapeflow.hwmodel.compiled import Trace
 
-    module, entry, args = _stage_module(name, stage)
+    module, entry, args = stage_module(name, stage)
     _, ops1 = interpreter_counts(module, entry, args)
     _, ops2 = compiled_counts(module, entry, args)
     assert dict(ops1) == dict(ops2)  # every op, by name, as OpCounter counts them
@@ -475,7 +404,7 @@ def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.Monke
 
 def test_stream_stage_exercises_dma_stalls_and_spm():
     """At least one small kernel streams its tape with DMA, stalls and a scratchpad."""
-    module, entry, args = _stage_module("gemm", "stream-d1")
+    module, entry, args = stage_module("gemm", "stream-d1")
     ref, _ = assert_identical(module, entry, args)
     assert ref.report["dma"]["transfers"] > 2
     assert ref.report["sram"]["spm_high_water_bytes"] > 0
@@ -492,7 +421,7 @@ def test_phase_timing_is_the_same_in_both_cache_backends():
 
     if not numba_available():
         pytest.skip("numba is not installed (extra 'fast')")
-    module, entry, args = _stage_module("gemm", "stream-d1")
+    module, entry, args = stage_module("gemm", "stream-d1")
     machine = load_machine(overrides=[
         "core.window_ops=37", "ops.fp_mul.cycles=1.3", "ops.int.cycles=0.7",
         "ops.int_div.cycles=13.1", "core.issue_width=3", "core.fp_ports=3",
@@ -520,7 +449,7 @@ def test_access_decoding_with_numpy_equals_numba(stage: str, monkeypatch: pytest
 
     if not numba_available():
         pytest.skip("numba is not installed (extra 'fast')")
-    module, entry, args = _stage_module("lstm", stage)
+    module, entry, args = stage_module("lstm", stage)
     with_numba = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
     monkeypatch.setattr(compiled_module, "numba_decoder", lambda: None)
     with_numpy = simulate_fast(module, entry, copy.deepcopy(args), batch=97).report
@@ -532,8 +461,8 @@ def test_one_run_many_machines_equals_separate_runs():
     """The cache sweep: one compiled run feeding several machines."""
     sets = [[], ["l2.size=65536"], ["l1.size=4096", "l2.size=16384", "prefetch.enabled=false"]]
     machines = [load_machine(overrides=o) for o in sets]
-    if "mlp" in _kernels():
-        module, entry, args = _stage_module("mlp", "lower-tape")
+    if "mlp" in kernel_names():
+        module, entry, args = stage_module("mlp", "lower-tape")
     else:
         module, entry, args = runner.load_module(LOOPS, "k.mlir"), "f", [
             np.ones((6, 5)), np.ones(5), 2]  # fmt: skip
@@ -566,178 +495,15 @@ def test_medium_size_many_batches_identical(name: str, stage: str):
     ref, _ = assert_identical(module, entry=kernel.grad_entry, args=args, machine=small,
                               fast_batch=1000)  # fmt: skip
     assert ref.report["levels"]["L1"]["accesses"] > 5000
+
+
 # ---------------------------------------------------------------------------------------
 # Property: on random programs the compiled path gives the interpreter's values, memref
 # contents, errors and hardware report (issue 11, bug 5). A small seeded generator: loops
 # (steps > 1, lower bounds > 0, iter_args), scf.if, selects, f64 and f32, i64 arithmetic
 # with extreme constants (INT64_MIN / -1), 1-D and 2-D accesses whose indices are
-# sometimes out of bounds (-1, past a dimension, loaded from memory), in-place stores.
-
-_I64_EDGES = (-(1 << 63), -1, 0, 1, 3, (1 << 63) - 1)
-
-
-class _RandomProgram:
-    """`text()`: one random function `@f(%a: memref<8xf64>, %m: memref<3x4xf64>,
-    %h: memref<4xf32>, %ix: memref<4xindex>, %x: f64, %k: i64) -> (f64, i64)`."""
-
-    def __init__(self, seed: int):
-        import random
-
-        self.rng = random.Random(seed)
-        self.lines: list[str] = []
-        self.n = 0
-
-    def fresh(self) -> str:
-        self.n += 1
-        return f"%v{self.n}"
-
-    def emit(self, depth: int, text: str) -> None:
-        self.lines.append("  " * (depth + 1) + text)
-
-    def const(self, depth: int, value: int, type_: str = "index") -> str:
-        v = self.fresh()
-        self.emit(depth, f"{v} = arith.constant {value} : {type_}")
-        return v
-
-    def index(self, depth: int, env: dict[str, list[Any]], bound: int) -> str:
-        """An index for a dimension of size `bound`: usually in range, sometimes not."""
-        r = self.rng.random()
-        if r < 0.01:
-            return self.const(depth, self.rng.choice((-1, bound)))
-        if r < 0.03:
-            i = self.const(depth, self.rng.randrange(4))
-            v = self.fresh()
-            self.emit(depth, f"{v} = memref.load %ix[{i}] : memref<4xindex>")
-            return v
-        ivs = [(iv, hi) for iv, hi in env["iv"] if hi < bound]  # type: ignore[misc]
-        if not ivs or r < 0.2:
-            return self.const(depth, self.rng.randrange(bound))
-        iv, hi = self.rng.choice(ivs)
-        if self.rng.random() < 0.5 or hi + 1 >= bound:
-            return iv
-        c = self.const(depth, self.rng.randrange(1, bound - hi))
-        v = self.fresh()
-        self.emit(depth, f"{v} = arith.addi {iv}, {c} : index")
-        return v
-
-    def block(self, depth: int, env: dict[str, list[Any]], n_ops: int) -> None:
-        for _ in range(n_ops):
-            self.op(depth, env)
-
-    def op(self, depth: int, env: dict[str, list[Any]]) -> None:
-        rng = self.rng
-        f, i = env["f64"], env["i64"]
-        kind = rng.choice(("fbin", "fbin", "math", "int", "load", "load", "store", "store",
-                           "load2", "store2", "f32", "select", "cast", "for", "for", "if"))  # fmt: skip
-        v = self.fresh()
-        if kind == "fbin":
-            op = rng.choice(("addf", "subf", "mulf", "divf", "maximumf", "minnumf"))
-            self.emit(depth, f"{v} = arith.{op} {rng.choice(f)}, {rng.choice(f)} : f64")
-            f.append(v)
-        elif kind == "math":
-            op = rng.choice(("sin", "cos", "tanh", "exp", "sqrt", "log", "absf"))
-            self.emit(depth, f"{v} = math.{op} {rng.choice(f)} : f64")
-            f.append(v)
-        elif kind == "int":
-            op = rng.choice(("addi", "subi", "muli", "divsi", "remsi", "floordivsi", "xori"))
-            b = self.const(depth, rng.choice(_I64_EDGES), "i64") if rng.random() < 0.5 else rng.choice(i)
-            self.emit(depth, f"{v} = arith.{op} {rng.choice(i)}, {b} : i64")
-            i.append(v)
-        elif kind == "load":
-            j = self.index(depth, env, 8)
-            self.emit(depth, f"{v} = memref.load %a[{j}] : memref<8xf64>")
-            f.append(v)
-        elif kind == "store":
-            j = self.index(depth, env, 8)
-            self.emit(depth, f"memref.store {rng.choice(f)}, %a[{j}] : memref<8xf64>")
-        elif kind in ("load2", "store2"):
-            j, k = self.index(depth, env, 3), self.index(depth, env, 4)
-            if kind == "load2":
-                self.emit(depth, f"{v} = memref.load %m[{j}, {k}] : memref<3x4xf64>")
-                f.append(v)
-            else:
-                self.emit(depth, f"memref.store {rng.choice(f)}, %m[{j}, {k}] : memref<3x4xf64>")
-        elif kind == "f32":
-            j = self.index(depth, env, 4)
-            t, w = self.fresh(), self.fresh()
-            self.emit(depth, f"{t} = arith.truncf {rng.choice(f)} : f64 to f32")
-            self.emit(depth, f"{w} = memref.load %h[{j}] : memref<4xf32>")
-            self.emit(depth, f"{v} = arith.mulf {t}, {w} : f32")
-            self.emit(depth, f"memref.store {v}, %h[{j}] : memref<4xf32>")
-            e = self.fresh()
-            self.emit(depth, f"{e} = arith.extf {v} : f32 to f64")
-            f.append(e)
-        elif kind == "select":
-            c = self.fresh()
-            self.emit(depth, f"{c} = arith.cmpf olt, {rng.choice(f)}, {rng.choice(f)} : f64")
-            self.emit(depth, f"{v} = arith.select {c}, {rng.choice(f)}, {rng.choice(f)} : f64")
-            f.append(v)
-        elif kind == "cast":
-            self.emit(depth, f"{v} = arith.sitofp {rng.choice(i)} : i64 to f64")
-            f.append(v)
-        elif kind == "for" and depth < 4:
-            hi = rng.randrange(2, 9)
-            lb = self.const(depth, rng.randrange(3))
-            ub = self.const(depth, hi)
-            st = self.const(depth, rng.choice((1, 1, 2, 3)))
-            iv, acc = self.fresh(), self.fresh()
-            self.emit(depth, f"{v} = scf.for {iv} = {lb} to {ub} step {st} "
-                             f"iter_args({acc} = {rng.choice(f)}) -> (f64) {{")  # fmt: skip
-            inner = {"f64": [*f, acc], "i64": list(i), "iv": [*env["iv"], (iv, hi - 1)]}
-            self.block(depth + 1, inner, rng.randrange(2, 6))
-            y = self.fresh()
-            self.emit(depth + 1, f"{y} = arith.addf {acc}, {rng.choice(inner['f64'])} : f64")
-            self.emit(depth + 1, f"scf.yield {y} : f64")
-            self.emit(depth, "}")
-            f.append(v)
-        elif kind == "if" and depth < 4:
-            c = self.fresh()
-            self.emit(depth, f"{c} = arith.cmpf ogt, {rng.choice(f)}, {rng.choice(f)} : f64")
-            self.emit(depth, f"{v} = scf.if {c} -> (f64) {{")
-            for branch in range(2):
-                inner = {"f64": list(f), "i64": list(i), "iv": list(env["iv"])}
-                self.block(depth + 1, inner, rng.randrange(1, 4))
-                self.emit(depth + 1, f"scf.yield {rng.choice(inner['f64'])} : f64")
-                self.emit(depth, "} else {" if branch == 0 else "}")
-            f.append(v)
-
-    def text(self) -> str:
-        env: dict[str, list[Any]] = {"f64": ["%x"], "i64": ["%k"], "iv": []}
-        self.block(0, env, self.rng.randrange(4, 12))
-        head = ("func.func @f(%a: memref<8xf64>, %m: memref<3x4xf64>, %h: memref<4xf32>, "
-                "%ix: memref<4xindex>, %x: f64, %k: i64) -> (f64, i64) {")  # fmt: skip
-        ret = f"  func.return {self.rng.choice(env['f64'])}, {self.rng.choice(env['i64'])} : f64, i64"
-        return "\n".join([head, *self.lines, ret, "}"]) + "\n"
-
-    def arguments(self) -> list[Any]:
-        g = np.random.default_rng(self.rng.randrange(1 << 30))
-        ix = g.integers(-1, 6, 4)  # sometimes out of bounds
-        return [g.uniform(-2, 2, 8), g.uniform(-2, 2, (3, 4)), g.uniform(-2, 2, 4).astype(np.float32),
-                ix, float(g.uniform(-2, 2)), int(g.choice(_I64_EDGES))]  # fmt: skip
-
-
-def _outcome(run: Any) -> tuple[str, Any]:
-    try:
-        return "ok", run()
-    except InterpretationError as error:
-        return "error", str(error)
-
-
-def outcomes_identical(module, entry: str, args, machine=None, batch: int = 1 << 16,
-                       program: CompiledModule | None = None, context: str = "") -> None:
-    """The op-by-op and fast runs (of `program` when given, else of `module`) both fail
-    with the same message, or agree on values, memref contents and the whole report."""
-    ref = _outcome(lambda: simulate(module, entry, copy.deepcopy(args), machine))
-    fast = _outcome(lambda: simulate_fast(program or module, entry, copy.deepcopy(args),
-                                          machine, batch=batch))  # fmt: skip
-    assert ref[0] == fast[0], f"{context}: {ref[1]} / {fast[1]}"
-    if ref[0] == "error":
-        assert ref[1] == fast[1], context
-        return
-    diffs = differences(ref[1].report, fast[1].report)
-    diffs += differences(ref[1].run.results, fast[1].run.results, "results")
-    diffs += differences(ref[1].run.arguments, fast[1].run.arguments, "arguments")
-    assert not diffs, f"{context}:\n" + "\n".join(diffs[:20])
+# sometimes out of bounds (-1, past a dimension, loaded from memory), in-place stores
+# (`helpers.sim.RandomProgram`).
 
 
 @pytest.mark.parametrize("seed", range(0, 300, 3))
@@ -749,7 +515,7 @@ def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: py
     if seed % 2:
         monkeypatch.setattr(Trace, "stream_min", 1)
     for s in (seed, seed + 1, seed + 2):
-        gen = _RandomProgram(s)
+        gen = RandomProgram(s)
         text = gen.text()
         outcomes_identical(runner.load_module(text, "r.mlir"), "f", gen.arguments(), batch=7,
                            context=f"seed {s}\n{text}")  # fmt: skip

@@ -352,7 +352,7 @@ def test_int_division_is_bound_by_the_divider(ports: int):
 
 
 def test_dma_ops_take_issue_slots_and_engine_energy():
-    from test_hwmodel import DMA
+    from helpers.ir import DMA
 
     m = load_machine()
     slots, e = m.ops["dma"].cycles, m.get("dma", "engine_energy_pj")
@@ -423,7 +423,7 @@ def test_sram_for_the_same_cycles():
 def test_fast_path_identical_on_the_presets(name: str, variant: str):
     """Shared DRAM, late prefetches, the divider and DMA issue slots are model state the
     fast path drives through the same `HardwareModel`: reports stay identical."""
-    from test_compiled_sim import assert_identical
+    from helpers.sim import assert_identical
 
     machine = load_machine(name)
     job = bench.Job(kernel="mass_spring", variant=variant, size="small", machine=machine.raw,

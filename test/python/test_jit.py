@@ -22,7 +22,7 @@ from tapeflow.hwmodel import compiled as C  # noqa: E402
 from tapeflow.hwmodel import jit, jit_runtime  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
 
-from test_compiled_sim import _kernels, _RandomProgram, _stage_module, outcomes_identical  # noqa: E402
+from helpers.sim import RandomProgram, kernel_names, outcomes_identical, stage_module  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -46,9 +46,9 @@ NESTED = {"gemm", "mlp", "lstm", "conv2d", "mass_spring", "jacobi2d"}
 
 
 @pytest.mark.parametrize("stage", ["lower-tape", "tapeflow"])
-@pytest.mark.parametrize("name", _kernels())
+@pytest.mark.parametrize("name", kernel_names())
 def test_kernel_stage_identical_with_loop_kernels(name: str, stage: str):
-    module, entry, args = _stage_module(name, stage)
+    module, entry, args = stage_module(name, stage)
     program = compare(module, entry, args)
     ran = [k for k in program.kernels if k.runs]
     assert not [k.failed for k in program.kernels if k.failed]  # numba typed every kernel
@@ -62,7 +62,7 @@ def test_kernel_stage_identical_with_loop_kernels(name: str, stage: str):
 @pytest.mark.parametrize("seed", range(0, 36, 3))
 def test_random_programs_with_loop_kernels(seed: int):
     for s in (seed, seed + 1, seed + 2):
-        gen = _RandomProgram(s)
+        gen = RandomProgram(s)
         compare(runner.load_module(gen.text(), "r.mlir"), "f", gen.arguments(), batch=7)
 
 

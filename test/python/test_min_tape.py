@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import gradcheck
+from helpers import gradcheck
 import numpy as np
 import pytest
 from tapeflow.dialects.tape import PushOp

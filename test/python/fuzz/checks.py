@@ -399,7 +399,7 @@ def check_pipelines(c: Context, run_all: bool = True, lower_bound: bool = True) 
 def check_sim(c: Context, growable: bool) -> None:
     """`simulate_fast` against `simulate` on the Enzyme-layout and the TapeFlow program
     (unless it has a growable tape and `growable` is off: issue 11 #2)."""
-    from test_compiled_sim import differences
+    from helpers.sim import differences
 
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.hwmodel.fastsim import simulate_fast
