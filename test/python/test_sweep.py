@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("dask.distributed")
-pytest.importorskip("pyarrow")
+pytest.importorskip("dask.distributed", reason="the sweep needs Dask (extra 'sweep')")
+pytest.importorskip("pyarrow", reason="the sweep writes Parquet with pyarrow (extra 'sweep')")
 
 from tapeflow import bench, sweep  # noqa: E402
 
