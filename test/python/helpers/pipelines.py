@@ -14,6 +14,7 @@ from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.passes import PassPipeline
 
 from benchmarks.kernels import KERNELS
+from tapeflow.bench import kernel_arguments
 from tapeflow.dialects import region
 from tapeflow.diagnostics import parse_module
 from tapeflow.registry import get_all_passes, make_context
@@ -55,15 +56,8 @@ def run(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
 
 
 def grad_args(name: str) -> list[Any]:
-    kernel = KERNELS[name]
-    arrays = kernel.inputs("small", seed=1)
-    args: list[Any] = []
-    for spec, a in zip(kernel.args, arrays):
-        args.append(a)
-        if spec.is_float:
-            args.append(np.zeros_like(a))
-    args.append(1.0)
-    return args
+    """`@<name>_grad`'s arguments at the small size, inputs drawn with seed 1."""
+    return kernel_arguments(name, "small", seed=1)
 
 
 def region_record_bytes(module: ModuleOp) -> int:
