@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_transforms_preserve import _apply, _grad_args, _run  # noqa: E402
+from helpers.pipelines import apply, grad_args, run  # noqa: E402
 
 from benchmarks.kernels import KERNELS  # noqa: E402
 
@@ -84,12 +84,12 @@ func.func @f(%x: memref<2xf64>, %a: memref<1xf64>, %n: index) -> f64
 def test_buffer_read_by_the_loop_and_overwritten_after_it(schedule: str):
     """%a is only read by the loop, then overwritten: a replayed step must read the old
     value, so %a is part of the snapshots."""
-    autodiff = str(_apply(OVERWRITTEN_AFTER, "tapeflow-autodiff"))
+    autodiff = str(apply(OVERWRITTEN_AFTER, "tapeflow-autodiff"))
     args = [np.array([0.7, 0.2]), np.zeros(2), np.array([1.3]), np.zeros(1), 6, 1.0]
-    expected = _run(_apply(autodiff, ""), "f_grad", args)
-    ckpt = _apply(autodiff, f"tapeflow-checkpoint{{snapshots=2 schedule={schedule}}}")
+    expected = run(apply(autodiff, ""), "f_grad", args)
+    ckpt = apply(autodiff, f"tapeflow-checkpoint{{snapshots=2 schedule={schedule}}}")
     assert "memref<3x1xf64>" in str(ckpt)  # the snapshots of %a
-    assert _run(ckpt, "f_grad", args) == expected
+    assert run(ckpt, "f_grad", args) == expected
 
 
 TWO_LOOPS = """
@@ -120,12 +120,12 @@ func.func @f(%x: memref<2xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
 def test_two_checkpointed_loops_in_one_function():
     """The second loop's body uses the first one's result (a value the first rewrite
     replaces)."""
-    autodiff = str(_apply(TWO_LOOPS, "tapeflow-autodiff"))
+    autodiff = str(apply(TWO_LOOPS, "tapeflow-autodiff"))
     args = [np.array([0.7, 0.2]), np.zeros(2), 5, 1.0]
-    expected = _run(_apply(autodiff, ""), "f_grad", args)
-    ckpt = _apply(autodiff, "tapeflow-checkpoint{snapshots=2}")
+    expected = run(apply(autodiff, ""), "f_grad", args)
+    ckpt = apply(autodiff, "tapeflow-checkpoint{snapshots=2}")
     assert "f_grad_ckpt1_seg" in str(ckpt)
-    assert _run(ckpt, "f_grad", args) == expected
+    assert run(ckpt, "f_grad", args) == expected
 
 
 def revolve_optimum(steps: int, snapshots: int) -> int:
@@ -165,9 +165,9 @@ def _loop_args(n: int) -> list[Any]:
 
 @pytest.mark.parametrize("snapshots", [1, 2, 3, 4])
 def test_binomial_recomputation_is_revolves_optimum(snapshots: int):
-    autodiff = str(_apply(LOOP, "tapeflow-autodiff"))
-    plain = _apply(autodiff, "")
-    ckpt = _apply(autodiff, f"tapeflow-checkpoint{{snapshots={snapshots}}}")
+    autodiff = str(apply(LOOP, "tapeflow-autodiff"))
+    plain = apply(autodiff, "")
+    ckpt = apply(autodiff, f"tapeflow-checkpoint{{snapshots={snapshots}}}")
     for n in [*range(0, 13), 20, 35]:
         expected, _ = _counted_run(plain, _loop_args(n))
         got, steps = _counted_run(ckpt, _loop_args(n))
@@ -179,9 +179,9 @@ def test_binomial_recomputation_is_revolves_optimum(snapshots: int):
 
 @pytest.mark.parametrize("snapshots", [1, 3, 8])
 def test_periodic_replays_each_step_once(snapshots: int):
-    autodiff = str(_apply(LOOP, "tapeflow-autodiff"))
-    plain = _apply(autodiff, "")
-    ckpt = _apply(autodiff, f"tapeflow-checkpoint{{snapshots={snapshots} schedule=periodic}}")
+    autodiff = str(apply(LOOP, "tapeflow-autodiff"))
+    plain = apply(autodiff, "")
+    ckpt = apply(autodiff, f"tapeflow-checkpoint{{snapshots={snapshots} schedule=periodic}}")
     for n in (0, 1, 5, 9):
         expected, _ = _counted_run(plain, _loop_args(n))
         got, steps = _counted_run(ckpt, _loop_args(n))
@@ -209,26 +209,26 @@ def test_revolve_optimum_formula_matches_a_direct_search():
 
 @pytest.mark.parametrize("name", TIME_LOOP_KERNELS)
 def test_kernels_bit_identical(name: str):
-    autodiff = str(_apply(KERNELS[name].source("small"), "tapeflow-autodiff"))
-    args = _grad_args(name)
+    autodiff = str(apply(KERNELS[name].source("small"), "tapeflow-autodiff"))
+    args = grad_args(name)
     entry = f"{name}_grad"
-    expected = _run(_apply(autodiff, ""), entry, args)
+    expected = run(apply(autodiff, ""), entry, args)
     for spec in (
         "tapeflow-checkpoint{snapshots=1}",
         "tapeflow-checkpoint{snapshots=2}",
         "tapeflow-checkpoint{snapshots=2 schedule=periodic}",
         "tapeflow-checkpoint{snapshots=8},tapeflow-regions,tapeflow-layers,tapeflow-stream",
     ):
-        assert _run(_apply(autodiff, spec), entry, args) == expected, spec
+        assert run(apply(autodiff, spec), entry, args) == expected, spec
 
 
 def test_pipeline_option_streams_the_segment_tape():
     name = "mass_spring"
     source = KERNELS[name].source("small")
-    args = _grad_args(name)
-    expected = _run(_apply(source, "tapeflow-autodiff"), f"{name}_grad", args)
-    module = _apply(source, "tapeflow{checkpoint=binomial-8}")
-    assert _run(module, f"{name}_grad", args) == expected
+    args = grad_args(name)
+    expected = run(apply(source, "tapeflow-autodiff"), f"{name}_grad", args)
+    module = apply(source, "tapeflow{checkpoint=binomial-8}")
+    assert run(module, f"{name}_grad", args) == expected
     names = [o.name for o in module.walk()]
     assert "tape.push" not in names
     assert "stream.commit" in names
@@ -237,11 +237,11 @@ def test_pipeline_option_streams_the_segment_tape():
 
 @pytest.mark.skipif(not native.tools_available(), reason="upstream MLIR 22 is not installed")
 def test_native_equals_interpreter():
-    from test_native import assert_same_run, copy_args  # type: ignore[import-not-found]
+    from helpers.runs import assert_same_run, copy_args
 
     from tapeflow.runner import make_arguments, run_function
 
-    module = _apply(KERNELS["mass_spring"].source("small"), "tapeflow{checkpoint=binomial-2}")
+    module = apply(KERNELS["mass_spring"].source("small"), "tapeflow{checkpoint=binomial-2}")
     from tapeflow.runner import find_function
 
     args = make_arguments(
@@ -268,7 +268,7 @@ def test_fuzzer_programs_bit_identical():
         program = generate(seed)
         if program.float_type != "f64":
             continue
-        ad = _apply(program.render(), "tapeflow-autodiff")
+        ad = apply(program.render(), "tapeflow-autodiff")
         grad = next(o for o in ad.ops if isinstance(o, func_dialect.FuncOp)
                     and o.sym_name.data == "f_grad")  # fmt: skip
         if not any(isinstance(o, scf.ForOp) and any(isinstance(q, PushOp) for q in o.walk())
@@ -279,7 +279,7 @@ def test_fuzzer_programs_bit_identical():
         args = grad_args(primal_args(program, "f64"), weights, 1.0)
         expected = observe(ad, "f_grad", args)
         spec = specs[checked % len(specs)]
-        got = observe(_apply(str(ad), f"tapeflow-checkpoint{{{spec}}}"), "f_grad", args)
+        got = observe(apply(str(ad), f"tapeflow-checkpoint{{{spec}}}"), "f_grad", args)
         assert got == expected, (seed, spec)
         checked += 1
     assert checked >= 8

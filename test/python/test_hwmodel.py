@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
 
-from helpers.ir import DMA
+from helpers.ir import DMA, STREAM
 
 LINE = 64
 
@@ -24,22 +24,6 @@ LINE = 64
 def sim(text: str, entry: str, args=(), sets=(), **kw):
     module = runner.load_module(text, "k.mlir")
     return simulate(module, entry, list(args), load_machine(overrides=sets), **kw)
-
-
-STREAM = """
-func.func @sum(%a: memref<{n}xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {n} : index
-  %z = arith.constant 0.0 : f64
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
-    %v = memref.load %a[%i] : memref<{n}xf64>
-    %s = arith.addf %acc, %v : f64
-    scf.yield %s : f64
-  }}
-  func.return %r : f64
-}}
-"""
 
 
 @pytest.mark.parametrize("n", [64, 4096])

@@ -157,7 +157,7 @@ def test_dma_is_charged_its_dram_latency():
 def test_exposed_misses_overlap_under_max_as_the_other_terms_do():
     """overlap = "max": T_phase = max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed), T_exposed is
     not added on top (it used to be, which favoured the streamed design)."""
-    from test_hwmodel import STREAM
+    from helpers.ir import STREAM
 
     n = 4096
     for mlp in (1, 40):  # T_exposed binds, then T_OL does
@@ -474,9 +474,9 @@ def test_no_l1_every_access_is_an_l2_access_in_both_backends():
 def test_accel_salam_fast_path_equals_op_by_op(stage: str):
     """No L1, lockstep stalls, DMA through the L2 link with round-robin arbitration: the
     compiled fast path's report equals the op-by-op listener's on accel-salam."""
-    from test_compiled_sim import _stage_module, assert_identical
+    from helpers.sim import assert_identical, stage_module
 
-    module, entry, args = _stage_module("gemm", stage)
+    module, entry, args = stage_module("gemm", stage)
     ref, _ = assert_identical(module, entry, args, load_machine("accel-salam"))
     assert ref.report["cycle_terms"]["T_hit"] > 0
     if stage == "stream-d1":

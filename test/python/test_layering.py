@@ -141,11 +141,6 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles(graph) == [["a", "b", "c"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tapeflow.bench/tapeflow.sweep still import the kernel registry from "
-    "benchmarks.kernels (issue 19 item 2: the registry moves into the package)",
-)
 def test_library_imports_nothing_from_benchmarks():
     graph = _graph()
     up = sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs if b.startswith("bench"))

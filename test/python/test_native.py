@@ -12,7 +12,6 @@ where they are absent; `.ci/run` installs them.
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -33,7 +32,6 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow import native, registry
 from tapeflow.diagnostics import ToolError
 from tapeflow.runner import (
-    RunResult,
     find_function,
     format_json,
     format_text,
@@ -46,50 +44,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.kernels import KERNELS, make_inputs  # noqa: E402
+from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff  # noqa: E402
 
 needs_mlir = pytest.mark.skipif(
     not native.tools_available(),
     reason="upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)",
 )
 
-RTOL = 1e-12
 
 # ---------------------------------------------------------------------------------------
 # helpers
-
-
-def max_rel_diff(a: Any, b: Any) -> float:
-    """Largest relative difference between two values (0 when equal, inf on mismatch)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return math.inf
-        if a.dtype.kind != "f":
-            return 0.0 if np.array_equal(a, b) else math.inf
-        return max((max_rel_diff(float(x), float(y)) for x, y in zip(a.flat, b.flat)), default=0.0)
-    if isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) or math.isnan(b):
-            return 0.0 if math.isnan(a) and math.isnan(b) else math.inf
-        if a == b:
-            return 0.0
-        if math.isinf(a) or math.isinf(b):
-            return math.inf
-        return abs(a - b) / max(abs(a), abs(b))
-    return 0.0 if (type(a), a) == (type(b), b) else math.inf
-
-
-def assert_same_run(expected: RunResult, actual: RunResult) -> None:
-    assert len(expected.results) == len(actual.results)
-    for i, (e, a) in enumerate(zip(expected.results, actual.results)):
-        assert max_rel_diff(e, a) <= RTOL, f"result {i}: {e!r} != {a!r}"
-    assert expected.memref_positions == actual.memref_positions
-    for p in expected.memref_positions:
-        e, a = expected.arguments[p], actual.arguments[p]
-        assert max_rel_diff(e, a) <= RTOL, f"memref argument {p} differs"
-
-
-def copy_args(args: Sequence[Any]) -> list[Any]:
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
 def interpret_and_native(module: ModuleOp, entry: str, args: Sequence[Any]) -> None:
