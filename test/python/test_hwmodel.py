@@ -494,6 +494,25 @@ def test_leakage_is_on_by_default_and_scales_with_time_and_capacity():
     )
 
 
+@pytest.mark.parametrize("preset", [None, "accel-salam"])
+def test_leakage_rate_is_the_stored_cacti_figure_at_the_presets_capacities(preset):
+    """The preset's mW per KiB is CACTI 7's 45 nm itrs-hp leakage (the stored output of
+    benchmarks/cacti_leakage.py), summed over its L1, L2 and scratchpad capacities and
+    divided by their KiB, to the two digits the .toml gives: changing a capacity or the
+    rate without regenerating from CACTI fails here."""
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "cacti_leakage_45nm.csv"
+    lines = [x for x in path.read_text().splitlines() if not x.startswith("#")]
+    mw = {int(r["kib"]): float(r["leak_mw"]) for r in csv.DictReader(lines)
+          if r["cell"] == "itrs-hp"}  # fmt: skip
+    m = load_machine(preset) if preset else load_machine()
+    kib = [s // 1024 for s in (m.get("l1", "size"), m.get("l2", "size"), m.spm_size) if s]
+    rate = sum(mw[k] for k in kib) / sum(kib)
+    assert m.get("leakage", "sram_mw_per_kib") == pytest.approx(rate, abs=0.005)
+
+
 def test_python_and_numba_backends_give_the_same_report():
     from tapeflow.hwmodel.cache import numba_available
 
