@@ -14,7 +14,7 @@ Definitions (what each number counts):
 - Energy: `compute` (op classes, plus the optional per-instruction and register-file
   terms), `L1`, `L2`, `SPM`, `DMA` (engine), `DRAM`, `leakage` (SRAM static power times
   run time: `leakage.sram_mw_per_kib` x (L1 + L2 + scratchpad capacity in KiB) x ns; on by
-  default, its value an [A] assumption, defaults.toml). `on_chip = compute + L1 + L2 + SPM
+  default, its value from CACTI 7, defaults.toml). `on_chip = compute + L1 + L2 + SPM
   + DMA + leakage`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's
   on-chip energy claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
 - `sram.on_chip_bytes`: the design's whole on-chip SRAM, L1 + L2 + the scratchpad's
