@@ -351,7 +351,9 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
         ax.plot(sizes, theirs, "o-", label="gem5-SALAM")
         ax.plot(sizes, ours, "s--", label=f"this model ({MACHINE})")
         ax.set_xscale("log", base=2)
-        ax.set_title(e["kernel"])
+        over = " ".join(f"{k}={v}" for k, v in e.get("overrides", {}).items())
+        ax.set_title(e["kernel"] + (f" ({over}: not like for like)" if over else ""),
+                     fontsize=10 if over else None)
         ax.set_xlabel("cluster-cache bytes")
         ax.set_ylabel("speedup (orig / ad)")
         ax.axhline(1.0, color="grey", lw=0.5)
