@@ -508,6 +508,8 @@ class Counts:
     tape_bytes: int = 0  # peak DRAM bytes of live tape storage
     tape_live: int = 0
     tape_spm_bytes: int = 0  # scratchpad bytes allocated for tape tiles (high-water)
+    snapshot_bytes: int = 0  # peak DRAM bytes of live checkpoint snapshots
+    snapshot_live: int = 0
 
 
 class HardwareModel(Interpreter.Listener):
@@ -535,6 +537,7 @@ class HardwareModel(Interpreter.Listener):
         self._buf: list[int] = []
         self._spm_objects: dict[int, tuple[Any, int]] = {}
         self._tape_objects: dict[int, tuple[Any, int]] = {}
+        self._snapshot_objects: dict[int, int] = {}  # id(bytearray) -> bytes
         self._records: dict[int, tuple[Any, int]] = {}  # id(RecordBuffer) -> (obj, base)
         self._transfers: list[_Transfer] = []
         self._by_token: dict[int, tuple[Any, _Transfer]] = {}
@@ -684,6 +687,7 @@ class HardwareModel(Interpreter.Listener):
             entry = self._tape_objects.pop(key, None)
             if entry is not None:
                 c.tape_live -= entry[1]
+            c.snapshot_live -= self._snapshot_objects.pop(key, 0)
             return
 
     def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
@@ -697,6 +701,12 @@ class HardwareModel(Interpreter.Listener):
         elif kind == _ALLOC and h[4]:
             array = results[0]
             self._tape_alloc(id(buffer_memory(array)[0]), array, array.size * h[3])
+        elif kind == _ALLOC and h[5]:  # a checkpoint snapshot buffer (tapeflow-checkpoint)
+            c = self.counts
+            array = results[0]
+            self._snapshot_objects[id(buffer_memory(array)[0])] = array.size * h[3]
+            c.snapshot_live += array.size * h[3]
+            c.snapshot_bytes = max(c.snapshot_bytes, c.snapshot_live)
         elif kind == _RALLOC:
             buf = results[0]
             if h[2]:
@@ -746,7 +756,8 @@ class HardwareModel(Interpreter.Listener):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
             h = (_ALLOC, ci, _is_spm_space(mtype.memory_space),  # type: ignore[attr-defined]
-                 element_bytes(mtype.element_type), is_tape)  # type: ignore[attr-defined]  # fmt: skip
+                 element_bytes(mtype.element_type), is_tape,  # type: ignore[attr-defined]
+                 "tapeflow.snapshot" in op.attributes)  # checkpoint.SNAPSHOT_ATTR  # fmt: skip
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
         elif name == "memref.copy":

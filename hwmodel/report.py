@@ -30,6 +30,10 @@ Definitions (what each number counts):
   a growable tape's old buffer counts until its dealloc), plus the peak size of un-lowered
   `tape.cache`s as Enzyme-style arrays. `tape_spm_bytes` is the peak of scratchpad tile
   buffers.
+- `snapshot_bytes`: the peak of live checkpoint snapshots in DRAM (the `memref.alloc`s
+  `tapeflow-checkpoint` marks `tapeflow.snapshot`: s + 1 slots of a time loop's state);
+  0 without checkpointing. Their loads and stores are ordinary traffic. The gradient's
+  DRAM footprint beyond the program's own arrays is `tape_bytes + snapshot_bytes`.
 """
 
 from __future__ import annotations
@@ -183,6 +187,7 @@ def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
         "sram": sram,
         "tape_bytes": c.tape_bytes + model.tape_cache_bytes,
         "tape_spm_bytes": c.tape_spm_bytes,
+        "snapshot_bytes": c.snapshot_bytes,
         "energy_table_pj": {
             "ops": {name: ops[name].energy_pj for name in OP_CLASSES},
             "L1_per_64bit": e_l1,
@@ -283,6 +288,8 @@ def format_table(report: dict[str, Any]) -> str:
                f"{_fmt(s['spm_capacity_bytes'])} B)")  # fmt: skip
     out.append(f"tape bytes: {_fmt(report['tape_bytes'])} in DRAM, "
                f"{_fmt(report['tape_spm_bytes'])} in scratchpad tiles")  # fmt: skip
+    if report.get("snapshot_bytes"):
+        out.append(f"snapshot bytes: {_fmt(report['snapshot_bytes'])} in DRAM (checkpoints)")
     for r in report["results"]:
         if isinstance(r, dict) and "type" in r:
             out.append(f"result[{r['index']}]: {r['type']} = {json.dumps(r['value'])}")
