@@ -1,8 +1,9 @@
 """Design-space sweeps: a grid of (kernel, machine, pass options) points on Dask distributed.
 
 A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the three variants of
-`tapeflow.bench` (Enzyme layout, regions only, TapeFlow) compiled and simulated. The work
-is split so that nothing is done twice:
+`tapeflow.bench` (Enzyme layout, regions only, TapeFlow) compiled and simulated, plus a
+fourth, `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
+`snapshots`. The work is split so that nothing is done twice:
 
 - compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
   depend on the pass options, TapeFlow's IR not on the machine -- cached on disk under
@@ -41,8 +42,18 @@ from typing import Any
 
 from tapeflow.diagnostics import ToolError
 
-PASS_OPTIONS = ("spm-bytes", "tile-bytes", "depth")
-"""The TapeFlow pipeline's options (`tapeflow{spm-bytes tile-bytes depth}`)."""
+LAYER_OPTIONS = ("spm-bytes", "tile-bytes", "depth")
+"""The TapeFlow pipeline's layer options (`tapeflow{spm-bytes tile-bytes depth}`): columns
+of every point."""
+CHECKPOINT_OPTIONS = ("snapshots", "schedule")
+"""Its `checkpoint=SCHEDULE-SNAPSHOTS` option, as two axes: columns only of a spec that
+sweeps `snapshots`, which adds the variant `checkpoint` (TapeFlow's pipeline with it)."""
+PASS_OPTIONS = LAYER_OPTIONS + CHECKPOINT_OPTIONS
+"""What a spec's `[pass]` table may sweep."""
+VARIANTS = ("enzyme", "regions", "tapeflow", "checkpoint")
+"""`tapeflow.bench.VARIANTS` and TapeFlow with checkpointing."""
+LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow",
+          "checkpoint": "TapeFlow with checkpointing"}  # fmt: skip
 SPEC_KEYS = ("kernels", "sizes", "machines", "seed", "variants", "backend", "pass", "set",
              "plot")  # fmt: skip
 MACHINES_PER_TASK = 8
@@ -69,12 +80,16 @@ spec (TOML; every axis takes one value or a list, the grid is their product):
                                      TOML files relative to the spec (default:
                                      default-45nm, hwmodel/defaults.toml)
   seed     = 0                       seed of the kernels' inputs
-  variants = ["enzyme", "tapeflow"]  rows per point (default: all three)
+  variants = ["enzyme", "tapeflow"]  rows per point (default: all three, and checkpoint
+                                     when snapshots is swept)
   backend  = "auto"                  cache simulator backend
   [pass]                             TapeFlow pipeline options
   spm-bytes = [8192, 32768]          (default: the machine's spm.size)
   tile-bytes = 0
   depth = [2, 3]
+  snapshots = [4, 8, 16]             adds the variant checkpoint: TapeFlow with
+  schedule = "binomial"              tapeflow{checkpoint=SCHEDULE-SNAPSHOTS} (binomial or
+                                     periodic; default binomial)
   [set]                              machine keys, as tapeflow-bench --set
   "l2.size" = [262144, 1048576]
   [plot]
@@ -250,6 +265,9 @@ class Point:
     spm_bytes: int
     tile_bytes: int
     depth: int
+    snapshots: int = 0
+    """Checkpoint snapshots of the `checkpoint` variant (0: the spec sweeps none)."""
+    schedule: str = ""
 
     @property
     def id(self) -> str:
@@ -314,6 +332,7 @@ def load_spec(path: str | Path) -> Spec:
     here, so a bad value fails before anything runs."""
     from tapeflow import bench
     from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
+    from tapeflow.transforms import checkpoint
     from tapeflow.transforms.layers import check_options
 
     where = str(path)
@@ -354,7 +373,12 @@ def load_spec(path: str | Path) -> Spec:
     kernels = strings("kernels", [], list(bench.kernels()))
     sizes = strings("sizes", ["default"], ["small", "default"])
     machines = strings("machines", [DEFAULT_MACHINE], None)
-    variants = strings("variants", list(bench.VARIANTS), list(bench.VARIANTS))
+    checkpointing = "snapshots" in spec.get("pass", {})
+    variants = strings("variants", list(VARIANTS if checkpointing else bench.VARIANTS),
+                       list(VARIANTS))  # fmt: skip
+    if "checkpoint" in variants and not checkpointing:
+        raise fail("variant 'checkpoint' needs a snapshots axis ([pass] snapshots = ...)",
+                   "", "variants")  # fmt: skip
     backend = spec.get("backend", "auto")
     if backend not in ("auto", "numba", "python"):
         raise fail("'backend' must be one of auto, numba, python", "", "backend")
@@ -369,14 +393,25 @@ def load_spec(path: str | Path) -> Spec:
             raise fail(f"unknown pass option '{key}' (known: {', '.join(PASS_OPTIONS)})",
                        "pass", key)  # fmt: skip
         values = _values(value)
+        if key == "schedule":
+            if not values or not all(v in checkpoint.SCHEDULES for v in values):
+                known = ", ".join(checkpoint.SCHEDULES)
+                raise fail(f"pass option 'schedule' must be one of {known} or a list of them",
+                           "pass", key)  # fmt: skip
+            if not checkpointing:
+                raise fail("pass option 'schedule' needs a snapshots axis", "pass", key)
+            continue
         if not values or not all(isinstance(v, int) and not isinstance(v, bool)
                                  for v in values):  # fmt: skip
             raise fail(f"pass option '{key}' must be an integer or a list of integers",
                        "pass", key)  # fmt: skip
         for v in values:
             try:
-                check_options("tapeflow", **{key.replace("-", "_"):
-                                             (v, 0 if key == "tile-bytes" else 1)})  # fmt: skip
+                if key == "snapshots":
+                    checkpoint.check_options("tapeflow", "binomial", v)
+                else:
+                    check_options("tapeflow", **{key.replace("-", "_"):
+                                                 (v, 0 if key == "tile-bytes" else 1)})  # fmt: skip
             except Exception as e:
                 raise fail(str(e), "pass", key) from None
     sets = _flatten(spec.get("set", {}))
@@ -387,6 +422,8 @@ def load_spec(path: str | Path) -> Spec:
     base = Path(path).resolve().parent
     set_keys = list(sets)
     pass_keys = list(passes)
+    if checkpointing and "schedule" not in passes:
+        passes, pass_keys = {**passes, "schedule": "binomial"}, [*pass_keys, "schedule"]
     machine_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
     points: list[Point] = []
     grid = itertools.product(
@@ -420,9 +457,12 @@ def load_spec(path: str | Path) -> Spec:
         columns = {"kernel": kernel, "size": size, "machine": machine, "seed": seed,
                    **dict(zip(set_keys, set_values, strict=True)),
                    "spm-bytes": spm, "tile-bytes": tile, "depth": depth}  # fmt: skip
-        points.append(Point(columns, kernel, size, seed, raw, spm, tile, depth))
+        ckpt = {k: options[k] for k in CHECKPOINT_OPTIONS if checkpointing}
+        points.append(Point({**columns, **ckpt}, kernel, size, seed, raw, spm, tile, depth,
+                            ckpt.get("snapshots", 0), ckpt.get("schedule", "")))  # fmt: skip
 
-    axes = ["kernel", "size", "machine", "seed", *set_keys, *PASS_OPTIONS]
+    axes = ["kernel", "size", "machine", "seed", *set_keys, *LAYER_OPTIONS,
+            *(CHECKPOINT_OPTIONS if checkpointing else ())]  # fmt: skip
     heatmap = _values(spec.get("plot", {}).get("heatmap", []))
     for key in spec.get("plot", {}):
         if key != "heatmap":
@@ -473,19 +513,32 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def compile_task(kernel: str, size: str, variant: str, spm_bytes: int, tile_bytes: int,
-                 depth: int) -> dict[str, Any]:  # fmt: skip
-    """The IR text of one variant of one kernel (never raises: errors come back)."""
+def pipeline_of(variant: str, point: Point) -> str:
+    """The `tapeflow-opt -p` pipeline of one variant at one point: `bench.pipeline_spec`'s,
+    and for `checkpoint` TapeFlow's with `checkpoint=SCHEDULE-SNAPSHOTS` added."""
+    from tapeflow import bench
+
+    if variant != "checkpoint":
+        return bench.pipeline_spec(variant, point.spm_bytes, point.tile_bytes, point.depth)
+    tapeflow = bench.pipeline_spec("tapeflow", point.spm_bytes, point.tile_bytes, point.depth)
+    assert tapeflow.endswith("}"), tapeflow  # tapeflow{...}: one more option
+    return f"{tapeflow[:-1]} checkpoint={point.schedule}-{point.snapshots}}}"
+
+
+def compile_task(kernel: str, size: str, pipeline: str) -> dict[str, Any]:
+    """The IR text of one kernel compiled by one pipeline (never raises: errors come back)."""
     import io
 
+    from xdsl.passes import PassPipeline
     from xdsl.printer import Printer
 
     from tapeflow import bench
+    from tapeflow.registry import get_all_passes, make_context
 
-    job = bench.Job(kernel=kernel, variant=variant, size=size, spm_bytes=spm_bytes,
-                    tile_bytes=tile_bytes, depth=depth)  # fmt: skip
     try:
-        module = bench.build_module(job)
+        module = bench.kernels()[kernel].load(size)
+        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
+        module.verify()
     except Exception as e:
         return {"ir": None, "error": f"{type(e).__name__}: {e}".strip()}
     out = io.StringIO()
@@ -679,11 +732,17 @@ class SweepStats:
 
 def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str, Any]],
               specs: dict[str, str]) -> list[dict[str, Any]]:  # fmt: skip
-    """The point's rows: axes, identity, every report field, ratios to the Enzyme layout."""
+    """The point's rows: axes, identity, every report field, ratios to the Enzyme layout
+    (and, on checkpoint rows, to TapeFlow)."""
     from tapeflow.bench import _ratio
 
+    def report_of(variant: str) -> dict[str, Any] | None:
+        r = results.get(variant)
+        return r.get("report") if r and not r.get("error") else None
+
     base = results.get("enzyme")
-    base_rep = base.get("report") if base and not base.get("error") else None
+    base_rep = report_of("enzyme")
+    tf_rep = report_of("tapeflow")
     rows = []
     for v in variants:
         r = results[v]
@@ -695,15 +754,25 @@ def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str
                                "grads_sha256": r.get("grads_sha256")}  # fmt: skip
         if rep:  # the whole chip: L1 + L2 + the scratchpad's capacity when it is used
             row["sram_bytes"] = rep["report.sram.on_chip_bytes"]
+            row["dram_footprint_bytes"] = footprint(rep)
         if rep and base_rep:
             row["speedup"] = _ratio(base_rep["report.cycles"], rep["report.cycles"])
             for name in ("on_chip_pj", "total_pj"):
                 key = f"report.energy.{name}"
                 row[f"energy_ratio_{name[:-3]}"] = _ratio(base_rep[key], rep[key])
             row["grads_identical"] = r.get("grads_sha256") == base.get("grads_sha256")
+        if rep and tf_rep and v == "checkpoint":
+            row["cycles_vs_tapeflow"] = _ratio(rep["report.cycles"], tf_rep["report.cycles"])
+            row["footprint_reduction"] = _ratio(footprint(tf_rep), footprint(rep))
         row.update(rep)
         rows.append(row)
     return rows
+
+
+def footprint(rep: dict[str, Any]) -> int:
+    """The gradient's DRAM footprint beyond the program's arrays, from `report.*` columns:
+    tape (`tape_bytes`, peak live) + checkpoint snapshots (`snapshot_bytes`)."""
+    return rep["report.tape_bytes"] + (rep.get("report.snapshot_bytes") or 0)
 
 
 class _Cache:
@@ -771,13 +840,12 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     needs_ir: dict[str, list[tuple[int, str]]] = defaultdict(list)
     compile_args: dict[str, tuple[Any, ...]] = {}
     for i, p in enumerate(todo):
-        specs_of[i] = {v: bench.pipeline_spec(v, p.spm_bytes, p.tile_bytes, p.depth)
-                       for v in spec.variants}  # fmt: skip
+        specs_of[i] = {v: pipeline_of(v, p) for v in spec.variants}
         for v in spec.variants:
             source = kernels[p.kernel].source(p.size)
             key = _digest(fingerprint, source, specs_of[i][v])
             needs_ir[key].append((i, v))
-            compile_args[key] = (p.kernel, p.size, v, p.spm_bytes, p.tile_bytes, p.depth)
+            compile_args[key] = (p.kernel, p.size, specs_of[i][v])
 
     results: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     inputs: dict[tuple[str, str, int], str] = {}
@@ -929,8 +997,10 @@ def progress_bar(total: int, enabled: bool, desc: str, unit: str = "run") -> Any
 
 def summary(table: Any, stats: SweepStats, workers: int | str) -> dict[str, Any]:
     """What a run did and, per kernel, TapeFlow's speedup range over the grid and the
-    Pareto front of (on-chip SRAM, cycles) of both designs: the figures docs quote (the
-    README's sweep example: docs/sweep-example.json, checked by test_bench_readme.py)."""
+    Pareto front of (on-chip SRAM, cycles) of both designs, and with checkpointing, each
+    checkpoint row's cycles and DRAM footprint beside its point's TapeFlow and Enzyme
+    layout: the figures docs quote (the README's sweep examples: docs/sweep-example.json,
+    docs/sweep-checkpoint.json, checked by test_bench_readme.py)."""
     rows = [r for r in table.to_pylist() if not r.get("error")]
     out: dict[str, Any] = {
         "points": stats.points, "rows": stats.rows, "errors": stats.errors,
@@ -951,6 +1021,28 @@ def summary(table: Any, stats: SweepStats, workers: int | str) -> dict[str, Any]
                        **{a: mine[i].get(a) for a in grid_axes(table.column_names)
                           if a != "kernel"}} for i in front],
         }  # fmt: skip
+        ckpt = [r for r in rows if r["kernel"] == kernel and r["variant"] == "checkpoint"]
+        others = [a for a in grid_axes(table.column_names) if a not in ("kernel", "snapshots")]
+        ckpt.sort(key=lambda r: (json.dumps([r.get(a) for a in others]), r["snapshots"]))
+        if ckpt:
+            by_point = {(r["point_id"], r["variant"]): r for r in rows}
+
+            def other(r: dict[str, Any], variant: str, key: str) -> Any:
+                return by_point.get((r["point_id"], variant), {}).get(key)
+
+            out["kernels"][kernel]["checkpoint"] = [{
+                **{a: r.get(a) for a in grid_axes(table.column_names) if a != "kernel"},
+                "cycles": r["report.cycles"], "tape_bytes": r["report.tape_bytes"],
+                "snapshot_bytes": r["report.snapshot_bytes"],
+                "dram_footprint_bytes": r["dram_footprint_bytes"],
+                "cycles_vs_tapeflow": r.get("cycles_vs_tapeflow"),
+                "footprint_reduction": r.get("footprint_reduction"),
+                "speedup": r.get("speedup"),
+                "tapeflow_cycles": other(r, "tapeflow", "report.cycles"),
+                "tapeflow_footprint_bytes": other(r, "tapeflow", "dram_footprint_bytes"),
+                "enzyme_cycles": other(r, "enzyme", "report.cycles"),
+                "enzyme_footprint_bytes": other(r, "enzyme", "dram_footprint_bytes"),
+            } for r in ckpt]  # fmt: skip
     return out
 
 
@@ -977,8 +1069,10 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def heatmap_axes(rows: Sequence[dict[str, Any]], axes: Sequence[str]) -> list[str]:
-    """The two axes with the most distinct values (ties: spec order), kernel excluded."""
-    counts = {a: len({json.dumps(r.get(a)) for r in rows}) for a in axes if a != "kernel"}
+    """The two axes with the most distinct values (ties: spec order), kernel excluded, and
+    the checkpoint options too (TapeFlow's rows do not depend on them)."""
+    counts = {a: len({json.dumps(r.get(a)) for r in rows}) for a in axes
+              if a != "kernel" and a not in CHECKPOINT_OPTIONS}  # fmt: skip
     varying = sorted((a for a in counts if counts[a] > 1), key=lambda a: -counts[a])
     return varying[:2]
 
@@ -986,8 +1080,10 @@ def heatmap_axes(rows: Sequence[dict[str, Any]], axes: Sequence[str]) -> list[st
 def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
                 axes: Sequence[str] = ()) -> list[Path]:  # fmt: skip
     """Heatmaps of TapeFlow's speedup and on-chip energy ratio over two axes (geomean over
-    the others), cycles vs on-chip SRAM of both designs, and the Pareto front of
-    (cycles, SRAM) per kernel: a PNG and a CSV each. Returns the paths."""
+    the others), cycles vs on-chip SRAM of both designs, the Pareto front of
+    (cycles, SRAM) per kernel, and cycles vs DRAM footprint (tape + snapshots) of the
+    Enzyme layout, TapeFlow and TapeFlow with checkpointing: a PNG and a CSV each. Returns
+    the paths."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1112,12 +1208,67 @@ def write_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] = (),
         fig2.suptitle("Pareto front of (cycles, on-chip SRAM), both designs", fontsize=10)
         save(fig, "cycles_vs_sram", curve_data)
         save(fig2, "pareto", front_data)
+    if any(r["variant"] == "checkpoint" for r in rows):
+        fig, data = _footprint_plot(plt, rows, kernels, axes)
+        save(fig, "cycles_vs_footprint", data)
     return paths
 
 
-def bench_label(variant: str) -> str:
-    from tapeflow.bench import LABELS
+def _footprint_plot(plt: Any, rows: list[dict[str, Any]], kernels: list[str],
+                    axes: Sequence[str]) -> tuple[Any, list[dict[str, Any]]]:  # fmt: skip
+    """Cycles against DRAM footprint (tape + snapshots), log-log, per kernel: the Enzyme
+    layout, TapeFlow, and TapeFlow with checkpointing (one marker per machine; the
+    checkpoint points that differ only in `snapshots` joined, labelled s=K)."""
+    designs = [v for v in ("enzyme", "tapeflow", "checkpoint") if any(r["variant"] == v
+                                                                      for r in rows)]  # fmt: skip
+    colors = {"enzyme": "#31a354", "tapeflow": "#08519c", "checkpoint": "#e6550d"}
+    machines = list(dict.fromkeys(r["machine"] for r in rows))
+    markers = dict(zip(machines, itertools.cycle("os^vDP"), strict=False))
+    fig, axs = plt.subplots(1, len(kernels), figsize=(5.2 * len(kernels) + 0.4, 4.2),
+                            squeeze=False)  # fmt: skip
+    data: list[dict[str, Any]] = []
+    others = [a for a in axes if a not in ("kernel", "snapshots")]
+    for ax, kernel in zip(axs[0], kernels, strict=True):
+        for v in designs:
+            seen: set[tuple[Any, ...]] = set()
+            curves: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for r in rows:
+                if r["kernel"] != kernel or r["variant"] != v:
+                    continue
+                xy = (r["dram_footprint_bytes"], r["report.cycles"])
+                if v == "checkpoint":
+                    curves[json.dumps([r.get(a) for a in others])].append(r)
+                elif (r["machine"], *xy) in seen:  # the same run at another snapshot count
+                    continue
+                seen.add((r["machine"], *xy))
+                ax.scatter(xy[0] / 1024, xy[1], marker=markers[r["machine"]], s=24,
+                           color=colors[v], zorder=3)  # fmt: skip
+                data.append({"kernel": kernel, "variant": v, "dram_footprint_bytes": xy[0],
+                             "cycles": xy[1],
+                             **{a: r.get(a) for a in axes if a != "kernel"}})  # fmt: skip
+                if v == "checkpoint":
+                    ax.annotate(f"s={r['snapshots']}", (xy[0] / 1024, xy[1]), fontsize=6,
+                                xytext=(3, 3), textcoords="offset points")  # fmt: skip
+            for curve in curves.values():
+                curve.sort(key=lambda r: r["snapshots"])
+                ax.plot([r["dram_footprint_bytes"] / 1024 for r in curve],
+                        [r["report.cycles"] for r in curve], lw=0.8, color=colors[v])  # fmt: skip
+            for machine in machines:  # one legend entry per (design, machine)
+                if any(r["kernel"] == kernel and r["variant"] == v and r["machine"] == machine
+                       for r in rows):  # fmt: skip
+                    label = bench_label(v) + (f" ({machine})" if len(machines) > 1 else "")
+                    ax.scatter([], [], marker=markers[machine], color=colors[v], label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("DRAM footprint: tape + checkpoint snapshots, KiB")
+        ax.set_ylabel("cycles")
+        ax.set_title(kernel, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle("Cycles against the gradient's DRAM footprint", fontsize=10)
+    return fig, data
 
+
+def bench_label(variant: str) -> str:
     return LABELS.get(variant, variant)
 
 

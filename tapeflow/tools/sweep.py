@@ -18,7 +18,8 @@ from pathlib import Path
 _DESCRIPTION = """\
 Compiles and simulates every point of a grid (kernels, sizes, machine presets or files,
 machine keys, TapeFlow pass options; see the spec below) three ways, as tapeflow-bench
-does for one point, on Dask distributed: a LocalCluster of --workers processes by default,
+does for one point (four with a snapshots axis: TapeFlow with checkpointing too), on Dask
+distributed: a LocalCluster of --workers processes by default,
 or the scheduler at --scheduler. The IR of each (kernel, pipeline) is compiled once and
 reused for every machine; simulations are cached by a hash of (code, IR, machine, inputs)
 under OUT/cache/, so a rerun with one more machine value only simulates the new points.
@@ -35,13 +36,17 @@ output (OUT = --out, default sweep-out/):
                         `energy_ratio_total`, `grads_identical` (bit-identical gradients);
                         on TapeFlow rows `speedup_iso_sram`: the Enzyme layout at the
                         smallest sram_bytes >= TapeFlow's among the points that differ only
-                        in l2.size and pass options (sweep l2.size to get it)
+                        in l2.size and pass options (sweep l2.size to get it);
+                        `dram_footprint_bytes`: report.tape_bytes + report.snapshot_bytes
+                        (checkpoint snapshots); on checkpoint rows, against TapeFlow at the
+                        same point: `cycles_vs_tapeflow`, `footprint_reduction`
   OUT/parts/            rows of finished points, written as they finish; an interrupted
                         sweep resumes from them (points already done, identified by their
                         axis values, are skipped; points with an error are run again);
                         merged into results.parquet at the end
-  --plot DIR            heatmap_speedup, heatmap_energy_ratio_on_chip, cycles_vs_sram and
-                        pareto (.png + .csv); without SPEC, re-plots OUT/results.parquet
+  --plot DIR            heatmap_speedup, heatmap_energy_ratio_on_chip, cycles_vs_sram,
+                        pareto and, with a snapshots axis, cycles_vs_footprint (.png +
+                        .csv); without SPEC, re-plots OUT/results.parquet
   stdout                a summary; stderr: a progress bar (tqdm), one step per point
                         (written when all its variants are done)
 
