@@ -98,3 +98,32 @@ def test_sweep_example_matches_its_json() -> None:
         cycles = [p["cycles"] for p in front]
         assert lo == pytest.approx(min(cycles), rel=0.01)
         assert hi == pytest.approx(max(cycles), rel=0.01)
+
+
+def test_checkpoint_sweep_matches_its_json() -> None:
+    """The checkpointing paragraph's figures: docs/sweep-checkpoint.json's (issue 21)."""
+    text = _section("Using it")
+    start = text.index("The checkpoint sweep")
+    para = text[start:text.index("![", start)]
+    data = json.loads((ROOT / "docs" / "sweep-checkpoint.json").read_text())
+    m = _find(r"\((\d+) points, (\d+) rows\) ran in (\d+) s with `--workers (\d+)`", para)
+    assert m, para
+    assert [int(g) for g in m.groups()] == [data["points"], data["rows"],
+                                            round(data["wall_s"]), data["workers"]]  # fmt: skip
+    assert data["grads_identical"] is True
+    assert data["errors"] == 0
+    rows = data["kernels"]["mass_spring"]["checkpoint"]
+    assert {r["machine"] for r in rows} == {"default-45nm"}
+    quoted = re.findall(r"s\s+=\s+(\d+):\s+" + X + r"\s+smaller\s+at\s+" + X, para)
+    assert [int(q[0]) for q in quoted] == [r["snapshots"] for r in rows]
+    for (_, reduction, cycles), r in zip(quoted, rows, strict=True):
+        assert _same(reduction, r["footprint_reduction"]), (reduction, r)
+        assert _same(cycles, r["cycles_vs_tapeflow"]), (cycles, r)
+    mib = _find(r"TapeFlow keep (\d+\.\d+) MiB of tape", para)
+    assert mib, para
+    for r in rows:
+        for key in ("tapeflow_footprint_bytes", "enzyme_footprint_bytes"):
+            assert _same(mib.group(1), r[key] / 2**20)
+    kib = _find(r"one segment's \((\d+) KiB\)", para)
+    assert kib, para
+    assert {r["tape_bytes"] for r in rows} == {int(kib.group(1)) * 1024}
