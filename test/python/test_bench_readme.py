@@ -69,15 +69,22 @@ def test_results_table_matches_its_json() -> None:
     assert checked >= 10
 
 
-def test_sweep_example_matches_its_json() -> None:
+def _sweep_paragraph(start: str, summary: str) -> tuple[str, dict]:
+    """The README's paragraph from `start` to its figure, and the sweep summary it quotes,
+    whose run counts it must state: `N points, M rows) ran in S s with `--workers W``."""
     text = _section("Using it")
-    start = text.index("The example above")
-    para = text[start:text.index("![", start)]
-    data = json.loads((ROOT / "docs" / "sweep-example.json").read_text())
-    m = _find(r"= (\d+) points, (\d+) rows\) ran in (\d+) s with `--workers (\d+)`", para)
+    begin = text.index(start)
+    para = text[begin : text.index("![", begin)]
+    data = json.loads((ROOT / "docs" / summary).read_text())
+    m = _find(r"(\d+) points, (\d+) rows\) ran in (\d+) s with `--workers (\d+)`", para)
     assert m, para
     assert [int(g) for g in m.groups()] == [data["points"], data["rows"],
-                                            round(data["wall_s"]), data["workers"]]
+                                            round(data["wall_s"]), data["workers"]]  # fmt: skip
+    return para, data
+
+
+def test_sweep_example_matches_its_json() -> None:
+    para, data = _sweep_paragraph("The example above", "sweep-example.json")
     m = _find(r"(\d+) IR compiled, (\d+) \(IR, machine\) simulations in (\d+) tasks", para)
     assert m, para
     assert [int(g) for g in m.groups()] == [data["compiles_run"], data["simulations_run"],
@@ -102,14 +109,7 @@ def test_sweep_example_matches_its_json() -> None:
 
 def test_checkpoint_sweep_matches_its_json() -> None:
     """The checkpointing paragraph's figures: docs/sweep-checkpoint.json's (issue 21)."""
-    text = _section("Using it")
-    start = text.index("The checkpoint sweep")
-    para = text[start:text.index("![", start)]
-    data = json.loads((ROOT / "docs" / "sweep-checkpoint.json").read_text())
-    m = _find(r"\((\d+) points, (\d+) rows\) ran in (\d+) s with `--workers (\d+)`", para)
-    assert m, para
-    assert [int(g) for g in m.groups()] == [data["points"], data["rows"],
-                                            round(data["wall_s"]), data["workers"]]  # fmt: skip
+    para, data = _sweep_paragraph("The checkpoint sweep", "sweep-checkpoint.json")
     assert data["grads_identical"] is True
     assert data["errors"] == 0
     rows = data["kernels"]["mass_spring"]["checkpoint"]
