@@ -6,7 +6,7 @@
 // NEST-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{loops=g_grad}' 2>&1 | filecheck %s --check-prefix=NAME
-// NAME: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-checkpoint: loops: no function named 'g_grad'
+// NAME: error: pass-pipeline:1:{{[0-9]+}}: option 'loops' of tapeflow-checkpoint: no function named 'g_grad'
 // NAME-NOT: Traceback
 
 func.func @f(%x: memref<4xf64>) -> f64 attributes {tapeflow.autodiff} {

@@ -6,7 +6,7 @@
 // ZERO-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{schedule=linear}' 2>&1 | filecheck %s --check-prefix=SCHED
-// SCHED: error: pass-pipeline:1:{{[0-9]+}}: tapeflow-checkpoint: unknown schedule 'linear' (expected one of binomial, periodic)
+// SCHED: error: pass-pipeline:1:{{[0-9]+}}: option 'schedule' of tapeflow-checkpoint: unknown schedule 'linear' (expected one of binomial, periodic)
 // SCHED-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=revolve-4}' 2>&1 | filecheck %s --check-prefix=PIPE
@@ -14,7 +14,7 @@
 // PIPE-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-x}' 2>&1 | filecheck %s --check-prefix=COUNT
-// COUNT: error: pass-pipeline:1:{{[0-9]+}}: tapeflow: checkpoint: expected SCHEDULE-SNAPSHOTS (e.g. binomial-8), got 'binomial-x'
+// COUNT: error: pass-pipeline:1:{{[0-9]+}}: option 'checkpoint' of tapeflow: expected SCHEDULE-SNAPSHOTS (e.g. binomial-8), got 'binomial-x'
 // COUNT-NOT: Traceback
 
 // RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=periodic-0}' 2>&1 | filecheck %s --check-prefix=PZERO
