@@ -42,12 +42,15 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
     Float32Type,
     Float64Type,
     FileLineColLoc,
@@ -156,6 +159,12 @@ typedef __builtin_va_list __gnuc_va_list;
 """,
 }
 _ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
+# `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
+# after the user's own `-I` directories.
+INCLUDE_DIR = str(Path(__file__).resolve().parent / "include")
+CONST_ARG_ATTR = "tapeflow.const"
+# One letter per parameter in the name of a specialization (README "C kernels").
+_LETTER = {"dup": "d", "const": "c", "out": "a"}
 
 
 def _cindex():
@@ -419,30 +428,65 @@ class CFrontend:
         for c in tu.cursor.get_children():
             if c.kind.name == "FUNCTION_DECL" and c.is_definition():
                 defs[c.spelling] = c
-        targets: dict[str, object] = {}
+        # function -> its activity signatures (one per parameter: dup/const/out), in order
+        targets: dict[str, list[tuple[str, ...]]] = {}
         for name in self.functions:
             if name not in defs:
                 raise ToolError(f"{self.name}: --function {name}: no function '{name}' is defined")
-            targets[name] = None
+            targets[name] = [_default_activity(defs[name])]
+        calls: dict[tuple[str, tuple[str, ...]], object] = {}
         for call, fn in self._enzyme_calls(defs):
-            self._check_activity(call, fn)
-            targets.setdefault(fn.spelling, call)
+            activity = self._activity(call, fn)
+            sigs = targets.setdefault(fn.spelling, [])
+            if activity not in sigs:
+                sigs.append(activity)
+                calls[(fn.spelling, activity)] = call
         own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
         order = self._reachable(list(targets) or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
         for n in order:
             fn = _FunctionBuilder(self, self.signatures[n]).build()
-            if n in targets:
-                fn.attributes[AUTODIFF_ATTR] = UnitAttr()
             module.body.block.add_op(fn)
+            for activity in targets.get(n, []):
+                if activity == _default_activity(defs[n]):
+                    fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+                    continue
+                name = f"{n}_{''.join(_LETTER[a] for a in activity)}"
+                if name in defs:
+                    _error(calls[(n, activity)], f"{ENZYME_ENTRY}: the specialization '{name}' of '{n}' for this activity is already a function of the file")
+                module.body.block.add_op(self._specialization(name, fn, activity, calls[(n, activity)]))
         return module
+
+    def _specialization(self, name: str, primal: func.FuncOp, activity, call) -> func.FuncOp:
+        """`name(args) = primal(args)`, marked for AD, its `enzyme_const` float arguments
+        `tapeflow.const`: its gradient `name_grad` has Enzyme's signature for `activity`."""
+        types = primal.function_type
+        block = Block(arg_types=types.inputs)
+        loc = self._loc(call)
+        for a, b in zip(block.args, primal.body.block.args):
+            a.name_hint, a.location = b.name_hint, b.location
+        op = func.CallOp(primal.sym_name.data, list(block.args), list(types.outputs))
+        ret = func.ReturnOp(*op.results)
+        op.location = ret.location = loc
+        block.add_ops([op, ret])
+        fn = func.FuncOp(name, (types.inputs, types.outputs), Region(block))
+        fn.location = loc
+        fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+        fn.arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr({CONST_ARG_ATTR: UnitAttr()} if a == "const" and _float_type(t) else {})
+                for a, t in zip(activity, types.inputs)
+            ]
+        )
+        return fn
 
     # --- Clang
 
     def _parse(self):
         ci = _cindex()
-        args = ["-x", "c", "-std=gnu11", "-isystem", _BUILTIN_DIR, *self.clang_args]
+        args = ["-x", "c", "-std=gnu11", "-isystem", _BUILTIN_DIR, *self.clang_args,
+                "-isystem", INCLUDE_DIR]
         builtins = [(f"{_BUILTIN_DIR}/{n}", text) for n, text in _BUILTIN_HEADERS.items()]
         prelude = ""
         for attempt in range(2):
@@ -497,44 +541,48 @@ class CFrontend:
                         _error(args[0], f"{ENZYME_ENTRY}: function '{ref.spelling}' has no definition in this file")
                     yield c, defs[ref.spelling]
 
-    def _check_activity(self, call, fn) -> None:
-        """Enzyme's annotations against TapeFlow's convention, one parameter at a time."""
+    def _activity(self, call, fn) -> tuple[str, ...]:
+        """The activity of each parameter of `fn` in an Enzyme call, by Enzyme's rules: an
+        annotation applies to the next argument; unannotated, a pointer is enzyme_dup (its
+        shadow follows it), a float scalar active, an integer constant."""
         args = list(call.get_arguments())[1:]
         params = list(fn.get_arguments())
-        p = 0
+        out: list[str] = []
         i = 0
         name = fn.spelling
         while i < len(args):
             a = _strip_casts(args[i])
             note = None
-            if a.kind.name == "DECL_REF_EXPR" and a.spelling in _ANNOTATIONS:
+            if a.kind.name == "DECL_REF_EXPR" and a.spelling.startswith("enzyme_"):
+                if a.spelling not in _ANNOTATIONS:
+                    _unsupported(a, f"the Enzyme marker '{a.spelling}' in {ENZYME_ENTRY}")
                 note = a.spelling
                 i += 1
                 if i >= len(args):
                     _error(a, f"{ENZYME_ENTRY}: '{note}' is not followed by an argument")
-            if p >= len(params):
+            if len(out) >= len(params):
                 _error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
-            param = params[p]
-            is_float_array = _is_buffer_type(param.type) and _is_float(_array_shape(param.type, param)[1])
+            param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
-            if is_float_array:
-                if note not in ("enzyme_dup", "enzyme_dupnoneed"):
-                    _error(
-                        args[i],
-                        f"{ENZYME_ENTRY}: {pname} is a float array: TapeFlow gives it a "
-                        f"shadow, so it must be enzyme_dup, not {note or 'unannotated'}",
-                    )
+            if _is_buffer_type(param.type):
+                elem = _array_shape(param.type, param)[1]
+                if _kind(elem) == "RECORD":
+                    _unsupported(args[i], f"arrays of '{elem.spelling}' (structs and unions)")
+                if note == "enzyme_out":
+                    _error(args[i], f"{ENZYME_ENTRY}: {pname} is a pointer: it is enzyme_dup or enzyme_const, not enzyme_out")
+                if note == "enzyme_const":
+                    out.append("const")
+                    i += 1
+                    continue
                 i += 2  # the primal and its shadow
                 if i > len(args):
-                    _error(call, f"{ENZYME_ENTRY}: {pname} is enzyme_dup but has no shadow")
+                    _error(call, f"{ENZYME_ENTRY}: {pname} is {note or 'a pointer, so enzyme_dup'} but has no shadow")
+                # an integer array's shadow is ignored: it has no derivative
+                out.append("dup" if _is_float(elem) else "const")
             elif _is_float(param.type):
-                if note not in (None, "enzyme_out"):
-                    _error(
-                        args[i],
-                        f"{ENZYME_ENTRY}: {pname} is a float scalar: TapeFlow makes it active "
-                        f"(its gradient is returned), so it must be enzyme_out or "
-                        f"unannotated, not {note}",
-                    )
+                if note in ("enzyme_dup", "enzyme_dupnoneed"):
+                    _error(args[i], f"{ENZYME_ENTRY}: {pname} is a float scalar: it is active (enzyme_out or unannotated) or enzyme_const, not {note}")
+                out.append("const" if note == "enzyme_const" else "out")
                 i += 1
             else:
                 if note not in (None, "enzyme_const"):
@@ -543,10 +591,11 @@ class CFrontend:
                         f"{ENZYME_ENTRY}: {pname} is an integer (constant for TapeFlow), so it "
                         f"must be enzyme_const or unannotated, not {note}",
                     )
+                out.append("const")
                 i += 1
-            p += 1
-        if p != len(params):
-            _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {p}")
+        if len(out) != len(params):
+            _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {len(out)}")
+        return tuple(out)
 
     def _reachable(self, roots: list[str], defs) -> list[str]:
         """`roots` and every function they call, in source order; recursion is an error."""
@@ -579,6 +628,24 @@ class CFrontend:
         rt = c.result_type
         results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
         return _Function(c, c.spelling, params, types, results)
+
+
+def _float_type(t: Attribute) -> bool:
+    if isinstance(t, MemRefType):
+        t = t.element_type
+    return isinstance(t, (Float64Type, Float32Type))
+
+
+def _default_activity(fn) -> tuple[str, ...]:
+    """TapeFlow's convention (the `_grad` of the primal itself): float arrays dup, float
+    scalars active, the rest constant."""
+    out = []
+    for p in fn.get_arguments():
+        if _is_buffer_type(p.type):
+            out.append("dup" if _is_float(_array_shape(p.type, p)[1]) else "const")
+        else:
+            out.append("out" if _is_float(p.type) else "const")
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1569,6 +1636,28 @@ _MATH: dict[str, Callable[..., Operation]] = {
 }  # fmt: skip
 
 
+# `-D`/`-I` of the tool that runs (tapeflow-opt/run/exec/sim take a `.c` file): applied to
+# every C file it compiles, before the caller's own arguments.
+_TOOL_CLANG_ARGS: list[str] = []
+
+
+def add_c_arguments(parser) -> None:
+    """`-D NAME[=V]` and `-I DIR` on a tool's argparse parser (for `.c` inputs)."""
+    parser.add_argument("-D", dest="c_defines", action="append", default=[], metavar="NAME[=V]",
+                        help="C preprocessor definition for a .c input (repeatable)")
+    parser.add_argument("-I", dest="c_includes", action="append", default=[], metavar="DIR",
+                        help="C include directory for a .c input (repeatable)")
+
+
+def use_c_arguments(args) -> list[str]:
+    """Makes the parsed `-D`/`-I` apply to every C file compiled from now on."""
+    _TOOL_CLANG_ARGS[:] = [
+        *(f"-D{d}" for d in getattr(args, "c_defines", []) or []),
+        *(f"-I{i}" for i in getattr(args, "c_includes", []) or []),
+    ]
+    return list(_TOOL_CLANG_ARGS)
+
+
 def compile_c(
     text: str,
     name: str,
@@ -1576,6 +1665,6 @@ def compile_c(
     functions: Sequence[str] = (),
 ) -> ModuleOp:
     """The module for C source `text` (file `name`); errors are `ToolError`s."""
-    module = CFrontend(text, name, clang_args, functions).compile()
+    module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
     module.verify()
     return module
