@@ -40,6 +40,8 @@ as are Clang's own errors.
 from __future__ import annotations
 
 import ctypes
+import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +160,8 @@ typedef __builtin_va_list __gnuc_va_list;
 #endif
 """,
 }
+# Output calls in translated code are dropped (with a remark): they do not change results.
+_OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
 _ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
 # after the user's own `-I` directories.
@@ -275,10 +279,13 @@ def _strip_casts(c):
     return c
 
 
-def _walk(c) -> Iterator:
+def _walk(c, skip: Callable[[object], bool] | None = None) -> Iterator:
+    """`c` and its descendants, in pre-order (not into subtrees `skip` accepts)."""
+    if skip is not None and skip(c):
+        return
     yield c
     for k in c.get_children():
-        yield from _walk(k)
+        yield from _walk(k, skip)
 
 
 # ---------------------------------------------------------------------------------------
@@ -424,10 +431,17 @@ class CFrontend:
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
-        defs = {}
+        defs = self.defs = {}
         for c in tu.cursor.get_children():
             if c.kind.name == "FUNCTION_DECL" and c.is_definition():
                 defs[c.spelling] = c
+        for name in sorted(self.inactive & set(defs)):
+            floats = {
+                _key(p) for p in defs[name].get_arguments()
+                if _is_buffer_type(p.type) and _is_float(_array_shape(p.type, p)[1])
+            }
+            if _stored_buffers(defs[name]) & floats:
+                _unsupported(defs[name], f"the enzyme_inactive function '{name}' writes float arrays (only a result is made inactive)")
         # function -> its activity signatures (one per parameter: dup/const/out), in order
         targets: dict[str, list[tuple[str, ...]]] = {}
         for name in self.functions:
@@ -510,6 +524,8 @@ class CFrontend:
                 continue
             break
         errors = [d for d in tu.diagnostics if d.severity >= 3]
+        if not errors:
+            self._enzyme_attributes(tu)
         if errors:
             lines = []
             for d in errors:
@@ -518,6 +534,60 @@ class CFrontend:
                 lines.append(f"{where}: {d.spelling}")
             raise ToolError("\nerror: ".join(lines))
         return tu
+
+    def _enzyme_attributes(self, tu) -> None:
+        """Enzyme's function attributes. Clang (without Enzyme's plugin) drops them with
+        a warning at the attribute; each is given to the function declared around or
+        right after it. `enzyme_inactive` (the result carries no derivative),
+        `enzyme_nofree` (nothing to do here) and `enzyme_function_like("name")` (the
+        function is the <math.h> function `name`) are honoured; any other `enzyme_*`
+        attribute is an error, not ignored."""
+        self.inactive: set[str] = set()
+        self.function_like: dict[str, str] = {}
+        found = []
+        for d in tu.diagnostics:
+            m = re.fullmatch(r"unknown attribute '(enzyme_\w+)' ignored", d.spelling)
+            if d.severity == 2 and m and d.location.file:
+                found.append((d.location, m.group(1)))
+        if not found:
+            return
+        decls = [
+            c for c in tu.cursor.get_children()
+            if c.kind.name in ("FUNCTION_DECL", "VAR_DECL") and c.location.file
+        ]
+        texts: dict[str, str] = {}
+        for loc, attr in found:
+            where = f"{loc.file.name}:{loc.line}:{loc.column}"
+            file = loc.file.name
+            owner = None
+            for c in decls:
+                if c.extent.start.file is None or c.extent.start.file.name != file:
+                    continue
+                if c.extent.start.offset <= loc.offset <= c.extent.end.offset or (
+                    c.extent.start.offset > loc.offset
+                ):
+                    owner = c
+                    break
+            if attr not in ("enzyme_inactive", "enzyme_nofree", "enzyme_function_like"):
+                raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
+            if owner is None or owner.kind.name != "FUNCTION_DECL":
+                raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other than a function")
+            name = owner.spelling
+            if attr == "enzyme_inactive":
+                self.inactive.add(name)
+            elif attr == "enzyme_function_like":
+                if file not in texts:
+                    texts[file] = self.text if file == self.name else Path(file).read_text()
+                m = re.match(r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)', texts[file][loc.offset:])
+                like = m.group(1) if m else None
+                if like not in _MATH:
+                    raise ToolError(
+                        f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
+                        f"<math.h> functions ({', '.join(sorted(_MATH))})"
+                    )
+                if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
+                    raise ToolError(f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take {_ARITY.get(like, 1)} argument(s) as {like} does")
+                self.function_like[name] = like
 
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location
@@ -597,6 +667,14 @@ class CFrontend:
             _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {len(out)}")
         return tuple(out)
 
+    def dropped(self, name: str) -> bool:
+        """Whether calls to `name` are not translated as calls: a function
+        `enzyme_function_like` a <math.h> one (its op instead), or an `enzyme_inactive`
+        one without result (it cannot change the differentiated result)."""
+        if name in self.function_like:
+            return True
+        return name in self.inactive and _kind(self.defs[name].result_type) == "VOID"
+
     def _reachable(self, roots: list[str], defs) -> list[str]:
         """`roots` and every function they call, in source order; recursion is an error."""
         seen: set[str] = set()
@@ -609,7 +687,7 @@ class CFrontend:
             for c in _walk(defs[name]):
                 if c.kind.name == "CALL_EXPR":
                     callee = c.referenced
-                    if callee is not None and callee.spelling in defs and callee.spelling != ENZYME_ENTRY:
+                    if callee is not None and callee.spelling in defs and callee.spelling != ENZYME_ENTRY and not self.dropped(callee.spelling):
                         visit(callee.spelling, [*stack, name])
             seen.add(name)
 
@@ -725,7 +803,7 @@ class _FunctionBuilder:
 
     def globals(self, body) -> None:
         done: set = set()
-        for c in _walk(body):
+        for c in _walk(body, skip=lambda c: c.kind.name == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS):
             if c.kind.name != "DECL_REF_EXPR":
                 continue
             d = c.referenced
@@ -967,6 +1045,9 @@ class _FunctionBuilder:
             return None
         if k == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
+        if k == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS:
+            sys.stderr.write(f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has no derivative)\n")
+            return None
         return self.rvalue(e, discard=True)
 
     def assign(self, target, value: SSAValue, c) -> SSAValue:
@@ -1256,6 +1337,12 @@ class _FunctionBuilder:
     def call(self, e, discard: bool) -> SSAValue:
         name = e.spelling
         args = list(e.get_arguments())
+        if name in self.unit.function_like:
+            name = self.unit.function_like[name]
+        elif self.unit.dropped(name):
+            if not discard:
+                _unsupported(e, f"the value of the void function '{name}'")
+            return None  # type: ignore[return-value]
         if name in self.unit.signatures:
             sig = self.unit.signatures[name]
             values = []
@@ -1272,6 +1359,8 @@ class _FunctionBuilder:
                 if not discard:
                     _unsupported(e, f"the value of the void function '{name}'")
                 return None  # type: ignore[return-value]
+            if name in self.unit.inactive:
+                return self.stop_derivative(op.results[0], e)
             return op.results[0]
         maker = _MATH.get(name) or _MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
@@ -1282,6 +1371,15 @@ class _FunctionBuilder:
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
         return self.emit(op, e).results[0]
+
+    def stop_derivative(self, v: SSAValue, c) -> SSAValue:
+        """`v`, through a bitcast to an integer and back: the same bits, but the AD's
+        activity analysis does not follow integers, so no derivative flows through it
+        (the result of an `enzyme_inactive` function)."""
+        if not isinstance(v.type, (Float64Type, Float32Type)):
+            return v
+        bits = self.emit(arith.BitcastOp(v, i64 if v.type == f64 else i32), c).results[0]
+        return self.emit(arith.BitcastOp(bits, v.type), c).results[0]
 
     # --- control flow
 
@@ -1623,6 +1721,7 @@ def _min(a: SSAValue, b: SSAValue) -> Operation:
     return arith.MinnumfOp(a, b)
 
 
+_ARITY = {"pow": 2, "atan2": 2, "copysign": 2, "fma": 3, "fmax": 2, "fmin": 2}
 _MATH: dict[str, Callable[..., Operation]] = {
     "sin": math.SinOp, "cos": math.CosOp, "tan": math.TanOp, "asin": math.AsinOp,
     "acos": math.AcosOp, "atan": math.AtanOp, "sinh": math.SinhOp, "cosh": math.CoshOp,
