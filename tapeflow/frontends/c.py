@@ -1362,6 +1362,10 @@ class _FunctionBuilder:
             if name in self.unit.inactive:
                 return self.stop_derivative(op.results[0], e)
             return op.results[0]
+        if name.startswith("__builtin_"):  # Clang's spellings of <math.h> (and INFINITY)
+            name = name[len("__builtin_"):]
+            if name in _BUILTIN_CONSTANTS:
+                return self.const(_BUILTIN_CONSTANTS[name], _scalar_type(e.type, e), e)
         maker = _MATH.get(name) or _MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
             if name in ("malloc", "calloc"):
@@ -1643,7 +1647,8 @@ def _assigns(tree):
 def _has_effects(tree) -> bool:
     """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
     return _assigns(tree) is not None or any(
-        c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR")
+        c.kind.name == "ARRAY_SUBSCRIPT_EXPR"
+        or (c.kind.name == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") not in _BUILTIN_CONSTANTS)
         or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
         for c in _walk(tree)
     )
@@ -1721,6 +1726,11 @@ def _min(a: SSAValue, b: SSAValue) -> Operation:
     return arith.MinnumfOp(a, b)
 
 
+# `INFINITY`, `HUGE_VAL` and `NAN` expand to these builtins.
+_BUILTIN_CONSTANTS = {
+    "inf": float("inf"), "inff": float("inf"), "huge_val": float("inf"),
+    "huge_valf": float("inf"), "nan": float("nan"), "nanf": float("nan"),
+}  # fmt: skip
 _ARITY = {"pow": 2, "atan2": 2, "copysign": 2, "fma": 3, "fmax": 2, "fmin": 2}
 _MATH: dict[str, Callable[..., Operation]] = {
     "sin": math.SinOp, "cos": math.CosOp, "tan": math.TanOp, "asin": math.AsinOp,

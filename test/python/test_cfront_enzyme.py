@@ -159,3 +159,18 @@ def test_attributes_inactive_and_function_like(capfd):
     arrays, _ = enzyme_gradient(module, "f", [x, 5])
     assert np.allclose(arrays[0], 2 * x + 2 * x / (1 + x * x), rtol=1e-14, atol=0)
     assert loss(module, "f", [x, 5]) == pytest.approx(float(np.sum(2 * x * x + np.log1p(x * x))))
+
+
+def test_builtin_math_and_infinity():
+    """`__builtin_pow/cos/exp` and a maximum that starts at -INFINITY (softmax's)."""
+    src = """
+    #include <math.h>
+    double f(double *x, int n) {
+      double m = -INFINITY, s = 0.0;
+      for (int i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+      for (int i = 0; i < n; i++) s += __builtin_exp(x[i] - m) * __builtin_cos(x[i]);
+      return __builtin_pow(s, 1.5);
+    }
+    """
+    module = compile_and_differentiate(src, functions=["f"])
+    check_fd(module, "f", [u(5) * 0.5, 5])
