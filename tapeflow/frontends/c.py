@@ -992,6 +992,8 @@ class _FunctionBuilder:
         esize = elem.get_size()
         args = list(call.get_arguments())
         if call.spelling == "calloc":
+            if len(args) == 2 and _evaluate(args[1]) != esize and _evaluate(args[0]) == esize:
+                args.reverse()  # calloc(sizeof(T), n)
             if len(args) != 2 or _evaluate(args[1]) != esize:
                 _unsupported(call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
             count = self.index(self.rvalue(args[0]), args[0])
@@ -1020,7 +1022,16 @@ class _FunctionBuilder:
             for x, y in ((a, b), (b, a)):
                 if _evaluate(_strip(y)) == esize and _strip(y).kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
                     return self.index(self.rvalue(x), x)
-        _unsupported(size, f"malloc size: write it as count * sizeof(element), element size {esize}")
+            # a longer product, `sizeof` anywhere in it: `sizeof(double) * 2 * n`
+            factors = _factors(c)
+            for n, f in enumerate(factors):
+                if _evaluate(f) == esize and f.kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
+                    rest = [self.index(self.rvalue(g), g) for g in factors[:n] + factors[n + 1 :]]
+                    count = rest[0]
+                    for v in rest[1:]:
+                        count = self.emit(arith.MuliOp(count, v), size).results[0]
+                    return count
+        _unsupported(size, f"malloc size: write it as a product with sizeof(element), element size {esize}")
 
     def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
@@ -1674,6 +1685,15 @@ def _stored_buffers(tree) -> set:
         if target is not None and target.kind.name == "DECL_REF_EXPR" and target.referenced is not None:
             out.add(_key(target.referenced))
     return out
+
+
+def _factors(c) -> list:
+    """The operands of a product `a * b * c` (any nesting), left to right."""
+    c = _strip(c)
+    if c.kind.name == "BINARY_OPERATOR" and _binary_op(c) == "*":
+        a, b = _children(c)
+        return _factors(a) + _factors(b)
+    return [c]
 
 
 def _step_of(inc, var) -> int | None:

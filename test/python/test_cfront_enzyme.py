@@ -174,3 +174,19 @@ def test_builtin_math_and_infinity():
     """
     module = compile_and_differentiate(src, functions=["f"])
     check_fd(module, "f", [u(5) * 0.5, 5])
+
+
+def test_malloc_sizeof_in_any_order():
+    src = """
+    #include <stdlib.h>
+    double f(const double *x, int n) {
+      double *a = malloc(sizeof(double) * 2 * n);
+      double *c = calloc(sizeof(double), n);
+      for (int i = 0; i < n; i++) { a[2 * i] = x[i]; a[2 * i + 1] = x[i] * x[i] + c[i]; }
+      double s = 0.0;
+      for (int i = 0; i < 2 * n; i++) s += a[i] * a[i];
+      free(a); free(c);
+      return s;
+    }
+    """
+    check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(3), 3])
