@@ -741,6 +741,8 @@ class _FunctionBuilder:
         self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
         self.loops: list[_Loop] = []
         self.loop_count = 0
+        # (returned flag, returned value) keys, for a function with an early `return`
+        self.ret: tuple[tuple[str, int], tuple[str, int] | None] | None = None
         self.builder: Builder
 
     # --- emission helpers
@@ -781,6 +783,17 @@ class _FunctionBuilder:
         self.globals(body)
         stmts = _children(body)
         result: list[SSAValue] = []
+        if any(r.kind.name == "RETURN_STMT" and (not stmts or r != stmts[-1]) for r in _walk(body)):
+            # An early return: a flag and the value so far, carried like `break`'s flags;
+            # after a statement that may return, the rest runs under `if (!returned)`.
+            value = ("<retval>", 0) if sig.result_types else None
+            self.ret = (("<returned>", 0), value)
+            self.vals[self.ret[0]] = self.const(0, i1, body)
+            if value is not None:
+                self.vals[value] = self.const(0, sig.result_types[0], body)
+            self.block_items(stmts)
+            result = [self.vals[value]] if value is not None else []  # type: ignore[list-item]
+            stmts = []
         for n, s in enumerate(stmts):
             if s.kind.name == "RETURN_STMT":
                 if n != len(stmts) - 1:
@@ -790,7 +803,7 @@ class _FunctionBuilder:
                     result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
                 continue
             self.stmt(s)
-        if sig.result_types and not result:
+        if sig.result_types and not result and self.ret is None:
             _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
@@ -851,7 +864,19 @@ class _FunctionBuilder:
         elif k == "IF_STMT":
             self.if_stmt(s)
         elif k == "RETURN_STMT":
-            _unsupported(s, "'return' before the end of the function")
+            if self.ret is None:
+                _unsupported(s, "'return' before the end of the function")
+            flag, value = self.ret
+            kids = _children(s)
+            if value is not None and kids:
+                self.vals[value] = self.convert(self.rvalue(kids[0]), self.sig.cursor.result_type, s)
+            self.vals[flag] = self.const(1, i1, s)
+            if self.loops:  # leaves every loop around it: a break here, then see block_items
+                loop = self.loops[-1]
+                false = self.const(0, i1, s)
+                self.vals[loop.go] = false
+                assert loop.running is not None
+                self.vals[loop.running] = false
         elif k in ("BREAK_STMT", "CONTINUE_STMT"):
             loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
             false = self.const(0, i1, s)
@@ -872,20 +897,40 @@ class _FunctionBuilder:
         """A statement list; after a statement that may `break`/`continue`, the rest runs
         under `if (go)` (structured control flow has no jumps)."""
         for n, t in enumerate(items):
-            if t.kind.name == "RETURN_STMT":
+            if t.kind.name == "RETURN_STMT" and self.ret is None:
                 _unsupported(t, "'return' before the end of the function")
             self.stmt(t)
+            if t.kind.name == "RETURN_STMT":
+                return  # what follows is unreachable
             rest = items[n + 1 :]
+            if self.ret is not None and self.loops and _loop_returns(t):
+                # a return in a loop nested in `t` left that loop: leave this one too
+                loop = self.loops[-1]
+                stay = self.emit(arith.XOrIOp(self.vals[self.ret[0]], self.const(1, i1, t)), t).results[0]
+                for k in (loop.go, loop.running):
+                    assert k is not None
+                    self.vals[k] = self.emit(arith.AndIOp(self.vals[k], stay), t).results[0]
             if rest and self.loops and _jumps(t) != (False, False):
                 self.emit_if(self.vals[self.loops[-1].go], rest, [], t)
+                return
+            if rest and not self.loops and self.ret is not None and _returns(t):
+                stay = self.emit(arith.XOrIOp(self.vals[self.ret[0]], self.const(1, i1, t)), t).results[0]
+                self.emit_if(stay, rest, [], t)
                 return
 
     def jump_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
         """The flags that `items` may change (for the results of an if around them)."""
+        keys = self.return_keys(items)
         if not self.loops or all(_jumps(t) == (False, False) for t in items):
-            return []
+            return keys
         loop = self.loops[-1]
-        return [(k, None) for k in (loop.go, loop.running) if k is not None]
+        return [(k, None) for k in (loop.go, loop.running) if k is not None] + keys
+
+    def return_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
+        """The early-return flag and value, when `items` may return."""
+        if self.ret is None or not any(_returns(t) for t in items if t is not None):
+            return []
+        return [(k, None) for k in self.ret if k is not None]
 
     def enter_loop(self, body_trees: list, c) -> tuple[_Loop | None, bool]:
         """Flags for a loop whose body jumps; (loop, has_break)."""
@@ -1541,13 +1586,11 @@ class _FunctionBuilder:
     def loop_iteration(self, loop: _Loop | None, trees: list, c) -> None:
         """One iteration's statements, with `loop`'s jump flags in scope."""
         if loop is None:
-            for t in trees:
-                self.stmt(t)
+            self.block_items(trees)
             return
         self.loops.append(loop)
         self.vals[loop.go] = self.const(1, i1, c)
-        for t in trees:
-            self.stmt(t)
+        self.block_items(trees)
         self.loops.pop()
         del self.vals[loop.go]
 
@@ -1571,7 +1614,7 @@ class _FunctionBuilder:
         if (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
-        carried = self.carried(cond, *trees, inc)
+        carried = self.carried(cond, *trees, inc) + self.return_keys(trees)
         if loop is not None and loop.running is not None:
             carried.append((loop.running, None))
         inits = [self.current(k, d, s) for k, d in carried]
@@ -1613,10 +1656,21 @@ class _FunctionBuilder:
 # AST queries
 
 
+def _returns(tree) -> bool:
+    return any(c.kind.name == "RETURN_STMT" for c in _walk(tree))
+
+
+def _loop_returns(tree) -> bool:
+    """Whether a loop in `tree` (or `tree`) contains a `return`."""
+    loops = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
+    return any(c.kind.name in loops and _returns(c) for c in _walk(tree))
+
+
 def _jumps(tree) -> tuple[bool, bool]:
     """(has `break`, has `continue`) of the innermost loop around `tree`: jumps inside a
-    loop nested in `tree` belong to that loop."""
-    brk = cont = False
+    loop nested in `tree` belong to that loop, except `return`, a break of every loop."""
+    brk = _returns(tree)
+    cont = False
     stack = [tree]
     while stack:
         c = stack.pop()

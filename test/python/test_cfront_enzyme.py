@@ -53,7 +53,7 @@ def enzyme_gradient(module, name: str, args):
     return {p: r.arguments[q] for p, q in shadows.items()}, dict(zip(scalars, r.results))
 
 
-def loss(module, name: str, args) -> float:
+def loss_fn(module, name: str, args) -> float:
     return float(runner.run_function(module, name, _copy(args)).results[0])
 
 
@@ -66,13 +66,13 @@ def check_fd(module, name: str, args, eps=1e-6, rtol=1e-6, atol=1e-8):
             plus, minus = _copy(args), _copy(args)
             plus[p][idx] += eps
             minus[p][idx] -= eps
-            fd = (loss(module, name, plus) - loss(module, name, minus)) / (2 * eps)
+            fd = (loss_fn(module, name, plus) - loss_fn(module, name, minus)) / (2 * eps)
             assert grad[idx] == pytest.approx(fd, rel=rtol, abs=atol), (p, idx)
     for p, grad in scalars.items():
         plus, minus = _copy(args), _copy(args)
         plus[p] += eps
         minus[p] -= eps
-        fd = (loss(module, name, plus) - loss(module, name, minus)) / (2 * eps)
+        fd = (loss_fn(module, name, plus) - loss_fn(module, name, minus)) / (2 * eps)
         assert grad == pytest.approx(fd, rel=rtol, abs=atol), p
     return arrays, scalars
 
@@ -158,7 +158,7 @@ def test_attributes_inactive_and_function_like(capfd):
     x = u(5)
     arrays, _ = enzyme_gradient(module, "f", [x, 5])
     assert np.allclose(arrays[0], 2 * x + 2 * x / (1 + x * x), rtol=1e-14, atol=0)
-    assert loss(module, "f", [x, 5]) == pytest.approx(float(np.sum(2 * x * x + np.log1p(x * x))))
+    assert loss_fn(module, "f", [x, 5]) == pytest.approx(float(np.sum(2 * x * x + np.log1p(x * x))))
 
 
 def test_builtin_math_and_infinity():
@@ -190,3 +190,68 @@ def test_malloc_sizeof_in_any_order():
     }
     """
     check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(3), 3])
+
+
+EARLY_RETURN = """
+double f(double x) {
+  if (x > 0.0)
+    return x * x;
+  return -x;
+}
+double g(double *a, int n, double t) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      if (a[i * n + j] > t)
+        return a[i * n + j] * t;
+    }
+    a[i] = a[i] * 2.0;
+  }
+  return t * a[0];
+}
+void h(double *a, int n) {
+  int i = 0;
+  while (1) {
+    if (i >= n || a[i] < 0.0) return;
+    a[i] = a[i] * a[i];
+    i++;
+  }
+}
+double loss(double *a, int n) {
+  h(a, n);
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += a[i] * (i + 1);
+  return s;
+}
+"""
+
+
+@pytest.mark.parametrize("name, args, want", [
+    ("f", [2.0], 4.0), ("f", [-3.0], 3.0),
+    ("g", [np.array([0.1, 0.2, 0.3, 0.9]), 2, 0.5], 0.45),  # a[1][1] > t, after a[0] *= 2
+    ("g", [np.array([0.1, 0.2, 0.3, 0.4]), 2, 0.5], 0.5 * 0.1 * 2),  # no return inside: t * (a[0] * 2)
+    ("loss", [np.array([0.5, 0.7, -0.2, 0.9]), 4], 0.25 + 2 * 0.49 - 0.6 + 3.6),
+])
+def test_early_return(name, args, want):
+    """`return` inside if, loops and nested loops: the value by hand, the gradient by
+    finite differences."""
+    module = compile_and_differentiate(EARLY_RETURN, functions=[name])
+    assert loss_fn(module, name, args) == pytest.approx(want, rel=1e-12)
+    check_fd(module, name, args)
+
+
+def test_early_return_leaves_every_loop():
+    """A return in the inner loop of a loop nest whose outer body is that loop alone:
+    later rows also hold larger values, which must not overwrite the returned one."""
+    src = """
+    double first_above(double *a, int n, double t) {
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+          if (a[i * n + j] > t)
+            return a[i * n + j] * t;
+      return t;
+    }
+    """
+    module = compile_and_differentiate(src, functions=["first_above"])
+    a = np.array([0.1, 0.2, 0.7, 0.3, 0.8, 0.9, 0.95, 0.99, 1.5])
+    assert loss_fn(module, "first_above", [a, 3, 0.5]) == 0.7 * 0.5
+    check_fd(module, "first_above", [a, 3, 0.5])
