@@ -743,6 +743,9 @@ class _FunctionBuilder:
         self.loop_count = 0
         # (returned flag, returned value) keys, for a function with an early `return`
         self.ret: tuple[tuple[str, int], tuple[str, int] | None] | None = None
+        # pointer variables that point into another array: their element offset (an
+        # index) is the scalar `vals[key]`, so loops and branches carry it
+        self.views: set[tuple[str, int]] = set()
         self.builder: Builder
 
     # --- emission helpers
@@ -959,6 +962,8 @@ class _FunctionBuilder:
             if not exprs:
                 self.bufs.pop(_key(d), None)
                 self.vals[_key(d)] = _Unset()
+                if self.reassigned(d):
+                    self.views.add(_key(d))
                 return
             self.bufs[_key(d)] = self.pointer_value(d, exprs[-1])
         elif _kind(t) in ("RECORD", "ELABORATED"):
@@ -1021,13 +1026,85 @@ class _FunctionBuilder:
         return out
 
     def pointer_value(self, d, e) -> _Buffer:
-        """A pointer variable's value: an allocation or another array (no arithmetic)."""
+        """A pointer variable's value: an allocation, another array, or a view into one
+        (`a + i*n`, `&a[k]`, or a pointer the function moves): the same memref with an
+        element offset, so the AD sees every access of the array it aliases."""
         inner = _strip_casts(e)
         if inner.kind.name == "CALL_EXPR" and inner.spelling in ("malloc", "calloc"):
             return self.allocation(d, inner)
         if _is_buffer_type(inner.type) or _kind(inner.type) == "POINTER":
-            return self.buffer(e)
+            buf, off = self.pointer(e)
+            if off is None and not self.reassigned(d):
+                return buf
+            self.views.add(_key(d))
+            self.vals[_key(d)] = off if off is not None else self.const(0, INDEX, e)
+            return buf
         _unsupported(e, "this pointer initializer (use malloc/calloc, or an array)")
+
+    def reassigned(self, d) -> bool:
+        return any(
+            t is not None and _key(t.referenced) == _key(d)
+            for t in map(_assigned_target, _walk(self.sig.cursor))
+        )
+
+    def pointer(self, e) -> tuple[_Buffer, SSAValue | None]:
+        """The array a pointer expression points into and its element offset (None: its
+        start): `p`, `a + k`, `k + a`, `a - k`, `&a[k]`, of one-dimensional arrays."""
+        c = _strip_casts(e)
+        k = c.kind.name
+        if k == "DECL_REF_EXPR":
+            d = c.referenced
+            if d is not None and _key(d) in self.views and _key(d) in self.bufs:
+                return self.bufs[_key(d)], self.current(_key(d), d, c)
+        if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
+            a, b = _children(c)
+            if _binary_op(c) == "+" and _is_int(_strip(a).type):
+                a, b = b, a
+            if _is_buffer_type(_strip(a).type) and _is_int(_strip(b).type):
+                buf, off = self.pointer(a)
+                self.one_dimensional(buf, c)
+                step = self.index(self.rvalue(b), b)
+                if _binary_op(c) == "-":
+                    step = self.emit(arith.SubiOp(self.const(0, INDEX, c), step), c).results[0]
+                if off is None:
+                    return buf, step
+                return buf, self.emit(arith.AddiOp(off, step), c).results[0]
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            inner = _strip(_children(c)[0])
+            if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+                buf, idx = self.access(inner)
+                self.one_dimensional(buf, c)
+                return buf, idx[0]
+        return self.buffer(e), None
+
+    def one_dimensional(self, buf: _Buffer, c) -> None:
+        if buf.ref.type.get_num_dims() != 1:
+            _unsupported(c, "pointer arithmetic on a multi-dimensional array (index it)")
+
+    def move_pointer(self, target, c, rhs=None, step: int = 0, amount=None, minus=False) -> SSAValue:
+        """`p = q + k`, `p += k`, `p++` on a view `p` (it stays in one array)."""
+        d = _strip(target).referenced
+        key = _key(d)
+        if rhs is not None:
+            buf, off = self.pointer(rhs)
+        else:
+            if key not in self.bufs:
+                _unsupported(c, f"moving the pointer '{d.spelling}' before it points into an array")
+            buf = self.bufs[key]
+            off = self.current(key, d, c)
+            if amount is None:
+                amount = self.const(step, INDEX, c)
+            op = arith.SubiOp if minus else arith.AddiOp
+            off = self.emit(op(off, amount), c).results[0]
+        if key in self.bufs and self.bufs[key].ref is not buf.ref:
+            _unsupported(c, f"the pointer '{d.spelling}' moves to another array")
+        self.bufs[key] = buf
+        self.vals[key] = off if off is not None else self.const(0, INDEX, c)
+        return self.vals[key]  # type: ignore[return-value]
+
+    def is_view(self, target) -> bool:
+        t = _strip(target)
+        return t.kind.name == "DECL_REF_EXPR" and t.referenced is not None and _key(t.referenced) in self.views
 
     def allocation(self, d, call) -> _Buffer:
         shape, elem = _array_shape(d.type, d)
@@ -1165,6 +1242,11 @@ class _FunctionBuilder:
                 return self.const(folded, INDEX, e)
         if k == "BINARY_OPERATOR":
             return self.binary(e, _binary_op(e), kids)
+        if k == "COMPOUND_ASSIGNMENT_OPERATOR" and self.is_view(kids[0]):
+            if _binary_op(e) not in ("+=", "-="):
+                _unsupported(e, f"'{_binary_op(e)}' on a pointer")
+            amount = self.index(self.rvalue(kids[1]), kids[1])
+            return self.move_pointer(kids[0], e, amount=amount, minus=_binary_op(e) == "-=")
         if k == "COMPOUND_ASSIGNMENT_OPERATOR":
             op = _binary_op(e)[:-1]
             old, old_type = self.read_lvalue(kids[0])
@@ -1195,6 +1277,8 @@ class _FunctionBuilder:
             if d is not None and d.kind.name == "FUNCTION_DECL":
                 _unsupported(e, "function pointers")
             _unsupported(e, f"the variable '{e.spelling}' here")
+        if _key(d) in self.views:
+            _unsupported(e, f"the pointer '{d.spelling}' used as a value (index it)")
         v = self.vals[_key(d)]
         if isinstance(v, _Unset):
             v = self.const(0, _scalar_type(d.type, d), e)
@@ -1226,11 +1310,14 @@ class _FunctionBuilder:
             indices.insert(0, sub)
             c = _strip(base)
         if not indices and c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
-            buf = self.buffer(_children(c)[0])
-            idx = [self.const(0, INDEX, c)]
+            buf, off = self.pointer(_children(c)[0])
+            idx = [off if off is not None else self.const(0, INDEX, c)]
         else:
-            buf = self.buffer(c)
+            buf, off = self.pointer(c)
             idx = [self.index(self.rvalue(i), i) for i in indices]
+            if off is not None and idx:
+                self.one_dimensional(buf, c)
+                idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
         rank = buf.ref.type.get_num_dims()
         if len(idx) != rank:
             _unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
@@ -1295,6 +1382,8 @@ class _FunctionBuilder:
     def binary(self, e, op: str, kids) -> SSAValue:
         a, b = kids
         if op == "=":
+            if self.is_view(a):
+                return self.move_pointer(a, e, rhs=b)
             return self.assign(a, self.rvalue(b), e)
         if op == ",":
             self.effect(a)
@@ -1352,6 +1441,8 @@ class _FunctionBuilder:
         return Region(block)
 
     def unary(self, e, op: int, x) -> SSAValue:
+        if op in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC) and self.is_view(x):
+            return self.move_pointer(x, e, step=1 if op in (_PRE_INC, _POST_INC) else -1)
         if op in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
             old, ctype = self.read_lvalue(x)
             one = self.convert(self.const(1, INDEX, e), ctype, e)
@@ -1404,7 +1495,10 @@ class _FunctionBuilder:
             values = []
             for p, a, t in zip(sig.params, args, sig.arg_types, strict=True):
                 if isinstance(t, MemRefType):
-                    ref = self.buffer(a).ref
+                    buf, off = self.pointer(a)
+                    if off is not None:
+                        _unsupported(a, f"passing a pointer into an array ('{self.text(a)}') to a function")
+                    ref = buf.ref
                     if ref.type != t:
                         ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
                     values.append(ref)
@@ -1461,7 +1555,8 @@ class _FunctionBuilder:
     def current(self, key, decl, c) -> SSAValue:
         v = self.vals[key]
         if isinstance(v, _Unset):
-            v = self.vals[key] = self.const(0, _scalar_type(decl.type, decl), c)
+            t = INDEX if key in self.views else _scalar_type(decl.type, decl)
+            v = self.vals[key] = self.const(0, t, c)
         if isinstance(v, _Stale):
             _unsupported(c, v.why)
         return v  # type: ignore[return-value]

@@ -255,3 +255,34 @@ def test_early_return_leaves_every_loop():
     a = np.array([0.1, 0.2, 0.7, 0.3, 0.8, 0.9, 0.95, 0.99, 1.5])
     assert loss_fn(module, "first_above", [a, 3, 0.5]) == 0.7 * 0.5
     check_fd(module, "first_above", [a, 3, 0.5])
+
+
+VIEWS = """
+double rows(double *a, int n, int m) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) {
+    double *row = a + i * m;
+    const double *prev = &a[(i + n - 1) % n * m];
+    for (int j = 0; j < m; j++)
+      s += row[j] * prev[j] * a[j];
+  }
+  return s;
+}
+double smooth(double *a, int n) {
+  double *p = a + 1;
+  for (int i = 1; i < n - 1; i++) {
+    p[0] = 0.5 * p[0] + 0.25 * (p[-1] + p[1]) * p[1];
+    p += 1;
+  }
+  double s = 0.0, *q;
+  q = a;
+  for (int i = 0; i < n; i++) { s += *q * *q; q++; }
+  return s;
+}
+"""
+
+
+@pytest.mark.parametrize("name, args", [("rows", [u(12), 3, 4]), ("smooth", [u(6), 6])])
+def test_pointer_views(name, args):
+    """Views aliasing the array they point into (reads and in-place writes through them)."""
+    check_fd(compile_and_differentiate(VIEWS, functions=[name]), name, args)

@@ -7,7 +7,6 @@
 // RUN: not tapeflow-cc %S/Inputs/union.c 2>&1 | filecheck %s --check-prefix=UNION
 // RUN: not tapeflow-cc %S/Inputs/fnptr.c 2>&1 | filecheck %s --check-prefix=FNPTR
 // RUN: not tapeflow-cc %S/Inputs/recursion.c 2>&1 | filecheck %s --check-prefix=RECURSION
-// RUN: not tapeflow-cc %S/Inputs/pointer-arith.c 2>&1 | filecheck %s --check-prefix=PTR
 // RUN: not tapeflow-cc %S/Inputs/address-of.c 2>&1 | filecheck %s --check-prefix=ADDR
 // RUN: not tapeflow-cc %S/Inputs/syntax.c 2>&1 | filecheck %s --check-prefix=SYNTAX
 // RUN: not tapeflow-cc %S/Inputs/global.c 2>&1 | filecheck %s --check-prefix=GLOBAL
@@ -20,7 +19,6 @@
 // UNION:     error: {{.*}}union.c:2:30: unsupported C: variables of type 'union U' (structs and unions)
 // FNPTR:     error: {{.*}}fnptr.c:1:{{[0-9]+}}: unsupported C: function pointers
 // RECURSION: error: {{.*}}recursion.c:2:8: unsupported C: recursion (f -> g -> f)
-// PTR:       error: {{.*}}pointer-arith.c:1:42: unsupported C: pointer arithmetic (index the array instead)
 // ADDR:      error: {{.*}}address-of.c:2:24: unsupported C: taking an address ('&')
 // SYNTAX:    error: {{.*}}syntax.c:2:13: expected expression
 // GLOBAL:    error: {{.*}}global.c:2:22: unsupported C: the mutable global variable 'counter' (make it 'static const')
