@@ -1155,6 +1155,47 @@ class _FunctionBuilder:
                     return count
         _unsupported(size, f"malloc size: write it as a product with sizeof(element), element size {esize}")
 
+    def mem_call(self, c) -> None:
+        """`memcpy(dst, src, n * sizeof(T))` (and memmove of arrays that do not overlap)
+        and `memset(dst, 0, n * sizeof(T))`: an element loop of loads and stores, which
+        the AD differentiates like any other; views give their offsets."""
+        name = c.spelling.removeprefix("__builtin_")
+        args = list(c.get_arguments())
+        if len(args) != 3:
+            _unsupported(c, f"{name} with {len(args)} arguments")
+        dst, dst_off = self.pointer(args[0])
+        self.one_dimensional(dst, c)
+        esize = dst.elem.get_size()
+        count = self.element_count(args[2], esize)
+        if name == "memset":
+            if _evaluate(args[1]) != 0:
+                _unsupported(args[1], "memset to a value other than 0")
+            value = self.const(0, dst.ref.type.element_type, c)
+            if dst_off is None:
+                self.fill(dst.ref, count, value, c)
+                return
+            src = src_off = None
+        else:
+            src, src_off = self.pointer(args[1])
+            self.one_dimensional(src, c)
+            if src.ref.type.element_type != dst.ref.type.element_type:
+                _unsupported(c, f"{name} between arrays of different element types")
+        lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
+        body = Block(arg_types=[INDEX])
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(body))
+        i = body.args[0]
+
+        def at(off):
+            return i if off is None else self.emit(arith.AddiOp(off, i), c).results[0]
+
+        if src is not None:
+            value = self.emit(memref.LoadOp.get(src.ref, [at(src_off)]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst.ref, [at(dst_off)]), c)
+        self.emit(scf.YieldOp(), c)
+        self.builder = outer
+        self.emit(scf.ForOp(lb, count, step, [], body), c)
+
     def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
         body = Block(arg_types=[INDEX])
@@ -1171,6 +1212,9 @@ class _FunctionBuilder:
         """An expression evaluated for its effect (its value is returned, if any)."""
         c = _strip(e)
         k = c.kind.name
+        if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in ("memcpy", "memmove", "memset"):
+            self.mem_call(c)
+            return None
         if k == "CALL_EXPR" and c.spelling == "free":
             arg = list(c.get_arguments())[0]
             buf = self.buffer(arg)

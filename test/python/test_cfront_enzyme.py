@@ -312,3 +312,19 @@ def test_rnn_through_pointer_offsets_has_its_mlir_twins_tape():
         assert np.array_equal(np.asarray(sims[0].run.arguments[p]), np.asarray(sims[1].run.arguments[p]))
     assert sims[0].report["tape_bytes"] == sims[1].report["tape_bytes"] > 0
     check_fd(c, "rnn", [W, U, x, h])
+
+
+def test_memcpy_and_memset():
+    src = """
+    #include <string.h>
+    double f(const double *x, double *y, int n) {
+      double work[8];
+      memcpy(work, x, n * sizeof(double));
+      memcpy(work + n, y, sizeof(double) * n);
+      memset(y, 0, n * sizeof(double));
+      double s = 0.0;
+      for (int i = 0; i < n; i++) { y[i] += work[i] * work[i + n]; s += y[i] * work[i]; }
+      return s;
+    }
+    """
+    check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(4), u(4, seed=2), 4])
