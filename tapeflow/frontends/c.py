@@ -342,7 +342,7 @@ def _array_shape(t, c) -> tuple[list[int], object]:
     """Shape (DYNAMIC_INDEX for unknown extents) and element C type of an array type."""
     shape: list[int] = []
     t = t.get_canonical()
-    first = True
+    first = True  # a pointer here, or after pointers only: `double **a` is `?x?`
     while True:
         kind = t.kind.name
         if kind == "CONSTANTARRAY":
@@ -355,10 +355,10 @@ def _array_shape(t, c) -> tuple[list[int], object]:
             t = (t.get_pointee() if kind == "POINTER" else t.get_array_element_type())
             t = t.get_canonical()
         elif kind == "POINTER":
-            _unsupported(c, "pointers to pointers (use a multi-dimensional array)")
+            _unsupported(c, "pointers to pointers after an array dimension")
         else:
             return shape, t
-        first = False
+        first = first and kind == "POINTER"
 
 
 def _is_buffer_type(t) -> bool:

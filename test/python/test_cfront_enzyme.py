@@ -328,3 +328,18 @@ def test_memcpy_and_memset():
     }
     """
     check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(4), u(4, seed=2), 4])
+
+
+def test_pointer_to_pointer_rows():
+    src = """
+    double f(double **a, double *v, int n, int m) {
+      double s = 0.0;
+      for (int i = 0; i < n; i++) {
+        double r = 0.0;
+        for (int j = 0; j < m; j++) r += a[i][j] * v[j];
+        s += r * r;
+      }
+      return s;
+    }
+    """
+    check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(2, 3), u(3, seed=1), 2, 3])
