@@ -367,12 +367,36 @@ def _is_buffer_type(t) -> bool:
     return _kind(t) in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY")
 
 
+def _record_scalar(t):
+    """The float type every field of struct `t` is made of (scalars, arrays and structs of
+    it, so C lays it out as consecutive floats), or None."""
+    t = t.get_canonical()
+    if t.kind.name != "RECORD" or t.get_declaration().kind.name != "STRUCT_DECL":
+        return None
+    found = None
+    for f in t.get_fields():
+        ft = f.type.get_canonical()
+        while ft.kind.name == "CONSTANTARRAY":
+            ft = ft.get_array_element_type().get_canonical()
+        inner = _record_scalar(ft) if ft.kind.name == "RECORD" else ft
+        if inner is None or inner.kind.name not in ("DOUBLE", "FLOAT"):
+            return None
+        if found is not None and inner.kind != found.kind:
+            return None
+        found = inner
+    return found
+
+
 def _memref_type(t, c) -> MemRefType:
     shape, elem = _array_shape(t, c)
     if _kind(elem) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
         _unsupported(c, "function pointers")
     if _kind(elem) in ("RECORD",):
-        _unsupported(c, f"arrays of '{elem.spelling}' (structs and unions)")
+        scalar = _record_scalar(elem)
+        if scalar is None or len(shape) != 1:
+            _unsupported(c, f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of float fields)")
+        n = elem.get_size() // scalar.get_size()
+        return MemRefType(_element_type(scalar, c), [DYNAMIC_INDEX if shape[0] == DYNAMIC_INDEX else shape[0] * n])
     return MemRefType(_element_type(elem, c), shape)
 
 
@@ -381,10 +405,13 @@ def _memref_type(t, c) -> MemRefType:
 
 @dataclass
 class _Buffer:
-    """A C array or pointer: a memref and the C type of its elements."""
+    """A C array or pointer: a memref and the C type of its elements; for a pointer to a
+    struct of float fields, the memref holds the structs' floats (C's own layout) and
+    `record` is the struct type."""
 
     ref: SSAValue
     elem: object
+    record: object = None
 
 
 class _Unset:
@@ -638,8 +665,8 @@ class CFrontend:
             pname = f"argument '{param.spelling}' of '{name}'"
             if _is_buffer_type(param.type):
                 elem = _array_shape(param.type, param)[1]
-                if _kind(elem) == "RECORD":
-                    _unsupported(args[i], f"arrays of '{elem.spelling}' (structs and unions)")
+                if _kind(elem) == "RECORD" and _record_scalar(elem) is None:
+                    _unsupported(args[i], f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of float fields)")
                 if note == "enzyme_out":
                     _error(args[i], f"{ENZYME_ENTRY}: {pname} is a pointer: it is enzyme_dup or enzyme_const, not enzyme_out")
                 if note == "enzyme_const":
@@ -650,7 +677,7 @@ class CFrontend:
                 if i > len(args):
                     _error(call, f"{ENZYME_ENTRY}: {pname} is {note or 'a pointer, so enzyme_dup'} but has no shadow")
                 # an integer array's shadow is ignored: it has no derivative
-                out.append("dup" if _is_float(elem) else "const")
+                out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
             elif _is_float(param.type):
                 if note in ("enzyme_dup", "enzyme_dupnoneed"):
                     _error(args[i], f"{ENZYME_ENTRY}: {pname} is a float scalar: it is active (enzyme_out or unannotated) or enzyme_const, not {note}")
@@ -722,7 +749,8 @@ def _default_activity(fn) -> tuple[str, ...]:
     out = []
     for p in fn.get_arguments():
         if _is_buffer_type(p.type):
-            out.append("dup" if _is_float(_array_shape(p.type, p)[1]) else "const")
+            elem = _array_shape(p.type, p)[1]
+            out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
         else:
             out.append("out" if _is_float(p.type) else "const")
     return tuple(out)
@@ -781,7 +809,11 @@ class _FunctionBuilder:
             arg.name_hint = p.spelling or None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
-                self.bufs[_key(p)] = _Buffer(arg, _array_shape(p.type, p)[1])
+                elem = _array_shape(p.type, p)[1]
+                if _kind(elem) == "RECORD":
+                    self.bufs[_key(p)] = _Buffer(arg, _record_scalar(elem), elem.get_canonical())
+                else:
+                    self.bufs[_key(p)] = _Buffer(arg, elem)
             else:
                 self.vals[_key(p)] = arg
         body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
@@ -1279,7 +1311,7 @@ class _FunctionBuilder:
             return self.const(v, _scalar_type(e.type, e), e)
         if k == "DECL_REF_EXPR":
             return self.variable(e)
-        if k == "ARRAY_SUBSCRIPT_EXPR":
+        if k in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
         if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and _assigns(e) is None:
@@ -1345,8 +1377,69 @@ class _FunctionBuilder:
             _unsupported(e, "taking an address ('&')")
         _unsupported(e, f"'{self.text(e)}' as an array")
 
+    def member(self, e) -> tuple[_Buffer, SSAValue, object]:
+        """(buffer, flat float index, C type) of a place inside a struct pointer's
+        memory: `p->x`, `p[i].v[k]`, `(*p).x`, `p->inner.y`."""
+        c = _strip(e)
+        k = c.kind.name
+        if k == "MEMBER_REF_EXPR":
+            base = _strip(_children(c)[0])
+            if _kind(base.type) == "POINTER":  # p->f
+                buf, off = self.pointer(base)
+                if buf.record is None:
+                    _unsupported(c, f"the member access '{self.text(c)}'")
+                record, at = base.type.get_pointee().get_canonical(), off
+            else:  # s.f, with s itself a place in the memory
+                buf, at, record = self.member(base)
+            scalar = buf.elem.get_size()
+            field = record.get_offset(c.spelling) // 8 // scalar
+            idx = self.const(field, INDEX, c)
+            if at is not None:
+                idx = self.index_op(arith.AddiOp, at, idx, c)
+            return buf, idx, c.type.get_canonical()
+        if k == "ARRAY_SUBSCRIPT_EXPR":
+            base, sub = _children(c)
+            if _is_buffer_type(_strip(sub).type):
+                base, sub = sub, base
+            base = _strip(base)
+            if base.kind.name == "MEMBER_REF_EXPR" or (
+                _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD"
+            ):
+                if base.kind.name == "MEMBER_REF_EXPR":
+                    buf, at, t = self.member(base)
+                    elem = t.get_array_element_type().get_canonical()
+                else:
+                    buf, at = self.pointer(base)
+                    elem = base.type.get_pointee().get_canonical()
+                stride = self.const(elem.get_size() // buf.elem.get_size(), INDEX, c)
+                i = self.index(self.rvalue(sub), sub)
+                step = self.index_op(arith.MuliOp, i, stride, c)
+                if at is not None:
+                    step = self.index_op(arith.AddiOp, at, step, c)
+                return buf, step, elem
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
+            buf, off = self.pointer(_children(c)[0])
+            if buf.record is not None:
+                return buf, off, _strip(_children(c)[0]).type.get_pointee().get_canonical()
+        _unsupported(c, f"'{self.text(c)}' as a place in a struct")
+
+    def index_op(self, cls, a: SSAValue, b: SSAValue, c) -> SSAValue:
+        """`a + b` or `a * b` on index values, folded when both are constants (struct
+        field offsets)."""
+        x, y = (_constant_int(v) for v in (a, b))
+        if x is not None and y is not None:
+            return self.const(x + y if cls is arith.AddiOp else x * y, INDEX, c)
+        return self.emit(cls(a, b), c).results[0]
+
     def access(self, e) -> tuple[_Buffer, list[SSAValue]]:
         """The buffer and `index` subscripts of `a[i][j]` or `*p`."""
+        if _in_struct(e):
+            buf, idx, t = self.member(e)
+            if _kind(t) not in ("DOUBLE", "FLOAT"):
+                _unsupported(e, f"a whole '{t.spelling}' as a value (use its fields)")
+            if idx is None:
+                idx = self.const(0, INDEX, e)
+            return buf, [idx]
         indices = []
         c = _strip(e)
         while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
@@ -1797,6 +1890,21 @@ class _FunctionBuilder:
 # AST queries
 
 
+def _constant_int(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _in_struct(e) -> bool:
+    """Whether the place `e` is a member of a struct (`p->x`, `p[i].v[k]`)."""
+    c = _strip(e)
+    while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+        c = _strip(_children(c)[0])
+    return c.kind.name == "MEMBER_REF_EXPR"
+
+
 def _returns(tree) -> bool:
     return any(c.kind.name == "RETURN_STMT" for c in _walk(tree))
 
@@ -1853,7 +1961,7 @@ def _assigns(tree):
 def _has_effects(tree) -> bool:
     """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
     return _assigns(tree) is not None or any(
-        c.kind.name == "ARRAY_SUBSCRIPT_EXPR"
+        c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR")
         or (c.kind.name == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") not in _BUILTIN_CONSTANTS)
         or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
         for c in _walk(tree)
@@ -1875,7 +1983,7 @@ def _stored_buffers(tree) -> set:
                 b = _strip_casts(a)
                 if b.kind.name == "DECL_REF_EXPR" and b.referenced is not None:
                     out.add(_key(b.referenced))
-        while target is not None and target.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"):
+        while target is not None and target.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR"):
             target = _strip(_children(target)[0])
         if target is not None and target.kind.name == "DECL_REF_EXPR" and target.referenced is not None:
             out.add(_key(target.referenced))

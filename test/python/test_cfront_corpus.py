@@ -4,7 +4,9 @@ results), in `cfront_corpus/`, written before being run and compiled unedited: e
 either gives the gradient Enzyme would (finite differences and, where there is one, a
 NumPy formula), or is refused with exactly one located `unsupported C:` line.
 
-Acceptance on this corpus (issue 23 "done when": at least three in four): 10 of 12."""
+Acceptance on this corpus (issue 23 "done when": at least three in four): 11 of 12. When
+the corpus was written, 10 of 12: particle.c (a struct of doubles by pointer) was refused
+until struct pointers were supported, the next change; the recursive one still is."""
 
 from __future__ import annotations
 
@@ -46,8 +48,11 @@ ACCEPTED = {
     "floats.c": ("huber", [np.array([0.1, -2.0, 0.5, 3.0], np.float32), 4, 1.0], [],
                  lambda a: {0: np.where(np.abs(a[0]) <= 1, a[0], np.sign(a[0])) / 4}),
 }
+ACCEPTED["particle.c"] = (
+    "energy", [np.array([0.0, 1.0, 2.0, 3.0])], [],
+    lambda a: {0: np.array([0.0, 9.81, a[0][2], a[0][3]])},
+)
 REFUSED = {
-    "particle.c": "particle.c:16:49: unsupported C: arrays of 'const Particle'",
     "fib_recursive.c": "fib_recursive.c:6:8: unsupported C: recursion (power -> power)",
 }
 

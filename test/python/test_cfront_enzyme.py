@@ -343,3 +343,26 @@ def test_pointer_to_pointer_rows():
     }
     """
     check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(2, 3), u(3, seed=1), 2, 3])
+
+
+STRUCTS = """
+typedef struct { double x, y; double v[2]; } Particle;
+struct System { Particle a; double k; };
+double total(const Particle *ps, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += ps[i].x * ps[i].v[1] + ps[i].y * ps[i].y * ps[i].v[0];
+  return s;
+}
+double spring(struct System *s) {
+  s->a.x = s->a.y * s->k;
+  return s->a.x * (*s).k + s->a.v[1];
+}
+"""
+
+
+@pytest.mark.parametrize("name, args", [("total", [u(8), 2]), ("spring", [u(5)])])
+def test_struct_pointers(name, args):
+    """Structs of doubles by pointer (an array of them, nested, written through): the
+    memref is C's layout of their doubles, so the gradient is per field."""
+    check_fd(compile_and_differentiate(STRUCTS, functions=[name]), name, args)
