@@ -366,3 +366,19 @@ def test_struct_pointers(name, args):
     """Structs of doubles by pointer (an array of them, nested, written through): the
     memref is C's layout of their doubles, so the gradient is per field."""
     check_fd(compile_and_differentiate(STRUCTS, functions=[name]), name, args)
+
+
+def test_constant_array_written_with_active_values_is_an_error():
+    """enzyme_const on an array the function writes active values into: no shadow can
+    hold their adjoint, so the AD refuses it instead of silently dropping that path."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    src = """
+    double f(double *x, double *tmp) { tmp[0] = x[0] * x[0]; return tmp[0]; }
+    void g(double *x, double *dx, double *tmp) {
+      __enzyme_autodiff((void *)f, x, dx, enzyme_const, tmp);
+    }
+    """
+    module = compile_c(src, "test.c")
+    with pytest.raises(PassFailedException, match="argument 1 is constant"):
+        AutodiffPass().apply(make_context(), module)
