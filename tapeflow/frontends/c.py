@@ -55,9 +55,9 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
+    FileLineColLoc,
     Float32Type,
     Float64Type,
-    FileLineColLoc,
     FloatAttr,
     IndexType,
     IntAttr,
@@ -164,6 +164,12 @@ typedef __builtin_va_list __gnuc_va_list;
 }
 # Output calls in translated code are dropped (with a remark): they do not change results.
 _OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
+_MEM_CALLS = ("memcpy", "memmove", "memset")
+
+
+def _is_output_call(c) -> bool:
+    return c.kind.name == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS
+
 _ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
 # after the user's own `-I` directories.
@@ -394,9 +400,14 @@ def _memref_type(t, c) -> MemRefType:
     if _kind(elem) in ("RECORD",):
         scalar = _record_scalar(elem)
         if scalar is None or len(shape) != 1:
-            _unsupported(c, f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of float fields)")
+            _unsupported(
+                c,
+                f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of "
+                "float fields)"
+            )
         n = elem.get_size() // scalar.get_size()
-        return MemRefType(_element_type(scalar, c), [DYNAMIC_INDEX if shape[0] == DYNAMIC_INDEX else shape[0] * n])
+        size = DYNAMIC_INDEX if shape[0] == DYNAMIC_INDEX else shape[0] * n
+        return MemRefType(_element_type(scalar, c), [size])
     return MemRefType(_element_type(elem, c), shape)
 
 
@@ -470,7 +481,11 @@ class CFrontend:
                 if _is_buffer_type(p.type) and _is_float(_array_shape(p.type, p)[1])
             }
             if _stored_buffers(defs[name]) & floats:
-                _unsupported(defs[name], f"the enzyme_inactive function '{name}' writes float arrays (only a result is made inactive)")
+                _unsupported(
+                    defs[name],
+                    f"the enzyme_inactive function '{name}' writes float arrays (only a result "
+                    "is made inactive)"
+                )
         # function -> its activity signatures (one per parameter: dup/const/out), in order
         targets: dict[str, list[tuple[str, ...]]] = {}
         for name in self.functions:
@@ -497,8 +512,13 @@ class CFrontend:
                     continue
                 name = f"{n}_{''.join(_LETTER[a] for a in activity)}"
                 if name in defs:
-                    _error(calls[(n, activity)], f"{ENZYME_ENTRY}: the specialization '{name}' of '{n}' for this activity is already a function of the file")
-                module.body.block.add_op(self._specialization(name, fn, activity, calls[(n, activity)]))
+                    _error(
+                        calls[(n, activity)],
+                        f"{ENZYME_ENTRY}: the specialization '{name}' of '{n}' for this "
+                        "activity is already a function of the file"
+                    )
+                spec = self._specialization(name, fn, activity, calls[(n, activity)])
+                module.body.block.add_op(spec)
         return module
 
     def _specialization(self, name: str, primal: func.FuncOp, activity, call) -> func.FuncOp:
@@ -518,7 +538,9 @@ class CFrontend:
         fn.attributes[AUTODIFF_ATTR] = UnitAttr()
         fn.arg_attrs = ArrayAttr(
             [
-                DictionaryAttr({CONST_ARG_ATTR: UnitAttr()} if a == "const" and _float_type(t) else {})
+                DictionaryAttr(
+                    {CONST_ARG_ATTR: UnitAttr()} if a == "const" and _float_type(t) else {}
+                )
                 for a, t in zip(activity, types.inputs)
             ]
         )
@@ -600,14 +622,18 @@ class CFrontend:
             if attr not in ("enzyme_inactive", "enzyme_nofree", "enzyme_function_like"):
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL":
-                raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other than a function")
+                raise ToolError(
+                    f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other "
+                    "than a function"
+                )
             name = owner.spelling
             if attr == "enzyme_inactive":
                 self.inactive.add(name)
             elif attr == "enzyme_function_like":
                 if file not in texts:
                     texts[file] = self.text if file == self.name else Path(file).read_text()
-                m = re.match(r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)', texts[file][loc.offset:])
+                pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
+                m = re.match(pattern, texts[file][loc.offset :])
                 like = m.group(1) if m else None
                 if like not in _MATH:
                     raise ToolError(
@@ -615,7 +641,10 @@ class CFrontend:
                         f"<math.h> functions ({', '.join(sorted(_MATH))})"
                     )
                 if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
-                    raise ToolError(f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take {_ARITY.get(like, 1)} argument(s) as {like} does")
+                    raise ToolError(
+                        f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
+                        f"{_ARITY.get(like, 1)} argument(s) as {like} does"
+                    )
                 self.function_like[name] = like
 
     def _loc(self, c) -> FileLineColLoc:
@@ -666,21 +695,37 @@ class CFrontend:
             if _is_buffer_type(param.type):
                 elem = _array_shape(param.type, param)[1]
                 if _kind(elem) == "RECORD" and _record_scalar(elem) is None:
-                    _unsupported(args[i], f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of float fields)")
+                    _unsupported(
+                        args[i],
+                        f"arrays of '{elem.spelling}' (structs and unions; only pointers to "
+                        "structs of float fields)"
+                    )
                 if note == "enzyme_out":
-                    _error(args[i], f"{ENZYME_ENTRY}: {pname} is a pointer: it is enzyme_dup or enzyme_const, not enzyme_out")
+                    _error(
+                        args[i],
+                        f"{ENZYME_ENTRY}: {pname} is a pointer: it is enzyme_dup or "
+                        "enzyme_const, not enzyme_out"
+                    )
                 if note == "enzyme_const":
                     out.append("const")
                     i += 1
                     continue
                 i += 2  # the primal and its shadow
                 if i > len(args):
-                    _error(call, f"{ENZYME_ENTRY}: {pname} is {note or 'a pointer, so enzyme_dup'} but has no shadow")
+                    _error(
+                        call,
+                        f"{ENZYME_ENTRY}: {pname} is {note or 'a pointer, so enzyme_dup'} but "
+                        "has no shadow"
+                    )
                 # an integer array's shadow is ignored: it has no derivative
                 out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
             elif _is_float(param.type):
                 if note in ("enzyme_dup", "enzyme_dupnoneed"):
-                    _error(args[i], f"{ENZYME_ENTRY}: {pname} is a float scalar: it is active (enzyme_out or unannotated) or enzyme_const, not {note}")
+                    _error(
+                        args[i],
+                        f"{ENZYME_ENTRY}: {pname} is a float scalar: it is active (enzyme_out "
+                        f"or unannotated) or enzyme_const, not {note}"
+                    )
                 out.append("const" if note == "enzyme_const" else "out")
                 i += 1
             else:
@@ -693,7 +738,11 @@ class CFrontend:
                 out.append("const")
                 i += 1
         if len(out) != len(params):
-            _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {len(out)}")
+            _error(
+                call,
+                f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives "
+                f"{len(out)}"
+            )
         return tuple(out)
 
     def dropped(self, name: str) -> bool:
@@ -716,7 +765,12 @@ class CFrontend:
             for c in _walk(defs[name]):
                 if c.kind.name == "CALL_EXPR":
                     callee = c.referenced
-                    if callee is not None and callee.spelling in defs and callee.spelling != ENZYME_ENTRY and not self.dropped(callee.spelling):
+                    if (
+                        callee is not None
+                        and callee.spelling in defs
+                        and callee.spelling != ENZYME_ENTRY
+                        and not self.dropped(callee.spelling)
+                    ):
                         visit(callee.spelling, [*stack, name])
             seen.add(name)
 
@@ -853,7 +907,7 @@ class _FunctionBuilder:
 
     def globals(self, body) -> None:
         done: set = set()
-        for c in _walk(body, skip=lambda c: c.kind.name == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS):
+        for c in _walk(body, skip=_is_output_call):
             if c.kind.name != "DECL_REF_EXPR":
                 continue
             d = c.referenced
@@ -906,7 +960,8 @@ class _FunctionBuilder:
             flag, value = self.ret
             kids = _children(s)
             if value is not None and kids:
-                self.vals[value] = self.convert(self.rvalue(kids[0]), self.sig.cursor.result_type, s)
+                result_type = self.sig.cursor.result_type
+                self.vals[value] = self.convert(self.rvalue(kids[0]), result_type, s)
             self.vals[flag] = self.const(1, i1, s)
             if self.loops:  # leaves every loop around it: a break here, then see block_items
                 loop = self.loops[-1]
@@ -943,7 +998,7 @@ class _FunctionBuilder:
             if self.ret is not None and self.loops and _loop_returns(t):
                 # a return in a loop nested in `t` left that loop: leave this one too
                 loop = self.loops[-1]
-                stay = self.emit(arith.XOrIOp(self.vals[self.ret[0]], self.const(1, i1, t)), t).results[0]
+                stay = self.not_returned(t)
                 for k in (loop.go, loop.running):
                     assert k is not None
                     self.vals[k] = self.emit(arith.AndIOp(self.vals[k], stay), t).results[0]
@@ -951,9 +1006,14 @@ class _FunctionBuilder:
                 self.emit_if(self.vals[self.loops[-1].go], rest, [], t)
                 return
             if rest and not self.loops and self.ret is not None and _returns(t):
-                stay = self.emit(arith.XOrIOp(self.vals[self.ret[0]], self.const(1, i1, t)), t).results[0]
+                stay = self.not_returned(t)
                 self.emit_if(stay, rest, [], t)
                 return
+
+    def not_returned(self, c) -> SSAValue:
+        assert self.ret is not None
+        flag = self.vals[self.ret[0]]
+        return self.emit(arith.XOrIOp(flag, self.const(1, i1, c)), c).results[0]  # type: ignore[arg-type]
 
     def jump_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
         """The flags that `items` may change (for the results of an if around them)."""
@@ -1115,7 +1175,9 @@ class _FunctionBuilder:
         if buf.ref.type.get_num_dims() != 1:
             _unsupported(c, "pointer arithmetic on a multi-dimensional array (index it)")
 
-    def move_pointer(self, target, c, rhs=None, step: int = 0, amount=None, minus=False) -> SSAValue:
+    def move_pointer(
+        self, target, c, rhs=None, step: int = 0, amount=None, minus=False
+    ) -> SSAValue:
         """`p = q + k`, `p += k`, `p++` on a view `p` (it stays in one array)."""
         d = _strip(target).referenced
         key = _key(d)
@@ -1138,7 +1200,11 @@ class _FunctionBuilder:
 
     def is_view(self, target) -> bool:
         t = _strip(target)
-        return t.kind.name == "DECL_REF_EXPR" and t.referenced is not None and _key(t.referenced) in self.views
+        return (
+            t.kind.name == "DECL_REF_EXPR"
+            and t.referenced is not None
+            and _key(t.referenced) in self.views
+        )
 
     def allocation(self, d, call) -> _Buffer:
         shape, elem = _array_shape(d.type, d)
@@ -1187,7 +1253,10 @@ class _FunctionBuilder:
                     for v in rest[1:]:
                         count = self.emit(arith.MuliOp(count, v), size).results[0]
                     return count
-        _unsupported(size, f"malloc size: write it as a product with sizeof(element), element size {esize}")
+        _unsupported(
+            size,
+            f"malloc size: write it as a product with sizeof(element), element size {esize}"
+        )
 
     def mem_call(self, c) -> None:
         """`memcpy(dst, src, n * sizeof(T))` (and memmove of arrays that do not overlap)
@@ -1246,7 +1315,7 @@ class _FunctionBuilder:
         """An expression evaluated for its effect (its value is returned, if any)."""
         c = _strip(e)
         k = c.kind.name
-        if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in ("memcpy", "memmove", "memset"):
+        if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in _MEM_CALLS:
             self.mem_call(c)
             return None
         if k == "CALL_EXPR" and c.spelling == "free":
@@ -1256,8 +1325,11 @@ class _FunctionBuilder:
             return None
         if k == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
-        if k == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS:
-            sys.stderr.write(f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has no derivative)\n")
+        if _is_output_call(c):
+            sys.stderr.write(
+                f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "
+                "no derivative)\n"
+            )
             return None
         return self.rvalue(e, discard=True)
 
@@ -1636,7 +1708,10 @@ class _FunctionBuilder:
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
                     if off is not None:
-                        _unsupported(a, f"passing a pointer into an array ('{self.text(a)}') to a function")
+                        _unsupported(
+                            a,
+                            f"passing a pointer into an array ('{self.text(a)}') to a function"
+                        )
                     ref = buf.ref
                     if ref.type != t:
                         ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
@@ -1962,7 +2037,10 @@ def _has_effects(tree) -> bool:
     """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
     return _assigns(tree) is not None or any(
         c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR")
-        or (c.kind.name == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") not in _BUILTIN_CONSTANTS)
+        or (
+            c.kind.name == "CALL_EXPR"
+            and c.spelling.removeprefix("__builtin_") not in _BUILTIN_CONSTANTS
+        )
         or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
         for c in _walk(tree)
     )
@@ -1983,7 +2061,8 @@ def _stored_buffers(tree) -> set:
                 b = _strip_casts(a)
                 if b.kind.name == "DECL_REF_EXPR" and b.referenced is not None:
                     out.add(_key(b.referenced))
-        while target is not None and target.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR"):
+        places = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR")
+        while target is not None and target.kind.name in places:
             target = _strip(_children(target)[0])
         if target is not None and target.kind.name == "DECL_REF_EXPR" and target.referenced is not None:
             out.add(_key(target.referenced))

@@ -40,7 +40,6 @@ from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tapeflow import registry
-from tapeflow.frontends import c as c_frontend
 from tapeflow.diagnostics import (
     LOCATED,
     LocatedPrinter,
@@ -51,6 +50,7 @@ from tapeflow.diagnostics import (
     report_errors,
     verify_module,
 )
+from tapeflow.frontends import c as c_frontend
 
 
 class _Buffer(io.StringIO):

@@ -198,7 +198,8 @@ def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
             if token.startswith("--args="):
                 scalars.append(token.split("=", 1)[1])
             i += 1
-            while i < len(argv) and not argv[i].startswith(("--", "-D", "-I")) and argv[i] not in _SHORT:
+            stop = ("--", "-D", "-I")  # -D/-I: the C frontend's options
+            while i < len(argv) and not argv[i].startswith(stop) and argv[i] not in _SHORT:
                 scalars.append(argv[i])
                 i += 1
             continue

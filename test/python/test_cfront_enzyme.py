@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
+from tapeflow.transforms.autodiff import AutodiffPass
+from tapeflow.transforms.autodiff.activity import const_args
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 
 from tapeflow import runner
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
-from tapeflow.transforms.autodiff import AutodiffPass
-from tapeflow.transforms.autodiff.activity import const_args
 
 
 def _is_float(t) -> bool:
@@ -105,13 +105,17 @@ def test_activities_one_gradient_per_signature():
     module = compile_and_differentiate(ACTIVITIES)
     args = [u(4), u(4, seed=1), 4, 0.7]
     full_a, full_s = check_fd(module, "f", args)
-    assert set(full_a) == {0, 1} and set(full_s) == {3}
+    assert set(full_a) == {0, 1}
+    assert set(full_s) == {3}
     only_x_a, only_x_s = check_fd(module, "f_dccc", args)
-    assert set(only_x_a) == {0} and not only_x_s
+    assert set(only_x_a) == {0}
+    assert not only_x_s
     assert np.array_equal(only_x_a[0], full_a[0])
     ws_a, ws_s = check_fd(module, "f_cdca", args)
-    assert set(ws_a) == {1} and set(ws_s) == {3}
-    assert np.array_equal(ws_a[1], full_a[1]) and ws_s[3] == full_s[3]
+    assert set(ws_a) == {1}
+    assert set(ws_s) == {3}
+    assert np.array_equal(ws_a[1], full_a[1])
+    assert ws_s[3] == full_s[3]
 
 
 def test_enzyme_header_is_package_data():
@@ -225,10 +229,10 @@ double loss(double *a, int n) {
 """
 
 
-@pytest.mark.parametrize("name, args, want", [
+@pytest.mark.parametrize(("name", "args", "want"), [
     ("f", [2.0], 4.0), ("f", [-3.0], 3.0),
     ("g", [np.array([0.1, 0.2, 0.3, 0.9]), 2, 0.5], 0.45),  # a[1][1] > t, after a[0] *= 2
-    ("g", [np.array([0.1, 0.2, 0.3, 0.4]), 2, 0.5], 0.5 * 0.1 * 2),  # no return inside: t * (a[0] * 2)
+    ("g", [np.array([0.1, 0.2, 0.3, 0.4]), 2, 0.5], 0.5 * 0.1 * 2),  # no return: t * 2a[0]
     ("loss", [np.array([0.5, 0.7, -0.2, 0.9]), 4], 0.25 + 2 * 0.49 - 0.6 + 3.6),
 ])
 def test_early_return(name, args, want):
@@ -282,7 +286,7 @@ double smooth(double *a, int n) {
 """
 
 
-@pytest.mark.parametrize("name, args", [("rows", [u(12), 3, 4]), ("smooth", [u(6), 6])])
+@pytest.mark.parametrize(("name", "args"), [("rows", [u(12), 3, 4]), ("smooth", [u(6), 6])])
 def test_pointer_views(name, args):
     """Views aliasing the array they point into (reads and in-place writes through them)."""
     check_fd(compile_and_differentiate(VIEWS, functions=[name]), name, args)
@@ -294,8 +298,9 @@ def test_rnn_through_pointer_offsets_has_its_mlir_twins_tape():
     bytes on the hardware model; the C gradient is the finite difference."""
     from pathlib import Path
 
-    from tapeflow.diagnostics import parse_module
     from tapeflow.hwmodel.model import simulate
+
+    from tapeflow.diagnostics import parse_module
 
     here = Path(__file__).resolve().parent / "cfront_rnn"
     c = compile_c((here / "rnn.c").read_text(), str(here / "rnn.c"))
@@ -309,7 +314,8 @@ def test_rnn_through_pointer_offsets_has_its_mlir_twins_tape():
         args = [W, np.zeros(9), U, np.zeros(3), x, np.zeros(4), h, np.zeros(15), 1.0]
         sims.append(simulate(module, "rnn_grad", _copy(args)))
     for p in (1, 3, 5, 7):
-        assert np.array_equal(np.asarray(sims[0].run.arguments[p]), np.asarray(sims[1].run.arguments[p]))
+        c_grad, twin_grad = (np.asarray(s.run.arguments[p]) for s in sims)
+        assert np.array_equal(c_grad, twin_grad)
     assert sims[0].report["tape_bytes"] == sims[1].report["tape_bytes"] > 0
     check_fd(c, "rnn", [W, U, x, h])
 
@@ -361,7 +367,7 @@ double spring(struct System *s) {
 """
 
 
-@pytest.mark.parametrize("name, args", [("total", [u(8), 2]), ("spring", [u(5)])])
+@pytest.mark.parametrize(("name", "args"), [("total", [u(8), 2]), ("spring", [u(5)])])
 def test_struct_pointers(name, args):
     """Structs of doubles by pointer (an array of them, nested, written through): the
     memref is C's layout of their doubles, so the gradient is per field."""
