@@ -503,6 +503,8 @@ class CFrontend:
         order = self._reachable(list(targets) or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
+        self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
+        self.pending: list[tuple[str, tuple[int, ...], str]] = []
         for n in order:
             fn = _FunctionBuilder(self, self.signatures[n]).build()
             module.body.block.add_op(fn)
@@ -519,6 +521,10 @@ class CFrontend:
                     )
                 spec = self._specialization(name, fn, activity, calls[(n, activity)])
                 module.body.block.add_op(spec)
+        while self.pending:  # variants of callees that get pointers into arrays
+            n, at, name = self.pending.pop(0)
+            fn = _FunctionBuilder(self, self.signatures[n], views=at, name=name).build()
+            module.body.block.add_op(fn)
         return module
 
     def _specialization(self, name: str, primal: func.FuncOp, activity, call) -> func.FuncOp:
@@ -745,6 +751,22 @@ class CFrontend:
             )
         return tuple(out)
 
+    def view_variant(self, name: str, at: tuple[int, ...]) -> str:
+        """The function `name_at<i>[_<j>]`: `name` whose pointer parameters `at` are views
+        into the caller's arrays, their element offsets as extra trailing `index`
+        arguments (so the AD, inlining it, sees the caller's arrays)."""
+        if (name, at) not in self.variants:
+            variant = f"{name}_at{'_'.join(map(str, at))}"
+            if variant in self.defs:
+                _error(
+                    self.defs[variant],
+                    f"'{variant}' is the name of the variant of '{name}' for pointers into "
+                    "arrays",
+                )
+            self.variants[(name, at)] = variant
+            self.pending.append((name, at, variant))
+        return self.variants[(name, at)]
+
     def dropped(self, name: str) -> bool:
         """Whether calls to `name` are not translated as calls: a function
         `enzyme_function_like` a <math.h> one (its op instead), or an `enzyme_inactive`
@@ -817,9 +839,13 @@ def _default_activity(fn) -> tuple[str, ...]:
 class _FunctionBuilder:
     """Emits one function; `vals` maps each scalar variable to its current SSA value."""
 
-    def __init__(self, unit: CFrontend, sig: _Function):
+    def __init__(
+        self, unit: CFrontend, sig: _Function, views: tuple[int, ...] = (), name: str | None = None
+    ):
         self.unit = unit
         self.sig = sig
+        self.view_params = views  # parameters that are views: their offsets come last
+        self.name = name or sig.name
         self.vals: dict[tuple[str, int], object] = {}
         self.bufs: dict[tuple[str, int], _Buffer] = {}
         self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
@@ -857,7 +883,8 @@ class _FunctionBuilder:
 
     def build(self) -> func.FuncOp:
         sig = self.sig
-        block = Block(arg_types=sig.arg_types)
+        arg_types = [*sig.arg_types, *(INDEX for _ in self.view_params)]
+        block = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
             arg.name_hint = p.spelling or None
@@ -870,6 +897,12 @@ class _FunctionBuilder:
                     self.bufs[_key(p)] = _Buffer(arg, elem)
             else:
                 self.vals[_key(p)] = arg
+        for j, n in enumerate(self.view_params):
+            p, offset = sig.params[n], block.args[len(sig.params) + j]
+            offset.name_hint = f"{p.spelling}_offset"
+            offset.location = self.unit._loc(p)
+            self.views.add(_key(p))
+            self.vals[_key(p)] = offset
         body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
         self.globals(body)
         stmts = _children(body)
@@ -899,7 +932,7 @@ class _FunctionBuilder:
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
         block.insert_ops_before(list(self.constants.values()), block.first_op)
-        fn = func.FuncOp(sig.name, (sig.arg_types, sig.result_types), Region(block))
+        fn = func.FuncOp(self.name, (arg_types, sig.result_types), Region(block))
         fn.location = self.unit._loc(sig.cursor)
         return fn
 
@@ -1157,7 +1190,7 @@ class _FunctionBuilder:
             if _is_buffer_type(_strip(a).type) and _is_int(_strip(b).type):
                 buf, off = self.pointer(a)
                 self.one_dimensional(buf, c)
-                step = self.index(self.rvalue(b), b)
+                step = self.scaled(buf, self.index(self.rvalue(b), b), c)
                 if _binary_op(c) == "-":
                     step = self.emit(arith.SubiOp(self.const(0, INDEX, c), step), c).results[0]
                 if off is None:
@@ -1165,11 +1198,22 @@ class _FunctionBuilder:
                 return buf, self.emit(arith.AddiOp(off, step), c).results[0]
         if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
             inner = _strip(_children(c)[0])
-            if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+            if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not _in_struct(inner):
+                base = _strip(_children(inner)[0])
+                if _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD":
+                    buf, at, _ = self.member(inner)  # &ps[i]: the i-th struct
+                    return buf, at
                 buf, idx = self.access(inner)
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
         return self.buffer(e), None
+
+    def scaled(self, buf: _Buffer, count: SSAValue, c) -> SSAValue:
+        """`count` elements of `buf` as a float offset (a struct is several floats)."""
+        if buf.record is None:
+            return count
+        size = self.const(buf.record.get_size() // buf.elem.get_size(), INDEX, c)
+        return self.index_op(arith.MuliOp, count, size, c)
 
     def one_dimensional(self, buf: _Buffer, c) -> None:
         if buf.ref.type.get_num_dims() != 1:
@@ -1190,6 +1234,7 @@ class _FunctionBuilder:
             off = self.current(key, d, c)
             if amount is None:
                 amount = self.const(step, INDEX, c)
+            amount = self.scaled(buf, amount, c)
             op = arith.SubiOp if minus else arith.AddiOp
             off = self.emit(op(off, amount), c).results[0]
         if key in self.bufs and self.bufs[key].ref is not buf.ref:
@@ -1704,26 +1749,30 @@ class _FunctionBuilder:
         if name in self.unit.signatures:
             sig = self.unit.signatures[name]
             values = []
-            for p, a, t in zip(sig.params, args, sig.arg_types, strict=True):
+            at: list[int] = []
+            offsets: list[SSAValue] = []
+            for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
-                    if off is not None:
-                        _unsupported(
-                            a,
-                            f"passing a pointer into an array ('{self.text(a)}') to a function"
-                        )
+                    if off is not None:  # `g(a + k)`: the variant of g taking k as well
+                        if t.get_num_dims() != 1:
+                            _unsupported(a, "a pointer into an array passed as an array parameter")
+                        at.append(n)
+                        offsets.append(off)
                     ref = buf.ref
                     if ref.type != t:
                         ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
                     values.append(ref)
                 else:
                     values.append(self.convert(self.rvalue(a), p.type, a))
-            op = self.emit(func.CallOp(name, values, sig.result_types), e)
+            if at:
+                name = self.unit.view_variant(name, tuple(at))
+            op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
             if not op.results:
                 if not discard:
                     _unsupported(e, f"the value of the void function '{name}'")
                 return None  # type: ignore[return-value]
-            if name in self.unit.inactive:
+            if e.spelling in self.unit.inactive:
                 return self.stop_derivative(op.results[0], e)
             return op.results[0]
         if name.startswith("__builtin_"):  # Clang's spellings of <math.h> (and INFINITY)

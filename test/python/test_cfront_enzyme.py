@@ -388,3 +388,25 @@ def test_constant_array_written_with_active_values_is_an_error():
     module = compile_c(src, "test.c")
     with pytest.raises(PassFailedException, match="argument 1 is constant"):
         AutodiffPass().apply(make_context(), module)
+
+
+def test_pointers_into_arrays_passed_to_functions():
+    """`dot(A + i*n, x, n)`, `ke(ps + i)`, `ke(&ps[i])`: the callee's variant `dot_at0`
+    takes the offset as well, so inlined into the caller the AD sees one array."""
+    src = """
+    typedef struct { double x, v; } P;
+    double dot(const double *a, const double *b, int n) {
+      double s = 0; for (int i = 0; i < n; i++) s += a[i] * b[i]; return s;
+    }
+    double ke(const P *p) { return 0.5 * p->v * p->v * p->x; }
+    double f(double *A, double *x, int n, P *ps) {
+      double l = 0;
+      for (int i = 0; i < n; i++) {
+        double y = dot(A + i * n, x, n);
+        l += y * y + ke(ps + i) * ke(&ps[n - 1 - i]);
+      }
+      return l;
+    }
+    """
+    module = compile_and_differentiate(src, functions=["f"])
+    check_fd(module, "f", [u(9), u(3, seed=1), 3, u(6, seed=2)])
