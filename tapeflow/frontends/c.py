@@ -6,13 +6,15 @@ later diagnostics and the simulator's per-op reports point at C lines.
 
 What to translate. Functions to differentiate are named by Enzyme's entry point,
 `__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` anywhere in the
-file, or by `functions=`; they get the unit attribute `tapeflow.autodiff`, and the call's
-activity annotations are checked against TapeFlow's calling convention (README "The AD
-calling convention"): a float array must be `enzyme_dup` (it gets a shadow), a float
-scalar active (`enzyme_out` or no annotation), an integer constant (`enzyme_const` or no
-annotation). Only those functions and the functions they call are translated, so the
-driver around the Enzyme call (`main`, `printf`, ...) may use anything. With no target,
-every function defined in the file is translated.
+file, or by `functions=`. Each call's activities follow Enzyme's rules (unannotated: a
+pointer is dup, a float scalar active, an integer constant); the signature that is
+TapeFlow's calling convention (README "The AD calling convention") gives `f` the unit
+attribute `tapeflow.autodiff`, any other a specialization `f_<letters>` calling `f`
+with its constant float arguments marked `tapeflow.const` (README "C kernels"). Only
+those functions and the functions they call are translated, so the driver around the
+Enzyme call (`main`, `printf`, ...) may use anything. With no target, every function
+defined in the file is translated. Enzyme's attributes `enzyme_inactive`,
+`enzyme_function_like` and `enzyme_nofree` are honoured, any other is an error.
 
 Types (the rules, documented in the README section "C kernels"):
 - `double`/`float` scalars are `f64`/`f32`; every C integer scalar (`int`, `long`,
@@ -40,17 +42,22 @@ as are Clang's own errors.
 from __future__ import annotations
 
 import ctypes
+import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    FileLineColLoc,
     Float32Type,
     Float64Type,
-    FileLineColLoc,
     FloatAttr,
     IndexType,
     IntAttr,
@@ -155,7 +162,21 @@ typedef __builtin_va_list __gnuc_va_list;
 #endif
 """,
 }
+# Output calls in translated code are dropped (with a remark): they do not change results.
+_OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
+_MEM_CALLS = ("memcpy", "memmove", "memset")
+
+
+def _is_output_call(c) -> bool:
+    return c.kind.name == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS
+
 _ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
+# `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
+# after the user's own `-I` directories.
+INCLUDE_DIR = str(Path(__file__).resolve().parent / "include")
+CONST_ARG_ATTR = "tapeflow.const"
+# One letter per parameter in the name of a specialization (README "C kernels").
+_LETTER = {"dup": "d", "const": "c", "out": "a"}
 
 
 def _cindex():
@@ -266,10 +287,13 @@ def _strip_casts(c):
     return c
 
 
-def _walk(c) -> Iterator:
+def _walk(c, skip: Callable[[object], bool] | None = None) -> Iterator:
+    """`c` and its descendants, in pre-order (not into subtrees `skip` accepts)."""
+    if skip is not None and skip(c):
+        return
     yield c
     for k in c.get_children():
-        yield from _walk(k)
+        yield from _walk(k, skip)
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,7 +350,7 @@ def _array_shape(t, c) -> tuple[list[int], object]:
     """Shape (DYNAMIC_INDEX for unknown extents) and element C type of an array type."""
     shape: list[int] = []
     t = t.get_canonical()
-    first = True
+    first = True  # a pointer here, or after pointers only: `double **a` is `?x?`
     while True:
         kind = t.kind.name
         if kind == "CONSTANTARRAY":
@@ -339,14 +363,34 @@ def _array_shape(t, c) -> tuple[list[int], object]:
             t = (t.get_pointee() if kind == "POINTER" else t.get_array_element_type())
             t = t.get_canonical()
         elif kind == "POINTER":
-            _unsupported(c, "pointers to pointers (use a multi-dimensional array)")
+            _unsupported(c, "pointers to pointers after an array dimension")
         else:
             return shape, t
-        first = False
+        first = first and kind == "POINTER"
 
 
 def _is_buffer_type(t) -> bool:
     return _kind(t) in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY")
+
+
+def _record_scalar(t):
+    """The float type every field of struct `t` is made of (scalars, arrays and structs of
+    it, so C lays it out as consecutive floats), or None."""
+    t = t.get_canonical()
+    if t.kind.name != "RECORD" or t.get_declaration().kind.name != "STRUCT_DECL":
+        return None
+    found = None
+    for f in t.get_fields():
+        ft = f.type.get_canonical()
+        while ft.kind.name == "CONSTANTARRAY":
+            ft = ft.get_array_element_type().get_canonical()
+        inner = _record_scalar(ft) if ft.kind.name == "RECORD" else ft
+        if inner is None or inner.kind.name not in ("DOUBLE", "FLOAT"):
+            return None
+        if found is not None and inner.kind != found.kind:
+            return None
+        found = inner
+    return found
 
 
 def _memref_type(t, c) -> MemRefType:
@@ -354,7 +398,16 @@ def _memref_type(t, c) -> MemRefType:
     if _kind(elem) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
         _unsupported(c, "function pointers")
     if _kind(elem) in ("RECORD",):
-        _unsupported(c, f"arrays of '{elem.spelling}' (structs and unions)")
+        scalar = _record_scalar(elem)
+        if scalar is None or len(shape) != 1:
+            _unsupported(
+                c,
+                f"arrays of '{elem.spelling}' (structs and unions; only pointers to structs of "
+                "float fields)"
+            )
+        n = elem.get_size() // scalar.get_size()
+        size = DYNAMIC_INDEX if shape[0] == DYNAMIC_INDEX else shape[0] * n
+        return MemRefType(_element_type(scalar, c), [size])
     return MemRefType(_element_type(elem, c), shape)
 
 
@@ -363,10 +416,13 @@ def _memref_type(t, c) -> MemRefType:
 
 @dataclass
 class _Buffer:
-    """A C array or pointer: a memref and the C type of its elements."""
+    """A C array or pointer: a memref and the C type of its elements; for a pointer to a
+    struct of float fields, the memref holds the structs' floats (C's own layout) and
+    `record` is the struct type."""
 
     ref: SSAValue
     elem: object
+    record: object = None
 
 
 class _Unset:
@@ -415,34 +471,93 @@ class CFrontend:
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
-        defs = {}
+        defs = self.defs = {}
         for c in tu.cursor.get_children():
             if c.kind.name == "FUNCTION_DECL" and c.is_definition():
                 defs[c.spelling] = c
-        targets: dict[str, object] = {}
+        for name in sorted(self.inactive & set(defs)):
+            floats = {
+                _key(p) for p in defs[name].get_arguments()
+                if _is_buffer_type(p.type) and _is_float(_array_shape(p.type, p)[1])
+            }
+            if _stored_buffers(defs[name]) & floats:
+                _unsupported(
+                    defs[name],
+                    f"the enzyme_inactive function '{name}' writes float arrays (only a result "
+                    "is made inactive)"
+                )
+        # function -> its activity signatures (one per parameter: dup/const/out), in order
+        targets: dict[str, list[tuple[str, ...]]] = {}
         for name in self.functions:
             if name not in defs:
                 raise ToolError(f"{self.name}: --function {name}: no function '{name}' is defined")
-            targets[name] = None
+            targets[name] = [_default_activity(defs[name])]
+        calls: dict[tuple[str, tuple[str, ...]], object] = {}
         for call, fn in self._enzyme_calls(defs):
-            self._check_activity(call, fn)
-            targets.setdefault(fn.spelling, call)
+            activity = self._activity(call, fn)
+            sigs = targets.setdefault(fn.spelling, [])
+            if activity not in sigs:
+                sigs.append(activity)
+                calls[(fn.spelling, activity)] = call
         own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
         order = self._reachable(list(targets) or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
+        self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
+        self.pending: list[tuple[str, tuple[int, ...], str]] = []
         for n in order:
             fn = _FunctionBuilder(self, self.signatures[n]).build()
-            if n in targets:
-                fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+            module.body.block.add_op(fn)
+            for activity in targets.get(n, []):
+                if activity == _default_activity(defs[n]):
+                    fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+                    continue
+                name = f"{n}_{''.join(_LETTER[a] for a in activity)}"
+                if name in defs:
+                    _error(
+                        calls[(n, activity)],
+                        f"{ENZYME_ENTRY}: the specialization '{name}' of '{n}' for this "
+                        "activity is already a function of the file"
+                    )
+                spec = self._specialization(name, fn, activity, calls[(n, activity)])
+                module.body.block.add_op(spec)
+        while self.pending:  # variants of callees that get pointers into arrays
+            n, at, name = self.pending.pop(0)
+            fn = _FunctionBuilder(self, self.signatures[n], views=at, name=name).build()
             module.body.block.add_op(fn)
         return module
+
+    def _specialization(self, name: str, primal: func.FuncOp, activity, call) -> func.FuncOp:
+        """`name(args) = primal(args)`, marked for AD, its `enzyme_const` float arguments
+        `tapeflow.const`: its gradient `name_grad` has Enzyme's signature for `activity`."""
+        types = primal.function_type
+        block = Block(arg_types=types.inputs)
+        loc = self._loc(call)
+        for a, b in zip(block.args, primal.body.block.args):
+            a.name_hint, a.location = b.name_hint, b.location
+        op = func.CallOp(primal.sym_name.data, list(block.args), list(types.outputs))
+        ret = func.ReturnOp(*op.results)
+        op.location = ret.location = loc
+        block.add_ops([op, ret])
+        fn = func.FuncOp(name, (types.inputs, types.outputs), Region(block))
+        fn.location = loc
+        fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+        fn.arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr(
+                    {CONST_ARG_ATTR: UnitAttr()} if a == "const" and _float_type(t) else {}
+                )
+                for a, t in zip(activity, types.inputs)
+            ]
+        )
+        return fn
 
     # --- Clang
 
     def _parse(self):
         ci = _cindex()
-        args = ["-x", "c", "-std=gnu11", "-isystem", _BUILTIN_DIR, *self.clang_args]
+        args = ["-x", "c", "-std=gnu11", "-isystem", _BUILTIN_DIR, *self.clang_args,
+                "-isystem", INCLUDE_DIR]
         builtins = [(f"{_BUILTIN_DIR}/{n}", text) for n, text in _BUILTIN_HEADERS.items()]
         prelude = ""
         for attempt in range(2):
@@ -466,6 +581,8 @@ class CFrontend:
                 continue
             break
         errors = [d for d in tu.diagnostics if d.severity >= 3]
+        if not errors:
+            self._enzyme_attributes(tu)
         if errors:
             lines = []
             for d in errors:
@@ -474,6 +591,67 @@ class CFrontend:
                 lines.append(f"{where}: {d.spelling}")
             raise ToolError("\nerror: ".join(lines))
         return tu
+
+    def _enzyme_attributes(self, tu) -> None:
+        """Enzyme's function attributes. Clang (without Enzyme's plugin) drops them with
+        a warning at the attribute; each is given to the function declared around or
+        right after it. `enzyme_inactive` (the result carries no derivative),
+        `enzyme_nofree` (nothing to do here) and `enzyme_function_like("name")` (the
+        function is the <math.h> function `name`) are honoured; any other `enzyme_*`
+        attribute is an error, not ignored."""
+        self.inactive: set[str] = set()
+        self.function_like: dict[str, str] = {}
+        found = []
+        for d in tu.diagnostics:
+            m = re.fullmatch(r"unknown attribute '(enzyme_\w+)' ignored", d.spelling)
+            if d.severity == 2 and m and d.location.file:
+                found.append((d.location, m.group(1)))
+        if not found:
+            return
+        decls = [
+            c for c in tu.cursor.get_children()
+            if c.kind.name in ("FUNCTION_DECL", "VAR_DECL") and c.location.file
+        ]
+        texts: dict[str, str] = {}
+        for loc, attr in found:
+            where = f"{loc.file.name}:{loc.line}:{loc.column}"
+            file = loc.file.name
+            owner = None
+            for c in decls:
+                if c.extent.start.file is None or c.extent.start.file.name != file:
+                    continue
+                if c.extent.start.offset <= loc.offset <= c.extent.end.offset or (
+                    c.extent.start.offset > loc.offset
+                ):
+                    owner = c
+                    break
+            if attr not in ("enzyme_inactive", "enzyme_nofree", "enzyme_function_like"):
+                raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
+            if owner is None or owner.kind.name != "FUNCTION_DECL":
+                raise ToolError(
+                    f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other "
+                    "than a function"
+                )
+            name = owner.spelling
+            if attr == "enzyme_inactive":
+                self.inactive.add(name)
+            elif attr == "enzyme_function_like":
+                if file not in texts:
+                    texts[file] = self.text if file == self.name else Path(file).read_text()
+                pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
+                m = re.match(pattern, texts[file][loc.offset :])
+                like = m.group(1) if m else None
+                if like not in _MATH:
+                    raise ToolError(
+                        f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
+                        f"<math.h> functions ({', '.join(sorted(_MATH))})"
+                    )
+                if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
+                    raise ToolError(
+                        f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
+                        f"{_ARITY.get(like, 1)} argument(s) as {like} does"
+                    )
+                self.function_like[name] = like
 
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location
@@ -497,44 +675,64 @@ class CFrontend:
                         _error(args[0], f"{ENZYME_ENTRY}: function '{ref.spelling}' has no definition in this file")
                     yield c, defs[ref.spelling]
 
-    def _check_activity(self, call, fn) -> None:
-        """Enzyme's annotations against TapeFlow's convention, one parameter at a time."""
+    def _activity(self, call, fn) -> tuple[str, ...]:
+        """The activity of each parameter of `fn` in an Enzyme call, by Enzyme's rules: an
+        annotation applies to the next argument; unannotated, a pointer is enzyme_dup (its
+        shadow follows it), a float scalar active, an integer constant."""
         args = list(call.get_arguments())[1:]
         params = list(fn.get_arguments())
-        p = 0
+        out: list[str] = []
         i = 0
         name = fn.spelling
         while i < len(args):
             a = _strip_casts(args[i])
             note = None
-            if a.kind.name == "DECL_REF_EXPR" and a.spelling in _ANNOTATIONS:
+            if a.kind.name == "DECL_REF_EXPR" and a.spelling.startswith("enzyme_"):
+                if a.spelling not in _ANNOTATIONS:
+                    _unsupported(a, f"the Enzyme marker '{a.spelling}' in {ENZYME_ENTRY}")
                 note = a.spelling
                 i += 1
                 if i >= len(args):
                     _error(a, f"{ENZYME_ENTRY}: '{note}' is not followed by an argument")
-            if p >= len(params):
+            if len(out) >= len(params):
                 _error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
-            param = params[p]
-            is_float_array = _is_buffer_type(param.type) and _is_float(_array_shape(param.type, param)[1])
+            param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
-            if is_float_array:
-                if note not in ("enzyme_dup", "enzyme_dupnoneed"):
+            if _is_buffer_type(param.type):
+                elem = _array_shape(param.type, param)[1]
+                if _kind(elem) == "RECORD" and _record_scalar(elem) is None:
+                    _unsupported(
+                        args[i],
+                        f"arrays of '{elem.spelling}' (structs and unions; only pointers to "
+                        "structs of float fields)"
+                    )
+                if note == "enzyme_out":
                     _error(
                         args[i],
-                        f"{ENZYME_ENTRY}: {pname} is a float array: TapeFlow gives it a "
-                        f"shadow, so it must be enzyme_dup, not {note or 'unannotated'}",
+                        f"{ENZYME_ENTRY}: {pname} is a pointer: it is enzyme_dup or "
+                        "enzyme_const, not enzyme_out"
                     )
+                if note == "enzyme_const":
+                    out.append("const")
+                    i += 1
+                    continue
                 i += 2  # the primal and its shadow
                 if i > len(args):
-                    _error(call, f"{ENZYME_ENTRY}: {pname} is enzyme_dup but has no shadow")
+                    _error(
+                        call,
+                        f"{ENZYME_ENTRY}: {pname} is {note or 'a pointer, so enzyme_dup'} but "
+                        "has no shadow"
+                    )
+                # an integer array's shadow is ignored: it has no derivative
+                out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
             elif _is_float(param.type):
-                if note not in (None, "enzyme_out"):
+                if note in ("enzyme_dup", "enzyme_dupnoneed"):
                     _error(
                         args[i],
-                        f"{ENZYME_ENTRY}: {pname} is a float scalar: TapeFlow makes it active "
-                        f"(its gradient is returned), so it must be enzyme_out or "
-                        f"unannotated, not {note}",
+                        f"{ENZYME_ENTRY}: {pname} is a float scalar: it is active (enzyme_out "
+                        f"or unannotated) or enzyme_const, not {note}"
                     )
+                out.append("const" if note == "enzyme_const" else "out")
                 i += 1
             else:
                 if note not in (None, "enzyme_const"):
@@ -543,10 +741,39 @@ class CFrontend:
                         f"{ENZYME_ENTRY}: {pname} is an integer (constant for TapeFlow), so it "
                         f"must be enzyme_const or unannotated, not {note}",
                     )
+                out.append("const")
                 i += 1
-            p += 1
-        if p != len(params):
-            _error(call, f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives {p}")
+        if len(out) != len(params):
+            _error(
+                call,
+                f"{ENZYME_ENTRY}: '{name}' has {len(params)} parameters, the call gives "
+                f"{len(out)}"
+            )
+        return tuple(out)
+
+    def view_variant(self, name: str, at: tuple[int, ...]) -> str:
+        """The function `name_at<i>[_<j>]`: `name` whose pointer parameters `at` are views
+        into the caller's arrays, their element offsets as extra trailing `index`
+        arguments (so the AD, inlining it, sees the caller's arrays)."""
+        if (name, at) not in self.variants:
+            variant = f"{name}_at{'_'.join(map(str, at))}"
+            if variant in self.defs:
+                _error(
+                    self.defs[variant],
+                    f"'{variant}' is the name of the variant of '{name}' for pointers into "
+                    "arrays",
+                )
+            self.variants[(name, at)] = variant
+            self.pending.append((name, at, variant))
+        return self.variants[(name, at)]
+
+    def dropped(self, name: str) -> bool:
+        """Whether calls to `name` are not translated as calls: a function
+        `enzyme_function_like` a <math.h> one (its op instead), or an `enzyme_inactive`
+        one without result (it cannot change the differentiated result)."""
+        if name in self.function_like:
+            return True
+        return name in self.inactive and _kind(self.defs[name].result_type) == "VOID"
 
     def _reachable(self, roots: list[str], defs) -> list[str]:
         """`roots` and every function they call, in source order; recursion is an error."""
@@ -560,7 +787,12 @@ class CFrontend:
             for c in _walk(defs[name]):
                 if c.kind.name == "CALL_EXPR":
                     callee = c.referenced
-                    if callee is not None and callee.spelling in defs and callee.spelling != ENZYME_ENTRY:
+                    if (
+                        callee is not None
+                        and callee.spelling in defs
+                        and callee.spelling != ENZYME_ENTRY
+                        and not self.dropped(callee.spelling)
+                    ):
                         visit(callee.spelling, [*stack, name])
             seen.add(name)
 
@@ -581,6 +813,25 @@ class CFrontend:
         return _Function(c, c.spelling, params, types, results)
 
 
+def _float_type(t: Attribute) -> bool:
+    if isinstance(t, MemRefType):
+        t = t.element_type
+    return isinstance(t, (Float64Type, Float32Type))
+
+
+def _default_activity(fn) -> tuple[str, ...]:
+    """TapeFlow's convention (the `_grad` of the primal itself): float arrays dup, float
+    scalars active, the rest constant."""
+    out = []
+    for p in fn.get_arguments():
+        if _is_buffer_type(p.type):
+            elem = _array_shape(p.type, p)[1]
+            out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
+        else:
+            out.append("out" if _is_float(p.type) else "const")
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------------------
 # One function
 
@@ -588,14 +839,23 @@ class CFrontend:
 class _FunctionBuilder:
     """Emits one function; `vals` maps each scalar variable to its current SSA value."""
 
-    def __init__(self, unit: CFrontend, sig: _Function):
+    def __init__(
+        self, unit: CFrontend, sig: _Function, views: tuple[int, ...] = (), name: str | None = None
+    ):
         self.unit = unit
         self.sig = sig
+        self.view_params = views  # parameters that are views: their offsets come last
+        self.name = name or sig.name
         self.vals: dict[tuple[str, int], object] = {}
         self.bufs: dict[tuple[str, int], _Buffer] = {}
         self.constants: dict[tuple[Attribute, str], arith.ConstantOp] = {}
         self.loops: list[_Loop] = []
         self.loop_count = 0
+        # (returned flag, returned value) keys, for a function with an early `return`
+        self.ret: tuple[tuple[str, int], tuple[str, int] | None] | None = None
+        # pointer variables that point into another array: their element offset (an
+        # index) is the scalar `vals[key]`, so loops and branches carry it
+        self.views: set[tuple[str, int]] = set()
         self.builder: Builder
 
     # --- emission helpers
@@ -623,19 +883,41 @@ class _FunctionBuilder:
 
     def build(self) -> func.FuncOp:
         sig = self.sig
-        block = Block(arg_types=sig.arg_types)
+        arg_types = [*sig.arg_types, *(INDEX for _ in self.view_params)]
+        block = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
             arg.name_hint = p.spelling or None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
-                self.bufs[_key(p)] = _Buffer(arg, _array_shape(p.type, p)[1])
+                elem = _array_shape(p.type, p)[1]
+                if _kind(elem) == "RECORD":
+                    self.bufs[_key(p)] = _Buffer(arg, _record_scalar(elem), elem.get_canonical())
+                else:
+                    self.bufs[_key(p)] = _Buffer(arg, elem)
             else:
                 self.vals[_key(p)] = arg
+        for j, n in enumerate(self.view_params):
+            p, offset = sig.params[n], block.args[len(sig.params) + j]
+            offset.name_hint = f"{p.spelling}_offset"
+            offset.location = self.unit._loc(p)
+            self.views.add(_key(p))
+            self.vals[_key(p)] = offset
         body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
         self.globals(body)
         stmts = _children(body)
         result: list[SSAValue] = []
+        if any(r.kind.name == "RETURN_STMT" and (not stmts or r != stmts[-1]) for r in _walk(body)):
+            # An early return: a flag and the value so far, carried like `break`'s flags;
+            # after a statement that may return, the rest runs under `if (!returned)`.
+            value = ("<retval>", 0) if sig.result_types else None
+            self.ret = (("<returned>", 0), value)
+            self.vals[self.ret[0]] = self.const(0, i1, body)
+            if value is not None:
+                self.vals[value] = self.const(0, sig.result_types[0], body)
+            self.block_items(stmts)
+            result = [self.vals[value]] if value is not None else []  # type: ignore[list-item]
+            stmts = []
         for n, s in enumerate(stmts):
             if s.kind.name == "RETURN_STMT":
                 if n != len(stmts) - 1:
@@ -645,12 +927,12 @@ class _FunctionBuilder:
                     result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
                 continue
             self.stmt(s)
-        if sig.result_types and not result:
+        if sig.result_types and not result and self.ret is None:
             _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
         block.insert_ops_before(list(self.constants.values()), block.first_op)
-        fn = func.FuncOp(sig.name, (sig.arg_types, sig.result_types), Region(block))
+        fn = func.FuncOp(self.name, (arg_types, sig.result_types), Region(block))
         fn.location = self.unit._loc(sig.cursor)
         return fn
 
@@ -658,7 +940,7 @@ class _FunctionBuilder:
 
     def globals(self, body) -> None:
         done: set = set()
-        for c in _walk(body):
+        for c in _walk(body, skip=_is_output_call):
             if c.kind.name != "DECL_REF_EXPR":
                 continue
             d = c.referenced
@@ -706,7 +988,20 @@ class _FunctionBuilder:
         elif k == "IF_STMT":
             self.if_stmt(s)
         elif k == "RETURN_STMT":
-            _unsupported(s, "'return' before the end of the function")
+            if self.ret is None:
+                _unsupported(s, "'return' before the end of the function")
+            flag, value = self.ret
+            kids = _children(s)
+            if value is not None and kids:
+                result_type = self.sig.cursor.result_type
+                self.vals[value] = self.convert(self.rvalue(kids[0]), result_type, s)
+            self.vals[flag] = self.const(1, i1, s)
+            if self.loops:  # leaves every loop around it: a break here, then see block_items
+                loop = self.loops[-1]
+                false = self.const(0, i1, s)
+                self.vals[loop.go] = false
+                assert loop.running is not None
+                self.vals[loop.running] = false
         elif k in ("BREAK_STMT", "CONTINUE_STMT"):
             loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
             false = self.const(0, i1, s)
@@ -727,20 +1022,45 @@ class _FunctionBuilder:
         """A statement list; after a statement that may `break`/`continue`, the rest runs
         under `if (go)` (structured control flow has no jumps)."""
         for n, t in enumerate(items):
-            if t.kind.name == "RETURN_STMT":
+            if t.kind.name == "RETURN_STMT" and self.ret is None:
                 _unsupported(t, "'return' before the end of the function")
             self.stmt(t)
+            if t.kind.name == "RETURN_STMT":
+                return  # what follows is unreachable
             rest = items[n + 1 :]
+            if self.ret is not None and self.loops and _loop_returns(t):
+                # a return in a loop nested in `t` left that loop: leave this one too
+                loop = self.loops[-1]
+                stay = self.not_returned(t)
+                for k in (loop.go, loop.running):
+                    assert k is not None
+                    self.vals[k] = self.emit(arith.AndIOp(self.vals[k], stay), t).results[0]
             if rest and self.loops and _jumps(t) != (False, False):
                 self.emit_if(self.vals[self.loops[-1].go], rest, [], t)
                 return
+            if rest and not self.loops and self.ret is not None and _returns(t):
+                stay = self.not_returned(t)
+                self.emit_if(stay, rest, [], t)
+                return
+
+    def not_returned(self, c) -> SSAValue:
+        assert self.ret is not None
+        flag = self.vals[self.ret[0]]
+        return self.emit(arith.XOrIOp(flag, self.const(1, i1, c)), c).results[0]  # type: ignore[arg-type]
 
     def jump_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
         """The flags that `items` may change (for the results of an if around them)."""
+        keys = self.return_keys(items)
         if not self.loops or all(_jumps(t) == (False, False) for t in items):
-            return []
+            return keys
         loop = self.loops[-1]
-        return [(k, None) for k in (loop.go, loop.running) if k is not None]
+        return [(k, None) for k in (loop.go, loop.running) if k is not None] + keys
+
+    def return_keys(self, items: list) -> list[tuple[tuple[str, int], None]]:
+        """The early-return flag and value, when `items` may return."""
+        if self.ret is None or not any(_returns(t) for t in items if t is not None):
+            return []
+        return [(k, None) for k in self.ret if k is not None]
 
     def enter_loop(self, body_trees: list, c) -> tuple[_Loop | None, bool]:
         """Flags for a loop whose body jumps; (loop, has_break)."""
@@ -769,6 +1089,8 @@ class _FunctionBuilder:
             if not exprs:
                 self.bufs.pop(_key(d), None)
                 self.vals[_key(d)] = _Unset()
+                if self.reassigned(d):
+                    self.views.add(_key(d))
                 return
             self.bufs[_key(d)] = self.pointer_value(d, exprs[-1])
         elif _kind(t) in ("RECORD", "ELABORATED"):
@@ -831,13 +1153,103 @@ class _FunctionBuilder:
         return out
 
     def pointer_value(self, d, e) -> _Buffer:
-        """A pointer variable's value: an allocation or another array (no arithmetic)."""
+        """A pointer variable's value: an allocation, another array, or a view into one
+        (`a + i*n`, `&a[k]`, or a pointer the function moves): the same memref with an
+        element offset, so the AD sees every access of the array it aliases."""
         inner = _strip_casts(e)
         if inner.kind.name == "CALL_EXPR" and inner.spelling in ("malloc", "calloc"):
             return self.allocation(d, inner)
         if _is_buffer_type(inner.type) or _kind(inner.type) == "POINTER":
-            return self.buffer(e)
+            buf, off = self.pointer(e)
+            if off is None and not self.reassigned(d):
+                return buf
+            self.views.add(_key(d))
+            self.vals[_key(d)] = off if off is not None else self.const(0, INDEX, e)
+            return buf
         _unsupported(e, "this pointer initializer (use malloc/calloc, or an array)")
+
+    def reassigned(self, d) -> bool:
+        return any(
+            t is not None and _key(t.referenced) == _key(d)
+            for t in map(_assigned_target, _walk(self.sig.cursor))
+        )
+
+    def pointer(self, e) -> tuple[_Buffer, SSAValue | None]:
+        """The array a pointer expression points into and its element offset (None: its
+        start): `p`, `a + k`, `k + a`, `a - k`, `&a[k]`, of one-dimensional arrays."""
+        c = _strip_casts(e)
+        k = c.kind.name
+        if k == "DECL_REF_EXPR":
+            d = c.referenced
+            if d is not None and _key(d) in self.views and _key(d) in self.bufs:
+                return self.bufs[_key(d)], self.current(_key(d), d, c)
+        if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
+            a, b = _children(c)
+            if _binary_op(c) == "+" and _is_int(_strip(a).type):
+                a, b = b, a
+            if _is_buffer_type(_strip(a).type) and _is_int(_strip(b).type):
+                buf, off = self.pointer(a)
+                self.one_dimensional(buf, c)
+                step = self.scaled(buf, self.index(self.rvalue(b), b), c)
+                if _binary_op(c) == "-":
+                    step = self.emit(arith.SubiOp(self.const(0, INDEX, c), step), c).results[0]
+                if off is None:
+                    return buf, step
+                return buf, self.emit(arith.AddiOp(off, step), c).results[0]
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            inner = _strip(_children(c)[0])
+            if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not _in_struct(inner):
+                base = _strip(_children(inner)[0])
+                if _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD":
+                    buf, at, _ = self.member(inner)  # &ps[i]: the i-th struct
+                    return buf, at
+                buf, idx = self.access(inner)
+                self.one_dimensional(buf, c)
+                return buf, idx[0]
+        return self.buffer(e), None
+
+    def scaled(self, buf: _Buffer, count: SSAValue, c) -> SSAValue:
+        """`count` elements of `buf` as a float offset (a struct is several floats)."""
+        if buf.record is None:
+            return count
+        size = self.const(buf.record.get_size() // buf.elem.get_size(), INDEX, c)
+        return self.index_op(arith.MuliOp, count, size, c)
+
+    def one_dimensional(self, buf: _Buffer, c) -> None:
+        if buf.ref.type.get_num_dims() != 1:
+            _unsupported(c, "pointer arithmetic on a multi-dimensional array (index it)")
+
+    def move_pointer(
+        self, target, c, rhs=None, step: int = 0, amount=None, minus=False
+    ) -> SSAValue:
+        """`p = q + k`, `p += k`, `p++` on a view `p` (it stays in one array)."""
+        d = _strip(target).referenced
+        key = _key(d)
+        if rhs is not None:
+            buf, off = self.pointer(rhs)
+        else:
+            if key not in self.bufs:
+                _unsupported(c, f"moving the pointer '{d.spelling}' before it points into an array")
+            buf = self.bufs[key]
+            off = self.current(key, d, c)
+            if amount is None:
+                amount = self.const(step, INDEX, c)
+            amount = self.scaled(buf, amount, c)
+            op = arith.SubiOp if minus else arith.AddiOp
+            off = self.emit(op(off, amount), c).results[0]
+        if key in self.bufs and self.bufs[key].ref is not buf.ref:
+            _unsupported(c, f"the pointer '{d.spelling}' moves to another array")
+        self.bufs[key] = buf
+        self.vals[key] = off if off is not None else self.const(0, INDEX, c)
+        return self.vals[key]  # type: ignore[return-value]
+
+    def is_view(self, target) -> bool:
+        t = _strip(target)
+        return (
+            t.kind.name == "DECL_REF_EXPR"
+            and t.referenced is not None
+            and _key(t.referenced) in self.views
+        )
 
     def allocation(self, d, call) -> _Buffer:
         shape, elem = _array_shape(d.type, d)
@@ -847,6 +1259,8 @@ class _FunctionBuilder:
         esize = elem.get_size()
         args = list(call.get_arguments())
         if call.spelling == "calloc":
+            if len(args) == 2 and _evaluate(args[1]) != esize and _evaluate(args[0]) == esize:
+                args.reverse()  # calloc(sizeof(T), n)
             if len(args) != 2 or _evaluate(args[1]) != esize:
                 _unsupported(call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
             count = self.index(self.rvalue(args[0]), args[0])
@@ -875,7 +1289,60 @@ class _FunctionBuilder:
             for x, y in ((a, b), (b, a)):
                 if _evaluate(_strip(y)) == esize and _strip(y).kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
                     return self.index(self.rvalue(x), x)
-        _unsupported(size, f"malloc size: write it as count * sizeof(element), element size {esize}")
+            # a longer product, `sizeof` anywhere in it: `sizeof(double) * 2 * n`
+            factors = _factors(c)
+            for n, f in enumerate(factors):
+                if _evaluate(f) == esize and f.kind.name in ("UNARY_EXPR", "CXX_UNARY_EXPR"):
+                    rest = [self.index(self.rvalue(g), g) for g in factors[:n] + factors[n + 1 :]]
+                    count = rest[0]
+                    for v in rest[1:]:
+                        count = self.emit(arith.MuliOp(count, v), size).results[0]
+                    return count
+        _unsupported(
+            size,
+            f"malloc size: write it as a product with sizeof(element), element size {esize}"
+        )
+
+    def mem_call(self, c) -> None:
+        """`memcpy(dst, src, n * sizeof(T))` (and memmove of arrays that do not overlap)
+        and `memset(dst, 0, n * sizeof(T))`: an element loop of loads and stores, which
+        the AD differentiates like any other; views give their offsets."""
+        name = c.spelling.removeprefix("__builtin_")
+        args = list(c.get_arguments())
+        if len(args) != 3:
+            _unsupported(c, f"{name} with {len(args)} arguments")
+        dst, dst_off = self.pointer(args[0])
+        self.one_dimensional(dst, c)
+        esize = dst.elem.get_size()
+        count = self.element_count(args[2], esize)
+        if name == "memset":
+            if _evaluate(args[1]) != 0:
+                _unsupported(args[1], "memset to a value other than 0")
+            value = self.const(0, dst.ref.type.element_type, c)
+            if dst_off is None:
+                self.fill(dst.ref, count, value, c)
+                return
+            src = src_off = None
+        else:
+            src, src_off = self.pointer(args[1])
+            self.one_dimensional(src, c)
+            if src.ref.type.element_type != dst.ref.type.element_type:
+                _unsupported(c, f"{name} between arrays of different element types")
+        lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
+        body = Block(arg_types=[INDEX])
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(body))
+        i = body.args[0]
+
+        def at(off):
+            return i if off is None else self.emit(arith.AddiOp(off, i), c).results[0]
+
+        if src is not None:
+            value = self.emit(memref.LoadOp.get(src.ref, [at(src_off)]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst.ref, [at(dst_off)]), c)
+        self.emit(scf.YieldOp(), c)
+        self.builder = outer
+        self.emit(scf.ForOp(lb, count, step, [], body), c)
 
     def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
@@ -893,6 +1360,9 @@ class _FunctionBuilder:
         """An expression evaluated for its effect (its value is returned, if any)."""
         c = _strip(e)
         k = c.kind.name
+        if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in _MEM_CALLS:
+            self.mem_call(c)
+            return None
         if k == "CALL_EXPR" and c.spelling == "free":
             arg = list(c.get_arguments())[0]
             buf = self.buffer(arg)
@@ -900,6 +1370,12 @@ class _FunctionBuilder:
             return None
         if k == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
+        if _is_output_call(c):
+            sys.stderr.write(
+                f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "
+                "no derivative)\n"
+            )
+            return None
         return self.rvalue(e, discard=True)
 
     def assign(self, target, value: SSAValue, c) -> SSAValue:
@@ -952,7 +1428,7 @@ class _FunctionBuilder:
             return self.const(v, _scalar_type(e.type, e), e)
         if k == "DECL_REF_EXPR":
             return self.variable(e)
-        if k == "ARRAY_SUBSCRIPT_EXPR":
+        if k in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
         if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and _assigns(e) is None:
@@ -961,6 +1437,11 @@ class _FunctionBuilder:
                 return self.const(folded, INDEX, e)
         if k == "BINARY_OPERATOR":
             return self.binary(e, _binary_op(e), kids)
+        if k == "COMPOUND_ASSIGNMENT_OPERATOR" and self.is_view(kids[0]):
+            if _binary_op(e) not in ("+=", "-="):
+                _unsupported(e, f"'{_binary_op(e)}' on a pointer")
+            amount = self.index(self.rvalue(kids[1]), kids[1])
+            return self.move_pointer(kids[0], e, amount=amount, minus=_binary_op(e) == "-=")
         if k == "COMPOUND_ASSIGNMENT_OPERATOR":
             op = _binary_op(e)[:-1]
             old, old_type = self.read_lvalue(kids[0])
@@ -991,6 +1472,8 @@ class _FunctionBuilder:
             if d is not None and d.kind.name == "FUNCTION_DECL":
                 _unsupported(e, "function pointers")
             _unsupported(e, f"the variable '{e.spelling}' here")
+        if _key(d) in self.views:
+            _unsupported(e, f"the pointer '{d.spelling}' used as a value (index it)")
         v = self.vals[_key(d)]
         if isinstance(v, _Unset):
             v = self.const(0, _scalar_type(d.type, d), e)
@@ -1011,8 +1494,69 @@ class _FunctionBuilder:
             _unsupported(e, "taking an address ('&')")
         _unsupported(e, f"'{self.text(e)}' as an array")
 
+    def member(self, e) -> tuple[_Buffer, SSAValue, object]:
+        """(buffer, flat float index, C type) of a place inside a struct pointer's
+        memory: `p->x`, `p[i].v[k]`, `(*p).x`, `p->inner.y`."""
+        c = _strip(e)
+        k = c.kind.name
+        if k == "MEMBER_REF_EXPR":
+            base = _strip(_children(c)[0])
+            if _kind(base.type) == "POINTER":  # p->f
+                buf, off = self.pointer(base)
+                if buf.record is None:
+                    _unsupported(c, f"the member access '{self.text(c)}'")
+                record, at = base.type.get_pointee().get_canonical(), off
+            else:  # s.f, with s itself a place in the memory
+                buf, at, record = self.member(base)
+            scalar = buf.elem.get_size()
+            field = record.get_offset(c.spelling) // 8 // scalar
+            idx = self.const(field, INDEX, c)
+            if at is not None:
+                idx = self.index_op(arith.AddiOp, at, idx, c)
+            return buf, idx, c.type.get_canonical()
+        if k == "ARRAY_SUBSCRIPT_EXPR":
+            base, sub = _children(c)
+            if _is_buffer_type(_strip(sub).type):
+                base, sub = sub, base
+            base = _strip(base)
+            if base.kind.name == "MEMBER_REF_EXPR" or (
+                _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD"
+            ):
+                if base.kind.name == "MEMBER_REF_EXPR":
+                    buf, at, t = self.member(base)
+                    elem = t.get_array_element_type().get_canonical()
+                else:
+                    buf, at = self.pointer(base)
+                    elem = base.type.get_pointee().get_canonical()
+                stride = self.const(elem.get_size() // buf.elem.get_size(), INDEX, c)
+                i = self.index(self.rvalue(sub), sub)
+                step = self.index_op(arith.MuliOp, i, stride, c)
+                if at is not None:
+                    step = self.index_op(arith.AddiOp, at, step, c)
+                return buf, step, elem
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
+            buf, off = self.pointer(_children(c)[0])
+            if buf.record is not None:
+                return buf, off, _strip(_children(c)[0]).type.get_pointee().get_canonical()
+        _unsupported(c, f"'{self.text(c)}' as a place in a struct")
+
+    def index_op(self, cls, a: SSAValue, b: SSAValue, c) -> SSAValue:
+        """`a + b` or `a * b` on index values, folded when both are constants (struct
+        field offsets)."""
+        x, y = (_constant_int(v) for v in (a, b))
+        if x is not None and y is not None:
+            return self.const(x + y if cls is arith.AddiOp else x * y, INDEX, c)
+        return self.emit(cls(a, b), c).results[0]
+
     def access(self, e) -> tuple[_Buffer, list[SSAValue]]:
         """The buffer and `index` subscripts of `a[i][j]` or `*p`."""
+        if _in_struct(e):
+            buf, idx, t = self.member(e)
+            if _kind(t) not in ("DOUBLE", "FLOAT"):
+                _unsupported(e, f"a whole '{t.spelling}' as a value (use its fields)")
+            if idx is None:
+                idx = self.const(0, INDEX, e)
+            return buf, [idx]
         indices = []
         c = _strip(e)
         while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
@@ -1022,11 +1566,14 @@ class _FunctionBuilder:
             indices.insert(0, sub)
             c = _strip(base)
         if not indices and c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
-            buf = self.buffer(_children(c)[0])
-            idx = [self.const(0, INDEX, c)]
+            buf, off = self.pointer(_children(c)[0])
+            idx = [off if off is not None else self.const(0, INDEX, c)]
         else:
-            buf = self.buffer(c)
+            buf, off = self.pointer(c)
             idx = [self.index(self.rvalue(i), i) for i in indices]
+            if off is not None and idx:
+                self.one_dimensional(buf, c)
+                idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
         rank = buf.ref.type.get_num_dims()
         if len(idx) != rank:
             _unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
@@ -1091,6 +1638,8 @@ class _FunctionBuilder:
     def binary(self, e, op: str, kids) -> SSAValue:
         a, b = kids
         if op == "=":
+            if self.is_view(a):
+                return self.move_pointer(a, e, rhs=b)
             return self.assign(a, self.rvalue(b), e)
         if op == ",":
             self.effect(a)
@@ -1148,6 +1697,8 @@ class _FunctionBuilder:
         return Region(block)
 
     def unary(self, e, op: int, x) -> SSAValue:
+        if op in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC) and self.is_view(x):
+            return self.move_pointer(x, e, step=1 if op in (_PRE_INC, _POST_INC) else -1)
         if op in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
             old, ctype = self.read_lvalue(x)
             one = self.convert(self.const(1, INDEX, e), ctype, e)
@@ -1189,23 +1740,45 @@ class _FunctionBuilder:
     def call(self, e, discard: bool) -> SSAValue:
         name = e.spelling
         args = list(e.get_arguments())
+        if name in self.unit.function_like:
+            name = self.unit.function_like[name]
+        elif self.unit.dropped(name):
+            if not discard:
+                _unsupported(e, f"the value of the void function '{name}'")
+            return None  # type: ignore[return-value]
         if name in self.unit.signatures:
             sig = self.unit.signatures[name]
             values = []
-            for p, a, t in zip(sig.params, args, sig.arg_types, strict=True):
+            at: list[int] = []
+            offsets: list[SSAValue] = []
+            for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
                 if isinstance(t, MemRefType):
-                    ref = self.buffer(a).ref
+                    buf, off = self.pointer(a)
+                    if off is not None:  # `g(a + k)`: the variant of g taking k as well
+                        if t.get_num_dims() != 1:
+                            _unsupported(a, "a pointer into an array passed as an array parameter")
+                        at.append(n)
+                        offsets.append(off)
+                    ref = buf.ref
                     if ref.type != t:
                         ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
                     values.append(ref)
                 else:
                     values.append(self.convert(self.rvalue(a), p.type, a))
-            op = self.emit(func.CallOp(name, values, sig.result_types), e)
+            if at:
+                name = self.unit.view_variant(name, tuple(at))
+            op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
             if not op.results:
                 if not discard:
                     _unsupported(e, f"the value of the void function '{name}'")
                 return None  # type: ignore[return-value]
+            if e.spelling in self.unit.inactive:
+                return self.stop_derivative(op.results[0], e)
             return op.results[0]
+        if name.startswith("__builtin_"):  # Clang's spellings of <math.h> (and INFINITY)
+            name = name[len("__builtin_"):]
+            if name in _BUILTIN_CONSTANTS:
+                return self.const(_BUILTIN_CONSTANTS[name], _scalar_type(e.type, e), e)
         maker = _MATH.get(name) or _MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
             if name in ("malloc", "calloc"):
@@ -1215,6 +1788,15 @@ class _FunctionBuilder:
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
         return self.emit(op, e).results[0]
+
+    def stop_derivative(self, v: SSAValue, c) -> SSAValue:
+        """`v`, through a bitcast to an integer and back: the same bits, but the AD's
+        activity analysis does not follow integers, so no derivative flows through it
+        (the result of an `enzyme_inactive` function)."""
+        if not isinstance(v.type, (Float64Type, Float32Type)):
+            return v
+        bits = self.emit(arith.BitcastOp(v, i64 if v.type == f64 else i32), c).results[0]
+        return self.emit(arith.BitcastOp(bits, v.type), c).results[0]
 
     # --- control flow
 
@@ -1236,7 +1818,8 @@ class _FunctionBuilder:
     def current(self, key, decl, c) -> SSAValue:
         v = self.vals[key]
         if isinstance(v, _Unset):
-            v = self.vals[key] = self.const(0, _scalar_type(decl.type, decl), c)
+            t = INDEX if key in self.views else _scalar_type(decl.type, decl)
+            v = self.vals[key] = self.const(0, t, c)
         if isinstance(v, _Stale):
             _unsupported(c, v.why)
         return v  # type: ignore[return-value]
@@ -1361,13 +1944,11 @@ class _FunctionBuilder:
     def loop_iteration(self, loop: _Loop | None, trees: list, c) -> None:
         """One iteration's statements, with `loop`'s jump flags in scope."""
         if loop is None:
-            for t in trees:
-                self.stmt(t)
+            self.block_items(trees)
             return
         self.loops.append(loop)
         self.vals[loop.go] = self.const(1, i1, c)
-        for t in trees:
-            self.stmt(t)
+        self.block_items(trees)
         self.loops.pop()
         del self.vals[loop.go]
 
@@ -1391,7 +1972,7 @@ class _FunctionBuilder:
         if (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
-        carried = self.carried(cond, *trees, inc)
+        carried = self.carried(cond, *trees, inc) + self.return_keys(trees)
         if loop is not None and loop.running is not None:
             carried.append((loop.running, None))
         inits = [self.current(k, d, s) for k, d in carried]
@@ -1433,10 +2014,36 @@ class _FunctionBuilder:
 # AST queries
 
 
+def _constant_int(v: SSAValue) -> int | None:
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _in_struct(e) -> bool:
+    """Whether the place `e` is a member of a struct (`p->x`, `p[i].v[k]`)."""
+    c = _strip(e)
+    while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+        c = _strip(_children(c)[0])
+    return c.kind.name == "MEMBER_REF_EXPR"
+
+
+def _returns(tree) -> bool:
+    return any(c.kind.name == "RETURN_STMT" for c in _walk(tree))
+
+
+def _loop_returns(tree) -> bool:
+    """Whether a loop in `tree` (or `tree`) contains a `return`."""
+    loops = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
+    return any(c.kind.name in loops and _returns(c) for c in _walk(tree))
+
+
 def _jumps(tree) -> tuple[bool, bool]:
     """(has `break`, has `continue`) of the innermost loop around `tree`: jumps inside a
-    loop nested in `tree` belong to that loop."""
-    brk = cont = False
+    loop nested in `tree` belong to that loop, except `return`, a break of every loop."""
+    brk = _returns(tree)
+    cont = False
     stack = [tree]
     while stack:
         c = stack.pop()
@@ -1478,7 +2085,11 @@ def _assigns(tree):
 def _has_effects(tree) -> bool:
     """Whether evaluating `tree` may read memory, call or assign (so it must not be hoisted)."""
     return _assigns(tree) is not None or any(
-        c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR")
+        c.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR")
+        or (
+            c.kind.name == "CALL_EXPR"
+            and c.spelling.removeprefix("__builtin_") not in _BUILTIN_CONSTANTS
+        )
         or (c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _DEREF)
         for c in _walk(tree)
     )
@@ -1499,11 +2110,21 @@ def _stored_buffers(tree) -> set:
                 b = _strip_casts(a)
                 if b.kind.name == "DECL_REF_EXPR" and b.referenced is not None:
                     out.add(_key(b.referenced))
-        while target is not None and target.kind.name in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"):
+        places = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR")
+        while target is not None and target.kind.name in places:
             target = _strip(_children(target)[0])
         if target is not None and target.kind.name == "DECL_REF_EXPR" and target.referenced is not None:
             out.add(_key(target.referenced))
     return out
+
+
+def _factors(c) -> list:
+    """The operands of a product `a * b * c` (any nesting), left to right."""
+    c = _strip(c)
+    if c.kind.name == "BINARY_OPERATOR" and _binary_op(c) == "*":
+        a, b = _children(c)
+        return _factors(a) + _factors(b)
+    return [c]
 
 
 def _step_of(inc, var) -> int | None:
@@ -1556,6 +2177,12 @@ def _min(a: SSAValue, b: SSAValue) -> Operation:
     return arith.MinnumfOp(a, b)
 
 
+# `INFINITY`, `HUGE_VAL` and `NAN` expand to these builtins.
+_BUILTIN_CONSTANTS = {
+    "inf": float("inf"), "inff": float("inf"), "huge_val": float("inf"),
+    "huge_valf": float("inf"), "nan": float("nan"), "nanf": float("nan"),
+}  # fmt: skip
+_ARITY = {"pow": 2, "atan2": 2, "copysign": 2, "fma": 3, "fmax": 2, "fmin": 2}
 _MATH: dict[str, Callable[..., Operation]] = {
     "sin": math.SinOp, "cos": math.CosOp, "tan": math.TanOp, "asin": math.AsinOp,
     "acos": math.AcosOp, "atan": math.AtanOp, "sinh": math.SinhOp, "cosh": math.CoshOp,
@@ -1569,6 +2196,28 @@ _MATH: dict[str, Callable[..., Operation]] = {
 }  # fmt: skip
 
 
+# `-D`/`-I` of the tool that runs (tapeflow-opt/run/exec/sim take a `.c` file): applied to
+# every C file it compiles, before the caller's own arguments.
+_TOOL_CLANG_ARGS: list[str] = []
+
+
+def add_c_arguments(parser) -> None:
+    """`-D NAME[=V]` and `-I DIR` on a tool's argparse parser (for `.c` inputs)."""
+    parser.add_argument("-D", dest="c_defines", action="append", default=[], metavar="NAME[=V]",
+                        help="C preprocessor definition for a .c input (repeatable)")
+    parser.add_argument("-I", dest="c_includes", action="append", default=[], metavar="DIR",
+                        help="C include directory for a .c input (repeatable)")
+
+
+def use_c_arguments(args) -> list[str]:
+    """Makes the parsed `-D`/`-I` apply to every C file compiled from now on."""
+    _TOOL_CLANG_ARGS[:] = [
+        *(f"-D{d}" for d in getattr(args, "c_defines", []) or []),
+        *(f"-I{i}" for i in getattr(args, "c_includes", []) or []),
+    ]
+    return list(_TOOL_CLANG_ARGS)
+
+
 def compile_c(
     text: str,
     name: str,
@@ -1576,6 +2225,6 @@ def compile_c(
     functions: Sequence[str] = (),
 ) -> ModuleOp:
     """The module for C source `text` (file `name`); errors are `ToolError`s."""
-    module = CFrontend(text, name, clang_args, functions).compile()
+    module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
     module.verify()
     return module

@@ -50,6 +50,7 @@ from tapeflow.diagnostics import (
     report_errors,
     verify_module,
 )
+from tapeflow.frontends import c as c_frontend
 
 
 class _Buffer(io.StringIO):
@@ -85,6 +86,7 @@ class TapeFlowOptMain(xDSLOptMain):
             action="store_true",
             help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
+        c_frontend.add_c_arguments(arg_parser)
 
     def setup_pipeline(self) -> None:
         self.pass_locations: list[str] = []
@@ -160,6 +162,7 @@ class TapeFlowOptMain(xDSLOptMain):
             from tapeflow.frontends.c import compile_c
 
             name = self.get_input_name()
+            c_frontend.use_c_arguments(self.args)
             return compile_c(decode_source(stream.read(), name), name)
 
         self.available_frontends["mlir"] = parse_mlir

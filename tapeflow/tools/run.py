@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tapeflow.diagnostics import ToolError, read_source, report_errors
+from tapeflow.frontends import c as c_frontend
 
 _EPILOG = """\
 arguments of the function:
@@ -119,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         help="for @F_grad, use the plain fill rule (no primal data, no zero shadows)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c_frontend.add_c_arguments(parser)
     return parser
 
 
@@ -196,7 +198,8 @@ def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
             if token.startswith("--args="):
                 scalars.append(token.split("=", 1)[1])
             i += 1
-            while i < len(argv) and not argv[i].startswith("--") and argv[i] not in _SHORT:
+            stop = ("--", "-D", "-I")  # -D/-I: the C frontend's options
+            while i < len(argv) and not argv[i].startswith(stop) and argv[i] not in _SHORT:
                 scalars.append(argv[i])
                 i += 1
             continue
@@ -229,6 +232,7 @@ def main(
 
     rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
     args = parser().parse_args(rest)
+    c_frontend.use_c_arguments(args)
     args.args = scalars
     with report_errors():
         text, name = read_source(args.file)

@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
+from tapeflow.frontends import c as c_frontend
+
 _EPILOG = """\
 machine keys (see hwmodel/defaults.toml, every number with its source):
   core.{clock_ghz,issue_width,fp_ports,load_ports,store_ports,mlp,...}
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         "reference); fast: the compiled path (hwmodel.compiled), same report; auto "
         "(default): fast when it supports every op of the module, else interp",
     )
+    c_frontend.add_c_arguments(parser)
     return parser
 
 
@@ -147,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(rest)
+    c_frontend.use_c_arguments(args)
     args.args = scalars
     with report_errors():
         machine = load_machine(args.machine, args.set)

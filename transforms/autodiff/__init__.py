@@ -39,7 +39,8 @@ class AutodiffPass(ModulePass):
     - float scalar arguments are active: their gradients are returned, in argument order,
       and are the *only* results of `@f_grad`;
     - integer and index arguments (and memrefs of them) are constant: no shadow, no
-      gradient;
+      gradient; so is a float argument with the argument attribute `tapeflow.const`
+      (Enzyme's `enzyme_const`);
     - each float scalar result of `@f` adds a seed argument at the end (the adjoint of that
       result); integer results are dropped.
 
@@ -164,7 +165,6 @@ class AutodiffPass(ModulePass):
         fn = primal.clone()
         fn.sym_name = builtin.StringAttr(grad_name)
         fn.attributes.pop(AUTODIFF_ATTR, None)
-        fn.arg_attrs = None
         fn.res_attrs = None
         fn.sym_visibility = None
         inline_calls(fn, module)
@@ -175,4 +175,5 @@ class AutodiffPass(ModulePass):
         if self.policy == "min-tape":
             cuts = probe_cuts(fn, rules, self.policy, counted)
         Gradient(fn, rules, self.policy, counted, cuts).build()
+        fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
         return fn

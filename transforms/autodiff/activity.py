@@ -30,6 +30,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+# Argument attribute: a float argument that is constant (Enzyme's `enzyme_const`): no
+# shadow, no gradient, and it varies nothing.
+CONST_ARG_ATTR = "tapeflow.const"
+
+
+def const_args(fn: func.FuncOp) -> set[int]:
+    """Positions of `fn`'s arguments marked `tapeflow.const`."""
+    return {i for i, d in enumerate(fn.arg_attrs or ()) if CONST_ARG_ATTR in d.data}
 
 
 def is_float(t: Attribute) -> bool:
@@ -49,8 +57,10 @@ class Activity:
         self.fn = fn
         self._edges: dict[SSAValue, list[SSAValue]] = defaultdict(list)
         self._back: dict[SSAValue, list[SSAValue]] = defaultdict(list)
-        varied_seeds = [a for a in fn.body.block.args if is_differentiable(a.type)]
-        useful_seeds = [a for a in fn.body.block.args if is_float_memref(a.type)]
+        const = const_args(fn)
+        args = [a for a in fn.body.block.args if a.index not in const]
+        varied_seeds = [a for a in args if is_differentiable(a.type)]
+        useful_seeds = [a for a in args if is_float_memref(a.type)]
         for op in fn.walk():
             self._add_op(op)
             if isinstance(op, func.ReturnOp) and op.parent_op() is fn:

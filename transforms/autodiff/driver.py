@@ -29,7 +29,9 @@ from contextlib import contextmanager
 from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
 from tapeflow.transforms.autodiff import scf as scf_rules
 from tapeflow.transforms.autodiff.activity import (
+    CONST_ARG_ATTR,
     Activity,
+    const_args,
     defined_inside,
     is_float,
     is_float_memref,
@@ -484,10 +486,17 @@ class Gradient:
         inputs: list[Attribute] = []
         active_scalars: list[SSAValue] = []
         position = 0
-        for arg in primal_args:
+        const = const_args(fn)
+        for n, arg in enumerate(primal_args):
             inputs.append(arg.type)
             position += 1
-            if is_float_memref(arg.type):
+            if n in const:
+                if self.activity.is_active(arg):
+                    raise PassFailedException(op_error(
+                        fn, f"argument {n} is constant ({CONST_ARG_ATTR}) but active "
+                        "values are stored into it"
+                    ))
+            elif is_float_memref(arg.type):
                 shadow = self.shadows[arg] = entry.insert_arg(arg.type, position)
                 if arg.name_hint:
                     shadow.name_hint = f"d_{arg.name_hint}"

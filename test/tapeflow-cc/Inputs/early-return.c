@@ -1,5 +1,0 @@
-double f(double x) {
-  if (x > 0.0)
-    return x;
-  return -x;
-}

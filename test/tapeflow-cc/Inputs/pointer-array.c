@@ -1,0 +1,1 @@
+double f(double *a[4]) { return a[0][0]; }

@@ -1,0 +1,43 @@
+// Enzyme's function attributes, which Clang drops with a warning (Enzyme's plugin reads
+// them): they change the gradient the author asked for, so they are honoured, never
+// ignored. `enzyme_inactive`: the call's result carries no derivative (a bitcast to i64
+// and back: the same bits, but activity does not follow integers); an inactive void
+// function without array writes is not called at all. `enzyme_function_like("log1p")`:
+// the call is `math.log1p`, whose derivative the AD knows. `enzyme_nofree` changes nothing.
+// REQUIRES: libclang
+// RUN: tapeflow-cc %s 2>&1 | filecheck %s
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-unknown.c 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// RUN: not tapeflow-cc %S/Inputs/enzyme-function-like-bad.c 2>&1 | filecheck %s --check-prefix=LIKE
+// RUN: not tapeflow-cc %S/Inputs/enzyme-inactive-writes.c 2>&1 | filecheck %s --check-prefix=WRITES
+#include <enzyme/enzyme.h>
+#include <math.h>
+
+__attribute__((enzyme_inactive)) double scale(double x) { return 2.0 * x; }
+__attribute__((enzyme_inactive, enzyme_nofree)) void log_state(const double *x) {}
+double __attribute__((enzyme_function_like("log1p"))) my_log1p(double x) { return log(1.0 + x); }
+
+double f(double *x, int n) {
+  double r = 0.0;
+  for (int i = 0; i < n; i++) {
+    log_state(x);
+    r += scale(x[i]) * x[i] + my_log1p(x[i] * x[i]);
+  }
+  return r;
+}
+
+void grad(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, x, dx, n); }
+
+// CHECK:      func.func @scale(
+// CHECK-NOT:  func.func @log_state
+// CHECK-NOT:  func.func @my_log1p
+// CHECK:      func.func @f(
+// CHECK:        %[[S:.*]] = func.call @scale(
+// CHECK-NEXT:   %[[B:.*]] = arith.bitcast %[[S]] : f64 to i64
+// CHECK-NEXT:   arith.bitcast %[[B]] : i64 to f64
+// CHECK:        math.log1p
+// CHECK-NOT:    func.call
+// CHECK:      }
+// UNKNOWN:    error: {{.*}}enzyme-attribute-unknown.c:1:16: unsupported C: the Enzyme attribute 'enzyme_shouldrecompute'
+// LIKE:       error: {{.*}}enzyme-function-like-bad.c:1:23: unsupported C: enzyme_function_like(my_alloc): only <math.h> functions
+// WRITES:     error: {{.*}}enzyme-inactive-writes.c:1:39: unsupported C: the enzyme_inactive function 'clip' writes float arrays (only a result is made inactive)
+// CHECK-NOT:  Traceback
