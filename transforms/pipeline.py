@@ -4,6 +4,7 @@
 
     tapeflow-autodiff{policy=P functions=f,g}
     tapeflow-checkpoint{schedule=S snapshots=K}       (when checkpoint is given)
+    cse, licm, cse                                    (hoists loop-invariant bounds)
     tapeflow-regions
     tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}
     tapeflow-stream{tile-bytes=T depth=D}
@@ -57,6 +58,13 @@ class CleanupPass(ModulePass):
         CommonSubexpressionElimination().apply(ctx, op)
 
 
+def hoist_invariants(ctx: Context, op: builtin.ModuleOp) -> None:
+    """Before region formation: cse, licm (hoists loop-invariant index arithmetic), cse."""
+    CommonSubexpressionElimination().apply(ctx, op)
+    LoopInvariantCodeMotionPass().apply(ctx, op)
+    CommonSubexpressionElimination().apply(ctx, op)
+
+
 @dataclass(frozen=True)
 class TapeFlowPipelinePass(ModulePass):
     """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup)."""
@@ -104,6 +112,11 @@ class TapeFlowPipelinePass(ModulePass):
         AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
         if checkpoint is not None:
             checkpoint.apply(ctx, op)
+        # Loop-invariant bounds (a C frontend's `n - 1` computed in the outer loop) would
+        # make the regions pass leave caches in Enzyme's layout: hoist them first. Not
+        # `canonicalize`: it folds a one-iteration forward loop and not its reverse twin,
+        # whose trip count is computed, so the regions pass would find them unmatched.
+        hoist_invariants(ctx, op)
         RegionsPass().apply(ctx, op)
         layers.apply(ctx, op)
         stream.apply(ctx, op)
