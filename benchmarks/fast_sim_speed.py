@@ -51,7 +51,7 @@ STAGES = {
     "autodiff": "tapeflow-autodiff",
     "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
     "regions": "tapeflow-autodiff,tapeflow-regions",
-    "tapeflow": "tapeflow",
+    "tapeflow": "tapeflow{mode=always}",
 }
 
 

@@ -111,10 +111,13 @@ def kernel_of(job: Job) -> Any:
 
 
 def pipeline_spec(
-    variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True
-) -> str:
+    variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True,
+    machine: str = "", mode: str = "auto",
+) -> str:  # fmt: skip
     """The `tapeflow-opt -p` pipeline of one variant; every variant ends with the same
-    `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False."""
+    `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False. TapeFlow's
+    cost model decides for `machine` when it names a preset or a TOML file (else for the
+    default machine); `mode=always` streams every region loop."""
     tail = ",tapeflow-cleanup" if cleanup else ""
     if variant == "enzyme":
         return "tapeflow-autodiff,tapeflow-lower-tape" + tail
@@ -122,6 +125,12 @@ def pipeline_spec(
         return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions" + tail
     if variant == "tapeflow":
         options = f"spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}"
+        from tapeflow.hwmodel.config import presets
+
+        if machine in presets() or (machine and Path(machine).is_file()):
+            options += f" machine={json.dumps(machine)}"
+        if mode != "auto":
+            options += f" mode={mode}"
         return f"tapeflow{{{options}{' cleanup=true' if cleanup else ''}}}"
     raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
 
@@ -145,6 +154,8 @@ class Job:
     backend: str = "auto"
     cleanup: bool = True
     """End the pipeline with `tapeflow-cleanup` (off only to measure what it removes)."""
+    mode: str = "auto"
+    """TapeFlow's `mode` (`always`: stream every region loop, the cost model's ablation)."""
     c_source: str = ""
     """A C twin of the kernel (`tapeflow-bench --kernels k.c`), compiled with the size's
     `-D` macros, instead of the bundled MLIR."""
@@ -155,7 +166,7 @@ class Job:
     @property
     def spec(self) -> str:
         return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth,
-                             self.cleanup)  # fmt: skip
+                             self.cleanup, self.machine_label, self.mode)  # fmt: skip
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) -> list[Any]:

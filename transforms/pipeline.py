@@ -1,13 +1,15 @@
 """`tapeflow`: the whole TapeFlow pipeline in one pass.
 
-`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g checkpoint=S-K cleanup=C}` runs
+`tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g checkpoint=S-K cleanup=C
+machine=M mode=auto|always}` runs
 
     tapeflow-autodiff{policy=P functions=f,g}
     tapeflow-checkpoint{schedule=S snapshots=K}       (when checkpoint is given)
     cse, licm, cse                                    (hoists loop-invariant bounds)
-    tapeflow-regions
+    tapeflow-regions                                  (the region loops chosen, below)
     tapeflow-layers{spm-bytes=N depth=D tile-bytes=T}
     tapeflow-stream{tile-bytes=T depth=D}
+    tapeflow-lower-tape                               (mode=auto: the caches kept)
     tapeflow-cleanup                                  (when C is true)
 
 on the primal program: reverse-mode AD, then one record per region instance, layers
@@ -15,6 +17,15 @@ whose `D` tile buffers fit the `N`-byte scratchpad (tiles capped at `T` bytes wh
 `T` > 0), and tiles streamed through a DRAM FIFO with `D`-deep prefetching. Options are
 validated by the passes that use them; `policy` and `functions` are passed to the AD pass
 unchanged (`functions` empty: every function marked `tapeflow.autodiff`).
+
+Which region loops are streamed: with `mode=always`, every one `tapeflow-regions` can
+form (the pipeline before issue 20, for ablation). With `mode=auto` (the default), only
+those where `tapeflow.transforms.cost_model` finds that streaming pays on machine `M`
+(default `default-45nm`, the tools' default machine; a preset name or a machine TOML;
+`native`: no DMA engine), decided from the IR and the machine description alone
+(docs/CONTRACTS.md, "The cost model of mode=auto"); every other cache is lowered exactly
+as the Enzyme-layout baseline lowers it (`tapeflow-lower-tape`), so a program where
+nothing pays compiles to the baseline's layout.
 
 `tapeflow-cleanup` is the scalar cleanup every compared variant gets before simulation
 (`tapeflow-bench` runs it after the Enzyme-layout and regions-only pipelines too), so that
@@ -30,14 +41,28 @@ It only removes or moves pure computations, so results stay bit-identical
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
-from tapeflow.transforms.layers import LayersPass
-from tapeflow.transforms.regions import RegionsPass
+from tapeflow.dialects import region, tape
+from tapeflow.hwmodel.config import DEFAULT_MACHINE
+from tapeflow.transforms.cost_model import (
+    MODES,
+    Decision,
+    MachineCosts,
+    cache_bytes,
+    decide,
+    machine_costs,
+    nest_trip_count,
+)
+from tapeflow.transforms.layers import LayersPass, check_options
+from tapeflow.transforms.lower_tape import LowerTapePass
+from tapeflow.transforms.regions import RegionGroup, form_regions
 from tapeflow.transforms.stream import StreamPass
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import (
     CommonSubexpressionElimination,
@@ -81,6 +106,11 @@ class TapeFlowPipelinePass(ModulePass):
     `tapeflow-checkpoint` after autodiff."""
     cleanup: bool = False
     """Run `tapeflow-cleanup` (canonicalize, cse, licm) at the end, as `tapeflow-bench` does."""
+    machine: str = DEFAULT_MACHINE
+    """The machine the cost model decides for: a preset name or a machine TOML file."""
+    mode: str = "auto"
+    """`auto`: stream a region loop only where the cost model says it pays; `always`:
+    every region loop (the pipeline before the cost model, for ablation)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from tapeflow.transforms.autodiff import AutodiffPass
@@ -94,20 +124,24 @@ class TapeFlowPipelinePass(ModulePass):
         # Validate every option before changing anything.
         layers = LayersPass(spm_bytes=self.spm_bytes, depth=self.depth, tile_bytes=self.tile_bytes)
         stream = StreamPass(tile_bytes=self.tile_bytes, depth=self.depth)
-        from tapeflow.transforms.layers import check_options
-
         check_options(
             self.name,
             spm_bytes=(self.spm_bytes, 1),  # type: ignore[arg-type]
             depth=(self.depth, 1),  # type: ignore[arg-type]
             tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
         )
+        if self.mode not in MODES:
+            raise PassFailedException(
+                f"{self.name}: option mode must be one of {', '.join(MODES)}, got '{self.mode}'"
+            )
+        costs = machine_costs(self.machine) if self.mode == "auto" else None
         checkpoint = None
         if self.checkpoint:
-            from tapeflow.transforms.checkpoint import CheckpointPass, check_options, parse_spec
+            from tapeflow.transforms.checkpoint import CheckpointPass, parse_spec
+            from tapeflow.transforms.checkpoint import check_options as check_checkpoint
 
             schedule, snapshots = parse_spec(self.name, self.checkpoint)
-            check_options(self.name, schedule, snapshots)
+            check_checkpoint(self.name, schedule, snapshots)
             checkpoint = CheckpointPass(snapshots=snapshots, schedule=schedule)
         AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
         if checkpoint is not None:
@@ -117,8 +151,44 @@ class TapeFlowPipelinePass(ModulePass):
         # `canonicalize`: it folds a one-iteration forward loop and not its reverse twin,
         # whose trip count is computed, so the regions pass would find them unmatched.
         hoist_invariants(ctx, op)
-        RegionsPass().apply(ctx, op)
+        if costs is None:
+            form_regions(op, _stream_all)
+        else:
+            form_regions(op, functools.partial(_select, costs, self.spm_bytes, self.depth))
         layers.apply(ctx, op)
         stream.apply(ctx, op)
+        if costs is not None and any(isinstance(o, tape.InitOp) for o in op.walk()):
+            # What the cost model kept is lowered as the baseline lowers it.
+            LowerTapePass().apply(ctx, op)
         if self.cleanup:
             CleanupPass().apply(ctx, op)
+
+
+def _stream_all(fn: func.FuncOp, groups: list[RegionGroup]) -> list[RegionGroup]:
+    return groups
+
+
+def _select(
+    costs: MachineCosts, spm_bytes: int, depth: int, fn: func.FuncOp, groups: list[RegionGroup]
+) -> list[RegionGroup]:
+    """The region loops of `fn` the cost model streams (`cost_model.decide`), with remarks."""
+    sizes = [cache_bytes(o) for o in fn.walk() if isinstance(o, tape.InitOp)]
+    fn_bytes = None if any(b is None for b in sizes) else sum(sizes)  # type: ignore[misc]
+    loops = [g for g in groups if g.fwd_loops]
+    fn_record_bytes = sum(_record_bytes(g) for g in loops)
+    chosen = []
+    for group in groups:
+        if not group.fwd_loops:
+            decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
+        else:
+            decision = decide(
+                costs, _record_bytes(group), nest_trip_count(group.fwd_loops),
+                len(group.caches), fn_bytes, fn_record_bytes, spm_bytes, depth,
+            )  # fmt: skip
+        if decision.stream:
+            chosen.append(group)
+    return chosen
+
+
+def _record_bytes(group: RegionGroup) -> int:
+    return region.RecordType([u.push.value.type for u in group.caches]).size

@@ -54,6 +54,7 @@ nests), or a reverse sweep the allocation point would not dominate.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tapeflow.dialects import region, tape
@@ -303,11 +304,22 @@ class RegionsPass(ModulePass):
     name = "tapeflow-regions"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        check_steps(op)
-        for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
-            regions, _ = find_regions(fn)
-            trip_counts: dict[scf.ForOp, SSAValue] = {}
-            index_cache: dict = {}
-            for group in regions:
-                _rewrite(group, trip_counts, index_cache)
-        prune_constants(op)
+        form_regions(op)
+
+
+Select = Callable[[func.FuncOp, list[RegionGroup]], list[RegionGroup]]
+
+
+def form_regions(op: builtin.ModuleOp, select: Select | None = None) -> None:
+    """Rewrites the regions of every function (those `select` keeps, when given: the cost
+    model's choice)."""
+    check_steps(op)
+    for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+        regions, _ = find_regions(fn)
+        if select is not None:
+            regions = select(fn, regions)
+        trip_counts: dict[scf.ForOp, SSAValue] = {}
+        index_cache: dict = {}
+        for group in regions:
+            _rewrite(group, trip_counts, index_cache)
+    prune_constants(op)

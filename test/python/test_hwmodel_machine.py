@@ -80,7 +80,7 @@ def _kernel_run(kernel: str, variant: str, machine, size: str = "default"):
     from tapeflow.hwmodel.fastsim import simulate_auto
 
     job = bench.Job(kernel=kernel, variant=variant, size=size, machine=machine.raw,
-                    spm_bytes=machine.spm_size)  # fmt: skip
+                    spm_bytes=machine.spm_size, mode="always")  # fmt: skip
     module = bench.build_module(job)
     args = bench.kernel_arguments(kernel, size)
     return simulate_auto(module, bench.kernels()[kernel].grad_entry, args, machine).report
@@ -427,7 +427,7 @@ def test_fast_path_identical_on_the_presets(name: str, variant: str):
 
     machine = load_machine(name)
     job = bench.Job(kernel="mass_spring", variant=variant, size="small", machine=machine.raw,
-                    spm_bytes=1024)  # fmt: skip
+                    spm_bytes=1024, mode="always")  # fmt: skip
     module = bench.build_module(job)
     ref, _ = assert_identical(module, bench.kernels()["mass_spring"].grad_entry,
                               bench.kernel_arguments("mass_spring", "small"), machine,

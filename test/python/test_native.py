@@ -424,7 +424,7 @@ KERNEL_STAGES = {
     "tapeflow-stream{depth=1}",
     "stream-depth4": "tapeflow-autodiff,tapeflow-regions,"
     "tapeflow-layers{spm-bytes=512 depth=4},tapeflow-stream{depth=4}",
-    "tapeflow": "tapeflow",
+    "tapeflow": "tapeflow{mode=always}",
 }
 
 

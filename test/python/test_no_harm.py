@@ -18,7 +18,7 @@ from tapeflow.frontends.c import compile_c
 from tapeflow.registry import get_all_passes, make_context
 
 INPUTS = Path(__file__).parent / "Inputs"
-STREAM_ALL = "tapeflow"
+STREAM_ALL = "tapeflow{mode=always}"
 
 
 def _compile(file: str, pipeline: str):

@@ -111,7 +111,7 @@ def test_pipeline_grid_bit_identical(shape, lb: int, step: int, n: int):
     for depth in DEPTHS:
         for records in (1, 3, 8):
             spm = depth * record * records
-            pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm}}}"
+            pipeline = f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm} mode=always}}"
             module = apply(text, pipeline)
             assert run(module, "kernel_grad", args) == expected, pipeline
             if shape is _nested and records == 8 and n >= 2:

@@ -80,7 +80,8 @@ def test_kernel_gradients_identical(name: str, policy: str):
 
 @pytest.mark.parametrize(
     "options",
-    ["spm-bytes=64 depth=1", "spm-bytes=200 depth=2 tile-bytes=40", "spm-bytes=4096 depth=4"],
+    ["spm-bytes=64 depth=1 mode=always", "spm-bytes=200 depth=2 tile-bytes=40 mode=always",
+     "spm-bytes=4096 depth=4 mode=always", "machine=accel-salam"],  # fmt: skip
 )
 @pytest.mark.parametrize("name", ["gemm", "lstm", "softmax_ce"])
 def test_pipeline_gradients_identical(name: str, options: str):

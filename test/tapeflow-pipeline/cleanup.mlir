@@ -1,5 +1,5 @@
 // RUN: tapeflow-opt %s -p tapeflow-cleanup | filecheck %s
-// RUN: tapeflow-opt %S/../../benchmarks/kernels/small/softmax_ce.mlir -p 'tapeflow{cleanup=true}' | filecheck %s --check-prefix=SMCE
+// RUN: tapeflow-opt %S/../../benchmarks/kernels/small/softmax_ce.mlir -p 'tapeflow{cleanup=true mode=always}' | filecheck %s --check-prefix=SMCE
 // RUN: tapeflow-opt --help | filecheck %s --check-prefix=HELP
 
 // Why: the shapes tapeflow-autodiff and the tape lowerings leave in reverse loops, which

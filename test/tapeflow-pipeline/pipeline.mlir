@@ -1,8 +1,8 @@
-// RUN: tapeflow-opt %s -p 'tapeflow{spm-bytes=64 depth=2 policy=cache-all}' | filecheck %s
-// RUN: tapeflow-opt %s '--tapeflow=spm-bytes=64 policy=cache-all' | filecheck %s --check-prefix=SPELL
+// RUN: tapeflow-opt %s -p 'tapeflow{spm-bytes=64 depth=2 policy=cache-all mode=always}' | filecheck %s
+// RUN: tapeflow-opt %s '--tapeflow=spm-bytes=64 policy=cache-all mode=always' | filecheck %s --check-prefix=SPELL
 // RUN: tapeflow-opt --help | filecheck %s --check-prefix=HELP
 // RUN: not tapeflow-opt %s -p 'tapeflow{spm-bytes=0}' 2>&1 | filecheck %s --check-prefix=BAD
-// RUN: not tapeflow-opt %s -p 'tapeflow{spm-bytes=8 policy=cache-all}' 2>&1 | filecheck %s --check-prefix=SMALL
+// RUN: not tapeflow-opt %s -p 'tapeflow{spm-bytes=8 policy=cache-all mode=always}' 2>&1 | filecheck %s --check-prefix=SMALL
 
 // The whole pipeline on a primal kernel: autodiff, regions, layers, stream.
 
@@ -39,6 +39,8 @@ func.func @sq(%x: memref<10xf64>) -> f64 attributes {tapeflow.autodiff} {
 
 // HELP: tapeflow                           Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup).
 // HELP:                                      cleanup=false  (bool)
+// HELP-NEXT:                                  machine=default-45nm  (str)
+// HELP-NEXT:                                  mode=auto  (str)
 // HELP: tapeflow-cleanup                   Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse.
 // HELP: tapeflow-layers                    Strip-mines each region's forward and reverse loops into scratchpad-sized layers.
 // HELP: tapeflow-lower-regions             Keeps region tapes as contiguous DRAM record buffers; lowers leftover caches.

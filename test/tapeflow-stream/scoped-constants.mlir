@@ -5,13 +5,13 @@
 // verify and compute the autodiff IR's gradients, bit for bit, at every depth.
 
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff{functions=kernel}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.ref
-// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=2}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d2
+// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=2 mode=always}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d2
 // RUN: diff %t.ref %t.d2
-// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=3}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d3
+// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=3 mode=always}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d3
 // RUN: diff %t.ref %t.d3
-// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=4}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d4
+// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=4 mode=always}' | tapeflow-run - --entry kernel_grad --args 1.0 > %t.d4
 // RUN: diff %t.ref %t.d4
-// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=2}' | filecheck %s
+// RUN: tapeflow-opt %s -p 'tapeflow{functions=kernel depth=2 mode=always}' | filecheck %s
 
 func.func @kernel(%a: memref<3xf64>) -> f64 {
   %c1 = arith.constant 1 : index

@@ -351,7 +351,7 @@ def pipelines(c: Context) -> list[tuple[str, str]]:
     spm = d * total * int(r.integers(1, 4))
     tile = int(r.choice([0, widest, total]))
     out.append(("primal", f"tapeflow{{spm-bytes={spm} depth={d} tile-bytes={tile} "
-                          f"policy={c.policy}}}"))  # fmt: skip
+                          f"policy={c.policy} mode=always}}"))  # fmt: skip
     return out
 
 

@@ -106,7 +106,7 @@ STAGES = {
     "tapeflow-stream{depth=1}",
     "stream-d2": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=2048},"
     "tapeflow-stream",
-    "tapeflow": "tapeflow",
+    "tapeflow": "tapeflow{mode=always}",
 }
 
 

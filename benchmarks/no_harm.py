@@ -1,0 +1,81 @@
+"""Does TapeFlow do no harm? Its cycles over the Enzyme layout's, every kernel and machine.
+
+    nice -n 10 python benchmarks/no_harm.py [--size small,default] [--machine A,B]
+        [--kernels gemm,lstm] [--mode auto|always]
+
+For every bundled kernel (benchmarks/kernels), size and machine preset (default: both of
+`tapeflow-bench`'s, default-45nm and accel-salam), compiles the gradient the Enzyme way
+and the TapeFlow way (`tapeflow{... machine=NAME mode=M}`, as `tapeflow-bench` does: the
+pipeline's cost model decides for the machine the program is simulated on), runs both with
+`tapeflow.bench.run_jobs_shared`
+(the benchmark's own compile-and-simulate step), checks that the gradients are
+bit-identical, and prints TapeFlow cycles / Enzyme-layout cycles per kernel and the worst
+ratio. The goal of issue 20 is a worst ratio of at most 1.01 with the default mode (auto).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tapeflow import bench  # noqa: E402
+
+GOAL = 1.01
+
+
+def measure(kernel: str, size: str, preset: str, mode: str) -> dict[str, object]:
+    from tapeflow.hwmodel.config import load_machine
+
+    machine = load_machine(preset)
+    jobs = [
+        bench.Job(kernel=kernel, variant=v, size=size, machine=machine.raw,
+                  machine_label=preset, spm_bytes=machine.spm_size, mode=mode)  # fmt: skip
+        for v in ("enzyme", "tapeflow")
+    ]
+    enzyme, tapeflow = bench.run_jobs_shared(jobs)["results"]
+    for r in (enzyme, tapeflow):
+        if r["error"]:
+            raise SystemExit(f"error: {kernel} {size} {preset} {r['variant']}: {r['error']}")
+    same, _ = bench.compare_gradients({"enzyme": enzyme, "regions": tapeflow, "tapeflow": tapeflow})
+    e, t = enzyme["report"], tapeflow["report"]
+    return {"kernel": kernel, "size": size, "machine": preset, "enzyme": e["cycles"],
+            "tapeflow": t["cycles"], "ratio": t["cycles"] / e["cycles"],
+            "dma": t["dma"]["bytes"] if "dma" in t else 0, "identical": same}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--size", default="small", help="small, default or small,default")
+    p.add_argument("--machine", default=",".join(bench.MACHINES))
+    p.add_argument("--kernels", default=None, help="comma-separated (default: all)")
+    p.add_argument("--mode", default="auto", choices=("auto", "always"))
+    args = p.parse_args(argv)
+    names = args.kernels.split(",") if args.kernels else list(bench.kernels())
+    print("| size | machine | kernel | Enzyme cycles | TapeFlow cycles | ratio | gradients |")
+    print("|---|---|---|---:|---:|---:|---|")
+    rows = []
+    for size in args.size.split(","):
+        for preset in args.machine.split(","):
+            for name in names:
+                row = measure(name, size, preset, args.mode)
+                rows.append(row)
+                print(f"| {size} | {preset} | {name} | {row['enzyme']:,.0f} | "
+                      f"{row['tapeflow']:,.0f} | {row['ratio']:.3f}x | "
+                      f"{'bit-identical' if row['identical'] else 'DIFFER'} |", flush=True)  # fmt: skip
+    worst = max(rows, key=lambda r: r["ratio"])
+    print(f"\nworst ratio (mode={args.mode}): {worst['ratio']:.3f}x "
+          f"({worst['kernel']}, {worst['size']}, {worst['machine']}); goal <= {GOAL}x")  # fmt: skip
+    bad = [r for r in rows if not r["identical"]]
+    if bad:
+        print(f"gradients differ: {len(bad)} run(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
