@@ -51,6 +51,7 @@ from tapeflow.transforms.cost_model import (
     Decision,
     MachineCosts,
     cache_bytes,
+    cache_remark,
     decide,
     machine_costs,
     nest_trip_count,
@@ -165,6 +166,9 @@ class TapeFlowPipelinePass(ModulePass):
 
 
 def _stream_all(fn: func.FuncOp, groups: list[RegionGroup]) -> list[RegionGroup]:
+    for group in groups:
+        for use in group.caches:
+            cache_remark(use.push, "streamed (mode=always)")
     return groups
 
 
@@ -187,6 +191,8 @@ def _select(
             )  # fmt: skip
         if decision.stream:
             chosen.append(group)
+        for use in group.caches:
+            cache_remark(use.push, decision.reason)
     return chosen
 
 

@@ -58,6 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tapeflow.dialects import region, tape
+from tapeflow.transforms.cost_model import cache_remark, describe, remark
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     check_steps,
@@ -202,7 +203,10 @@ def _check_group(group: RegionGroup) -> str | None:
         for loop in group.fwd_loops[1:]:
             for bound in (loop.lb, loop.ub, loop.step):
                 if not defined_outside(bound, outer):
-                    return "inner loop bounds vary with an outer iteration"
+                    return (
+                        f"bound '{describe(bound)}' of an inner loop is defined inside the "
+                        "outer loop (it may vary with an outer iteration)"
+                    )
     anchor = _anchor(group)
     block = anchor.parent_block()
     assert block is not None
@@ -312,10 +316,12 @@ Select = Callable[[func.FuncOp, list[RegionGroup]], list[RegionGroup]]
 
 def form_regions(op: builtin.ModuleOp, select: Select | None = None) -> None:
     """Rewrites the regions of every function (those `select` keeps, when given: the cost
-    model's choice)."""
+    model's choice); remarks say why each cache left alone stays a cache."""
     check_steps(op)
     for fn in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
-        regions, _ = find_regions(fn)
+        regions, skipped = find_regions(fn)
+        for init, reason in skipped.items():
+            _skipped_remark(init, reason)
         if select is not None:
             regions = select(fn, regions)
         trip_counts: dict[scf.ForOp, SSAValue] = {}
@@ -323,3 +329,12 @@ def form_regions(op: builtin.ModuleOp, select: Select | None = None) -> None:
         for group in regions:
             _rewrite(group, trip_counts, index_cache)
     prune_constants(op)
+
+
+def _skipped_remark(init: tape.InitOp, reason: str) -> None:
+    pushes = [u.operation for u in init.cache.uses if isinstance(u.operation, tape.PushOp)]
+    text = f"kept in Enzyme's layout: {reason}"
+    if pushes:
+        cache_remark(pushes[0], text)
+    else:
+        remark(init, f"cache kept in Enzyme's layout: {reason}")

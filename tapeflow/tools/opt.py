@@ -87,6 +87,12 @@ class TapeFlowOptMain(xDSLOptMain):
             help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
         c_frontend.add_c_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--remarks",
+            action="store_true",
+            help="print one 'remark: file:line:col: ...' line per tape cache on stderr: "
+            "what the pipeline did with it and, where a transform was not applied, why",
+        )
 
     def setup_pipeline(self) -> None:
         self.pass_locations: list[str] = []
@@ -390,7 +396,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = mlir_opt_spellings(argv, list(registry.get_all_passes()))
     with report_errors():
         opt = TapeFlowOptMain(args=argv)
-        opt.run()
+        from tapeflow.transforms.cost_model import collect_remarks
+
+        with collect_remarks() as remarks:
+            opt.run()
+        if opt.args.remarks:
+            for line in remarks:
+                print(line, file=sys.stderr)
         text = opt.buffer.getvalue()
         if opt.args.output_file:
             with open(opt.args.output_file, "w") as out:
