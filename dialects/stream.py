@@ -35,10 +35,11 @@ Ops (a "buffer" is a `!region.tape<R, #stream.spm>` of `K` records):
 - `stream.fifo_alloc` / `stream.fifo_dealloc`: create / release a FIFO of `num_tiles` slots.
 - `stream.acquire_write %buf[, %tok]`: waits until `%buf` may be written, i.e. its previous
   commit (`%tok`, or whichever DMA is in flight on it when no token is given) completed.
-- `stream.commit %buf -> %f[%t]`: starts the copy SPM buffer -> DRAM slot `%t`; returns
+- `stream.commit %buf -> %f[%t][, %n]`: starts the copy SPM buffer -> DRAM slot `%t` (of
+  its first `%n` records when given: a partial tile moves only its filled part); returns
   its token. The buffer must not be touched until it is acquired again.
-- `stream.prefetch %f[%t] -> %buf`: starts the copy DRAM slot `%t` -> SPM buffer (the slot
-  must hold a completed commit); returns its token.
+- `stream.prefetch %f[%t] -> %buf[, %n]`: starts the copy DRAM slot `%t` -> SPM buffer
+  (the slot must hold a completed commit of at least `%n` records); returns its token.
 - `stream.acquire_read %buf[, %tok]`: waits for the prefetch into `%buf`; the buffer is
   then readable.
 - `stream.release %buf`: the holder of `%buf` is done with it: the reader after its last
@@ -248,10 +249,18 @@ class _DmaOp(IRDLOperation):
     fifo = operand_def(FifoType)
     tile = operand_def(IndexType)
     buffer = operand_def(TapeType)
+    records = opt_operand_def(IndexType)
+    """How many records (from the first) the DMA moves; absent: the whole tile (K). A
+    partial tile (a run-time trip count, the last layer) moves only its filled part."""
     token = result_def(TokenType)
 
-    def __init__(self, fifo: SSAValue, tile: SSAValue, buffer: SSAValue):
-        super().__init__(operands=[fifo, tile, buffer], result_types=[TokenType()])
+    def __init__(
+        self, fifo: SSAValue, tile: SSAValue, buffer: SSAValue, records: SSAValue | None = None
+    ):
+        super().__init__(
+            operands=[fifo, tile, buffer, [] if records is None else [records]],
+            result_types=[TokenType()],
+        )
 
     def verify_(self) -> None:
         fifo_type = self.fifo.type
@@ -275,6 +284,17 @@ class _DmaOp(IRDLOperation):
         tile = parser.parse_unresolved_operand()
         parser.parse_punctuation("]")
         return fifo, tile
+
+    @staticmethod
+    def _parse_records(parser: Parser) -> UnresolvedOperand | None:
+        if parser.parse_optional_punctuation(",") is None:
+            return None
+        return parser.parse_unresolved_operand()
+
+    def _print_records(self, printer: Printer) -> None:
+        if self.records is not None:
+            printer.print_string(", ")
+            printer.print_operand(self.records)
 
     @staticmethod
     def _parse_fifo_type(parser: Parser) -> FifoType:
@@ -312,12 +332,14 @@ class CommitOp(_DmaOp):
         buffer = parser.parse_unresolved_operand()
         parser.parse_punctuation("->")
         fifo, tile = cls._parse_slot(parser)
+        records = cls._parse_records(parser)
         attrs = parser.parse_optional_attr_dict()
         fifo_type = cls._parse_fifo_type(parser)
         op = cls(
             parser.resolve_operand(fifo, fifo_type),
             parser.resolve_operand(tile, IndexType()),
             parser.resolve_operand(buffer, fifo_type.buffer_type),
+            None if records is None else parser.resolve_operand(records, IndexType()),
         )
         op.attributes.update(attrs)
         return op
@@ -327,6 +349,7 @@ class CommitOp(_DmaOp):
         printer.print_operand(self.buffer)
         printer.print_string(" -> ")
         self._print_slot(printer)
+        self._print_records(printer)
         self._print_tail(printer)
 
 
@@ -346,12 +369,14 @@ class PrefetchOp(_DmaOp):
         fifo, tile = cls._parse_slot(parser)
         parser.parse_punctuation("->")
         buffer = parser.parse_unresolved_operand()
+        records = cls._parse_records(parser)
         attrs = parser.parse_optional_attr_dict()
         fifo_type = cls._parse_fifo_type(parser)
         op = cls(
             parser.resolve_operand(fifo, fifo_type),
             parser.resolve_operand(tile, IndexType()),
             parser.resolve_operand(buffer, fifo_type.buffer_type),
+            None if records is None else parser.resolve_operand(records, IndexType()),
         )
         op.attributes.update(attrs)
         return op
@@ -361,6 +386,7 @@ class PrefetchOp(_DmaOp):
         self._print_slot(printer)
         printer.print_string(" -> ")
         printer.print_operand(self.buffer)
+        self._print_records(printer)
         self._print_tail(printer)
 
 

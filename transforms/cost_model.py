@@ -26,11 +26,15 @@ caches hold `T_f` bytes in all:
   Stream when `E > F`, else keep Enzyme's layout.
 - A trip count unknown at compile time: `T` is taken as unbounded, so the decision is
   the one for a large tape: the per-tile rates `E(tile)` against `F` (without the fill).
+  Where streaming does not pay, the caches are still packed into a DRAM record tape
+  ("regions only"): Enzyme's layout for such a loop is a stack (`tapeflow-lower-tape`
+  rule 3, a stack pointer loaded and stored at every push and pop), while records are
+  indexed by the iteration numbers, as Enzyme's arrays are for constant trip counts.
 - `native=true` machines (no DMA engine; `tapeflow-exec`): never stream.
 
-Regions without streaming are not chosen: with the misses counted per line or per page,
-one record stream touches the lines (pages) the caches' arrays touch together, so the
-rule finds nothing it gains. A refused region keeps the Enzyme layout exactly (the
+Regions without streaming are not chosen for constant trip counts: with the misses
+counted per line or per page, one record stream touches the lines (pages) the caches'
+arrays touch together, so the rule finds nothing it gains. A refused region keeps the Enzyme layout exactly (the
 pipeline lowers its caches with `tapeflow-lower-tape`, as the baseline).
 
 `remark(op, text)` records one `remark: file:line:col: text` line for `--remarks`
@@ -128,6 +132,8 @@ class Decision:
 
     stream: bool
     reason: str
+    regions: bool = False
+    """Not streamed, but packed into a DRAM record tape (the "regions only" layout)."""
 
 
 def nest_trip_count(loops: list[scf.ForOp]) -> int | None:
@@ -205,8 +211,10 @@ def decide(
         if e > f:
             return Decision(True, f"streamed: trip count known at run time; per tile of "
                                   f"{tile} B, misses ~{e:.0f} cycles > streaming ~{f:.0f}")  # fmt: skip
-        return Decision(False, f"{KEPT}: trip count known at run time; per tile of "
-                               f"{tile} B, streaming ~{f:.0f} cycles >= misses ~{e:.0f}")  # fmt: skip
+        return Decision(False, f"packed into a DRAM record tape, layers skipped: trip "
+                               f"count known at run time (Enzyme's layout would be a stack); "
+                               f"per tile of {tile} B, streaming ~{f:.0f} cycles >= misses "
+                               f"~{e:.0f}", regions=True)  # fmt: skip
     tape_bytes = records * record_bytes
     total = math.inf if fn_bytes is None else fn_bytes
     if total <= costs.l1_share:

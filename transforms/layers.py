@@ -38,8 +38,11 @@ scf.for %sr = %c0 to %n step %L {                       // {tapeflow.layer = L}
 The layer loop's bounds carry `n` and `L`; the tile loop runs the original induction
 variable (or reverse counter), so the body is unchanged and costs nothing more per
 iteration. `iter_args` (the reverse sweep's adjoint accumulators) are threaded through both loops.
-The last layer holds `n - (nl-1)*L` iterations when `L` does not divide `n`; a dynamic
-`n` works the same way (the layer bounds are computed at run time). The tape itself is
+The last layer holds `n - (nl-1)*L` iterations when `L` does not divide `n`. A dynamic
+`n` gets its layers sized at run time: `L` (from the budget, below) is the tile's
+capacity, and the layer loop steps by `L' = max(1, ceil(n / ceil(n / L)))`, computed
+before the nest (a 7-iteration loop gets one layer of 7 iterations, not of `L`);
+`tapeflow.layer` keeps the capacity `L`. The tape itself is
 untouched: it stays in DRAM, indexed as before, so the program's meaning is unchanged;
 `tapeflow-stream` turns the tiles into DMA transfers.
 
@@ -155,7 +158,7 @@ def find_loop_regions(fn: func.FuncOp) -> list[LoopRegion]:
             continue
         tape_type = op.tape.type
         assert isinstance(tape_type, region.TapeType)
-        if tape_type.in_spm:
+        if tape_type.in_spm or "tapeflow.dram" in op.attributes:
             continue
         writes = [u.operation for u in op.tape.uses if isinstance(u.operation, region.WriteOp)]
         reads = [u.operation for u in op.tape.uses if isinstance(u.operation, region.ReadOp)]
@@ -171,7 +174,9 @@ def find_loop_regions(fn: func.FuncOp) -> list[LoopRegion]:
     return found
 
 
-def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse: bool) -> None:
+def _strip_mine(
+    loop: scf.ForOp, layer: int, size: SSAValue, n: SSAValue, nl: SSAValue, reverse: bool
+) -> None:
     """Replaces `loop` by a layer loop over `nl` layers of `layer` iterations (see above).
 
     The layer loop steps over the first (normalized) iteration of each layer,
@@ -181,7 +186,6 @@ def _strip_mine(loop: scf.ForOp, layer: int, n: SSAValue, nl: SSAValue, reverse:
     """
     ib = IndexBuilder(InsertPoint.before(loop))
     c0 = ib.const(0)
-    size = ib.const(layer)
     index = IndexType()
     iter_types = [a.type for a in loop.iter_args]
     last_start = ib.mul(ib.sub(nl, ib.const(1)), size) if reverse else None
@@ -266,6 +270,12 @@ def layer_regions(
             # full, so that the last tile is not mostly padding.
             layer = -(-cn // -(-cn // layer))
         nl = ib.ceildiv(n, ib.const(layer))
+        # A trip count known at run time: the same balancing at run time, so that a short
+        # loop gets layers (and tiles) of its own size, not `layer` iterations mostly empty.
+        size = ib.const(layer)
+        if cn is None:
+            size = ib.max(ib.ceildiv(n, ib.max(nl, ib.const(1))), ib.const(1))
+            nl = ib.ceildiv(n, size)
         for r, _, per_iteration in group:
             r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer * per_iteration, i64)
             if shares is not None:
@@ -275,8 +285,8 @@ def layer_regions(
         for r, _, _ in group:
             if id(r.rev[level]) not in done_rev:
                 done_rev.add(id(r.rev[level]))
-                _strip_mine(r.rev[level], layer, n, nl, reverse=True)
-        _strip_mine(first.fwd[level], layer, n, nl, reverse=False)
+                _strip_mine(r.rev[level], layer, size, n, nl, reverse=True)
+        _strip_mine(first.fwd[level], layer, size, n, nl, reverse=False)
         ib.prune()
 
 

@@ -22,7 +22,8 @@ tape (`#stream.spm`) is an ordinary buffer of the same shape. `region.write`/`re
 become one store/load per field; reading a record never written is not checked natively.
 
 `stream`: a FIFO of m tiles of K records is one `memref<?xKxT>` per field; commit
-and prefetch become copy loops between a tile slot and the buffer, done eagerly when the
+and prefetch become copy loops between a tile slot and the buffer (over the DMA's record
+count when it has one), done eagerly when the
 DMA starts (the buffer may not be touched until the matching acquire, so the values are
 the same); acquires, release, wait and tokens vanish. `memref<..., #stream.spm>` loses
 its memory space: the scratchpad becomes ordinary memory.
@@ -323,7 +324,8 @@ class _RegionStreamLowering:
             Rewriter.erase_op(op)
 
     def _copy(self, at: At, op: Operation, to_fifo: bool) -> None:
-        fifo, tile, buffer = op.operands
+        fifo, tile, buffer = op.operands[:3]
+        records = op.operands[3] if len(op.operands) > 3 else None
         fifo_refs = self.fields_of(op, fifo)
         buffer_refs = self.fields_of(op, buffer)
 
@@ -334,7 +336,8 @@ class _RegionStreamLowering:
                 else:
                     b.store(b.load(fifo_ref, [tile, k]), buffer_ref, [k])
 
-        _for(at, at.index(0), at.index(self.tile[fifo]), body)
+        # A partial tile (the DMA's record count) copies only its filled part.
+        _for(at, at.index(0), records if records is not None else at.index(self.tile[fifo]), body)
 
     @staticmethod
     def _check_uses(op: Operation) -> None:

@@ -189,7 +189,8 @@ def _select(
                 costs, _record_bytes(group), nest_trip_count(group.fwd_loops),
                 len(group.caches), fn_bytes, fn_record_bytes, spm_bytes, depth,
             )  # fmt: skip
-        if decision.stream:
+        if decision.stream or decision.regions:
+            group.in_dram = not decision.stream
             chosen.append(group)
         for use in group.caches:
             cache_remark(use.push, decision.reason)

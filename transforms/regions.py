@@ -94,6 +94,13 @@ class RegionGroup:
     caches: list[CacheUse] = field(default_factory=list[CacheUse])
     fwd_loops: list[scf.ForOp] = field(default_factory=list[scf.ForOp])
     rev_loops: list[scf.ForOp] = field(default_factory=list[scf.ForOp])
+    in_dram: bool = False
+    """Keep the tape a DRAM record buffer (`DRAM_ATTR`): not layered nor streamed."""
+
+
+DRAM_ATTR = "tapeflow.dram"
+"""Unit attribute on a `region.alloc` that `tapeflow-layers`/`tapeflow-stream` leave in
+DRAM (the cost model's "regions only" choice)."""
 
 
 def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
@@ -258,6 +265,8 @@ def _rewrite(
             total = ib.mul(total, size)
         count = total
     alloc = region.AllocOp(tape_type, count)
+    if group.in_dram:
+        alloc.attributes[DRAM_ATTR] = builtin.UnitAttr()
     Rewriter.insert_op(alloc, InsertPoint.before(anchor))
     tape_value = alloc.tape
 

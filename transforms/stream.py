@@ -29,8 +29,9 @@ overlap (each tile is fetched after the previous one is released); `D >= 2` over
 with compute in both sweeps. In the forward sweep a buffer's commit is waited for when the
 buffer is next acquired, `D` tiles later; the last `D` commits are waited for right after
 they are issued, so every DMA has completed before the reverse sweep prefetches, and every
-token is waited on exactly once. A partial last tile (the trip count not a multiple of
-`K`) is committed whole; only its written records are read back.
+token is waited on exactly once. A partial tile (the strip-mined loop's trip count not a
+multiple of its layer size, or known only at run time) commits and prefetches only its
+filled part: the DMAs get the record count `min(L, n - j*L) * P` of layer `j`.
 
 Regions that are not layered are strip-mined first (as `tapeflow-layers` does, spanning
 loops where they fit) with tiles of at most `floor(tile-bytes / record size)` records
@@ -89,6 +90,13 @@ class _Emitter(IndexBuilder):
             return self.const(0)
         return self._insert(RemSIOp(a, self.const(d)))
 
+    def remv(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a mod b for a >= 0, b > 0 (both SSA values)."""
+        cb = const_int(b)
+        if cb is not None:
+            return self.rem(a, cb)
+        return self._insert(RemSIOp(a, b))
+
     def buffer(self, g: SSAValue, buffers: list[SSAValue]) -> SSAValue:
         """buffers[g mod D]."""
         slot = self.rem(g, len(buffers))
@@ -141,7 +149,7 @@ def _levels(pairs: list[list[scf.ForOp]], anchor: _Emitter) -> list[_Level]:
     for loops in pairs:
         if len(loops) == 2:
             n = loops[0].ub
-            size_l = anchor.const(_layer_size(loops[0]))
+            size_l = loops[0].step
             nl = anchor.ceildiv(n, size_l)
             last_start = anchor.mul(anchor.sub(nl, anchor.const(1)), size_l)
             levels.append(_Level(loops, n, last_start))
@@ -222,7 +230,7 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     levels_r = [
         _Level(loops_r, lv.size, lv.last_start) for loops_r, lv in zip(pairs_r, levels_f)
     ]
-    nl = eb.ceildiv(fl.ub, eb.const(_layer_size(fl)))
+    nl = eb.ceildiv(fl.ub, fl.step)
     total = nl
     for lv in levels_f[:own]:
         total = eb.mul(total, lv.size)
@@ -235,6 +243,23 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     d_const = eb.const(depth)
     c1 = eb.const(1)
     last = eb.sub(total, c1)
+
+    # A partial tile (the trip count `n` of the strip-mined loop not a multiple of its
+    # layer size, or known only at run time) commits and prefetches only its filled part:
+    # min(L, n - j * L) iterations of `per_iteration` records for layer j = g mod nl.
+    per_iteration = k // _layer_size(fl)
+    cn, cl = const_int(fl.ub), const_int(fl.step)
+    partial = cn is None or cl is None or cn % cl != 0
+
+    def filled(e: _Emitter, start: SSAValue | None, g_: SSAValue | None) -> SSAValue | None:
+        """Records of the tile whose layer starts at iteration `start` (or of tile `g_`)."""
+        if not partial:
+            return None
+        if start is None:
+            assert g_ is not None
+            start = e.mul(g_ if own == 0 else e.remv(g_, nl), fl.step)
+        left = e.min(fl.step, e.sub(fl.ub, start))
+        return e.mul(left, e.const(per_iteration))
 
     # Forward: acquire before the tile loop, write into the buffer, commit after it.
     fb = _Emitter(InsertPoint.before(ft))
@@ -251,7 +276,7 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     replaced = [r.write.index]
     Rewriter.erase_op(r.write)
     cb = _Emitter(InsertPoint.after(ft))
-    commit = stream.CommitOp(fifo.fifo, g, buf)
+    commit = stream.CommitOp(fifo.fifo, g, buf, filled(cb, fl.body.block.args[0], None))
     cb.op(commit)
     cb.guarded(g, tail, [stream.WaitOp(commit.token)])
 
@@ -263,12 +288,14 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
         ctile = const_int(tile)
         if ctile is not None:
             if ctile >= 0:
-                pb.op(stream.PrefetchOp(fifo.fifo, tile, buffers[ctile % depth]))
+                pb.op(stream.PrefetchOp(fifo.fifo, tile, buffers[ctile % depth],
+                                        filled(pb, None, tile)))  # fmt: skip
             continue
         cond = pb.cmp(tile, c0, "sge")
         block = Block()
         inner = _Emitter(InsertPoint.at_end(block))
-        inner.op(stream.PrefetchOp(fifo.fifo, tile, inner.buffer(tile, buffers)))
+        inner.op(stream.PrefetchOp(fifo.fifo, tile, inner.buffer(tile, buffers),
+                                   filled(inner, None, tile)))  # fmt: skip
         inner.op(scf.YieldOp())
         pb.op(scf.IfOp(cond, [], [block]))
 
@@ -296,7 +323,15 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
     ab = _Emitter(InsertPoint.after(rt))
     ab.op(stream.ReleaseOp(buf))
     nxt = ab.sub(g, d_const)
-    ab.guarded(g, d_const, [stream.PrefetchOp(fifo.fifo, nxt, buf)])
+    if partial:
+        # The count is computed under the guard, where `nxt` is a valid tile.
+        block = Block()
+        inner = _Emitter(InsertPoint.at_end(block))
+        inner.op(stream.PrefetchOp(fifo.fifo, nxt, buf, filled(inner, None, nxt)))
+        inner.op(scf.YieldOp())
+        ab.op(scf.IfOp(ab.cmp(g, d_const, "sge"), [], [block]))
+    else:
+        ab.guarded(g, d_const, [stream.PrefetchOp(fifo.fifo, nxt, buf)])
 
     # Release everything where the DRAM tape was released.
     for use in list(r.alloc.tape.uses):

@@ -114,8 +114,9 @@ class DmaToken:
 
     @property
     def bytes(self) -> int:
-        """Bytes moved: one whole tile (K records, padding included)."""
-        return self.fifo.tile_bytes
+        """Bytes moved: the records moved (the whole tile, K records, unless the op gave a
+        count), padding included."""
+        return len(self.data) * self.fifo.record.size
 
     @property
     def source(self) -> str:
@@ -149,7 +150,8 @@ def _complete(op: Operation, token: DmaToken) -> None:
     if token.kind == COMMIT:
         token.fifo.tiles[token.tile] = token.data
     else:
-        token.buffer.records = list(token.data)
+        data = list(token.data)
+        token.buffer.records = data + [None] * (token.buffer.count - len(data))
 
 
 def _check_slot(op: Operation, fifo: TileFifo, tile: int, buffer: RecordBuffer) -> None:
@@ -169,6 +171,17 @@ def _check_slot(op: Operation, fifo: TileFifo, tile: int, buffer: RecordBuffer) 
             op,
             f"{buffer.describe()} still has a {buffer.dma.kind} DMA in flight (acquire it first)",
         )
+
+
+def _records(op: Operation, args: PythonValues, whole: int) -> int:
+    """The record count of a commit/prefetch (its optional operand, else `whole`)."""
+    if len(args) <= 3:
+        return whole
+    count = int(args[3])
+    k = args[0].tile_records
+    if not 0 <= count <= k:
+        raise _fail(op, f"record count {count} out of range for a tile of {k} records")
+    return count
 
 
 def _acquire(op: Operation, buffer: RecordBuffer, token: DmaToken | None, kind: str) -> None:
@@ -247,7 +260,8 @@ class StreamFunctions(InterpreterFunctions):
         busy = fifo.in_flight_on(tile)
         if busy is not None:
             raise _fail(op, f"tile {tile} already has {busy.describe()} in flight")
-        token = DmaToken(COMMIT, fifo, tile, buffer, tuple(buffer.records), op)
+        count = _records(op, args, fifo.tile_records)
+        token = DmaToken(COMMIT, fifo, tile, buffer, tuple(buffer.records[:count]), op)
         buffer.acquired = None
         buffer.dma = token
         fifo.in_flight.append(token)
@@ -274,7 +288,11 @@ class StreamFunctions(InterpreterFunctions):
         data = fifo.tiles[tile]
         if data is None:
             raise _fail(op, f"tile {tile} was never committed")
-        token = DmaToken(PREFETCH, fifo, tile, buffer, data, op)
+        count = _records(op, args, len(data))
+        if len(args) > 3 and count > len(data):
+            raise _fail(op, f"prefetch of {count} records from tile {tile}, which holds "
+                            f"{len(data)} committed records")  # fmt: skip
+        token = DmaToken(PREFETCH, fifo, tile, buffer, data[:count], op)
         buffer.dma = token
         fifo.in_flight.append(token)
         return (token,)

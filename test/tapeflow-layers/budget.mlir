@@ -114,7 +114,7 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:         region.alloc(%{{.*}}) {tapeflow.layer_records = 2 : i64, tapeflow.spm_bytes = 32 : i64} : !region.tape<!region.record<f64>>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[NO:.*]] step %[[L:.*]] {
 // CHECK:           scf.for %i = %{{.*}} to %{{.*}} step %c2 {
-// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI:.*]] step %[[L]] {
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI:.*]] step %[[LI:.*]] {
 // CHECK:               scf.for %j = %{{.*}} to %{{.*}} step %c1 {
 // CHECK:                 region.write
 // CHECK:               } {tapeflow.loop = 1 : i64}
@@ -130,7 +130,7 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:         } {tapeflow.layer = 2 : i64}
 // CHECK:         %r3 = scf.for %{{.*}} = %{{.*}} to %[[NO]] step %[[L]]
 // CHECK:           scf.for %k_2 = %{{.*}} to %{{.*}} step %c1
-// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI]] step %[[L]]
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[NI]] step %[[LI]]
 // CHECK:               scf.for %kj = %{{.*}} to %{{.*}} step %c1
 // CHECK:                 region.read
 // CHECK:               } {tapeflow.loop = 1 : i64}

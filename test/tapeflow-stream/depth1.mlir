@@ -49,4 +49,4 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK-NEXT:      %[[PREV:.*]] = arith.subi %[[G:.*]], %{{.*}} : index
 // CHECK-NEXT:      %[[MORE:.*]] = arith.cmpi sge, %[[G]], %{{.*}} : index
 // CHECK-NEXT:      scf.if %[[MORE]] {
-// CHECK-NEXT:        stream.prefetch %[[F]][%[[PREV]]] -> %[[B]]
+// CHECK:             stream.prefetch %[[F]][%[[PREV]]] -> %[[B]], %{{.*}} :

@@ -1,7 +1,8 @@
 // RUN: tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=48},tapeflow-stream' | filecheck %s
 // RUN: tapeflow-opt %s -p 'tapeflow-regions,tapeflow-layers{spm-bytes=48},tapeflow-stream' | tapeflow-opt | filecheck %s
 
-// 10 records of 8 bytes, layers of 3 records (4 tiles, the last one partial), depth 2.
+// 10 records of 8 bytes, layers of 3 records (4 tiles, the last one partial: its commit
+// and prefetch move its 1 record, min(3, 10 - start), not 3), depth 2.
 // Forward: tile g goes to SPM buffer g mod 2, acquired (waiting for that buffer's previous
 // commit) right before the layer, committed asynchronously right after it; the commits of
 // the last 2 tiles are waited for at once. Reverse: the last 2 tiles are prefetched before
@@ -51,14 +52,17 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK-NEXT:        %w = math.tanh %v : f64
 // CHECK-NEXT:        region.write %[[BUF]][%[[W]]], %w : !region.tape<!region.record<f64>, #stream.spm>
 // CHECK-NEXT:      } {tapeflow.loop = 0 : i64}
-// CHECK-NEXT:      %[[TOK:.*]] = stream.commit %[[BUF]] -> %[[F]][%[[J]]] : !stream.fifo<!region.record<f64>, 3>
+// CHECK-NEXT:      %[[LEFT:.*]] = arith.subi %[[N]], %[[START]] : index
+// CHECK-NEXT:      %[[LT:.*]] = arith.cmpi slt, %[[L]], %[[LEFT]] : index
+// CHECK-NEXT:      %[[CNT:.*]] = arith.select %[[LT]], %[[L]], %[[LEFT]] : index
+// CHECK-NEXT:      %[[TOK:.*]] = stream.commit %[[BUF]] -> %[[F]][%[[J]]], %[[CNT]] : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:      %[[TAIL:.*]] = arith.cmpi sge, %[[J]], %[[C2]] : index
 // CHECK-NEXT:      scf.if %[[TAIL]] {
 // CHECK-NEXT:        stream.wait %[[TOK]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:    } {tapeflow.layer = 3 : i64}
-// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[L]]] -> %[[B1]] : !stream.fifo<!region.record<f64>, 3>
-// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[C2]]] -> %[[B0]] : !stream.fifo<!region.record<f64>, 3>
+// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[L]]] -> %[[B1]], %[[C1]] : !stream.fifo<!region.record<f64>, 3>
+// CHECK-NEXT:    %{{.*}} = stream.prefetch %[[F]][%[[C2]]] -> %[[B0]], %[[L]] : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:    %r = scf.for %[[SR:.*]] = %[[C0]] to %[[N]] step %[[L]] iter_args(%{{.*}} = %z) -> (f64) {
 // CHECK:           %[[KLB:.*]] = arith.subi %[[N]], %{{.*}} : index
 // CHECK-NEXT:      %[[KUB:.*]] = arith.subi %[[N]], %{{.*}} : index
@@ -79,7 +83,7 @@ func.func @f_grad(%x: memref<10xf64>, %dx: memref<10xf64>) -> f64 {
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.subi %[[G]], %[[C2]] : index
 // CHECK-NEXT:      %[[MORE:.*]] = arith.cmpi sge, %[[G]], %[[C2]] : index
 // CHECK-NEXT:      scf.if %[[MORE]] {
-// CHECK-NEXT:        %{{.*}} = stream.prefetch %[[F]][%[[NEXT]]] -> %[[RBUF]] : !stream.fifo<!region.record<f64>, 3>
+// CHECK:             %{{.*}} = stream.prefetch %[[F]][%[[NEXT]]] -> %[[RBUF]], %{{.*}} : !stream.fifo<!region.record<f64>, 3>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.yield %[[RES]] : f64
 // CHECK-NEXT:    } {tapeflow.layer = 3 : i64}
