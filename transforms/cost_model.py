@@ -21,8 +21,11 @@ caches hold `T_f` bytes in all:
   core.issue_width`) and 4 DMA fences (acquire, commit, prefetch, acquire), each cutting
   the core's overlap window (`core.window_ops / core.issue_width / 2` cycles: half a
   window lost per fence); once, the fill of the reverse sweep and the drain of the
-  forward one (`2 * (dma.setup + tile / BW_dma)`, `BW_dma = min(dram.bandwidth,
-  dma.spm_port)`). Tiles are `spm.size / (depth x the function's record bytes)` records.
+  forward one (`2 * (dma.setup + dram.latency + tile / BW_dma)`, `BW_dma =
+  Machine.dma_bandwidth`: min(dram.bandwidth, dma.spm_port, l2.bandwidth on the L2 path)). Tiles are `spm.size / (depth x the function's record bytes)` records.
+  With `core.lockstep` (nothing launched while an access is in flight, hwmodel/model.py),
+  `E` also counts every push and pop: `2 x records x caches x (latency of the first
+  cache level - spm latency) / core.lockstep_mlp`, even when the tape fits the L1 share.
   Stream when `E > F`, else keep Enzyme's layout.
 - A trip count unknown at compile time: `T` is taken as unbounded, so the decision is
   the one for a large tape: the per-tile rates `E(tile)` against `F` (without the fill).
@@ -84,6 +87,10 @@ class MachineCosts:
     dma_setup: float  # dma.setup
     dma_bandwidth: float  # min(dram.bandwidth, dma.spm_port)
     spm_bytes: int  # spm.size
+    lockstep: bool = False  # core.lockstep
+    lockstep_mlp: float = 1.0  # core.lockstep_mlp
+    first_latency: float = 0.0  # l1.latency (l2.latency when l1.size = 0)
+    spm_latency: float = 0.0  # Machine.spm_latency (spm.latency or its capacity law)
     native: bool = False  # a CPU without a DMA engine (the `native` machine)
 
     @property
@@ -122,7 +129,11 @@ def machine_costs(name: str) -> MachineCosts:
         page=g("prefetch", "page"), table=g("prefetch", "table_size"),
         issue_width=g("core", "issue_width"), window_ops=g("core", "window_ops"),
         dma_issue=float(m.ops["dma"].cycles), dma_setup=float(g("dma", "setup")),
-        dma_bandwidth=m.dma_bandwidth, spm_bytes=m.spm_size, native=native,
+        dma_bandwidth=m.dma_bandwidth, spm_bytes=m.spm_size,
+        lockstep=bool(m.raw["core"].get("lockstep", False)),
+        lockstep_mlp=float(m.raw["core"].get("lockstep_mlp", 1)),
+        first_latency=float(g("l1", "latency") if g("l1", "size") else g("l2", "latency")),
+        spm_latency=m.spm_latency, native=native,
     )  # fmt: skip
 
 
@@ -166,23 +177,36 @@ def cache_bytes(init: tape.InitOp) -> int | None:
     return total
 
 
-def enzyme_misses(costs: MachineCosts, tape_bytes: float, caches: int, fn_bytes: float) -> float:
-    """E: cycles of the Enzyme layout's tape misses that the core waits for (see above)."""
-    if fn_bytes <= costs.l1_share:
+def lockstep_hits(costs: MachineCosts, accesses: float) -> float:
+    """With `core.lockstep`, every access's latency stalls the datapath: the tape's pushes
+    and pops pay the first cache level's latency, its record accesses the scratchpad's."""
+    if not costs.lockstep:
         return 0.0
+    return accesses * max(0.0, costs.first_latency - costs.spm_latency) / costs.lockstep_mlp
+
+
+def enzyme_misses(
+    costs: MachineCosts, tape_bytes: float, caches: int, fn_bytes: float, accesses: float = 0
+) -> float:
+    """E: cycles of the Enzyme layout's tape misses (and, with lockstep, hit latencies
+    beyond the scratchpad's) that the core waits for (see above)."""
+    hits = lockstep_hits(costs, accesses)
+    if fn_bytes <= costs.l1_share:
+        return hits
     latency = costs.l2_latency if fn_bytes <= costs.l2_share else costs.dram_latency
     if costs.prefetch and 2 * caches <= costs.table:
         lines = tape_bytes / costs.page
     else:
         lines = tape_bytes / costs.line
-    return 2 * lines * latency / costs.mlp
+    return hits + 2 * lines * latency / costs.mlp
 
 
 def stream_cost(costs: MachineCosts, tape_bytes: float, tile_bytes: float, fill: bool = True) -> float:
     """F: cycles streaming adds (DMA issue and fences per tile, fill and drain once)."""
     tiles = math.ceil(tape_bytes / tile_bytes) if tile_bytes > 0 else 1
     per_tile = 2 * costs.dma_issue / costs.issue_width + FENCES_PER_TILE * costs.fence_cycles
-    once = 2 * (costs.dma_setup + tile_bytes / costs.dma_bandwidth) if fill else 0.0
+    once = 2 * (costs.dma_setup + costs.dram_latency + tile_bytes / costs.dma_bandwidth)
+    once = once if fill else 0.0
     return tiles * per_tile + once
 
 
@@ -206,7 +230,7 @@ def decide(
     tile_records = max(1, spm_bytes // (depth * max(fn_record_bytes, 1)))
     if records is None:
         tile = tile_records * record_bytes
-        e = enzyme_misses(costs, tile, caches, math.inf)
+        e = enzyme_misses(costs, tile, caches, math.inf, 2 * tile_records * caches)
         f = stream_cost(costs, tile, tile, fill=False)
         if e > f:
             return Decision(True, f"streamed: trip count known at run time; per tile of "
@@ -217,11 +241,12 @@ def decide(
                                f"~{e:.0f}", regions=True)  # fmt: skip
     tape_bytes = records * record_bytes
     total = math.inf if fn_bytes is None else fn_bytes
-    if total <= costs.l1_share:
+    accesses = 2 * records * caches
+    if total <= costs.l1_share and lockstep_hits(costs, accesses) == 0:
         return Decision(False, f"{KEPT}: tape {fn_bytes} B fits the L1 share "
                                f"({costs.l1_share} B)")  # fmt: skip
     tile = min(tape_bytes, tile_records * record_bytes)
-    e = enzyme_misses(costs, tape_bytes, caches, total)
+    e = enzyme_misses(costs, tape_bytes, caches, total, accesses)
     f = stream_cost(costs, tape_bytes, tile)
     where = "L2" if total <= costs.l2_share else "DRAM"
     how = "prefetched" if costs.prefetch and 2 * caches <= costs.table else "not prefetched"
