@@ -2,6 +2,7 @@
 // RUN: tapeflow-opt %s -p 'tapeflow{machine=accel-salam policy=cache-all}' | filecheck %s --check-prefix=ACCEL
 // RUN: tapeflow-opt %s -p 'tapeflow{machine="%S/Inputs/no-prefetch.toml" policy=cache-all}' | filecheck %s --check-prefix=NOPF
 // RUN: tapeflow-opt %s -p 'tapeflow{mode=always policy=cache-all}' | filecheck %s --check-prefix=ALWAYS
+// RUN: tapeflow-opt %s -p 'tapeflow{machine=native policy=cache-all}' | filecheck %s --check-prefix=NATIVE
 // RUN: not tapeflow-opt %s -p 'tapeflow{mode=sometimes}' 2>&1 | filecheck %s --check-prefix=MODE
 // RUN: not tapeflow-opt %s -p 'tapeflow{machine=no-such-machine}' 2>&1 | filecheck %s --check-prefix=MACHINE
 
@@ -17,6 +18,7 @@
 //   streamed (a 16 KiB tile's misses, 2 x 256 lines x 160 / 10 = 8192 cycles, now exceed
 //   its DMA issue and fences, 514 cycles): the rule reads the machine's keys.
 // - mode=always: all three streamed (the pipeline before the cost model).
+// - machine=native (tapeflow-exec: a CPU without a DMA engine): nothing streamed.
 
 func.func @small(%x: memref<16xf64>) -> f64 attributes {tapeflow.autodiff} {
   %c0 = arith.constant 0 : index
@@ -97,6 +99,8 @@ func.func @dyn(%x: memref<?xf64>, %n: index) -> f64 attributes {tapeflow.autodif
 // ALWAYS:         stream.commit
 // ALWAYS-LABEL: func.func @dyn_grad
 // ALWAYS:         stream.commit
+
+// NATIVE-NOT: stream.
 
 // MODE: error: {{.*}}option mode must be one of auto, always, got 'sometimes'
 // MODE-NOT: Traceback
