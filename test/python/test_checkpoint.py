@@ -227,7 +227,7 @@ def test_pipeline_option_streams_the_segment_tape():
     source = KERNELS[name].source("small")
     args = grad_args(name)
     expected = run(apply(source, "tapeflow-autodiff"), f"{name}_grad", args)
-    module = apply(source, "tapeflow{checkpoint=binomial-8}")
+    module = apply(source, "tapeflow{checkpoint=binomial-8 mode=always}")
     assert run(module, f"{name}_grad", args) == expected
     names = [o.name for o in module.walk()]
     assert "tape.push" not in names
@@ -241,7 +241,7 @@ def test_native_equals_interpreter():
 
     from tapeflow.runner import make_arguments, run_function
 
-    module = apply(KERNELS["mass_spring"].source("small"), "tapeflow{checkpoint=binomial-2}")
+    module = apply(KERNELS["mass_spring"].source("small"), "tapeflow{checkpoint=binomial-2 mode=always}")
     from tapeflow.runner import find_function
 
     args = make_arguments(

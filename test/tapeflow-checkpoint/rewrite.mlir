@@ -1,6 +1,6 @@
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3}' | filecheck %s
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3 schedule=periodic}' | filecheck %s --check-prefix=PER
-// RUN: tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-3}' | filecheck %s --check-prefix=FLOW
+// RUN: tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-3 mode=always}' | filecheck %s --check-prefix=FLOW
 // RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:0"}' | filecheck %s --check-prefix=NAMED
 // RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:1"}' | filecheck %s --check-prefix=REV
 
