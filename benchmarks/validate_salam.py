@@ -88,7 +88,8 @@ def _module(kernel: Any, variant: str, spm_bytes: int, flags: list[str]) -> Any:
 
     # The file's macro defaults are gem5-SALAM's sizes ("real"); flags only for overrides.
     module = compile_c(kernel.path.read_text(), str(kernel.path), flags)
-    PassPipeline.parse_spec(get_all_passes(), pipeline_spec(variant, spm_bytes, 0, 2)).apply(
+    spec = pipeline_spec(variant, spm_bytes, 0, 2, mode="always")  # gem5-SALAM's AD streams
+    PassPipeline.parse_spec(get_all_passes(), spec).apply(
         make_context(), module)
     module.verify()
     return module

@@ -34,7 +34,8 @@ def cycles(name: str, variant: str, machine: str, cache_bytes: int, spm_bytes: i
     k = KERNELS[name]
     mlir = subprocess.run(["tapeflow-cc", str(k.path)], capture_output=True, text=True,
                           check=True).stdout
-    opt = subprocess.run(["tapeflow-opt", "-", "-p", pipeline_spec(variant, spm_bytes, 0, 2)],
+    spec = pipeline_spec(variant, spm_bytes, 0, 2, mode="always")  # gem5-SALAM's AD streams
+    opt = subprocess.run(["tapeflow-opt", "-", "-p", spec],
                          input=mlir, capture_output=True, text=True, check=True).stdout
     out = subprocess.run(["tapeflow-sim", "-", "--entry", k.grad_entry, "--machine", machine,
                           "--set", f"l2.size={cache_bytes}", "--inputs", str(inputs),
