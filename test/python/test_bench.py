@@ -95,12 +95,14 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(bench.DEFAULT_SWEEP)
     # Whole-chip SRAM (issue 18): L1 + L2 + the scratchpad's capacity for TapeFlow, L1 + L2
     # for the Enzyme layout (which never touches the scratchpad), from the machine table.
+    # At these sizes the cost model keeps Enzyme's layout: TapeFlow's program has no
+    # scratchpad either.
     m = data["machine"]
+    spm = m["spm"]["size"] if g["sram"]["tapeflow_spm_high_water_bytes"] else 0
     assert g["sram"]["enzyme_on_chip_bytes"] == m["l1"]["size"] + m["l2"]["size"]
-    assert g["sram"]["tapeflow_on_chip_bytes"] == (
-        m["l1"]["size"] + m["l2"]["size"] + m["spm"]["size"])
+    assert g["sram"]["tapeflow_on_chip_bytes"] == m["l1"]["size"] + m["l2"]["size"] + spm
     assert g["sram"]["tapeflow_total_needed_bytes"] == (
-        g["sram"]["tapeflow_cache_needed_bytes"] + m["spm"]["size"])
+        g["sram"]["tapeflow_cache_needed_bytes"] + spm)
     assert g["sram"]["ratio"] == pytest.approx(
         g["sram"]["enzyme_cache_needed_bytes"] / g["sram"]["tapeflow_total_needed_bytes"])
     # iso-SRAM: the Enzyme layout at the smallest swept L1 + L2 >= TapeFlow's whole SRAM.
