@@ -1,0 +1,450 @@
+"""One home for the semantics and cost class of every scalar op (arith, math).
+
+`SCALARS[name]` is a `Scalar`: its bit-exact Python function on the interpreter's values
+(the reference every path uses), how the interpreter calls it (`kind`), an optional inline
+expression for the fast path's generated code, the message of the error it raises
+(`guard`, raised as `Guard`) and the op class the hardware model charges it as (`cost`).
+From this table:
+
+- the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
+  `InterpreterFunctions` per dialect built from the `float`/`int` entries);
+- the fast path's scalar emitter (`hwmodel/compiled.py`: one emitter for the entries
+  with an `inline` expression; the generated code calls `HELPERS`);
+- the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of each helper's
+  function, or of its `jit` form where CPython-only code (ctypes, exceptions from
+  `math`) needs one), and `jit.MATH`;
+- the cost model's classification (`hwmodel/model.py` `classify`, which `fastsim` and the
+  listener share).
+
+Value conventions are the interpreter's (xDSL's): floats are Python floats holding a value
+of the op's type; integers are Python ints in the signed canonical range of their width;
+integer ops wrap. Floats follow IEEE semantics: where CPython's `math` raises (domain
+error, overflow, pole) the result is NumPy's IEEE one (nan, inf).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math as pymath
+import operator
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from xdsl.utils.comparisons import to_signed, to_unsigned
+
+
+class Guard(Exception):
+    """A scalar op's operands are outside its domain (the message is the op's error)."""
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str
+    """The op name (`arith.divsi`)."""
+    cost: str | None
+    """Its op class (a key of `[ops.*]`); None: unclassified (charged as `int`, listed)."""
+    fn: Callable[..., Any] | None = None
+    """The reference function; None: the interpreter implementation is op-specific
+    (casts whose result depends on both types, multi-result ops), in extra_ops."""
+    kind: str = ""
+    """How `fn` is called: `float` (float operands; the result is rounded to the result
+    type), `exact` (float operands; the result is one of them or exactly representable:
+    no rounding), `int` (operands then the result's bit width; the result wraps)."""
+    inline: str | None = None
+    """The generated code's expression (`{0}`, `{1}`: operands; `{w}`: bit width) for
+    f64/f32 (`float`), any float type (`exact`), any width (`int`). None: no inline form."""
+    guard: str | None = None
+    """The message `fn` raises (as `Guard`) outside its domain."""
+    inline64: tuple[str, ...] = ()
+    """Statements computing a 64-bit result in the generated code without a call
+    (`{r}`: the result, `{d}`: a temporary, `{0}`, `{1}`: operands)."""
+    helper: str | None = None
+    """The name the generated code (and numba kernels) call `fn` by."""
+    jit: Callable[..., Any] | None = None
+    """A numba-compilable function giving the same bits as `fn`, where `fn` is not."""
+    jit_call: str | None = None
+    """What a numba kernel calls instead of `helper` (`math.exp`: the same libm)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Float rounding and IEEE-safe libm calls.
+
+
+def f32(x: float) -> float:
+    """`x` rounded to f32 (the C cast: nearest even, +-inf on overflow; numpy would warn)."""
+    return ctypes.c_float(x).value
+
+
+def _f32_jit(x: float) -> float:
+    return np.float64(np.float32(x))
+
+
+def f16(x: float) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.float16(x))
+
+
+def bf16(x: float) -> float:
+    if pymath.isnan(x):
+        return x
+    bits = struct.unpack("<I", struct.pack("<f", f32(x)))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def libm(fn: Callable[..., float], npfn: Callable[..., Any], *xs: float) -> float:
+    """`fn(*xs)` from Python's math; where it raises (domain error, overflow, pole),
+    numpy's IEEE result (nan, inf) instead."""
+    try:
+        return float(fn(*xs))
+    except (ValueError, OverflowError, ZeroDivisionError):
+        with np.errstate(all="ignore"):
+            return float(npfn(*(np.float64(x) for x in xs)))
+
+
+def _libm1(name: str, npname: str | None = None) -> Callable[[float], float]:
+    fn, npfn = getattr(pymath, name), getattr(np, npname or name)
+    return lambda x: libm(fn, npfn, x)
+
+
+def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], float]:
+    fn, npfn = getattr(pymath, name), getattr(np, npname or name)
+    return lambda x, y: libm(fn, npfn, x, y)
+
+
+_NEG_NAN = struct.unpack("<d", bytes.fromhex("000000000000f8ff"))[0]
+
+
+def _log_jit(x: float) -> float:
+    """numba's log gives +nan below zero; NumPy's (the reference's fallback) -nan."""
+    if x < 0.0:
+        return _NEG_NAN
+    return pymath.log(x)
+
+
+def divf(x: float, y: float) -> float:
+    """x / y with IEEE results for a zero divisor (Python raises)."""
+    if y != 0.0:
+        return x / y
+    if x == 0.0 or pymath.isnan(x):
+        return pymath.nan
+    return pymath.copysign(pymath.inf, x) * pymath.copysign(1.0, y)
+
+
+def _rsqrt(x: float) -> float:
+    return divf(1.0, libm(pymath.sqrt, np.sqrt, x))
+
+
+def _round_half_away(x: float) -> float:
+    if not pymath.isfinite(x):
+        return x
+    t = float(np.trunc(x))
+    if abs(x - t) >= 0.5:
+        t += pymath.copysign(1.0, x)
+    return pymath.copysign(t, x)
+
+
+def fma(a: float, b: float, c: float) -> float:
+    """a*b+c with a single rounding (to f64)."""
+    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:  # IEEE: the sign of an exact zero sum follows the usual rules
+        return a * b + c
+    try:
+        return float(exact)
+    except OverflowError:
+        return pymath.copysign(pymath.inf, exact)
+
+
+def fpowi(x: float, n: int) -> float:
+    return libm(pymath.pow, np.power, x, float(n))
+
+
+def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
+    return lambda x: float(npfn(np.float64(x)))
+
+
+def maxnum(x: float, y: float) -> float:
+    if pymath.isnan(x):
+        return y
+    if pymath.isnan(y):
+        return x
+    if x == 0 and y == 0:
+        return 0.0 if (pymath.copysign(1, x) > 0 or pymath.copysign(1, y) > 0) else -0.0
+    return max(x, y)
+
+
+def minnum(x: float, y: float) -> float:
+    if pymath.isnan(x):
+        return y
+    if pymath.isnan(y):
+        return x
+    if x == 0 and y == 0:
+        return -0.0 if (pymath.copysign(1, x) < 0 or pymath.copysign(1, y) < 0) else 0.0
+    return min(x, y)
+
+
+def maximumf(a: float, b: float) -> float:
+    """NaN if either is NaN; +0 above -0."""
+    if a != a or b != b:
+        return pymath.nan
+    if a == 0.0 and b == 0.0:
+        if pymath.copysign(1.0, a) > 0 or pymath.copysign(1.0, b) > 0:
+            return 0.0
+        return -0.0
+    return max(a, b)
+
+
+def minimumf(a: float, b: float) -> float:
+    """NaN if either is NaN; -0 below +0."""
+    if a != a or b != b:
+        return pymath.nan
+    if a == 0.0 and b == 0.0:
+        if pymath.copysign(1.0, a) < 0 or pymath.copysign(1.0, b) < 0:
+            return -0.0
+        return 0.0
+    return min(a, b)
+
+
+# ---------------------------------------------------------------------------------------
+# Integers: operands are read at the result's width `w`; results wrap to it.
+
+
+def wrap(x: int, w: int) -> int:
+    """`x` wrapped to `w` bits, signed canonical form."""
+    return to_signed(int(x) & ((1 << w) - 1), w)
+
+
+def unsigned(x: int, w: int) -> int:
+    return to_unsigned(int(x) & ((1 << w) - 1), w)
+
+
+def _wrap_jit(v: int, w: int) -> int:
+    if w >= 64:  # numba's int64 arithmetic has wrapped already
+        return v
+    t = v & ((1 << w) - 1)
+    if t >= (1 << (w - 1)):
+        t -= 1 << w
+    return t
+
+
+_DIV0 = "integer division by zero"
+
+
+def divsi(a: int, b: int, w: int) -> int:
+    """Signed division rounding toward zero; INT_MIN / -1 wraps."""
+    a, b = to_signed(a, w), to_signed(b, w)
+    if b == 0:
+        raise Guard(_DIV0)
+    d = abs(a) // abs(b)
+    if (a > 0) != (b > 0):
+        d = -d
+    return to_signed(d, w)
+
+
+def remsi(a: int, b: int, w: int) -> int:
+    """The remainder of `divsi` (the sign of the dividend)."""
+    a, b = to_signed(a, w), to_signed(b, w)
+    if b == 0:
+        raise Guard(_DIV0)
+    d = abs(a) // abs(b)
+    if (a > 0) != (b > 0):
+        d = -d
+    return a - d * b
+
+
+def floordivsi(a: int, b: int, w: int) -> int:
+    a, b = to_signed(a, w), to_signed(b, w)
+    if b == 0:
+        raise Guard(_DIV0)
+    return to_signed(a // b, w)
+
+
+def _unsigned_div(fn: Callable[[int, int], int]) -> Callable[[int, int, int], int]:
+    def run(a: int, b: int, w: int) -> int:
+        a, b = unsigned(a, w), unsigned(b, w)
+        if b == 0:
+            raise Guard(_DIV0)
+        return wrap(fn(a, b), w)
+
+    return run
+
+
+def ceildivsi(a: int, b: int, w: int) -> int:
+    a, b = wrap(a, w), wrap(b, w)
+    if b == 0:
+        raise Guard(_DIV0)
+    return wrap(-((-a) // b), w)
+
+
+def _signed(fn: Callable[[int, int], int]) -> Callable[[int, int, int], int]:
+    return lambda a, b, w: wrap(fn(wrap(a, w), wrap(b, w)), w)
+
+
+def _unsigned(fn: Callable[[int, int, int], int]) -> Callable[[int, int, int], int]:
+    return lambda a, b, w: wrap(fn(unsigned(a, w), unsigned(b, w), w), w)
+
+
+def cmpu(a: int, b: int, w: int) -> tuple[int, int]:
+    """Both operands read as unsigned (cmpi's u* predicates)."""
+    return to_unsigned(a, w), to_unsigned(b, w)
+
+
+def index_cast(v: int, in_w: int, out_w: int) -> int:
+    """Truncates to a narrower width, sign-extends to a wider one (xDSL's rule)."""
+    if in_w > out_w:
+        t = v & ((1 << out_w) - 1)
+        if t & (1 << (out_w - 1)):
+            t -= 1 << out_w
+        return t
+    if in_w < out_w:
+        sign_bit = 1 << (in_w - 1)
+        return (v & (sign_bit - 1)) - (v & sign_bit)
+    return to_signed(v, out_w)
+
+
+def _index_cast_jit(v: int, in_w: int, out_w: int) -> int:
+    if in_w > out_w:
+        t = v & ((1 << out_w) - 1)
+        if t & (1 << (out_w - 1)):
+            t -= 1 << out_w
+        return t
+    if in_w < out_w:
+        sign_bit = 1 << (in_w - 1)
+        return (v & (sign_bit - 1)) - (v & sign_bit)
+    if out_w >= 64:
+        return v
+    t = v & ((1 << out_w) - 1)
+    return t - (1 << out_w) if t >= (1 << (out_w - 1)) else t
+
+
+# ---------------------------------------------------------------------------------------
+# The table.
+
+_F, _E, _I = "float", "exact", "int"
+
+
+def _s(name: str, cost: str | None, fn: Any = None, kind: str = "", **kw: Any) -> Scalar:
+    return Scalar(name, cost, fn, kind, **kw)
+
+
+_ENTRIES = [
+    # arith: floats
+    _s("arith.addf", "fp_add", operator.add, _F, inline="{0} + {1}"),
+    _s("arith.subf", "fp_add", operator.sub, _F, inline="{0} - {1}"),
+    _s("arith.mulf", "fp_mul", operator.mul, _F, inline="{0} * {1}"),
+    _s("arith.divf", "fp_div", divf, _F, inline="({0} / {1} if {1} else _divf({0}, {1}))",
+       helper="_divf", jit=divf),
+    _s("arith.remf", "fp_div"),
+    _s("arith.negf", "fp_add", operator.neg, _E, inline="-{0}"),
+    _s("arith.maxnumf", "fp_add", maxnum, _F, inline="_maxnum({0}, {1})", helper="_maxnum", jit=maxnum),
+    _s("arith.minnumf", "fp_add", minnum, _F, inline="_minnum({0}, {1})", helper="_minnum", jit=minnum),
+    _s("arith.maximumf", "fp_add", maximumf, _E, inline="_maximumf({0}, {1})",
+       helper="_maximumf", jit=maximumf),
+    _s("arith.minimumf", "fp_add", minimumf, _E, inline="_minimumf({0}, {1})",
+       helper="_minimumf", jit=minimumf),
+    _s("arith.cmpf", "fp_add"),
+    # arith: integers (`int` ops' 64-bit forms are emitted with range analysis, compiled.py)
+    _s("arith.addi", "int"),
+    _s("arith.subi", "int"),
+    _s("arith.muli", "int_mul"),
+    _s("arith.andi", "int"),
+    _s("arith.ori", "int"),
+    _s("arith.xori", "int"),
+    _s("arith.shli", "int"),
+    _s("arith.shrsi", "int"),
+    _s("arith.shrui", "int", _unsigned(lambda a, b, w: a >> b if b < w else 0), _I),
+    _s("arith.cmpi", "int"),
+    _s("arith.select", "int"),
+    _s("arith.maxsi", "int", _signed(max), _I),
+    _s("arith.minsi", "int", _signed(min), _I),
+    _s("arith.maxui", "int", _unsigned(lambda a, b, w: max(a, b)), _I),
+    _s("arith.minui", "int", _unsigned(lambda a, b, w: min(a, b)), _I),
+    _s("arith.divsi", "int_div", divsi, _I, inline="_divsi({0}, {1}, {w})", guard=_DIV0,
+       helper="_divsi", inline64=(
+           "{r} = abs({0}) // abs({1})", "if ({0} > 0) != ({1} > 0): {r} = -{r}",
+           f"if {{r}} == {1 << 63}: {{r}} = {-(1 << 63)}")),  # INT64_MIN / -1 wraps
+    _s("arith.remsi", "int_div", remsi, _I, inline="_remsi({0}, {1}, {w})", guard=_DIV0,
+       helper="_remsi", inline64=(
+           "{d} = abs({0}) // abs({1})", "if ({0} > 0) != ({1} > 0): {d} = -{d}",
+           "{r} = {0} - {d} * {1}")),
+    _s("arith.floordivsi", "int_div", floordivsi, _I, inline="_floordivsi({0}, {1}, {w})",
+       guard=_DIV0, helper="_floordivsi"),
+    _s("arith.divui", "int_div", _unsigned_div(operator.floordiv), _I, guard=_DIV0),
+    _s("arith.remui", "int_div", _unsigned_div(operator.mod), _I, guard=_DIV0),
+    _s("arith.ceildivsi", "int_div", ceildivsi, _I, guard=_DIV0),
+    _s("arith.ceildivui", "int_div", _unsigned_div(lambda a, b: -((-a) // b)), _I, guard=_DIV0),
+    _s("arith.index_cast", "int", index_cast, helper="_index_cast", jit=_index_cast_jit),
+    _s("arith.index_castui", "int"),
+    _s("arith.extsi", "int"),
+    _s("arith.extui", "int"),
+    _s("arith.trunci", "int"),
+    # arith: conversions (op-specific: extra_ops)
+    *(_s(f"arith.{n}", "cvt") for n in
+      ("sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf", "bitcast")),
+    # arith: not classified by the cost model (charged as int, listed in the report)
+    *(_s(f"arith.{n}", None) for n in
+      ("addui_extended", "mului_extended", "mulsi_extended")),
+    # math: libm
+    *(_s(f"math.{n}", "fp_special", _libm1(n), _F, inline=f"_m_{n}({{0}})", helper=f"_m_{n}",
+         jit_call=f"math.{n}") for n in ("tanh", "exp", "sin", "cos")),
+    _s("math.log", "fp_special", _libm1("log"), _F, inline="_m_log({0})", helper="_m_log",
+       jit=_log_jit, jit_call="_m_log"),
+    _s("math.sqrt", "fp_div", _libm1("sqrt"), _F, inline="_m_sqrt({0})", helper="_m_sqrt",
+       jit_call="math.sqrt"),
+    *(_s(f"math.{n}", "fp_special", _libm1(n, npn), _F) for n, npn in (
+        ("tan", None), ("asin", "arcsin"), ("acos", "arccos"), ("atan", "arctan"),
+        ("sinh", None), ("cosh", None), ("asinh", "arcsinh"), ("acosh", "arccosh"),
+        ("atanh", "arctanh"), ("exp2", None), ("expm1", None), ("log2", None),
+        ("log10", None), ("log1p", None), ("cbrt", None))),
+    _s("math.erf", "fp_special", pymath.erf, _F),
+    _s("math.rsqrt", "fp_special", _rsqrt, _F),
+    _s("math.absf", "fp_add", abs, _F, inline="abs({0})"),
+    _s("math.copysign", "fp_add", pymath.copysign, _F),
+    _s("math.floor", "fp_special", _exact(np.floor), _F),
+    _s("math.ceil", "fp_special", _exact(np.ceil), _F),
+    _s("math.trunc", "fp_special", _exact(np.trunc), _F),
+    _s("math.roundeven", "fp_special", _exact(np.rint), _F),
+    _s("math.round", "fp_special", _round_half_away, _F),
+    _s("math.powf", "fp_special", _libm2("pow", "power"), _F),
+    _s("math.atan2", "fp_special", _libm2("atan2", "arctan2"), _F),
+    _s("math.fpowi", "fp_special"),
+    _s("math.fma", "fp_fma"),
+    *(_s(f"math.{n}", "int") for n in ("absi", "ctlz", "cttz", "ctpop")),
+    _s("math.ipowi", "fp_special"),
+]  # fmt: skip
+
+SCALARS: dict[str, Scalar] = {e.name: e for e in _ENTRIES}
+
+HELPERS: dict[str, Callable[..., Any]] = {
+    e.helper: e.fn for e in _ENTRIES if e.helper and e.fn is not None
+}
+"""What the generated code calls, by name (the reference functions themselves)."""
+HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _to_signed=to_signed)
+
+JIT_FORMS: dict[str, Callable[..., Any]] = {
+    e.helper: e.jit for e in _ENTRIES if e.helper and e.jit is not None
+}
+JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit)
+"""The helpers numba kernels may call -> the function `jit_runtime` compiles (the
+reference itself where numba takes it as it is)."""
+
+JIT_CALLS: dict[str, str] = {e.helper: e.jit_call for e in _ENTRIES if e.helper and e.jit_call}
+"""libm helpers -> what a numba kernel calls (numba calls the same libm, and returns the
+IEEE results where CPython's `math` raises and the reference asks NumPy)."""
+
+
+def cost_class(name: str) -> str | None:
+    """The op class of scalar op `name`; None if the table does not know it (any other
+    `math` op is a special function: `fp_special`)."""
+    e = SCALARS.get(name)
+    if e is not None:
+        return e.cost if e.cost is not None else ""
+    if name.startswith("math."):
+        return "fp_special"
+    return None

@@ -1,0 +1,23 @@
+"""What the op-by-op hardware model and the fast path share about memory accesses.
+
+- One recorded access is one int64: bit 0 = store, bits 1-16 = the PC (the fast path
+  puts a static memory-op id there and maps it to the PC at flush time), bits from
+  `ADDR_SHIFT` = the byte address (the fast path: an offset in its buffer, then the
+  buffer's provisional id, `hwmodel/compiled.py`).
+- Un-lowered `tape.cache` arrays get addresses from `TAPE_BASE`, `TAPE_STRIDE` apart, in
+  order of first access (far from ordinary buffers).
+- The scratchpad test is `tapeflow.dialects.region.is_spm`; the record-tape checks are
+  `tapeflow.interpreters.region.check_record` / `record_unwritten`.
+"""
+
+PC_SHIFT = 1
+PC_MASK = 0xFFFF
+ADDR_SHIFT = 17
+
+TAPE_BASE = 1 << 44
+TAPE_STRIDE = 1 << 36
+
+
+def tape_base(k: int) -> int:
+    """The base address of the `k`-th tape cache (in first-access order)."""
+    return TAPE_BASE + k * TAPE_STRIDE
