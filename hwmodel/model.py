@@ -141,6 +141,7 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
+from tapeflow.semantics import cost_class
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
@@ -156,14 +157,6 @@ _FDEALLOC = 17
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 _TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit")
 
-_INT_OPS = {
-    "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "cmpi", "select",
-    "index_cast", "index_castui", "extsi", "extui", "trunci", "maxsi", "minsi", "maxui",
-    "minui",
-}  # fmt: skip
-_INT_DIV = {"divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi", "ceildivui"}
-_FP_ADD = {"addf", "subf", "negf", "cmpf", "maximumf", "minimumf", "maxnumf", "minnumf"}
-_CVT = {"sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf", "bitcast"}
 _FREE = {
     "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
     "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
@@ -184,7 +177,6 @@ TAPE_STRIDE = 1 << 36
 def classify(op: Operation) -> str:
     """The op class (a key of `[ops.*]`) that `op` is charged as."""
     name = op.name
-    dialect, _, short = name.partition(".")
     if name in _FREE:
         return "free"
     if name in _BRANCH:
@@ -194,31 +186,9 @@ def classify(op: Operation) -> str:
         if parent is not None and parent.name in ("scf.for", "affine.for", "scf.while"):
             return "branch"
         return "free"
-    if dialect == "arith":
-        if short in _INT_OPS:
-            return "int"
-        if short == "muli":
-            return "int_mul"
-        if short in _INT_DIV:
-            return "int_div"
-        if short in _FP_ADD:
-            return "fp_add"
-        if short == "mulf":
-            return "fp_mul"
-        if short in ("divf", "remf"):
-            return "fp_div"
-        if short in _CVT:
-            return "cvt"
-    if dialect == "math":
-        if short == "fma":
-            return "fp_fma"
-        if short == "sqrt":
-            return "fp_div"
-        if short in ("absf", "copysign"):
-            return "fp_add"
-        if short in ("absi", "ctlz", "cttz", "ctpop"):
-            return "int"
-        return "fp_special"
+    cls = cost_class(name)  # scalar ops: the table's class (tapeflow.semantics)
+    if cls is not None:
+        return cls
     if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
                 "tape.pop", "region.read", "region.write"):  # fmt: skip
         return "mem"

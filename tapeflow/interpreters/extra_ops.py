@@ -3,10 +3,14 @@
 `register_extra_ops(interpreter)` adds them to an interpreter that already holds xDSL's
 standard implementations (`xdsl.interpreters.register_implementations`). It registers:
 
-- `MathFunctions` (xDSL's exp/log/sqrt, not registered by xDSL by default) and
-  `ExtraMathFunctions`: every other `math` op (tanh, sin, cos, powf, fpowi, erf, fma, ...).
-- `ExtraArithFunctions`: divf, negf, the int/float casts, extensions and
-  truncations, maxnumf/minnumf, the unsigned and min/max integer ops, bitcast, ...
+- `ArithTableFunctions`, `MathTableFunctions`: every scalar op of the table in
+  `tapeflow.semantics` that has a function (their one definition, shared with the fast
+  path and its numba kernels). They replace xDSL's versions (`override=True`): float ops
+  round to the result type (an f32 kernel computes in f32; xDSL computes every float in
+  f64), and a zero divisor is the op's own error (xDSL asserts).
+- `ExtraMathFunctions`, `ExtraArithFunctions`: the ops whose value depends on the
+  operand types (fpowi, fma, casts, extensions, truncations, bitcast) or that have
+  several results (the extended ops).
 - `ExtraMemRefFunctions`: alloca, copy, dim, rank, cast, memory_space_cast,
   collapse_shape, expand_shape, atomic_rmw, and subview / reinterpret_cast, whose
   results are `StridedArray` views sharing the source's buffer.
@@ -18,8 +22,6 @@ standard implementations (`xdsl.interpreters.register_implementations`). It regi
 
 and, replacing xDSL's version (`override=True`) where that version is wrong for us:
 
-- arith.addf/subf/mulf and math.exp/log/sqrt round to the result type: an f32 kernel
-  computes in f32 (xDSL computes every float in f64, whatever the type);
 - memref.alloc sizes dynamic dimensions from its operands (xDSL ignores them), and
   memref.load/store check their indices (xDSL reads or writes a neighbouring element,
   or another buffer's bytes, when an index is out of range);
@@ -37,14 +39,11 @@ platform libm) on the f64 value and round the result to the result type.
 
 from __future__ import annotations
 
-import ctypes
 import math as pymath
-import operator
 import re
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from itertools import combinations, product
 from typing import Any
 
@@ -71,17 +70,19 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.interpreters.builtin import xtype_for_el_type
-from xdsl.interpreters.math import MathFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
-from xdsl.utils.comparisons import to_signed, to_unsigned
+from xdsl.utils.comparisons import to_signed
 from xdsl.utils.exceptions import InterpretationError
 
+from tapeflow import semantics as S
 from tapeflow.diagnostics import op_error
 
 __all__ = [
+    "ArithTableFunctions",
+    "MathTableFunctions",
     "CheckedMemRefFunctions",
     "ExtraAffineFunctions",
     "ExtraArithFunctions",
@@ -89,7 +90,6 @@ __all__ = [
     "ExtraMathFunctions",
     "ExtraMemRefFunctions",
     "ExtraScfFunctions",
-    "RoundingFunctions",
     "StridedArray",
     "register_extra_ops",
     "round_float",
@@ -98,38 +98,23 @@ __all__ = [
 
 def register_extra_ops(interpreter: Interpreter) -> None:
     """Adds the missing ops (and the corrected ones) to `interpreter`."""
-    interpreter.register_implementations(MathFunctions())
+    interpreter.register_implementations(ArithTableFunctions(), override=True)
+    interpreter.register_implementations(MathTableFunctions(), override=True)
     interpreter.register_implementations(ExtraMathFunctions())
     interpreter.register_implementations(ExtraArithFunctions())
     interpreter.register_implementations(ExtraMemRefFunctions())
     interpreter.register_implementations(ExtraScfFunctions())
     interpreter.register_implementations(ExtraAffineFunctions())
     interpreter.register_implementations(ExtraCfFunctions())
-    interpreter.register_implementations(RoundingFunctions(), override=True)
     interpreter.register_implementations(CheckedMemRefFunctions(), override=True)
     interpreter.register_implementations(AffineOverrideFunctions(), override=True)
 
 
 # ---------------------------------------------------------------------------------------
-# Helpers: float rounding, IEEE-safe libm calls, integer widths.
+# Helpers: rounding, integer widths.
 
-
-def _f32(x: float) -> float:
-    # The C cast rounds to nearest even and gives +-inf on overflow (numpy warns).
-    return ctypes.c_float(x).value
-
-
-def _f16(x: float) -> float:
-    with np.errstate(over="ignore"):
-        return float(np.float16(x))
-
-
-def _bf16(x: float) -> float:
-    if pymath.isnan(x):
-        return x
-    bits = struct.unpack("<I", struct.pack("<f", _f32(x)))[0]
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
+_f32 = S.f32
+_divf, _maxnum, _minnum = S.divf, S.maxnum, S.minnum  # (hwmodel's, until it uses the table)
 
 
 def round_float(type_: Attribute, x: float) -> float:
@@ -138,22 +123,12 @@ def round_float(type_: Attribute, x: float) -> float:
     if t is Float64Type:
         return x
     if t is Float32Type:
-        return _f32(x)
+        return S.f32(x)
     if t is Float16Type:
-        return _f16(x)
+        return S.f16(x)
     if t is BFloat16Type:
-        return _bf16(x)
+        return S.bf16(x)
     return float(x)
-
-
-def _libm(fn: Callable[..., float], npfn: Callable[..., Any], *xs: float) -> float:
-    """`fn(*xs)` from Python's math; where it raises (domain error, overflow, pole),
-    numpy's IEEE result (nan, inf) instead."""
-    try:
-        return float(fn(*xs))
-    except (ValueError, OverflowError, ZeroDivisionError):
-        with np.errstate(all="ignore"):
-            return float(npfn(*(np.float64(x) for x in xs)))
 
 
 def _width(interpreter: Interpreter, type_: Attribute) -> int:
@@ -164,63 +139,17 @@ def _width(interpreter: Interpreter, type_: Attribute) -> int:
     raise InterpretationError(f"expected an integer or index type, got {type_}")
 
 
-def _s(x: int, width: int) -> int:
-    """`x` wrapped to `width` bits, signed canonical form."""
-    return to_signed(int(x) & ((1 << width) - 1), width)
-
-
-def _u(x: int, width: int) -> int:
-    return to_unsigned(int(x) & ((1 << width) - 1), width)
+_s, _u = S.wrap, S.unsigned
 
 
 def _fail(op: Operation, message: str) -> InterpretationError:
     return InterpretationError(op_error(op, message))
 
 
-def _divf(x: float, y: float) -> float:
-    try:
-        return x / y
-    except ZeroDivisionError:
-        if x == 0 or pymath.isnan(x):
-            return pymath.nan
-        return pymath.copysign(pymath.inf, x) * pymath.copysign(1.0, y)
-
-
-def _rsqrt(x: float) -> float:
-    return _divf(1.0, _libm(pymath.sqrt, np.sqrt, x))
-
-
-def _round_half_away(x: float) -> float:
-    if not pymath.isfinite(x):
-        return x
-    t = float(np.trunc(x))
-    if abs(x - t) >= 0.5:
-        t += pymath.copysign(1.0, x)
-    return pymath.copysign(t, x)
-
-
-def _fma(a: float, b: float, c: float) -> float:
-    """a*b+c with a single rounding (to f64)."""
-    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
-        return a * b + c
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:
-        # IEEE: the sign of an exact zero sum follows the usual rules.
-        return a * b + c
-    try:
-        return float(exact)
-    except OverflowError:
-        return pymath.copysign(pymath.inf, exact)
-
-
-def _fpowi(x: float, n: int) -> float:
-    return _libm(pymath.pow, np.power, x, float(n))
-
-
 _ROUNDERS: dict[type, Callable[[float], float]] = {
-    Float32Type: _f32,
-    Float16Type: _f16,
-    BFloat16Type: _bf16,
+    Float32Type: S.f32,
+    Float16Type: S.f16,
+    BFloat16Type: S.bf16,
 }
 
 
@@ -239,44 +168,60 @@ class _FloatFunctions(InterpreterFunctions):
         return entry[1]
 
 
-def _unary_float(fn: Callable[[float], float]):
-    def run(
-        self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> PythonValues:
+# ---------------------------------------------------------------------------------------
+# The scalar ops of `tapeflow.semantics` (one class per dialect, built from the table).
+
+
+def _float_impl(fn: Callable[..., float]) -> Callable[..., PythonValues]:
+    def run(self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
         entry = self._rounders.get(id(op))
         rnd = entry[1] if entry is not None and entry[0] is op else self.rounder(op)
-        r = fn(args[0])
+        r = fn(*args)
         return (r,) if rnd is None else (rnd(r),)
 
     return run
 
 
-def _binary_float(fn: Callable[[float, float], float]):
-    def run(
-        self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
-    ) -> PythonValues:
-        entry = self._rounders.get(id(op))
-        rnd = entry[1] if entry is not None and entry[0] is op else self.rounder(op)
-        r = fn(args[0], args[1])
-        return (r,) if rnd is None else (rnd(r),)
+def _exact_impl(fn: Callable[..., float]) -> Callable[..., PythonValues]:
+    return lambda self, interpreter, op, args: (fn(*args),)
+
+
+def _int_impl(fn: Callable[..., int]) -> Callable[..., PythonValues]:
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        try:
+            return (fn(*args, _width(interpreter, op.results[0].type)),)
+        except S.Guard as why:
+            raise _fail(op, str(why)) from None
 
     return run
 
 
-def _libm1(name: str, npname: str | None = None) -> Callable[[float], float]:
-    fn = getattr(pymath, name)
-    npfn = getattr(np, npname or name)
-    return lambda x: _libm(fn, npfn, x)
+def _cast_impl(fn: Callable[..., int]) -> Callable[..., PythonValues]:
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        w_in = _width(interpreter, op.operands[0].type)
+        return (fn(args[0], w_in, _width(interpreter, op.results[0].type)),)
+
+    return run
 
 
-def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], float]:
-    fn = getattr(pymath, name)
-    npfn = getattr(np, npname or name)
-    return lambda x, y: _libm(fn, npfn, x, y)
+_IMPL_OF = {"float": _float_impl, "exact": _exact_impl, "int": _int_impl, "cast": _cast_impl}
 
 
-def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
-    return lambda x: float(npfn(np.float64(x)))
+def _table_functions(dialect: Dialect) -> type[_FloatFunctions]:
+    """An `InterpreterFunctions` class with every table entry of `dialect` that has a
+    function (the table's semantics replace xDSL's where xDSL has an implementation)."""
+    ops = {cls.name: cls for cls in dialect.operations}
+    attrs: dict[str, Any] = {}
+    for entry in S.SCALARS.values():
+        if entry.name in ops and entry.kind:
+            run = _IMPL_OF[entry.kind](entry.fn)  # type: ignore[arg-type]
+            attrs["run_" + entry.name.partition(".")[2]] = impl(ops[entry.name])(run)
+    name = f"{dialect.name.capitalize()}TableFunctions"
+    return register_impls(type(name, (_FloatFunctions,), attrs))
+
+
+ArithTableFunctions = _table_functions(arith.Arith)
+MathTableFunctions = _table_functions(math.Math)
 
 
 # ---------------------------------------------------------------------------------------
@@ -285,47 +230,17 @@ def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
 
 @register_impls
 class ExtraMathFunctions(_FloatFunctions):
-    """The `math` ops xDSL 0.74 has no implementation for."""
-
-    run_tanh = impl(math.TanhOp)(_unary_float(_libm1("tanh")))
-    run_sin = impl(math.SinOp)(_unary_float(_libm1("sin")))
-    run_cos = impl(math.CosOp)(_unary_float(_libm1("cos")))
-    run_tan = impl(math.TanOp)(_unary_float(_libm1("tan")))
-    run_asin = impl(math.AsinOp)(_unary_float(_libm1("asin", "arcsin")))
-    run_acos = impl(math.AcosOp)(_unary_float(_libm1("acos", "arccos")))
-    run_atan = impl(math.AtanOp)(_unary_float(_libm1("atan", "arctan")))
-    run_sinh = impl(math.SinhOp)(_unary_float(_libm1("sinh")))
-    run_cosh = impl(math.CoshOp)(_unary_float(_libm1("cosh")))
-    run_asinh = impl(math.AsinhOp)(_unary_float(_libm1("asinh", "arcsinh")))
-    run_acosh = impl(math.AcoshOp)(_unary_float(_libm1("acosh", "arccosh")))
-    run_atanh = impl(math.AtanhOp)(_unary_float(_libm1("atanh", "arctanh")))
-    run_exp2 = impl(math.Exp2Op)(_unary_float(_libm1("exp2")))
-    run_expm1 = impl(math.ExpM1Op)(_unary_float(_libm1("expm1")))
-    run_log2 = impl(math.Log2Op)(_unary_float(_libm1("log2")))
-    run_log10 = impl(math.Log10Op)(_unary_float(_libm1("log10")))
-    run_log1p = impl(math.Log1pOp)(_unary_float(_libm1("log1p")))
-    run_erf = impl(math.ErfOp)(_unary_float(lambda x: pymath.erf(x)))
-    run_cbrt = impl(math.CbrtOp)(_unary_float(_libm1("cbrt")))
-    run_rsqrt = impl(math.RsqrtOp)(_unary_float(_rsqrt))
-    run_absf = impl(math.AbsFOp)(_unary_float(abs))
-    run_floor = impl(math.FloorOp)(_unary_float(_exact(np.floor)))
-    run_ceil = impl(math.CeilOp)(_unary_float(_exact(np.ceil)))
-    run_trunc = impl(math.TruncOp)(_unary_float(_exact(np.trunc)))
-    run_roundeven = impl(math.RoundEvenOp)(_unary_float(_exact(np.rint)))
-    run_round = impl(math.RoundOp)(_unary_float(_round_half_away))
-    run_powf = impl(math.PowFOp)(_binary_float(_libm2("pow", "power")))
-    run_atan2 = impl(math.Atan2Op)(_binary_float(_libm2("atan2", "arctan2")))
-    run_copysign = impl(math.CopySignOp)(_binary_float(pymath.copysign))
+    """The `math` ops whose result depends on the operand types (not in the table)."""
 
     @impl(math.FPowIOp)
     def run_fpowi(self, interpreter: Interpreter, op: math.FPowIOp, args: PythonValues):
         x, n = args
         n = to_signed(int(n), _width(interpreter, op.rhs.type))
-        return (round_float(op.result.type, _fpowi(x, n)),)
+        return (round_float(op.result.type, S.fpowi(x, n)),)
 
     @impl(math.FmaOp)
     def run_fma(self, interpreter: Interpreter, op: math.FmaOp, args: PythonValues):
-        return (round_float(op.result.type, _fma(*args)),)
+        return (round_float(op.result.type, S.fma(*args)),)
 
     @impl(math.AbsIOp)
     def run_absi(self, interpreter: Interpreter, op: math.AbsIOp, args: PythonValues):
@@ -363,110 +278,14 @@ class ExtraMathFunctions(_FloatFunctions):
         return (_u(args[0], w).bit_count(),)
 
 
-@register_impls
-class RoundingFunctions(_FloatFunctions):
-    """Replaces xDSL's float ops that ignore the result type (they compute f32 in f64)."""
-
-    run_addf = impl(arith.AddfOp)(_binary_float(operator.add))
-    run_subf = impl(arith.SubfOp)(_binary_float(operator.sub))
-    run_mulf = impl(arith.MulfOp)(_binary_float(operator.mul))
-    run_exp = impl(math.ExpOp)(_unary_float(_libm1("exp")))
-    run_log = impl(math.LogOp)(_unary_float(_libm1("log")))
-    run_sqrt = impl(math.SqrtOp)(_unary_float(_libm1("sqrt")))
-
-
 # ---------------------------------------------------------------------------------------
 # arith
 
 
-def _maxnum(x: float, y: float) -> float:
-    if pymath.isnan(x):
-        return y
-    if pymath.isnan(y):
-        return x
-    if x == 0 and y == 0:
-        return 0.0 if (pymath.copysign(1, x) > 0 or pymath.copysign(1, y) > 0) else -0.0
-    return max(x, y)
-
-
-def _minnum(x: float, y: float) -> float:
-    if pymath.isnan(x):
-        return y
-    if pymath.isnan(y):
-        return x
-    if x == 0 and y == 0:
-        return -0.0 if (pymath.copysign(1, x) < 0 or pymath.copysign(1, y) < 0) else 0.0
-    return min(x, y)
-
-
-def _int_binary(fn: Callable[[int, int, int], int], signed: bool = True):
-    """An integer op: `fn(lhs, rhs, width)` on the operands read as signed (or unsigned)
-    values of the result's width; the result wraps."""
-
-    def run(self: Any, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
-        w = _width(interpreter, op.result.type)
-        read = _s if signed else _u
-        return (_s(fn(read(args[0], w), read(args[1], w), w), w),)
-
-    return run
-
-
-def _checked_div(op: Operation, rhs: int) -> None:
-    if rhs == 0:
-        raise _fail(op, "integer division by zero")
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 @register_impls
 class ExtraArithFunctions(_FloatFunctions):
-    """The `arith` ops xDSL 0.74 has no implementation for."""
-
-    run_divf = impl(arith.DivfOp)(_binary_float(_divf))
-    run_maxnumf = impl(arith.MaxnumfOp)(_binary_float(_maxnum))
-    run_minnumf = impl(arith.MinnumfOp)(_binary_float(_minnum))
-    run_maxsi = impl(arith.MaxSIOp)(_int_binary(lambda a, b, w: max(a, b)))
-    run_minsi = impl(arith.MinSIOp)(_int_binary(lambda a, b, w: min(a, b)))
-    run_maxui = impl(arith.MaxUIOp)(_int_binary(lambda a, b, w: max(a, b), signed=False))
-    run_minui = impl(arith.MinUIOp)(_int_binary(lambda a, b, w: min(a, b), signed=False))
-    run_shrui = impl(arith.ShRUIOp)(
-        _int_binary(lambda a, b, w: a >> b if b < w else 0, signed=False)
-    )
-
-    @impl(arith.NegfOp)
-    def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
-        return (-args[0],)
-
-    @impl(arith.DivUIOp)
-    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        a, b = _u(args[0], w), _u(args[1], w)
-        _checked_div(op, b)
-        return (_s(a // b, w),)
-
-    @impl(arith.RemUIOp)
-    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        a, b = _u(args[0], w), _u(args[1], w)
-        _checked_div(op, b)
-        return (_s(a % b, w),)
-
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        a, b = _s(args[0], w), _s(args[1], w)
-        _checked_div(op, b)
-        return (_s(-((-a) // b), w),)
-
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        a, b = _u(args[0], w), _u(args[1], w)
-        _checked_div(op, b)
-        return (_s(-((-a) // b), w),)
+    """The `arith` ops whose result depends on the operand and result types (casts) or
+    that have several results (not in the table)."""
 
     @impl(arith.SIToFPOp)
     def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues):
@@ -638,7 +457,7 @@ class StridedArray(ShapedArray[Any]):
 
     @property
     def data(self) -> list[Any]:
-        return [self._data[self.offset(idx)] for idx in self.indices()]
+        return [self.data_ptr[self.offset(idx)] for idx in self.indices()]
 
 
 def _layout(array: ShapedArray[Any]) -> tuple[list[int], int]:
