@@ -13,10 +13,10 @@ model's own cache simulator, timing and report code, so the report is identical.
 Translation (one Python function per `func.func`):
 - SSA values -> Python locals (constants -> literals); `scf.for`/`affine.for` -> `for`
   over `range`; `scf.if` -> `if`; `scf.while` -> `while True`; `func.call` -> a call.
-- arith/math -> Python expressions with the interpreter's semantics (its Python floats,
-  f32 rounding through `extra_ops._f32`, libm errors -> numpy's IEEE results, integer
-  wrapping (i64 and index too, unless the value's range is proven, see below; INT64_MIN
-  / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
+- arith/math -> Python expressions with the interpreter's semantics, from the one table
+  of `tapeflow.semantics` (its Python floats, f32 rounding, libm errors -> numpy's IEEE
+  results, integer wrapping (i64 and index too, unless the value's range is proven,
+  see below; INT64_MIN / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
   without an inline translation, no regions and only scalar operands/results runs the
   interpreter's own implementation.
 - A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
@@ -104,6 +104,7 @@ from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory
 from tapeflow.interpreters.extra_ops import ObjectStorage
+from tapeflow.semantics import HELPERS, SCALARS
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -480,85 +481,6 @@ def memref_view(sa: ShapedArray[Any]) -> memoryview:
     n = math.prod(sa.shape)
     raw = ptr.raw
     return memoryview(raw.memory)[raw.offset : raw.offset + n * size].cast(fmt)
-
-
-def _int_helpers() -> dict[str, Any]:
-    def wrap(v: int, bw: int) -> int:
-        return to_signed(v, bw)
-
-    def divsi(a: int, b: int, bw: int) -> int:
-        a = to_signed(a, bw)
-        b = to_signed(b, bw)
-        assert b != 0
-        d = abs(a) // abs(b)
-        if (a > 0) != (b > 0):
-            d = -d
-        return to_signed(d, bw)
-
-    def remsi(a: int, b: int, bw: int) -> int:
-        a = to_signed(a, bw)
-        b = to_signed(b, bw)
-        assert b != 0
-        d = abs(a) // abs(b)
-        if (a > 0) != (b > 0):
-            d = -d
-        return a - d * b
-
-    def floordivsi(a: int, b: int, bw: int) -> int:
-        a = to_signed(a, bw)
-        b = to_signed(b, bw)
-        assert b != 0
-        return to_signed(a // b, bw)
-
-    def cmpu(a: int, b: int, bw: int) -> tuple[int, int]:
-        return to_unsigned(a, bw), to_unsigned(b, bw)
-
-    def truncate(value: int, bw: int) -> int:
-        t = value & ((1 << bw) - 1)
-        if t & (1 << (bw - 1)):
-            return t - (1 << bw)
-        return t
-
-    def sign_extend(value: int, bw: int) -> int:
-        sign_bit = 1 << (bw - 1)
-        return (value & (sign_bit - 1)) - (value & sign_bit)
-
-    def index_cast(v: int, in_bw: int, out_bw: int) -> int:
-        if in_bw > out_bw:
-            return truncate(v, out_bw)
-        if in_bw < out_bw:
-            return sign_extend(v, in_bw)
-        return to_signed(v, out_bw)
-
-    def minimumf(a: float, b: float) -> float:
-        if a != a or b != b:
-            return float("nan")
-        if a == 0 and b == 0:
-            if math.copysign(1.0, a) < 0 or math.copysign(1.0, b) < 0:
-                return -0.0
-            return 0.0
-        return min(a, b)
-
-    def maximumf(a: float, b: float) -> float:
-        if a != a or b != b:
-            return float("nan")
-        if a == 0 and b == 0:
-            if math.copysign(1.0, a) > 0 or math.copysign(1.0, b) > 0:
-                return 0.0
-            return -0.0
-        return max(a, b)
-
-    return {
-        "_wrap": wrap,
-        "_divsi": divsi,
-        "_remsi": remsi,
-        "_floordivsi": floordivsi,
-        "_cmpu": cmpu,
-        "_index_cast": index_cast,
-        "_minimumf": minimumf,
-        "_maximumf": maximumf,
-        "_to_signed": to_signed,
-    }
 
 
 # ------------------------------------------------------------------------------------------
@@ -1117,7 +1039,6 @@ def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         c.fallback(op, indent)
 
 
-_FLOAT_BIN = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*"}
 _INT_BIN = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
 _INT_BITS = {"arith.andi": "&", "arith.ori": "|", "arith.xori": "^"}
 
@@ -1142,25 +1063,23 @@ def _float_type_ok(op: Operation) -> bool:
     return isinstance(op.results[0].type, builtin.Float64Type | builtin.Float32Type)
 
 
-@emitter(*_FLOAT_BIN)
-def _float_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if not _float_type_ok(op):
+def _scalar(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """A scalar op with an inline expression in the table (`tapeflow.semantics`): `float`
+    entries for f64/f32 results (f32 rounded), `exact` ones for any float type."""
+    entry = SCALARS[op.name]
+    if entry.kind == "float" and not _float_type_ok(op):
         return c.fallback(op, indent)
-    _, a, b = _bin(c, op)
-    _rounded(c, op, indent, f"{a} {_FLOAT_BIN[op.name]} {b}")
+    r = c.define(op.results[0])
+    expr = entry.inline.format(*(c.use(v) for v in op.operands))  # type: ignore[union-attr]
+    if entry.kind == "exact":
+        c.emit(indent, f"{r} = {expr}")
+    else:
+        _rounded(c, op, indent, expr)
 
 
-@emitter("arith.divf")
-def _divf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if not _float_type_ok(op):
-        return c.fallback(op, indent)
-    _, a, b = _bin(c, op)
-    _rounded(c, op, indent, f"({a} / {b} if {b} else _divf({a}, {b}))")
-
-
-@emitter("arith.negf")
-def _negf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    c.emit(indent, f"{c.define(op.results[0])} = -{c.use(op.operands[0])}")
+for _entry in SCALARS.values():
+    if _entry.inline is not None and _entry.kind in ("float", "exact"):
+        EMITTERS[_entry.name] = _scalar
 
 
 @emitter("arith.extf")
@@ -1175,27 +1094,6 @@ def _sitofp(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ):
         return c.fallback(op, indent)
     c.emit(indent, f"{c.define(op.results[0])} = float({c.use(op.operands[0])})")
-
-
-@emitter("arith.maxnumf", "arith.minnumf")
-def _minmaxnum(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if not _float_type_ok(op):
-        return c.fallback(op, indent)
-    _, a, b = _bin(c, op)
-    _rounded(c, op, indent, f"_{op.name[6:9]}num({a}, {b})")
-
-
-_MATH_UNARY = ("tanh", "exp", "log", "sqrt", "sin", "cos", "absf")
-
-
-@emitter(*(f"math.{n}" for n in _MATH_UNARY))
-def _math_unary(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if not _float_type_ok(op):
-        return c.fallback(op, indent)
-    c.define(op.results[0])
-    x = c.use(op.operands[0])
-    short = op.name[5:]
-    _rounded(c, op, indent, f"abs({x})" if short == "absf" else f"_m_{short}({x})")
 
 
 @emitter(*_INT_BIN)
@@ -1305,16 +1203,13 @@ def _int_div(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     rb = c.range_of(op.operands[1])
     if rb is None or rb[0] <= 0 <= rb[1]:  # a zero divisor: the interpreter's error
         c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")
-    if w == 64 and op.name in ("arith.divsi", "arith.remsi"):
-        d = r if op.name == "arith.divsi" else c.fresh("d")
-        c.emit(indent, f"{d} = abs({a}) // abs({b})")
-        c.emit(indent, f"if ({a} > 0) != ({b} > 0): {d} = -{d}")
-        if op.name == "arith.remsi":
-            c.emit(indent, f"{r} = {a} - {d} * {b}")
-        else:  # INT64_MIN / -1 wraps to INT64_MIN, as in the interpreter (and LLVM)
-            c.emit(indent, f"if {d} == {1 << 63}: {d} = {_I64_MIN}")
+    entry = SCALARS[op.name]
+    if w == 64 and entry.inline64:
+        d = c.fresh("d") if any("{d}" in t for t in entry.inline64) else r
+        for text in entry.inline64:
+            c.emit(indent, text.format(a, b, r=r, d=d))
         return
-    c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b}, {w})")
+    c.emit(indent, f"{r} = {entry.inline.format(a, b, w=w)}")  # type: ignore[union-attr]
 
 
 _CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
@@ -1404,12 +1299,6 @@ def _index_cast(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         c.emit(indent, f"{r} = {a}")
     else:
         c.emit(indent, f"{r} = _index_cast({a}, {wi}, {wo})")
-
-
-@emitter("arith.minimumf", "arith.maximumf")
-def _minmaxf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    r, a, b = _bin(c, op)
-    c.emit(indent, f"{r} = _{op.name[6:]}({a}, {b})")
 
 
 # -- control flow ------------------------------------------------------------------------
@@ -1835,33 +1724,6 @@ def _stream_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 # The compiled module.
 
 
-def _math_helpers() -> dict[str, Any]:
-    """The float helpers of `tapeflow.interpreters.extra_ops`, so values are identical."""
-    import numpy as np_
-
-    from tapeflow.interpreters import extra_ops as x
-
-    out: dict[str, Any] = {
-        "_f32": x._f32,  # pyright: ignore[reportPrivateUsage]
-        "_divf": x._divf,  # pyright: ignore[reportPrivateUsage]
-        "_maxnum": x._maxnum,  # pyright: ignore[reportPrivateUsage]
-        "_minnum": x._minnum,  # pyright: ignore[reportPrivateUsage]
-    }
-    for name in ("tanh", "exp", "log", "sqrt", "sin", "cos"):
-        fn = getattr(math, name)
-        npfn = getattr(np_, name)
-
-        def safe(v: float, fn: Any = fn, npfn: Any = npfn) -> float:
-            try:
-                return fn(v)
-            except (ValueError, OverflowError, ZeroDivisionError):
-                with np_.errstate(all="ignore"):
-                    return float(npfn(np_.float64(v)))
-
-        out[f"_m_{name}"] = safe
-    return out
-
-
 class CompiledModule:
     """Every `func.func` of `module`, compiled to Python. Compile once, run many times.
 
@@ -1937,8 +1799,7 @@ class CompiledModule:
         self.source = re.sub(r"@@C(\d+)@@", charged, source)
         for kernel in self.kernels:
             kernel.source = re.sub(r"@@C(\d+)@@", charged, kernel.source)
-        namespace: dict[str, Any] = dict(_int_helpers())
-        namespace.update(_math_helpers())
+        namespace: dict[str, Any] = dict(HELPERS)
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
         try:

@@ -20,6 +20,7 @@ pytest.importorskip("numba", reason="the JIT path needs numba (extra 'fast')")
 from tapeflow import runner  # noqa: E402
 from tapeflow.hwmodel import compiled as C  # noqa: E402
 from tapeflow.hwmodel import jit, jit_runtime  # noqa: E402
+from tapeflow.semantics import HELPERS  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
 
 from helpers.sim import RandomProgram, kernel_names, outcomes_identical, stage_module  # noqa: E402
@@ -108,7 +109,7 @@ def bits(x: float) -> bytes:
 
 @pytest.mark.parametrize("name", ["_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf"])
 def test_binary_float_helpers_bit_identical(name: str):
-    original = {**C._int_helpers(), **C._math_helpers()}[name]  # pyright: ignore[reportPrivateUsage]
+    original = HELPERS[name]
     ported = getattr(jit_runtime, name)
     for x in SPECIAL:
         for y in SPECIAL:
@@ -116,7 +117,7 @@ def test_binary_float_helpers_bit_identical(name: str):
 
 
 def test_f32_and_wrap_helpers_identical():
-    helpers = {**C._int_helpers(), **C._math_helpers()}  # pyright: ignore[reportPrivateUsage]
+    helpers = HELPERS
     for x in SPECIAL:
         assert bits(jit_runtime._f32(x)) == bits(helpers["_f32"](x)), x
     for v in (0, 1, -1, 127, 128, -129, 2**31, 2**31 - 1, -(2**31) - 1, 2**40 + 5):
@@ -135,7 +136,7 @@ def test_libm_calls_bit_identical(name: str):
 
     call = jit.MATH[name]
     fn = numba.njit(eval(f"lambda x: {call}(x)", {"math": math, call: getattr(jit_runtime, call, None)}))
-    original = C._math_helpers()[name]  # pyright: ignore[reportPrivateUsage]
+    original = HELPERS[name]
     for x in [*SPECIAL, 0.1, 2.5, -3.7, 20.0, -20.0, 1e-8]:
         assert bits(fn(x)) == bits(original(x)), (name, x)
 
