@@ -51,18 +51,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tapeflow.semantics import JIT_CALLS, JIT_FORMS
+
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
-RUNTIME = frozenset(
-    ("_divf", "_maxnum", "_minnum", "_maximumf", "_minimumf", "_f32", "_wrap", "_m_log",
-     "_index_cast", "_grow", "_record", "_wstart", "_wbulk")
-)  # fmt: skip
-"""What kernels may call from `tapeflow.hwmodel.jit_runtime`."""
+RUNTIME = frozenset({*JIT_FORMS, "_grow", "_record", "_wstart", "_wbulk"})
+"""What kernels may call from `tapeflow.hwmodel.jit_runtime` (the table's numba forms,
+`tapeflow.semantics.JIT_FORMS`, and the trace's counter logic)."""
 
-MATH = {f"_m_{n}": f"math.{n}" for n in ("tanh", "exp", "sqrt", "sin", "cos")}
-MATH["_m_log"] = "_m_log"  # (jit_runtime: the sign of log's NaN below zero)
-"""libm functions: numba calls the same libm, and returns IEEE results where CPython's
-`math` raises (the generated code's `_m_*` then asks NumPy, which gives those results)."""
+MATH = JIT_CALLS
+"""libm helpers -> what a kernel calls (`tapeflow.semantics.JIT_CALLS`): numba calls the
+same libm, and returns IEEE results where CPython's `math` raises (the generated code's
+`_m_*` then asks NumPy, which gives those results); `_m_log` is the runtime's."""
 
 _CALLS = {"abs", "float", "int", "min", "max", "range", "len"}  # builtins kernels may call
 BUILTINS = _CALLS | {"math"}
@@ -164,7 +164,10 @@ def _cache_dir() -> Path:
 
 @functools.cache
 def _runtime_digest() -> bytes:
-    return hashlib.sha256(Path(__file__).with_name("jit_runtime.py").read_bytes()).digest()
+    from tapeflow import semantics
+
+    runtime = Path(__file__).with_name("jit_runtime.py").read_bytes()
+    return hashlib.sha256(runtime + Path(semantics.__file__).read_bytes()).digest()
 
 
 def enabled() -> bool:

@@ -114,7 +114,6 @@ def register_extra_ops(interpreter: Interpreter) -> None:
 # Helpers: rounding, integer widths.
 
 _f32 = S.f32
-_divf, _maxnum, _minnum = S.divf, S.maxnum, S.minnum  # (hwmodel's, until it uses the table)
 
 
 def round_float(type_: Attribute, x: float) -> float:
