@@ -51,16 +51,19 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
+def _hash(a: np.ndarray) -> str:
+    a = np.ascontiguousarray(a)
+    return f"{a.dtype}{a.shape}:{hashlib.sha256(a.tobytes()).hexdigest()}"
+
+
 def _digest(sim: Any, arg_names: list[str]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     _flatten(sim.report, "", fields)
     run = sim.run
     for p in run.memref_positions:
-        a = np.ascontiguousarray(run.arguments[p])
-        fields[f"grad.{arg_names[p]}"] = f"{a.dtype}{a.shape}:{hashlib.sha256(a.tobytes()).hexdigest()}"
+        fields[f"grad.{arg_names[p]}"] = _hash(np.asarray(run.arguments[p]))
     for i, r in enumerate(run.results):
-        a = np.ascontiguousarray(np.asarray(r))
-        fields[f"result{i}"] = f"{a.dtype}{a.shape}:{hashlib.sha256(a.tobytes()).hexdigest()}"
+        fields[f"result{i}"] = _hash(np.asarray(r))
     return fields
 
 
@@ -79,11 +82,12 @@ def _run_fast(module: Any, entry: str, make_args: Any, machines: list[Any]) -> l
 
 def collect(kernels: list[str], sizes: list[str], stages: list[str], paths: list[str],
             log: Any = sys.stderr) -> dict[str, dict[str, Any]]:  # fmt: skip
-    from benchmarks.kernels import KERNELS
-    from tapeflow import bench
     from tapeflow.hwmodel import compiled as C
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.hwmodel.model import simulate
+
+    from benchmarks.kernels import KERNELS
+    from tapeflow import bench
 
     machines = [load_machine(p) for p in PRESETS]
     out: dict[str, dict[str, Any]] = {}
@@ -144,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two digests")
     p.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated (default: all)")
     p.add_argument("--sizes", default="small,default", help="comma-separated (small,default)")
-    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated ({','.join(STAGES)})")
+    p.add_argument("--stages", default=",".join(STAGES),
+                   help=f"comma-separated ({','.join(STAGES)})")
     p.add_argument("--paths", default="fast,interp",
                    help="comma-separated (fast,interp,jit; default fast,interp)")
     a = p.parse_args(argv)

@@ -139,7 +139,9 @@ class RecordType(ParametrizedAttribute, TypeAttribute):
         return (end + align - 1) // align * align
 
 
-def _is_spm(space: Attribute) -> bool:
+def is_spm(space: Attribute) -> bool:
+    """The one test for "this memory space is the scratchpad" (`#stream.spm`), for memrefs
+    and record tapes alike (the hardware model and the fast path ask it too)."""
     from tapeflow.dialects.stream import SpmAttr
 
     return isinstance(space, SpmAttr)
@@ -175,7 +177,7 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
                 printer.print_attribute(self.memory_space)
 
     def verify(self) -> None:
-        if not isinstance(self.memory_space, NoneAttr) and not _is_spm(self.memory_space):
+        if not isinstance(self.memory_space, NoneAttr) and not is_spm(self.memory_space):
             raise VerifyException(
                 "region.tape memory space must be absent (DRAM) or #stream.spm, "
                 f"got {self.memory_space}"
@@ -184,7 +186,7 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
     @property
     def in_spm(self) -> bool:
         """True for a scratchpad tile buffer, False for a DRAM tape."""
-        return _is_spm(self.memory_space)
+        return is_spm(self.memory_space)
 
 
 def _tape_type(op: Operation, value: SSAValue) -> TapeType:

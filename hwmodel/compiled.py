@@ -61,6 +61,10 @@ What a run records (`Trace`):
 
 Unsupported IR raises `UnsupportedOpError` naming the op (with its location) when the
 module is compiled, so callers can fall back to the op-by-op path.
+
+Private xDSL names used here (no public API in xDSL 0.74): `Interpreter._impls._impl_dict`
+(`CompiledModule.has_impl`: whether the interpreter implements an op, asked at compile
+time so that an op without one fails with `UnsupportedOpError`, not in the middle of a run).
 """
 
 from __future__ import annotations
@@ -103,8 +107,11 @@ from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory
+from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
+from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS
+from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, next_base, tape_base
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -134,20 +141,15 @@ class FastPathLimit(InterpretationError):
 # the buffer's provisional id (`Trace.buffers`). Provisional ids become the hardware
 # model's base addresses when a batch is flushed, in order of first access, which is the
 # order in which the op-by-op model allocates addresses.
-SID_SHIFT = 1
+SID_SHIFT = PC_SHIFT  # (tapeflow.semantics.memory: the model's layout)
 SID_LIMIT = 1 << 16
-OFF_SHIFT = 17
+OFF_SHIFT = ADDR_SHIFT
 OFF_LIMIT = 1 << 28
 BUF_SHIFT = 45
 BUF_LIMIT = 1 << 18
 
 MEMREF, RECORDS, TAPE = "memref", "records", "tape"
 
-TAPE_BASE = 1 << 44
-"""Addresses of un-lowered `tape.cache` arrays (as `tapeflow.hwmodel.model`)."""
-TAPE_STRIDE = 1 << 36
-FIRST_ADDRESS = 1 << 16
-ALIGN = 64
 
 
 def _wrap64(x: int) -> int:
@@ -430,12 +432,12 @@ class Trace:
     def base_of(self, kind: str, obj: Any, size: int) -> int:
         """Base address of a buffer at its first access (the model's rule)."""
         if kind == TAPE:
-            base = TAPE_BASE + self._tapes * TAPE_STRIDE
+            base = tape_base(self._tapes)
             self._tapes += 1
             return base
         size = size if kind == MEMREF else obj.size_bytes
         base = self._next_addr
-        self._next_addr = base + (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
+        self._next_addr = next_base(base, size)
         return base
 
     def tape_peak(self, cache: list[Any], peak: int) -> None:
@@ -493,14 +495,6 @@ def _int_width(t: Any) -> int | None:
     if isinstance(t, IntegerType):
         return t.width.data
     return None
-
-
-def _is_spm_space(space: Any) -> bool:
-    try:
-        from tapeflow.dialects.stream import SpmAttr
-    except ImportError:  # pragma: no cover - the stream dialect not there yet
-        return False
-    return isinstance(space, SpmAttr)
 
 
 def _affine_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
@@ -769,7 +763,7 @@ class _FunctionCompiler:
         f64 = isinstance(et, builtin.Float64Type)
         self.views[data] = "d" if f64 else "q" if wide_int else "i" if i32 else ""
         base: str | None = None
-        if not _is_spm_space(t.memory_space):
+        if not is_spm(t.memory_space):
             base = f"{name}_a"
             self.emit(indent, f"{base} = _MID({name})")
         strides: list[str] = []
@@ -1899,21 +1893,10 @@ def _kernel_error(program: CompiledModule, kind: str, op: Operation, values: lis
     if kind == "run":
         program.run_op(op, tuple(values))
     elif kind == "rcheck":
-        record_check(op, *values)
+        check_record(op, *values)
     else:
         record_unwritten(op, *values)
     raise FastPathLimit(op_error(op, "fast path: a kernel's failed check passed in the interpreter"))
-
-
-def record_check(op: Operation, buf: Any, index: int) -> None:
-    buf.check_usable(op)
-    buf.check_index(op, index)
-
-
-def record_unwritten(op: Operation, buf: Any, index: int) -> None:
-    raise InterpretationError(
-        op_error(op, f"record {index} of {buf.describe()} read before it was written")
-    )
 
 
 class _Runtime:
@@ -1939,7 +1922,7 @@ class _Runtime:
         self.window_bulk = trace.window_bulk
         self.stream = trace.stream
         self.stream_min = trace.stream_min
-        self.record_check = record_check
+        self.record_check = check_record
         self.record_unwritten = record_unwritten
         self.jit_nest = trace.jit_nest
 
@@ -1967,8 +1950,3 @@ class _Runtime:
             t.accesses.extend(offs.tolist())
         if len(t.accesses) >= t.batch_size:
             t.flush()
-
-
-def compile_module(module: ModuleOp) -> CompiledModule:
-    """Compiles every function of `module` (raises `UnsupportedOpError` naming the op)."""
-    return CompiledModule(module)

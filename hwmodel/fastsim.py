@@ -39,15 +39,14 @@ from tapeflow.hwmodel.compiled import (
     MEMREF,
     RECORDS,
     TAPE,
-    TAPE_BASE,
-    TAPE_STRIDE,
     CompiledModule,
     FastPathLimit,
     Trace,
     UnsupportedOpError,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine
-from tapeflow.hwmodel.model import HardwareModel, SimResult, classify, element_bytes
+from tapeflow.hwmodel.model import HardwareModel, SimResult, classify, memory_charges
+from tapeflow.semantics.memory import tape_base
 
 _NCLS = len(OP_CLASSES)
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
@@ -60,40 +59,23 @@ _TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.ac
           "stream.wait")  # fmt: skip
 
 
-def _is_spm(space: Any) -> bool:
-    return getattr(space, "name", None) == "stream.spm"
-
-
 def op_charges(op: Operation) -> np.ndarray:
-    """What one execution of `op` adds to the model's counts (as `will_interpret_op`)."""
+    """What one execution of `op` adds to the model's counts (as `will_interpret_op`:
+    its class, and `model.memory_charges`)."""
     v = np.zeros(_NCOLS, dtype=np.int64)
     cls = classify(op) or "int"
     v[_CLASS_INDEX[cls]] = 1
-    name = op.name
-    if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
-        mtype = op.memref.type  # type: ignore[attr-defined]
-        size = element_bytes(mtype.element_type)
-        load = name.endswith("load")
-        v[LOADS if load else STORES] += 1
-        if _is_spm(mtype.memory_space):
-            v[SPM_LOADS if load else SPM_STORES] += 1
-            v[SPM_BYTES] += size
+    charges = memory_charges(op)
+    if charges is not None:
+        loads, stores, spm, nbytes = charges
+        v[LOADS] += loads
+        v[STORES] += stores
+        if spm:
+            v[SPM_LOADS] += loads
+            v[SPM_STORES] += stores
+            v[SPM_BYTES] += nbytes
         else:
-            v[CACHE_BYTES] += size
-    elif name in ("tape.push", "tape.pop"):
-        size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
-        v[STORES if name == "tape.push" else LOADS] += 1
-        v[CACHE_BYTES] += size
-    elif name in ("region.write", "region.read"):
-        ttype = op.operands[0].type
-        sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
-        write = name == "region.write"
-        v[STORES if write else LOADS] += len(sizes)
-        if ttype.in_spm:  # type: ignore[attr-defined]
-            v[SPM_STORES if write else SPM_LOADS] += len(sizes)
-            v[SPM_BYTES] += sum(sizes)
-        else:
-            v[CACHE_BYTES] += sum(sizes)
+            v[CACHE_BYTES] += nbytes
     return v
 
 
@@ -223,13 +205,10 @@ def _model_base(m: HardwareModel, kind: str, obj: Any, size: int) -> int:
     if kind == MEMREF:
         return m._base_of(obj, size)  # pyright: ignore[reportPrivateUsage]
     if kind == RECORDS:
-        base = m._next_addr  # pyright: ignore[reportPrivateUsage]
-        m._next_addr = base + (max(obj.size_bytes, 1) + 63) // 64 * 64
-        m._records[id(obj)] = (obj, base)  # pyright: ignore[reportPrivateUsage]
-        return base
+        return m.records_base(obj)
     assert kind == TAPE
     tapes = m._tapes  # pyright: ignore[reportPrivateUsage]
-    entry = (obj, TAPE_BASE + len(tapes) * TAPE_STRIDE, 0)
+    entry = (obj, tape_base(len(tapes)), 0)
     tapes[id(obj)] = entry
     return entry[1]
 
@@ -310,7 +289,6 @@ def simulate_fast(
     """As `tapeflow.hwmodel.model.simulate` (same arguments, same `SimResult` and report),
     from a compiled run. Raises `UnsupportedOpError` (naming the op) for IR the compiler
     does not handle; `simulate_auto` falls back instead."""
-    from tapeflow import runner
     from tapeflow.hwmodel.report import build_report
 
     program = module if isinstance(module, CompiledModule) else compiled(module)
@@ -335,7 +313,6 @@ def simulate_fast_many(
     """`simulate_fast` on several machines from ONE run of the program (e.g. the baseline's
     cache-capacity sweep): each result equals `simulate(module, entry, args, machine)`.
     The machines must accept the same program (a scratchpad overflow on one fails all)."""
-    from tapeflow import runner
     from tapeflow.hwmodel.report import build_report
 
     program = module if isinstance(module, CompiledModule) else compiled(module)

@@ -141,7 +141,11 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
+from tapeflow.dialects.region import is_spm
 from tapeflow.semantics import cost_class
+from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
+from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, next_base, tape_base
+from tapeflow.semantics.memory import PC_SHIFT as _PC
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
@@ -169,11 +173,6 @@ _FREE = {
 }  # fmt: skip
 _BRANCH = {"scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br"}
 
-TAPE_BASE = 1 << 44
-"""Addresses of un-lowered `tape.cache` arrays start here (far from ordinary buffers)."""
-TAPE_STRIDE = 1 << 36
-
-
 def classify(op: Operation) -> str:
     """The op class (a key of `[ops.*]`) that `op` is charged as."""
     name = op.name
@@ -195,6 +194,30 @@ def classify(op: Operation) -> str:
     if name in ("stream.commit", "stream.prefetch"):
         return "dma"
     return ""  # unknown: charged as `int`, and listed in the report
+
+
+_ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store")
+
+
+def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
+    """(loads, stores, in the scratchpad, bytes) one execution of a memory op is charged
+    (the listener's rule, which `fastsim.op_charges` reuses); None for other ops."""
+    name = op.name
+    if name in _ACCESS_OPS:
+        mtype = op.memref.type  # type: ignore[attr-defined]
+        load = name.endswith("load")
+        return (int(load), int(not load), is_spm(mtype.memory_space),
+                element_bytes(mtype.element_type))  # fmt: skip
+    if name in ("tape.push", "tape.pop"):
+        size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        return (0, 1, False, size) if name == "tape.push" else (1, 0, False, size)
+    if name in ("region.write", "region.read"):
+        ttype = op.operands[0].type
+        sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
+        n = len(sizes)
+        write = name == "region.write"
+        return (0 if write else n, n if write else 0, ttype.in_spm, sum(sizes))  # type: ignore[attr-defined]
+    return None
 
 
 def is_loop_end(op: Operation) -> bool:
@@ -236,15 +259,11 @@ def buffer_memory(array: Any) -> tuple[Any, int, int, int]:
     """(memory object, byte offset, bytes, element bytes) of a memref's storage. A memref
     of memrefs (a growable tape's slot) holds its elements in a list (`ObjectStorage`):
     each is a pointer, 8 bytes."""
-    ptr = array._data
+    ptr = array.data_ptr
     raw = getattr(ptr, "raw", None)
     if raw is None:
         return ptr, 0, 8 * len(ptr), 8
     return raw.memory, raw.offset, len(raw.memory), ptr.xtype.compile_time_size
-
-
-def _is_spm_space(space: Attribute) -> bool:
-    return getattr(space, "name", None) == "stream.spm"
 
 
 # Phase timing. Plain Python, as the cache kernel (hwmodel/cache.py): with the numba
@@ -502,7 +521,7 @@ class HardwareModel(Interpreter.Listener):
         self._next_pc = 0
         self._arrays: dict[int, tuple[Any, int, tuple[int, ...], int]] = {}
         self._bases: dict[int, tuple[Any, int]] = {}  # id(bytearray) -> (bytearray, base)
-        self._next_addr = 1 << 16
+        self._next_addr = FIRST_ADDRESS
         self._tapes: dict[int, tuple[Any, int, int]] = {}  # id(list) -> (list, base, peak)
         self._buf: list[int] = []
         self._spm_objects: dict[int, tuple[Any, int]] = {}
@@ -611,7 +630,7 @@ class HardwareModel(Interpreter.Listener):
             for i, s in zip(indices, strides):
                 offset += i * s
             c.cache_bytes += size
-            self._buf.append(((base + offset * size) << 17) | (h[5] << 1) | write)
+            self._buf.append(((base + offset * size) << _ADDR) | (h[5] << _PC) | write)
             if len(self._buf) >= self.batch:
                 self.flush()
             return
@@ -619,7 +638,7 @@ class HardwareModel(Interpreter.Listener):
             cache = args[0]
             entry = self._tapes.get(id(cache))
             if entry is None:
-                entry = (cache, TAPE_BASE + len(self._tapes) * TAPE_STRIDE, 0)
+                entry = (cache, tape_base(len(self._tapes)), 0)
             size = h[2]
             if kind == _TPUSH:
                 pos = len(cache)
@@ -635,7 +654,7 @@ class HardwareModel(Interpreter.Listener):
                     return  # the interpreter reports the empty pop
             self._tapes[id(cache)] = entry
             c.cache_bytes += size
-            self._buf.append(((entry[1] + pos * size) << 17) | (h[3] << 1) | write)
+            self._buf.append(((entry[1] + pos * size) << _ADDR) | (h[3] << _PC) | write)
             if len(self._buf) >= self.batch:
                 self.flush()
             return
@@ -706,16 +725,13 @@ class HardwareModel(Interpreter.Listener):
             pc = self._pcs[op] = self._next_pc & 0xFFFF
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
-        if name in ("memref.load", "memref.store", "affine.load", "affine.store"):
-            mtype = op.memref.type  # type: ignore[attr-defined]
-            kind = _LOAD if name.endswith("load") else _STORE
+        if name in _ACCESS_OPS:
+            loads, _, spm, size = memory_charges(op)  # type: ignore[misc]
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
-            h = (kind, ci, _is_spm_space(mtype.memory_space),
-                 element_bytes(mtype.element_type), amap, pc)  # fmt: skip
+            h = (_LOAD if loads else _STORE, ci, spm, size, amap, pc)
         elif name in ("tape.push", "tape.pop"):
-            ctype = op.operands[0].type
-            h = (_TPUSH if name == "tape.push" else _TPOP, ci,
-                 element_bytes(ctype.element_type), pc)  # type: ignore[attr-defined]  # fmt: skip
+            size = memory_charges(op)[3]  # type: ignore[index]
+            h = (_TPUSH if name == "tape.push" else _TPOP, ci, size, pc)
         elif name in ("region.write", "region.read"):
             ttype = op.operands[0].type
             rec = ttype.record  # type: ignore[attr-defined]
@@ -725,7 +741,7 @@ class HardwareModel(Interpreter.Listener):
         elif name in ("memref.alloc", "memref.alloca"):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
-            h = (_ALLOC, ci, _is_spm_space(mtype.memory_space),  # type: ignore[attr-defined]
+            h = (_ALLOC, ci, is_spm(mtype.memory_space),  # type: ignore[attr-defined]
                  element_bytes(mtype.element_type), is_tape,  # type: ignore[attr-defined]
                  "tapeflow.snapshot" in op.attributes)  # checkpoint.SNAPSHOT_ATTR  # fmt: skip
         elif name == "memref.dealloc":
@@ -756,9 +772,18 @@ class HardwareModel(Interpreter.Listener):
         entry = self._bases.get(id(memory))
         if entry is None:
             base = self._next_addr
-            self._next_addr = base + (max(nbytes, 1) + 63) // 64 * 64
+            self._next_addr = next_base(base, nbytes)
             entry = (memory, base)
             self._bases[id(memory)] = entry
+        return entry[1]
+
+    def records_base(self, buf: Any) -> int:
+        """The base address of a DRAM record tape, given at its first access."""
+        entry = self._records.get(id(buf))
+        if entry is None:
+            entry = (buf, self._next_addr)
+            self._next_addr = next_base(self._next_addr, buf.size_bytes)
+            self._records[id(buf)] = entry
         return entry[1]
 
     def _array_info(self, array: Any) -> tuple[Any, int, tuple[int, ...], int]:
@@ -809,18 +834,14 @@ class HardwareModel(Interpreter.Listener):
             return
         buf = args[0]
         entry = self._records.get(id(buf))
-        if entry is None:
-            base = self._next_addr
-            self._next_addr = base + (max(buf.size_bytes, 1) + 63) // 64 * 64
-            entry = (buf, base)
-            self._records[id(buf)] = entry
-        start = entry[1] + int(args[1]) * h[3]
+        base = entry[1] if entry is not None else self.records_base(buf)
+        start = base + int(args[1]) * h[3]
         pc = h[6]
         w = 1 if write else 0
         append = self._buf.append
         for f, (off, size) in enumerate(zip(h[4], h[5])):  # field f: its own PC
             c.cache_bytes += size
-            append(((start + off) << 17) | (((pc + f) & 0xFFFF) << 1) | w)
+            append(((start + off) << _ADDR) | (((pc + f) & 0xFFFF) << _PC) | w)
         if len(self._buf) >= self.batch:
             self.flush()
 
@@ -835,7 +856,7 @@ class HardwareModel(Interpreter.Listener):
             else:
                 self.counts.loads += n
             self.counts.cache_bytes += n * size
-            self._buf.extend(((info[1] + k * size) << 17) | (pc << 1) | w for k in range(n))
+            self._buf.extend(((info[1] + k * size) << _ADDR) | (pc << _PC) | w for k in range(n))
         if len(self._buf) >= self.batch:
             self.flush()
 
@@ -845,7 +866,7 @@ class HardwareModel(Interpreter.Listener):
             return
         packed = np.array(self._buf, dtype=np.int64)
         self._buf.clear()
-        self.cache.access_batch(packed >> 17, (packed >> 1) & 0xFFFF, packed & 1)
+        self.cache.access_batch(packed >> _ADDR, (packed >> _PC) & PC_MASK, packed & 1)
 
     # ------------------------------------------------------------------ DMA and time
 

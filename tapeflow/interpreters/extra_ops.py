@@ -82,7 +82,6 @@ from tapeflow.diagnostics import op_error
 
 __all__ = [
     "ArithTableFunctions",
-    "MathTableFunctions",
     "CheckedMemRefFunctions",
     "ExtraAffineFunctions",
     "ExtraArithFunctions",
@@ -90,6 +89,7 @@ __all__ = [
     "ExtraMathFunctions",
     "ExtraMemRefFunctions",
     "ExtraScfFunctions",
+    "MathTableFunctions",
     "StridedArray",
     "register_extra_ops",
     "round_float",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, NoReturn, Protocol
 
 from xdsl.interpreter import (
     Interpreter,
@@ -31,15 +31,19 @@ from tapeflow.diagnostics import op_error
 from tapeflow.dialects import region
 from tapeflow.dialects.region import RecordType, TapeType
 
-if TYPE_CHECKING:
-    from tapeflow.interpreters.stream import DmaToken
-
 DRAM = "dram"
 """`RecordBuffer.memory_space` of a tape in DRAM (no memory space in its type)."""
 SPM = "spm"
 """`RecordBuffer.memory_space` of a scratchpad buffer (`#stream.spm`)."""
 
 Record = tuple[Any, ...]
+
+
+class InFlight(Protocol):
+    """What a buffer knows of the DMA in flight on it (the stream interpreter's
+    `DmaToken`; a protocol, so that this module does not import the stream one)."""
+
+    kind: str
 
 
 @dataclass(eq=False)
@@ -56,7 +60,7 @@ class RecordBuffer:
     id: int = field(default_factory=lambda: next(RecordBuffer._ids))
     """Stable identity (allocation order within the process), for reports and models."""
     freed: bool = False
-    dma: DmaToken | None = None
+    dma: InFlight | None = None
     """The DMA in flight on this (SPM) buffer, if any; set by the stream interpreter."""
     acquired: str | None = None
     """`"write"`/`"read"` after `stream.acquire_write`/`acquire_read`, else None."""
@@ -111,6 +115,18 @@ class RecordBuffer:
         return f"{where} #{self.id}"
 
 
+def check_record(op: Operation, buffer: RecordBuffer, index: int) -> None:
+    """The checks of a `region.read`/`write` of record `index` (the fast path's too)."""
+    buffer.check_usable(op)
+    buffer.check_index(op, index)
+
+
+def record_unwritten(op: Operation, buffer: RecordBuffer, index: int) -> NoReturn:
+    raise InterpretationError(
+        op_error(op, f"record {index} of {buffer.describe()} read before it was written")
+    )
+
+
 @register_impls
 class RegionFunctions(InterpreterFunctions):
     @impl(region.AllocOp)
@@ -126,8 +142,7 @@ class RegionFunctions(InterpreterFunctions):
     def run_write(self, interpreter: Interpreter, op: region.WriteOp, args: PythonValues):
         buffer: RecordBuffer = args[0]
         index = int(args[1])
-        buffer.check_usable(op)
-        buffer.check_index(op, index)
+        check_record(op, buffer, index)
         buffer.records[index] = tuple(args[2:])
         return ()
 
@@ -135,13 +150,10 @@ class RegionFunctions(InterpreterFunctions):
     def run_read(self, interpreter: Interpreter, op: region.ReadOp, args: PythonValues):
         buffer: RecordBuffer = args[0]
         index = int(args[1])
-        buffer.check_usable(op)
-        buffer.check_index(op, index)
+        check_record(op, buffer, index)
         values = buffer.records[index]
         if values is None:
-            raise InterpretationError(
-                op_error(op, f"record {index} of {buffer.describe()} read before it was written")
-            )
+            record_unwritten(op, buffer, index)
         return values
 
     @impl(region.DeallocOp)

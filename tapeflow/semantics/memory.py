@@ -4,6 +4,8 @@
   puts a static memory-op id there and maps it to the PC at flush time), bits from
   `ADDR_SHIFT` = the byte address (the fast path: an offset in its buffer, then the
   buffer's provisional id, `hwmodel/compiled.py`).
+- Ordinary buffers (a memref's memory, a DRAM record tape) get addresses from
+  `FIRST_ADDRESS` on, in order of first access, each `ALIGN`-aligned (`next_base`).
 - Un-lowered `tape.cache` arrays get addresses from `TAPE_BASE`, `TAPE_STRIDE` apart, in
   order of first access (far from ordinary buffers).
 - The scratchpad test is `tapeflow.dialects.region.is_spm`; the record-tape checks are
@@ -14,6 +16,9 @@ PC_SHIFT = 1
 PC_MASK = 0xFFFF
 ADDR_SHIFT = 17
 
+FIRST_ADDRESS = 1 << 16
+ALIGN = 64
+
 TAPE_BASE = 1 << 44
 TAPE_STRIDE = 1 << 36
 
@@ -21,3 +26,8 @@ TAPE_STRIDE = 1 << 36
 def tape_base(k: int) -> int:
     """The base address of the `k`-th tape cache (in first-access order)."""
     return TAPE_BASE + k * TAPE_STRIDE
+
+
+def next_base(base: int, nbytes: int) -> int:
+    """The address after a buffer of `nbytes` at `base` (at least one aligned line)."""
+    return base + (max(nbytes, 1) + ALIGN - 1) // ALIGN * ALIGN
