@@ -295,20 +295,8 @@ def cmpu(a: int, b: int, w: int) -> tuple[int, int]:
     return to_unsigned(a, w), to_unsigned(b, w)
 
 
-def index_cast(v: int, in_w: int, out_w: int) -> int:
-    """Truncates to a narrower width, sign-extends to a wider one (xDSL's rule)."""
-    if in_w > out_w:
-        t = v & ((1 << out_w) - 1)
-        if t & (1 << (out_w - 1)):
-            t -= 1 << out_w
-        return t
-    if in_w < out_w:
-        sign_bit = 1 << (in_w - 1)
-        return (v & (sign_bit - 1)) - (v & sign_bit)
-    return to_signed(v, out_w)
-
-
 def _index_cast_jit(v: int, in_w: int, out_w: int) -> int:
+    """`index_cast` for numba (int64 values: an equal width changes nothing)."""
     if in_w > out_w:
         t = v & ((1 << out_w) - 1)
         if t & (1 << (out_w - 1)):
@@ -321,6 +309,11 @@ def _index_cast_jit(v: int, in_w: int, out_w: int) -> int:
         return v
     t = v & ((1 << out_w) - 1)
     return t - (1 << out_w) if t >= (1 << (out_w - 1)) else t
+
+
+def index_cast(v: int, in_w: int, out_w: int) -> int:
+    """Truncates to a narrower width, sign-extends to a wider one (xDSL's rule)."""
+    return to_signed(v, out_w) if in_w == out_w else _index_cast_jit(v, in_w, out_w)
 
 
 # ---------------------------------------------------------------------------------------
