@@ -141,10 +141,9 @@ class RecordType(ParametrizedAttribute, TypeAttribute):
 
 def is_spm(space: Attribute) -> bool:
     """The one test for "this memory space is the scratchpad" (`#stream.spm`), for memrefs
-    and record tapes alike (the hardware model and the fast path ask it too)."""
-    from tapeflow.dialects.stream import SpmAttr
-
-    return isinstance(space, SpmAttr)
+    and record tapes alike (the hardware model and the fast path ask it too). By name, so
+    that this dialect does not import the stream dialect, which builds on its types."""
+    return getattr(space, "name", None) == "stream.spm"
 
 
 @irdl_attr_definition

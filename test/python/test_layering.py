@@ -107,9 +107,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # the shared types moved down). Each is an xfail(strict) of its own, so it flips to a
 # failure, and must be deleted here, the day its cycle is gone.
 KNOWN_CYCLES = {
-    ("tapeflow.dialects.region", "tapeflow.dialects.stream"): "region's SPM test, stream.SpmAttr",
     ("tapeflow.hwmodel.model", "tapeflow.hwmodel.report"): "report types the model it reads",
-    ("tapeflow.interpreters.region", "tapeflow.interpreters.stream"): "shared types",
 }
 
 
