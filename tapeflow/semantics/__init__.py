@@ -236,25 +236,25 @@ def _wrap_jit(v: int, w: int) -> int:
 _DIV0 = "integer division by zero"
 
 
-def divsi(a: int, b: int, w: int) -> int:
-    """Signed division rounding toward zero; INT_MIN / -1 wraps."""
+def _quotient(a: int, b: int, w: int) -> tuple[int, int, int]:
+    """The operands read as signed and their quotient rounded toward zero (not wrapped)."""
     a, b = to_signed(a, w), to_signed(b, w)
     if b == 0:
         raise Guard(_DIV0)
     d = abs(a) // abs(b)
     if (a > 0) != (b > 0):
         d = -d
-    return to_signed(d, w)
+    return a, b, d
+
+
+def divsi(a: int, b: int, w: int) -> int:
+    """Signed division rounding toward zero; INT_MIN / -1 wraps."""
+    return to_signed(_quotient(a, b, w)[2], w)
 
 
 def remsi(a: int, b: int, w: int) -> int:
     """The remainder of `divsi` (the sign of the dividend)."""
-    a, b = to_signed(a, w), to_signed(b, w)
-    if b == 0:
-        raise Guard(_DIV0)
-    d = abs(a) // abs(b)
-    if (a > 0) != (b > 0):
-        d = -d
+    a, b, d = _quotient(a, b, w)
     return a - d * b
 
 
