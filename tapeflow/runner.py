@@ -484,18 +484,9 @@ class _OpStack(Interpreter.Listener):
         self.stack.pop()
 
 
-# xDSL 0.74's interpreter checks these divisors with a bare `assert rhs != 0` (the only
-# other assert there is on the result type, which the verifier guarantees).
-_ASSERTION_MEANING = dict.fromkeys(
-    ["arith.divsi", "arith.remsi", "arith.floordivsi"], "integer division by zero"
-)
-
-
 def _runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
     message = str(error)
-    if isinstance(error, AssertionError) and stack and stack[-1].name in _ASSERTION_MEANING:
-        message = _ASSERTION_MEANING[stack[-1].name]
-    elif isinstance(error, MemoryError):
+    if isinstance(error, MemoryError):
         message = "out of memory"
     elif not isinstance(error, InterpretationError) or not message:
         detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
