@@ -263,24 +263,72 @@ def _fields(cls: type[ModulePass]) -> list[dataclasses.Field[Any]]:
     return [f for f in dataclasses.fields(cls) if f.init and f.name != "name"]
 
 
+def quote_colon_values(text: str) -> tuple[str, list[int]]:
+    """`text` with every bare option value that holds a `:` quoted (`{checkpoint=binomial:8}`
+    is mlir-opt's spelling; xDSL's pipeline lexer takes a `:` only inside quotes), and the
+    positions in `text` before which a quote was inserted (to report columns as typed)."""
+    out: list[str] = []
+    inserted: list[int] = []
+    depth, i = 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':  # a quoted value: copied as it is
+            end = text.find('"', i + 1)
+            end = len(text) - 1 if end < 0 else end
+            out.append(text[i : end + 1])
+            i = end + 1
+            continue
+        out.append(ch)
+        i += 1
+        depth += (ch == "{") - (ch == "}")
+        if depth == 1 and ch == "=":
+            end = i
+            while end < len(text) and text[end] not in ' }"':
+                end += 1
+            for j, element in enumerate(text[i:end].split(",")):
+                start = i + sum(len(e) + 1 for e in text[i:end].split(",")[:j])
+                if ":" in element:
+                    out.append(f'"{element}"')
+                    inserted += [start, start + len(element)]
+                else:
+                    out.append(element)
+                if start + len(element) < end:
+                    out.append(",")
+            i = end
+    return "".join(out), inserted
+
+
 def check_pipeline(
     text: str, available: dict[str, Callable[[], type[ModulePass]]]
 ) -> list[PassSpec]:
-    """The passes of `text` (xDSL's pipeline syntax), each located as
-    `pass-pipeline:1:col`; a ToolError for a syntax error, an unknown pass or an option
-    given twice (xDSL silently keeps the last)."""
+    """The passes of `text` (xDSL's pipeline syntax; a bare option value may hold a `:`,
+    as in mlir-opt), each located as `pass-pipeline:1:col`; a ToolError for a syntax error,
+    an unknown pass or an option given twice (xDSL silently keeps the last)."""
+    typed_text = text
+    text, inserted = quote_colon_values(text)
+
+    def column(pos: int) -> int:
+        """The column in the text as typed of position `pos` of the quoted text."""
+        for k, at in enumerate(inserted):
+            if at + k >= pos:
+                return pos - k + 1
+        return pos - len(inserted) + 1
+
     try:
         parsed = list(parse_pipeline(text))
     except ArgSpecParseError as e:
         # xDSL's message: a header, `pass-pipeline:1:col`, the source line, a caret, the message.
         lines = str(e).splitlines()
-        raise ToolError(f"{lines[1]}: {lines[-1].strip()} (in '{text}')") from None
+        col = int(lines[1].rsplit(":", 1)[1]) - 1
+        raise ToolError(
+            f"pass-pipeline:1:{column(col)}: {lines[-1].strip()} (in '{typed_text}')"
+        ) from None
     specs: list[PassSpec] = []
     depth, in_value, key = 0, False, ""
     lexer = PipelineLexer(text)
     while True:
         token = lexer.lex()
-        where = f"pass-pipeline:1:{token.span.start + 1}"
+        where = f"pass-pipeline:1:{column(token.span.start)}"
         kind, typed = token.kind, token.span.text
         if kind is SpecTokenKind.L_BRACE:
             depth, in_value = 1, False
@@ -297,6 +345,8 @@ def check_pipeline(
             if typed.replace("_", "-") in {k.replace("_", "-") for k in spec.locations}:
                 raise ToolError(f"{where}: option '{typed}' of {spec.name} given twice")
             spec.locations[key], spec.texts[key] = where, ""
+        elif depth == 1 and in_value and kind is SpecTokenKind.STRING_LIT:
+            specs[-1].texts[key] += typed[1:-1]  # the value, as the pass quotes it back
         elif depth == 1 and in_value and kind is not SpecTokenKind.EOF:
             specs[-1].texts[key] += typed
         if kind is SpecTokenKind.EOF:

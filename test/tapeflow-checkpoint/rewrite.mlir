@@ -1,6 +1,8 @@
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3}' | filecheck %s
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff,tapeflow-checkpoint{snapshots=3 schedule=periodic}' | filecheck %s --check-prefix=PER
 // RUN: tapeflow-opt %s -p 'tapeflow{checkpoint=binomial-3 mode=always}' | filecheck %s --check-prefix=FLOW
+// mlir-opt's spelling of the same option, a bare `:` in the value (tapeflow-opt quotes it for xDSL):
+// RUN: tapeflow-opt %s -p 'tapeflow{checkpoint=binomial:3 mode=always}' | filecheck %s --check-prefix=FLOW
 // RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:0"}' | filecheck %s --check-prefix=NAMED
 // RUN: sed 's/{tapeflow.checkpoint}//' %s | tapeflow-opt - -p 'tapeflow-autodiff,tapeflow-checkpoint{loops="f_grad:1"}' | filecheck %s --check-prefix=REV
 
