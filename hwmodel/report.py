@@ -40,16 +40,29 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from tapeflow.hwmodel.config import OP_CLASSES
+from tapeflow.hwmodel.config import OP_CLASSES, Machine
 from xdsl.utils.exceptions import InterpretationError
 
-if TYPE_CHECKING:
-    from tapeflow.hwmodel.model import HardwareModel
+
+class ModelState(Protocol):
+    """What a report reads of a finished `tapeflow.hwmodel.model.HardwareModel` (a protocol,
+    so that the model, which builds its report in `simulate`, and the report do not import
+    each other)."""
+
+    machine: Machine
+    cache: Any
+    counts: Any
+    _phases: int
+
+    @property
+    def tape_cache_bytes(self) -> int: ...
+
+    def finish(self) -> dict[str, float]: ...
 
 
-def build_report(model: HardwareModel, results: Any = ()) -> dict[str, Any]:
+def build_report(model: ModelState, results: Any = ()) -> dict[str, Any]:
     m = model.machine
     terms = model.finish()
     k = model.cache.counters
