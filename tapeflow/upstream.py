@@ -38,6 +38,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
 from tapeflow.diagnostics import LocatedPrinter
+from tapeflow.dialects.region import is_spm
 
 OUR_DIALECTS = ("tape", "region", "stream")
 EXPORT_PREFIXES = {name: f"tapeflow_{name}" for name in OUR_DIALECTS}
@@ -101,9 +102,7 @@ class _SpmAsString(TypeConversionPattern):
 
     @attr_type_rewrite_pattern
     def convert_type(self, typ: MemRefType[Attribute]) -> Attribute | None:
-        from tapeflow.dialects.stream import SpmAttr
-
-        if isinstance(typ.memory_space, SpmAttr):
+        if is_spm(typ.memory_space):
             return MemRefType(typ.element_type, typ.shape, typ.layout, SPM_MEMORY_SPACE)
         return None
 
