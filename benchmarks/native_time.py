@@ -8,10 +8,14 @@ The hardware model's presets predict cycles of machines that do not exist; this 
 the machine it runs on. Each variant's `@<kernel>_grad` is compiled as `tapeflow-bench`
 compiles it (`tapeflow.bench.build_module`: the Enzyme layout is
 `tapeflow-autodiff,tapeflow-lower-tape,tapeflow-cleanup`, TapeFlow the `tapeflow{...}`
-pipeline with the default machine's scratchpad size), then run natively as
-`tapeflow-exec` runs it (`tapeflow-lower-to-std`, `mlir-opt-22`, `mlir-runner-22 --O3`;
-`tapeflow.native.time_function_native`). The CPU has no DMA engine: TapeFlow's stream
-commits and prefetches are copies the core does itself.
+pipeline with the default machine's scratchpad size), except that TapeFlow's cost model
+decides for `machine=native`, as `tapeflow-exec -p tapeflow` does (`--machine` picks
+another machine, e.g. `--machine default-45nm`; `--mode always` streams every region
+loop, the pipeline before the cost model), then run natively as `tapeflow-exec` runs it
+(`tapeflow-lower-to-std`, `mlir-opt-22`, `mlir-runner-22 --O3`;
+`tapeflow.native.time_function_native`). The CPU has no DMA engine: streamed commits and
+prefetches are copies the core does itself. The `same` column says whether the two
+variants compiled to the same program text (then the ratio measures only the noise).
 
 Timing: libc `clock()` (process CPU time, microsecond resolution) around the gradient
 call only, inside the compiled program, so compilation and process start-up are not
@@ -42,6 +46,7 @@ import numpy as np  # noqa: E402
 from tapeflow import native  # noqa: E402
 from tapeflow.bench import Job, build_module, kernel_arguments, kernels  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
+from tapeflow.transforms.cost_model import NATIVE  # noqa: E402
 
 VARIANTS = ("enzyme", "tapeflow")
 
@@ -52,7 +57,28 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=int, default=7, help="timed rounds per kernel (7)")
     p.add_argument("--sizes", default="default", help="comma-separated sizes (default)")
     p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    p.add_argument("--machine", default=NATIVE,
+                   help="the machine TapeFlow's cost model decides for (native)")
+    p.add_argument("--mode", default="auto", choices=("auto", "always"),
+                   help="TapeFlow's mode (auto)")
     return p
+
+
+def _module(name: str, variant: str, size: str, spm_bytes: int, machine: str, mode: str):
+    """The variant's module, as `tapeflow-bench` builds it but with TapeFlow's cost model
+    deciding for `machine` (the bench passes on only presets and machine files)."""
+    from xdsl.passes import PassPipeline
+
+    from tapeflow.registry import get_all_passes, make_context
+
+    job = Job(name, variant, size, spm_bytes=spm_bytes, mode=mode)
+    if variant != "tapeflow":
+        return build_module(job)
+    spec = job.spec.replace("tapeflow{", f"tapeflow{{machine={json.dumps(machine)} ", 1)
+    module = kernels()[name].load(size)
+    PassPipeline.parse_spec(get_all_passes(), spec).apply(make_context(), module)
+    module.verify()
+    return module
 
 
 def _check_same_gradients(name: str, modules: dict[str, object], args: list) -> None:
@@ -70,8 +96,9 @@ def _fresh(args: list) -> list:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def measure(name: str, size: str, runs: int, spm_bytes: int) -> dict:
-    modules = {v: build_module(Job(name, v, size, spm_bytes=spm_bytes)) for v in VARIANTS}
+def measure(name: str, size: str, runs: int, spm_bytes: int, machine: str = NATIVE,
+            mode: str = "auto") -> dict:  # fmt: skip
+    modules = {v: _module(name, v, size, spm_bytes, machine, mode) for v in VARIANTS}
     args = kernel_arguments(name, size)
     _check_same_gradients(name, modules, args)
     seconds: dict[str, list[float]] = {v: [] for v in VARIANTS}
@@ -80,7 +107,9 @@ def measure(name: str, size: str, runs: int, spm_bytes: int) -> dict:
         for v in order:
             times, _ = native.time_function_native(modules[v], f"{name}_grad", _fresh(args), 2)
             seconds[v].append(times[1])  # the first call warms caches and page tables
-    row: dict = {"kernel": name, "size": size, "runs": runs}
+    same = str(modules["enzyme"]) == str(modules["tapeflow"])
+    row: dict = {"kernel": name, "size": size, "runs": runs, "machine": machine,
+                 "mode": mode, "same_program": same}  # fmt: skip
     for v in VARIANTS:
         row[f"{v}_min_s"] = min(seconds[v])
         row[f"{v}_median_s"] = statistics.median(seconds[v])
@@ -102,17 +131,19 @@ def main(argv: list[str] | None = None) -> int:
     spm_bytes = load_machine().spm_size
     rows = []
     print(f"native CPU time of @<kernel>_grad (clock(), --O3), {args.runs} runs per variant,"
-          " interleaved; ratio = Enzyme layout / TapeFlow (> 1: TapeFlow faster)")
+          " interleaved; ratio = Enzyme layout / TapeFlow (> 1: TapeFlow faster); TapeFlow: "
+          f"tapeflow{{machine={args.machine} mode={args.mode}}}; same: the same program")
     print(f"{'kernel':12} {'size':8} {'Enzyme min':>11} {'median':>9} {'TapeFlow min':>13} "
-          f"{'median':>9} {'ratio min':>10} {'median':>7}")
+          f"{'median':>9} {'ratio min':>10} {'median':>7} {'same':>5}")
     for size in [s for s in args.sizes.split(",") if s]:
         for name in names:
-            row = measure(name, size, args.runs, spm_bytes)
+            row = measure(name, size, args.runs, spm_bytes, args.machine, args.mode)
             rows.append(row)
             print(f"{name:12} {size:8} {row['enzyme_min_s'] * 1e3:9.3f}ms "
                   f"{row['enzyme_median_s'] * 1e3:7.3f}ms {row['tapeflow_min_s'] * 1e3:11.3f}ms "
                   f"{row['tapeflow_median_s'] * 1e3:7.3f}ms {row['ratio_min']:9.3f}x "
-                  f"{row['ratio_median']:6.3f}x", flush=True)
+                  f"{row['ratio_median']:6.3f}x {'yes' if row['same_program'] else 'no':>5}",
+                  flush=True)
     ratios = [r["ratio_min"] for r in rows if r["ratio_min"] == r["ratio_min"]]
     if ratios:
         geo = float(np.exp(np.mean(np.log(ratios))))
