@@ -22,9 +22,10 @@ whether the two variants compiled to the same ops, up to their order and SSA nam
 Timing: libc `clock()` (process CPU time, microsecond resolution) around the gradient
 call only, inside the compiled program, so compilation and process start-up are not
 counted. One round runs both variants, each in its own process with one untimed warm-up
-call then one timed call, every call from the same inputs; `--runs` rounds, alternating
-which variant goes first, so both see the same machine load. Printed per kernel and
-size: min and median over the runs of each variant, and the ratio Enzyme / TapeFlow of
+call then `--calls` timed calls (3; the round's time is their minimum: a call preempted
+by another job counts only if all are), every call from the same inputs; `--runs`
+rounds, alternating which variant goes first, so both see the same machine load.
+Printed per kernel and size: min and median over the rounds of each variant, and the ratio Enzyme / TapeFlow of
 the minima and of the medians (> 1: TapeFlow's gradient is faster). Run it niced on an
 otherwise idle machine; a loaded one inflates medians more than minima.
 Before timing, each variant's native gradient is checked against the other's (the same
@@ -62,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--kernels", default="", help="comma-separated kernels (default: all)")
     p.add_argument("--runs", type=int, default=7, help="timed rounds per kernel (7)")
+    p.add_argument("--calls", type=int, default=3,
+                   help="timed calls per process; a round's time is their minimum (3)")
     p.add_argument("--sizes", default="default", help="comma-separated sizes (default)")
     p.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
     p.add_argument("--machine", default=NATIVE,
@@ -113,7 +116,8 @@ def _fresh(args: list) -> list:
 
 
 def measure(name: str, size: str, runs: int, spm_bytes: int, machine: str = NATIVE,
-            mode: str = "auto", variants: tuple[str, str] = VARIANTS) -> dict:  # fmt: skip
+            mode: str = "auto", variants: tuple[str, str] = VARIANTS,
+            calls: int = 3) -> dict:  # fmt: skip
     modules = {v: _module(name, v, size, spm_bytes, machine, mode) for v in variants}
     args = kernel_arguments(name, size)
     _check_same_gradients(name, modules, args)
@@ -121,10 +125,11 @@ def measure(name: str, size: str, runs: int, spm_bytes: int, machine: str = NATI
     for r in range(runs):
         order = variants if r % 2 == 0 else variants[::-1]
         for v in order:
-            times, _ = native.time_function_native(modules[v], f"{name}_grad", _fresh(args), 2)
-            seconds[v].append(times[1])  # the first call warms caches and page tables
+            times, _ = native.time_function_native(
+                modules[v], f"{name}_grad", _fresh(args), 1 + calls)
+            seconds[v].append(min(times[1:]))  # the first call warms caches and page tables
     same = _ops(modules[variants[0]]) == _ops(modules[variants[1]])
-    row: dict = {"kernel": name, "size": size, "runs": runs, "machine": machine,
+    row: dict = {"kernel": name, "size": size, "runs": runs, "calls": calls, "machine": machine,
                  "mode": mode, "same_ops": same}  # fmt: skip
     for v in variants:
         row[f"{v}_min_s"] = min(seconds[v])
@@ -138,6 +143,8 @@ def measure(name: str, size: str, runs: int, spm_bytes: int, machine: str = NATI
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.runs < 1 or args.calls < 1:
+        raise SystemExit("--runs and --calls must be at least 1")
     registry = kernels()
     names = [k for k in args.kernels.split(",") if k] or list(registry)
     unknown = [k for k in names if k not in registry]
@@ -149,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     other = "regions" if args.regions else "tapeflow"
     label = ("regions only" if args.regions
              else f"TapeFlow: tapeflow{{machine={args.machine} mode={args.mode}}}")
-    print(f"native CPU time of @<kernel>_grad (clock(), --O3), {args.runs} runs per variant,"
+    print(f"native CPU time of @<kernel>_grad (clock(), --O3), {args.runs} runs per variant"
+          f" (each the min of {args.calls} calls),"
           f" interleaved; ratio = Enzyme layout / the other (> 1: the other faster); {label};"
           " same: the same ops up to order")
     print(f"{'kernel':12} {'size':8} {'Enzyme min':>11} {'median':>9} {other + ' min':>13} "
@@ -157,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in [s for s in args.sizes.split(",") if s]:
         for name in names:
             row = measure(name, size, args.runs, spm_bytes, args.machine, args.mode,
-                          ("enzyme", other))
+                          ("enzyme", other), args.calls)
             rows.append(row)
             print(f"{name:12} {size:8} {row['enzyme_min_s'] * 1e3:9.3f}ms "
                   f"{row['enzyme_median_s'] * 1e3:7.3f}ms {row[f'{other}_min_s'] * 1e3:11.3f}ms "
