@@ -33,7 +33,10 @@ caches hold `T_f` bytes in all:
   ("regions only"): Enzyme's layout for such a loop is a stack (`tapeflow-lower-tape`
   rule 3, a stack pointer loaded and stored at every push and pop), while records are
   indexed by the iteration numbers, as Enzyme's arrays are for constant trip counts.
-- `native=true` machines (no DMA engine; `tapeflow-exec`): never stream.
+- The `native` machine (`tapeflow-exec -p`, `benchmarks/native_time.py`): Enzyme's layout
+  for every region loop, run-time trip counts included. An assumption, not a model: the
+  host CPU has no DMA engine, so staging is copies the core does itself, and regions only
+  measured no gain over Enzyme's layout natively (docs/CONTRACTS.md, rule 4).
 
 Regions without streaming are not chosen for constant trip counts: with the misses
 counted per line or per page, one record stream touches the lines (pages) the caches'
@@ -107,7 +110,8 @@ class MachineCosts:
 
 
 NATIVE = "native"
-"""The machine name of native code (`tapeflow-exec`): no DMA engine, nothing streams."""
+"""The machine name of native code (`tapeflow-exec -p`): assumed to have no DMA engine;
+Enzyme's layout everywhere (no streaming, no regions only)."""
 
 
 @functools.cache

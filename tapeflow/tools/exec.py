@@ -12,8 +12,14 @@ function that runs the call (same arguments, same `RunResult`). Values travel
 bit for bit, so the output is the interpreter's whenever the native code computes the
 same numbers.
 
-One option of its own: `--emit-mlir FILE` writes the upstream MLIR program that is
-compiled (the lowered module plus the wrapper that feeds and prints it).
+Two options of its own: `--emit-mlir FILE` writes the upstream MLIR program that is
+compiled (the lowered module plus the wrapper that feeds and prints it); `-p PIPELINE`
+runs passes (`tapeflow-opt`'s pipeline syntax and checks) on the module first, with the
+cost model of every `tapeflow{...}` deciding for `machine=native` unless the pipeline
+names a machine: native code runs on a CPU without a DMA engine, whatever machine
+`tapeflow-opt` defaults to (docs/CONTRACTS.md, "The cost model of mode=auto", rule 4).
+
+    tapeflow-exec kernel.mlir -p tapeflow --entry f_grad --args 1.0
 """
 
 from __future__ import annotations
@@ -40,6 +46,14 @@ def _parser() -> argparse.ArgumentParser:
         + "."
     )
     p.add_argument(
+        "-p",
+        "--passes",
+        metavar="PIPELINE",
+        default="",
+        help="passes to run first, as tapeflow-opt -p takes them; tapeflow{...} decides "
+        "for machine=native unless it names a machine",
+    )
+    p.add_argument(
         "--emit-mlir",
         metavar="FILE",
         help="also write the upstream MLIR program that is compiled (for debugging)",
@@ -60,10 +74,37 @@ def _run_natively(module: Any, name: str, args: Sequence[Any], options: argparse
     return native.run_function_native(module, name, args, tools=tools)
 
 
+def native_passes(text: str) -> list[Any]:
+    """The passes of pipeline `text`, checked as `tapeflow-opt -p` checks them, with
+    `machine=native` added to each `tapeflow{...}` that names no machine."""
+    from tapeflow.registry import get_all_passes
+    from tapeflow.tools.opt import check_pipeline
+    from tapeflow.transforms.cost_model import NATIVE
+    from tapeflow.transforms.pipeline import TapeFlowPipelinePass
+
+    available = get_all_passes()
+    specs = check_pipeline(text, available)
+    for spec in specs:
+        if spec.name == TapeFlowPipelinePass.name and "machine" not in spec.options:
+            spec.options["machine"] = (NATIVE,)
+            spec.texts["machine"], spec.locations["machine"] = NATIVE, spec.location
+    return [spec.build(available) for spec in specs]
+
+
+def _apply_passes(module: Any, options: argparse.Namespace) -> None:
+    from xdsl.passes import PassPipeline
+
+    from tapeflow.registry import make_context
+
+    if options.passes:
+        PassPipeline(tuple(native_passes(options.passes))).apply(make_context(), module)
+        module.verify()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from tapeflow.tools import run
 
-    return run.main(argv, parser=_parser, execute=_run_natively)
+    return run.main(argv, parser=_parser, execute=_run_natively, prepare=_apply_passes)
 
 
 if __name__ == "__main__":

@@ -223,9 +223,11 @@ def main(
     *,
     parser: Callable[[], argparse.ArgumentParser] = _parser,
     execute: Execute = _interpret,
+    prepare: Callable[[Any, argparse.Namespace], None] | None = None,
 ) -> int:
-    """tapeflow-run; `tapeflow-exec` is this with its own `parser` (more options) and
-    `execute` (native code instead of the interpreter)."""
+    """tapeflow-run; `tapeflow-exec` is this with its own `parser` (more options),
+    `execute` (native code instead of the interpreter) and `prepare` (its `-p` pipeline,
+    run on the module before the entry is looked up)."""
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow import runner
@@ -237,6 +239,8 @@ def main(
     with report_errors():
         text, name = read_source(args.file)
         module = runner.load_module(text, name)
+        if prepare is not None:
+            prepare(module, args)
         func_op = runner.find_function(module, args.entry)
         memrefs = [
             p for p, t in enumerate(func_op.function_type.inputs.data) if isinstance(t, MemRefType)
