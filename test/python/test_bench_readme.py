@@ -40,11 +40,14 @@ def _entries(data: dict) -> dict[tuple[str, str], dict]:
             for d in data["machines"]}  # fmt: skip
 
 
-def _worst(entry: dict) -> tuple[float, str]:
+def _worst(entry: dict) -> tuple[float, list[str], int]:
     """Issue 20's figure: the largest TapeFlow / Enzyme-layout cycles over the kernels that
-    keep a tape (controls run one program three ways: 1 by construction)."""
-    return max((k["variants"]["tapeflow"]["cycles"] / k["variants"]["enzyme"]["cycles"],
-                k["kernel"]) for k in entry["kernels"] if not k["control"])  # fmt: skip
+    keep a tape (controls run one program three ways: 1 by construction), the kernels at
+    it, and how many kernels there are."""
+    ratios = {k["kernel"]: k["variants"]["tapeflow"]["cycles"] / k["variants"]["enzyme"]["cycles"]
+              for k in entry["kernels"] if not k["control"]}  # fmt: skip
+    worst = max(ratios.values())
+    return worst, [k for k, r in ratios.items() if r == worst], len(ratios)
 
 
 def _salam(entry: dict) -> list[float]:
@@ -130,8 +133,9 @@ def test_results_table_matches_its_json() -> None:
             ratios = [_own_leakage_ratio(d, k) for k in cached]
             return [math.exp(sum(map(math.log, ratios)) / len(ratios))]
         if row == "worst TapeFlow / Enzyme cycles":
-            ratio, kernel = _worst(d)
-            assert kernel in cell, (cell, kernel)
+            ratio, at, n = _worst(d)
+            named = "every kernel" in cell if len(at) == n else any(k in cell for k in at)
+            assert named, (cell, at)
             return [ratio]
         if row == "gem5-SALAM's AD suite, 16 KiB cluster cache":
             return _salam(entries[(name, "salam")]) if re.search(X, cell) else []
