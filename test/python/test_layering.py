@@ -13,7 +13,6 @@ import ast
 import functools
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # Folder -> the package it is installed as (pyproject.toml's package-dir).
@@ -103,33 +102,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# Cycles that other work on issue 19 removes (op semantics in one place, the SPM test and
-# the shared types moved down). Each is an xfail(strict) of its own, so it flips to a
-# failure, and must be deleted here, the day its cycle is gone.
-KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
-
-
-def _short(cycle: tuple[str, ...]) -> str:
-    return " <-> ".join(".".join(m.split(".")[-2:]) for m in cycle)
-
-
 def test_no_import_cycle_in_library_code():
-    cycles = [c for c in _cycles(_graph()) if tuple(c) not in KNOWN_CYCLES]
+    cycles = _cycles(_graph())
     shown = [" <-> ".join(c) for c in cycles]
     assert not cycles, "modules that import each other:\n  " + "\n  ".join(sorted(shown))
-
-
-@pytest.mark.parametrize(
-    "cycle",
-    [
-        pytest.param(
-            c, id=_short(c), marks=pytest.mark.xfail(strict=True, reason=f"known cycle: {why}")
-        )
-        for c, why in KNOWN_CYCLES.items()
-    ],
-)
-def test_known_cycle_is_gone(cycle: tuple[str, ...]):
-    assert list(cycle) not in _cycles(_graph())
 
 
 def test_the_cycle_finder_finds_a_cycle():
