@@ -105,7 +105,8 @@ Simplifications (stated, not hidden; they do not all favour one design):
   (ECM-style), which charges cached traffic more than "max" would, while DMA overlaps
   the core fully (up to its stalls): this favours TapeFlow; accel-salam uses "max".
 - Freed buffers' addresses are not reused; leakage = `leakage.sram_mw_per_kib` (CACTI) x
-  capacity x time; no register-file or instruction-overhead energy unless configured.
+  the design's own SRAM capacity (the scratchpad only when used) x time; no register-file
+  or instruction-overhead energy unless configured.
 
 Energy (pJ) = sum(ops * e_op) + L1 word accesses * e_L1 + L2 word accesses * e_L2
             + SPM word accesses * e_SPM + DRAM bytes * e_DRAM + DMA transfers * e_engine

@@ -13,8 +13,8 @@ Definitions (what each number counts):
 - `dram.bytes_read` / `bytes_written`: cache lines read/written plus DMA bytes.
 - Energy: `compute` (op classes, plus the optional per-instruction and register-file
   terms), `L1`, `L2`, `SPM`, `DMA` (engine), `DRAM`, `leakage` (SRAM static power times
-  run time: `leakage.sram_mw_per_kib` x (L1 + L2 + scratchpad capacity in KiB) x ns; on by
-  default, its value from CACTI 7, defaults.toml). `on_chip = compute + L1 + L2 + SPM
+  run time: `leakage.sram_mw_per_kib` x the design's own SRAM, `sram.on_chip_bytes` in KiB,
+  x ns; on by default, its value from CACTI 7, defaults.toml). `on_chip = compute + L1 + L2 + SPM
   + DMA + leakage`, `on_chip_memory = L1 + L2 + SPM` (the memory part, which TapeFlow's
   on-chip energy claim is about), `off_chip = DRAM`, `total = on_chip + off_chip`.
 - `sram.on_chip_bytes`: the design's whole on-chip SRAM, L1 + L2 + the scratchpad's
@@ -111,8 +111,11 @@ def build_report(model: ModelState, results: Any = ()) -> dict[str, Any]:
         "DMA": c.dma_transfers * m.get("dma", "engine_energy_pj"),
         "DRAM": (dram_read + dram_written) * e_dram,
     }
-    # mW * ns = pJ
-    sram_kib = (m.l1.size + m.l2.size + m.spm_size) / 1024
+    # mW * ns = pJ, over the design's own SRAM (`sram.on_chip_bytes`: a design that never
+    # uses the scratchpad does not pay for one)
+    cache_capacity = m.l1.size + m.l2.size
+    on_chip_bytes = cache_capacity + (m.spm_size if c.spm_high_water else 0)
+    sram_kib = on_chip_bytes / 1024
     time_ns = terms["cycles"] / m.get("core", "clock_ghz")
     energy["leakage"] = m.get("leakage", "sram_mw_per_kib") * sram_kib * time_ns
     on_chip = (energy["compute"] + energy["L1"] + energy["L2"] + energy["SPM"] + energy["DMA"]
@@ -125,12 +128,11 @@ def build_report(model: ModelState, results: Any = ()) -> dict[str, Any]:
         "total_pj": on_chip + energy["DRAM"],
     }
 
-    cache_capacity = m.l1.size + m.l2.size
     sram = {
         "cache_capacity_bytes": cache_capacity,
         "spm_capacity_bytes": m.spm_size,
         "spm_high_water_bytes": c.spm_high_water,
-        "on_chip_bytes": cache_capacity + (m.spm_size if c.spm_high_water else 0),
+        "on_chip_bytes": on_chip_bytes,
         "in_use_bytes": c.spm_high_water if c.spm_high_water else cache_capacity,
         "in_use_is": "spm_high_water" if c.spm_high_water else "cache_capacity",
     }

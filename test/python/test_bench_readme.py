@@ -59,20 +59,6 @@ def _salam(entry: dict) -> list[float]:
             for k in ("speedup_ours", "speedup_gem5_salam")]  # fmt: skip
 
 
-def _own_leakage_ratio(entry: dict, k: dict) -> float:
-    """Enzyme / TapeFlow on-chip energy with each design's leakage charged on its own
-    on-chip SRAM (`on_chip_sram_bytes`) instead of the machine's L1 + L2 + scratchpad,
-    which the report charges every variant (hwmodel/report.py)."""
-    raw = entry["machine"]
-    capacity = raw["l1"]["size"] + raw["l2"]["size"] + raw["spm"]["size"]
-
-    def own(v: dict) -> float:
-        leak = v["energy_pj"]["leakage"]
-        return v["on_chip_pj"] - leak + leak * v["on_chip_sram_bytes"] / capacity
-
-    return own(k["variants"]["enzyme"]) / own(k["variants"]["tapeflow"])
-
-
 def _native() -> dict[str, float]:
     """docs/RESULTS.md's native CPU table (kernel -> Enzyme / TapeFlow CPU time, min of
     the runs, and its `geomean` row as benchmarks/native_time.py printed it): measured
@@ -129,9 +115,6 @@ def test_results_table_matches_its_json() -> None:
         if row == "on-chip energy, leakage included":
             return [gm["on_chip_energy_ratio"], gm["on_chip_memory_energy_ratio"],
                     gm["total_energy_ratio"]]  # fmt: skip
-        if row == "on-chip energy, leakage on each design's own SRAM":
-            ratios = [_own_leakage_ratio(d, k) for k in cached]
-            return [math.exp(sum(map(math.log, ratios)) / len(ratios))]
         if row == "worst TapeFlow / Enzyme cycles":
             ratio, at, n = _worst(d)
             named = "every kernel" in cell if len(at) == n else any(k in cell for k in at)
@@ -217,3 +200,20 @@ def test_checkpoint_sweep_matches_its_json() -> None:
     kib = _find(r"one segment's \((\d+) KiB\)", para)
     assert kib, para
     assert {r["tape_bytes"] for r in rows} == {int(kib.group(1)) * 1024}
+
+
+def test_leakage_share_matches_its_json() -> None:
+    """The results section's leakage share of on-chip energy ("N-M% of it on MACHINE"):
+    the lowest and highest leakage / on-chip energy, over both variants of the bundled
+    kernels that keep a tape, in the JSON the section names."""
+    text = _section("Results beside the paper")
+    m = re.search(r"\((docs/results-[\w.-]+\.json)\)", text)
+    assert m
+    entries = _entries(json.loads((ROOT / m.group(1)).read_text()))
+    quoted = re.findall(r"(\d+)-(\d+)%\s+(?:of\s+it\s+)?on\s+`([\w-]+)`", text)
+    assert {name for _, _, name in quoted} == {name for name, _ in entries}, quoted
+    for lo, hi, name in quoted:
+        shares = [v["energy_pj"]["leakage"] / v["on_chip_pj"]
+                  for k in entries[(name, "bundled")]["kernels"] if not k["control"]
+                  for v in (k["variants"]["enzyme"], k["variants"]["tapeflow"])]  # fmt: skip
+        assert (int(lo), int(hi)) == (round(100 * min(shares)), round(100 * max(shares))), name

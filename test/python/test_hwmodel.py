@@ -484,7 +484,8 @@ def test_leakage_is_on_by_default_and_scales_with_time_and_capacity():
     on = sim(STREAM.format(n=n), "sum", [np.ones(n)])
     rate = load_machine().get("leakage", "sram_mw_per_kib")
     assert rate > 0  # on by default: SRAM capacity costs energy
-    kib = (32768 + 1048576 + 32768) / 1024
+    kib = (32768 + 1048576) / 1024  # L1 + L2: the program uses no scratchpad, pays for none
+    assert on.report["sram"]["on_chip_bytes"] == kib * 1024
     ns = on.report["cycles"] / 2.0
     e = on.report["energy"]
     assert e["components_pj"]["leakage"] == pytest.approx(rate * kib * ns)  # mW * ns = pJ
@@ -492,6 +493,18 @@ def test_leakage_is_on_by_default_and_scales_with_time_and_capacity():
     assert e["on_chip_pj"] - off.report["energy"]["on_chip_pj"] == pytest.approx(
         e["components_pj"]["leakage"]
     )
+
+
+def test_leakage_counts_the_scratchpad_only_where_the_program_uses_it():
+    """A design pays leakage on its own SRAM: the scratchpad's capacity is in it once the
+    program stages data there (as `sram.on_chip_bytes` counts it), not otherwise."""
+    m = load_machine()
+    r = sim(DMA.format(k=64, work=0), "dma", [1.0])
+    own = m.l1.size + m.l2.size + m.spm_size
+    assert r.report["sram"]["on_chip_bytes"] == own
+    ns = r.report["cycles"] / m.get("core", "clock_ghz")
+    assert r.report["energy"]["components_pj"]["leakage"] == pytest.approx(
+        m.get("leakage", "sram_mw_per_kib") * own / 1024 * ns)
 
 
 @pytest.mark.parametrize("preset", [None, "accel-salam"])
