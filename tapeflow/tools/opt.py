@@ -285,15 +285,13 @@ def quote_colon_values(text: str) -> tuple[str, list[int]]:
             end = i
             while end < len(text) and text[end] not in ' }"':
                 end += 1
-            for j, element in enumerate(text[i:end].split(",")):
-                start = i + sum(len(e) + 1 for e in text[i:end].split(",")[:j])
+            elements = []
+            for element in text[i:end].split(","):  # a tuple value: each element alone
                 if ":" in element:
-                    out.append(f'"{element}"')
-                    inserted += [start, start + len(element)]
-                else:
-                    out.append(element)
-                if start + len(element) < end:
-                    out.append(",")
+                    inserted += [i, i + len(element)]
+                elements.append(f'"{element}"' if ":" in element else element)
+                i += len(element) + 1
+            out.append(",".join(elements))
             i = end
     return "".join(out), inserted
 
