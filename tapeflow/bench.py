@@ -112,12 +112,13 @@ def kernel_of(job: Job) -> Any:
 
 def pipeline_spec(
     variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True,
-    machine: str = "", mode: str = "auto",
+    machine: str = "", mode: str = "auto", sets: Sequence[str] = (),
 ) -> str:  # fmt: skip
     """The `tapeflow-opt -p` pipeline of one variant; every variant ends with the same
     `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False. TapeFlow's
     cost model decides for `machine` when it names a preset or a TOML file (else for the
-    default machine); `mode=always` streams every region loop."""
+    default machine) with the `key=value` overrides `sets` (as `--set`), so for the machine
+    simulated; `mode=always` streams every region loop."""
     tail = ",tapeflow-cleanup" if cleanup else ""
     if variant == "enzyme":
         return "tapeflow-autodiff,tapeflow-lower-tape" + tail
@@ -125,14 +126,31 @@ def pipeline_spec(
         return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions" + tail
     if variant == "tapeflow":
         options = f"spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}"
-        from tapeflow.hwmodel.config import presets
+        from tapeflow.hwmodel.config import DEFAULT_MACHINE, presets
 
-        if machine in presets() or (machine and Path(machine).is_file()):
+        named = machine in presets() or (machine and Path(machine).is_file())
+        if named and machine != DEFAULT_MACHINE:  # the pass's default is not spelled out
             options += f" machine={json.dumps(machine)}"
+        if sets and mode == "auto":
+            options += " set=" + ",".join(f'"{set_text(a)}"' for a in sets)
         if mode != "auto":
             options += f" mode={mode}"
         return f"tapeflow{{{options}{' cleanup=true' if cleanup else ''}}}"
     raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
+
+
+def set_text(assignment: str) -> str:
+    """`--set` `assignment` as a pass option element (`key=value`, no quotes): a string
+    value is written bare, as `--set` reads it."""
+    from tapeflow.hwmodel.config import ConfigError, parse_set
+
+    parts, value = parse_set(assignment)
+    text = json.dumps(value) if not isinstance(value, str) else value
+    key = ".".join(parts)
+    if any(c in text for c in ' ",{}'):
+        raise ConfigError(f"machine key '{key}': a value with spaces, quotes, commas or "
+                          f"braces ({text!r}) cannot be given to the cost model")  # fmt: skip
+    return f"{key}={text}"
 
 
 @dataclass(frozen=True)
@@ -146,6 +164,8 @@ class Job:
     """The merged machine table (`Machine.raw`); empty: hwmodel/defaults.toml."""
     machine_label: str = ""
     """Which of the run's machines this job belongs to (`--machine` value)."""
+    machine_sets: tuple[str, ...] = ()
+    """The `--set` overrides in `machine` (TapeFlow's cost model applies them too)."""
     spm_bytes: int = 32768
     tile_bytes: int = 0
     depth: int = 2
@@ -166,7 +186,8 @@ class Job:
     @property
     def spec(self) -> str:
         return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth,
-                             self.cleanup, self.machine_label, self.mode)  # fmt: skip
+                             self.cleanup, self.machine_label, self.mode,
+                             self.machine_sets)  # fmt: skip
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) -> list[Any]:

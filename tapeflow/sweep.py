@@ -266,6 +266,10 @@ class Point:
     snapshots: int = 0
     """Checkpoint snapshots of the `checkpoint` variant (0: the spec sweeps none)."""
     schedule: str = ""
+    machine_file: str = ""
+    """The machine as named (a preset, or a TOML file's path), and its `[set]` overrides:
+    TapeFlow's cost model decides for them."""
+    overrides: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -432,12 +436,13 @@ def load_spec(path: str | Path) -> Spec:
     )  # fmt: skip
     for kernel, size, machine, seed, set_values, pass_values in grid:
         mkey = (machine, json.dumps(set_values))
+        overrides = tuple(f"{k}={json.dumps(v)}" for k, v in zip(set_keys, set_values,
+                                                                  strict=True))  # fmt: skip
         if mkey not in machine_cache:
-            overrides = [f"{k}={json.dumps(v)}" for k, v in zip(set_keys, set_values,
-                                                               strict=True)]  # fmt: skip
-            file = _machine_file(machine, base)
             try:
-                machine_cache[mkey] = load_machine(file, overrides).raw
+                for assignment in overrides:  # the cost model is given them too
+                    bench.set_text(assignment)
+                machine_cache[mkey] = load_machine(_machine_file(machine, base), overrides).raw
             except ToolError as e:
                 bad = next((k for k in set_keys if f"'{k}'" in str(e)), None)
                 table, key = ("set", bad) if bad else ("", "machines")
@@ -458,7 +463,8 @@ def load_spec(path: str | Path) -> Spec:
                    "spm-bytes": spm, "tile-bytes": tile, "depth": depth}  # fmt: skip
         ckpt = {k: options[k] for k in CHECKPOINT_OPTIONS if checkpointing}
         points.append(Point({**columns, **ckpt}, kernel, size, seed, raw, spm, tile, depth,
-                            ckpt.get("snapshots", 0), ckpt.get("schedule", "")))  # fmt: skip
+                            ckpt.get("snapshots", 0), ckpt.get("schedule", ""),
+                            _machine_file(machine, base), overrides))  # fmt: skip
 
     axes = ["kernel", "size", "machine", "seed", *set_keys, *LAYER_OPTIONS,
             *(CHECKPOINT_OPTIONS if checkpointing else ())]  # fmt: skip
@@ -513,15 +519,18 @@ def code_fingerprint() -> str:
 
 
 def pipeline_of(variant: str, point: Point) -> str:
-    """The `tapeflow-opt -p` pipeline of one variant at one point: `bench.pipeline_spec`'s,
-    and for `checkpoint` TapeFlow's with `checkpoint=SCHEDULE-SNAPSHOTS` added."""
+    """The `tapeflow-opt -p` pipeline of one variant at one point: `bench.pipeline_spec`'s
+    (TapeFlow's cost model deciding for the point's machine), and for `checkpoint`
+    TapeFlow's with `checkpoint=SCHEDULE-SNAPSHOTS` added."""
     from tapeflow import bench
 
+    tapeflow = variant if variant != "checkpoint" else "tapeflow"
+    spec = bench.pipeline_spec(tapeflow, point.spm_bytes, point.tile_bytes, point.depth,
+                               machine=point.machine_file, sets=point.overrides)  # fmt: skip
     if variant != "checkpoint":
-        return bench.pipeline_spec(variant, point.spm_bytes, point.tile_bytes, point.depth)
-    tapeflow = bench.pipeline_spec("tapeflow", point.spm_bytes, point.tile_bytes, point.depth)
-    assert tapeflow.endswith("}"), tapeflow  # tapeflow{...}: one more option
-    return f"{tapeflow[:-1]} checkpoint={point.schedule}-{point.snapshots}}}"
+        return spec
+    assert spec.endswith("}"), spec  # tapeflow{...}: one more option
+    return f"{spec[:-1]} checkpoint={point.schedule}-{point.snapshots}}}"
 
 
 def compile_task(kernel: str, size: str, pipeline: str) -> dict[str, Any]:

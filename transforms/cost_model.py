@@ -115,9 +115,10 @@ Enzyme's layout everywhere (no streaming, no regions only)."""
 
 
 @functools.cache
-def machine_costs(name: str) -> MachineCosts:
+def machine_costs(name: str, overrides: tuple[str, ...] = ()) -> MachineCosts:
     """The costs of machine `name` (a preset or a TOML file; `native`: the default machine's
-    caches, no DMA engine). A machine that cannot be loaded fails the pass."""
+    caches, no DMA engine) with `key=value` `overrides`. A machine that cannot be loaded
+    fails the pass."""
     from tapeflow.hwmodel.config import ConfigError, load_machine
 
     native = name == NATIVE
@@ -125,6 +126,11 @@ def machine_costs(name: str) -> MachineCosts:
         m = load_machine(None if native else name)
     except ConfigError as e:
         raise PassFailedException(f"tapeflow: machine '{name}': {e}") from None
+    if overrides:
+        try:
+            m = load_machine(None if native else name, overrides)
+        except ConfigError as e:
+            raise PassFailedException(f"tapeflow: {e} (in '{','.join(overrides)}')") from None
     g = m.get
     return MachineCosts(
         name=name, l1_bytes=g("l1", "size"), l2_bytes=g("l2", "size"), line=g("l1", "line"),

@@ -109,6 +109,9 @@ class TapeFlowPipelinePass(ModulePass):
     """Run `tapeflow-cleanup` (canonicalize, cse, licm) at the end, as `tapeflow-bench` does."""
     machine: str = DEFAULT_MACHINE
     """The machine the cost model decides for: a preset name or a machine TOML file."""
+    set: tuple[str, ...] = ()
+    """Machine key overrides the cost model applies to `machine` (`"l2.size=262144"`,
+    quoted: as `tapeflow-sim --set`), so that it decides for the machine simulated."""
     mode: str = "auto"
     """`auto`: stream a region loop only where the cost model says it pays; `always`:
     every region loop (the pipeline before the cost model, for ablation)."""
@@ -135,7 +138,7 @@ class TapeFlowPipelinePass(ModulePass):
             raise PassFailedException(
                 f"{self.name}: option mode must be one of {', '.join(MODES)}, got '{self.mode}'"
             )
-        costs = machine_costs(self.machine) if self.mode == "auto" else None
+        costs = machine_costs(self.machine, self.set) if self.mode == "auto" else None
         checkpoint = None
         if self.checkpoint:
             from tapeflow.transforms.checkpoint import CheckpointPass, parse_spec

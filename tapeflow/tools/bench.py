@@ -133,7 +133,8 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    "it or give A,B for several, 'all' for every machine of the default run "
                    "(default: default-45nm and accel-salam)")  # fmt: skip
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one machine key, e.g. l2.size=524288 (repeatable)")
+                   help="override one machine key, e.g. l2.size=524288 (repeatable); TapeFlow's "
+                   "cost model decides for the machine so changed")
     p.add_argument("--spm-bytes", type=int, default=None, metavar="N",
                    help="TapeFlow's scratchpad budget (default: the machine's spm.size)")
     p.add_argument("--tile-bytes", type=int, default=0, metavar="T",
@@ -420,6 +421,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     setups = []  # (label, machine, sweep, spm_bytes) per machine
     for label in _machine_list(args.machine):
         machine = load_machine(label, args.set)
+        for assignment in args.set:  # the cost model is given them too
+            bench.set_text(assignment)
         sweep = _sweep_list(args.sweep, machine)
         if salam and sweep:  # suite salam's comparison point is a sweep point
             sweep = sorted({*sweep, args.salam_cache * 1024})
@@ -438,6 +441,7 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
     jobs = [
         bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
+                  machine_sets=tuple(args.set),
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
                   seed=args.seed, backend=args.backend, c_source=table[n][2],
@@ -512,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "machine_name": name,
                 "machine_desc": _machine_desc(machine, label, args.set),
                 "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                                     args.depth),
+                                                     args.depth, machine=label, sets=args.set),
                 "sweep": sweep,
             }
             texts.append(bench.markdown(rows, gm, machine, size=size, header=header))

@@ -264,9 +264,10 @@ def _fields(cls: type[ModulePass]) -> list[dataclasses.Field[Any]]:
 
 
 def quote_colon_values(text: str) -> tuple[str, list[int]]:
-    """`text` with every bare option value that holds a `:` quoted (`{checkpoint=binomial:8}`
-    is mlir-opt's spelling; xDSL's pipeline lexer takes a `:` only inside quotes), and the
-    positions in `text` before which a quote was inserted (to report columns as typed)."""
+    """`text` with every bare option value that holds a `:` or `=` quoted
+    (`{checkpoint=binomial:8}`, `{set=l2.size=65536}` are mlir-opt's spelling; xDSL's
+    pipeline lexer takes them only inside quotes), and the positions in `text` before
+    which a quote was inserted (to report columns as typed)."""
     out: list[str] = []
     inserted: list[int] = []
     depth, i = 0, 0
@@ -287,9 +288,10 @@ def quote_colon_values(text: str) -> tuple[str, list[int]]:
                 end += 1
             elements = []
             for element in text[i:end].split(","):  # a tuple value: each element alone
-                if ":" in element:
+                bare = ":" not in element and "=" not in element
+                if not bare:
                     inserted += [i, i + len(element)]
-                elements.append(f'"{element}"' if ":" in element else element)
+                elements.append(element if bare else f'"{element}"')
                 i += len(element) + 1
             out.append(",".join(elements))
             i = end

@@ -1,10 +1,13 @@
 // RUN: tapeflow-opt %s -p 'tapeflow{machine=default-45nm policy=cache-all}' | filecheck %s --check-prefix=CPU
 // RUN: tapeflow-opt %s -p 'tapeflow{machine=accel-salam policy=cache-all}' | filecheck %s --check-prefix=ACCEL
 // RUN: tapeflow-opt %s -p 'tapeflow{machine="%S/Inputs/no-prefetch.toml" policy=cache-all}' | filecheck %s --check-prefix=NOPF
+// RUN: tapeflow-opt %s -p 'tapeflow{machine=default-45nm set=prefetch.enabled=false policy=cache-all}' | filecheck %s --check-prefix=NOPF
+// RUN: tapeflow-opt %s -p 'tapeflow{set="prefetch.enabled=false" policy=cache-all}' | filecheck %s --check-prefix=NOPF
 // RUN: tapeflow-opt %s -p 'tapeflow{mode=always policy=cache-all}' | filecheck %s --check-prefix=ALWAYS
 // RUN: tapeflow-opt %s -p 'tapeflow{machine=native policy=cache-all}' | filecheck %s --check-prefix=NATIVE
 // RUN: not tapeflow-opt %s -p 'tapeflow{mode=sometimes}' 2>&1 | filecheck %s --check-prefix=MODE
 // RUN: not tapeflow-opt %s -p 'tapeflow{machine=no-such-machine}' 2>&1 | filecheck %s --check-prefix=MACHINE
+// RUN: not tapeflow-opt %s -p 'tapeflow{machine=accel-salam set=l2.size=4096,l2.bogus=1}' 2>&1 | filecheck %s --check-prefix=SET
 
 // The cost model's decisions (docs/CONTRACTS.md, "The cost model of mode=auto") on three
 // tapes: 128 B (@small: fits every L1 share), 8 MiB (@big: beyond every L2 share) and a
@@ -14,7 +17,8 @@
 //   page) for less than streaming's DMA fences cost: nothing is streamed; @dyn's cache is
 //   packed into a DRAM record tape (Enzyme's layout would be a run-time stack).
 // - accel-salam: 1 KiB L1, no prefetcher: @big and @dyn are streamed, @small is not.
-// - the default machine without its prefetcher (a machine file): @big and @dyn are
+// - the default machine without its prefetcher (a machine file, or `set=` overrides, as
+//   `tapeflow-bench --set` passes them on): @big and @dyn are
 //   streamed (a 16 KiB tile's misses, 2 x 256 lines x 160 / 10 = 8192 cycles, now exceed
 //   its DMA issue and fences, 514 cycles): the rule reads the machine's keys.
 // - mode=always: all three streamed (the pipeline before the cost model).
@@ -107,3 +111,5 @@ func.func @dyn(%x: memref<?xf64>, %n: index) -> f64 attributes {tapeflow.autodif
 
 // MACHINE: error: {{.*}}machine 'no-such-machine'
 // MACHINE-NOT: Traceback
+// SET: error: pass-pipeline:1:30: option 'set' of tapeflow: unknown machine key 'l2.bogus' (in 'l2.size=4096,l2.bogus=1')
+// SET-NOT: Traceback
