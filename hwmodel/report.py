@@ -244,6 +244,15 @@ def _fmt(x: float) -> str:
     return f"{x:,.1f}"
 
 
+def phase_formula(lockstep: bool, overlap_max: bool) -> str:
+    """One phase's cycles as hwmodel/model.py's docstring writes them, for the core's mode
+    (`core.lockstep`, `core.overlap`)."""
+    if lockstep:
+        return "max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late"
+    if overlap_max:
+        return "max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed) + T_late"
+    return "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed + T_late"
+
 def format_table(report: dict[str, Any]) -> str:
     """A human-readable table of the report."""
     out: list[str] = []
@@ -252,10 +261,8 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        + ("max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed" if report.get("lockstep")
-           else "max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed)" if report.get("overlap") == "max"
-           else "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed")
-        + " + T_late; cycles = T_core + T_dma_stall + T_drain"
+        + phase_formula(bool(report.get("lockstep")), report.get("overlap") == "max")
+        + "; cycles = T_core + T_dma_stall + T_drain"
     )
     for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", "T_core",
                  "T_dma_stall", "T_drain"):  # fmt: skip

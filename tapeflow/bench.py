@@ -816,24 +816,27 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     most = max((s["cycles"] for r in rows for s in r.variants.values()), default=0.0)
     scale, unit_name = next((u for u in ((1e6, "millions"), (1e3, "thousands"))
                              if most >= 10 * u[0]), (1.0, "cycles"))  # fmt: skip
-    memory = ("max(T_OL, T_nOL, T_L2, T_DRAM)" if machine.get("core", "overlap") == "max"
-              else "max(T_OL, T_nOL + T_L2 + T_DRAM)")  # fmt: skip
-    out.append(f"### Cycle terms (hwmodel/model.py: T_core = sum over phases of {memory} + "
-               "T_exposed + T_late; T_DRAM includes waiting for DMA on the shared channel; "
+    from tapeflow.hwmodel.report import phase_formula
+
+    lockstep = bool(machine.get("core", "lockstep"))
+    terms = ["T_OL", "T_nOL", "T_L2", "T_DRAM", *(["T_hit"] if lockstep else []), "T_exposed",
+             "T_late", "T_core"]  # fmt: skip
+    phase = phase_formula(lockstep, machine.get("core", "overlap") == "max")
+    out.append(f"### Cycle terms (hwmodel/model.py: T_core = sum over phases of {phase}; "
+               "T_DRAM includes waiting for DMA on the shared channel; "
                f"cycles = T_core + stalls + drain), {unit_name}")  # fmt: skip
     out.append("")
-    out.append("| kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_exposed | T_late | T_core | "
+    out.append("| kernel | variant | " + " | ".join(terms) + " | "
                "DMA stall | drain | cycles | DRAM MiB | DMA MiB |")  # fmt: skip
-    out.append("|---|---|" + "---:|" * 12)
+    out.append("|---|---|" + "---:|" * (len(terms) + 5))
     for r in rows:
         for v in VARIANTS:
             s = r.variants.get(v)
             if s is None:
                 continue
             t = s["cycle_terms"]
-            cells = " | ".join(f"{t.get(k, 0.0) / scale:,.3f}" for k in (
-                "T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core",
-                "T_dma_stall", "T_drain", "cycles"))  # fmt: skip
+            cells = " | ".join(f"{t.get(k, 0.0) / scale:,.3f}"
+                               for k in (*terms, "T_dma_stall", "T_drain", "cycles"))
             out.append(f"| {r.kernel} | {LABELS[v]} | {cells} | {s['dram_bytes'] / MIB:,.2f} | "
                        f"{s['dma_bytes'] / MIB:,.2f} |")  # fmt: skip
     out.append("")
