@@ -674,8 +674,14 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
 def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
     """Geometric means over the kernels that cache something and ran cleanly."""
     use = [r for r in rows if not r.control and not r.errors]
+    ran = [(r.speedup["tapeflow"], r.kernel) for r in rows
+           if not r.errors and r.speedup.get("tapeflow") is not None]  # fmt: skip
+    worst = min(ran, default=(None, None))
     return {
         "kernels": [r.kernel for r in use],  # type: ignore[dict-item]
+        # no harm (issue 20): the slowest TapeFlow run against its Enzyme layout, controls too
+        "worst_speedup_tapeflow": worst[0],
+        "worst_kernel": worst[1],  # type: ignore[dict-item]
         "speedup_regions": geomean(r.speedup.get("regions") for r in use),
         "speedup_tapeflow": geomean(r.speedup.get("tapeflow") for r in use),
         "speedup_tapeflow_iso_sram": geomean(r.speedup.get("tapeflow_iso_sram") for r in use),
@@ -980,13 +986,18 @@ SUMMARY_COLUMNS = (
 
 
 def summary_markdown(machines: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    """One row of geomeans per machine (name, `geomeans(...)`), after the per-machine tables."""
+    """One row of geomeans per machine (name, `geomeans(...)`), after the per-machine tables,
+    and the worst TapeFlow speedup of any kernel (controls included: no harm)."""
     out = ["## Summary: geometric means per machine", ""]
-    out.append("| machine | kernels | " + " | ".join(h for _, h, _ in SUMMARY_COLUMNS) + " |")
-    out.append("|---|---:|" + "---:|" * len(SUMMARY_COLUMNS))
+    out.append("| machine | kernels | " + " | ".join(h for _, h, _ in SUMMARY_COLUMNS)
+               + " | worst TapeFlow speedup |")  # fmt: skip
+    out.append("|---|---:|" + "---:|" * (len(SUMMARY_COLUMNS) + 1))
     for name, gm in machines:
         cells = " | ".join(fmt_x(gm.get(k), d) for k, _, d in SUMMARY_COLUMNS)
-        out.append(f"| `{name}` | {len(gm['kernels'])} | {cells} |")
+        worst = fmt_x(gm.get("worst_speedup_tapeflow"), 3)
+        if gm.get("worst_kernel"):
+            worst += f" ({gm['worst_kernel']})"
+        out.append(f"| `{name}` | {len(gm['kernels'])} | {cells} | {worst} |")
     return "\n".join(out) + "\n"
 
 

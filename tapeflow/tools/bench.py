@@ -27,7 +27,8 @@ benchmarks/kernels, by default; salam, gem5-SALAM's AD benchmarks in C) or of yo
 kernel files (--kernels k.c,k.mlir), default sizes, three ways from the
 same reverse-mode AD output (tapeflow-autodiff, min-tape policy), for each machine
 (default: the presets default-45nm, a CPU, and accel-salam, a gem5-SALAM-like
-accelerator cluster; one table per machine, then a summary of the geomeans):
+accelerator cluster; one table per machine, then a summary of the geomeans and of the
+worst TapeFlow speedup):
   Enzyme layout  tapeflow-autodiff,tapeflow-lower-tape   (one DRAM array per cached value)
   regions only   tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
