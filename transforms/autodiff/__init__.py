@@ -123,6 +123,7 @@ class AutodiffPass(ModulePass):
         ]
         rules = all_rules()
         built: list[tuple[Operation, Operation]] = []
+        global_shadows: dict[str, tuple[builtin.MemRefType, Operation]] = {}
         for primal in targets:
             if not primal.body.blocks:
                 name = primal.sym_name.data
@@ -138,7 +139,7 @@ class AutodiffPass(ModulePass):
                     op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
                 )
             try:
-                fn = self._differentiate(primal, grad_name, op, rules)
+                fn, shadows = self._differentiate(primal, grad_name, op, rules)
             except DiagnosticException:
                 raise
             except Exception as e:  # a bug here must still be a diagnostic, not a traceback
@@ -146,9 +147,14 @@ class AutodiffPass(ModulePass):
                     op_error(primal, f"internal error while differentiating: {e!r}")
                 ) from e
             built.append((primal, fn))
+            for name, mtype in shadows.items():
+                global_shadows.setdefault(name, (mtype, primal))
         # Only now, with every gradient built, touch the module.
+        new_globals = _shadow_global_ops(op, global_shadows)
         for primal, fn in built:
             Rewriter.insert_op(fn, InsertPoint.after(primal))
+        for glob, after in new_globals:
+            Rewriter.insert_op(glob, InsertPoint.after(after))
 
     def _differentiate(
         self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
@@ -160,6 +166,7 @@ class AutodiffPass(ModulePass):
             hoist_allocations,
             inline_calls,
             lower_affine,
+            merge_globals,
         )
 
         fn = primal.clone()
@@ -168,12 +175,51 @@ class AutodiffPass(ModulePass):
         fn.res_attrs = None
         fn.sym_visibility = None
         inline_calls(fn, module)
+        merge_globals(fn)
         lower_affine(fn)
         hoist_allocations(fn)
         counted = count_while_iterations(fn)
         cuts: set = set()
         if self.policy == "min-tape":
             cuts = probe_cuts(fn, rules, self.policy, counted)
-        Gradient(fn, rules, self.policy, counted, cuts).build()
+        gradient = Gradient(fn, rules, self.policy, counted, cuts)
+        gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
-        return fn
+        return fn, gradient.global_shadows
+
+
+def _shadow_global_ops(
+    module: builtin.ModuleOp, shadows: dict[str, tuple[builtin.MemRefType, Operation]]
+) -> list[tuple[Operation, Operation]]:
+    """`memref.global @g_shadow` (zeros, of `@g`'s type) for each active global `@g`
+    whose shadow the module lacks, each to go after `@g`; a symbol of that name that is
+    not such a global is an error."""
+    from xdsl.dialects import memref
+
+    symbols = {
+        o.sym_name.data: o
+        for o in module.ops
+        if isinstance(getattr(o, "sym_name", None), builtin.StringAttr)
+    }
+    out: list[tuple[Operation, Operation]] = []
+    for name, (mtype, primal) in shadows.items():
+        existing = symbols.get(name)
+        if existing is not None:
+            if isinstance(existing, memref.GlobalOp) and existing.type == mtype:
+                continue  # made by an earlier run of the pass, or by hand
+            raise PassFailedException(
+                op_error(primal, f"cannot create the shadow global @{name}: the symbol exists")
+            )
+        zeros = builtin.DenseIntOrFPElementsAttr.from_list(mtype, [0.0] * _elements(mtype))
+        glob = memref.GlobalOp.get(builtin.StringAttr(name), mtype, zeros)
+        source = symbols.get(name.removesuffix("_shadow"))
+        glob.location = (source or primal).location
+        out.append((glob, source or primal))
+    return out
+
+
+def _elements(mtype: builtin.MemRefType) -> int:
+    n = 1
+    for d in mtype.get_shape():
+        n *= d
+    return n
