@@ -1987,7 +1987,7 @@ class _FunctionBuilder:
 
     def switch_stmt(self, s) -> None:
         """`switch (v)` on an integer: `if (v == a || v == b) {...} else if ...`, the
-        `default` arm last. Each case must end with `break` (or `return`); a case that
+        `default` arm last. Each case must end with `break` (or `return`, `continue`); a case that
         falls into the next, a `break` elsewhere in a case and case ranges are refused
         (structured control flow has no jump into the middle of another arm)."""
         cond, body = _children(s)[0], _children(s)[-1]
@@ -2021,7 +2021,7 @@ class _FunctionBuilder:
         fallback: list = []
         for n, (labels, default, stmts) in enumerate(groups):
             last = n == len(groups) - 1
-            ends = bool(stmts) and stmts[-1].kind.name in ("BREAK_STMT", "RETURN_STMT")
+            ends = bool(stmts) and stmts[-1].kind.name in ("BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT")
             if not ends and not last:
                 _unsupported(
                     groups[n + 1][2][0] if groups[n + 1][2] else s,
