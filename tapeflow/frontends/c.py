@@ -67,6 +67,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
     f32,
     f64,
@@ -596,7 +597,8 @@ class CFrontend:
                     _unsupported(item, f"the initializer of the global '{name}' is not a constant")
                 values[pos] = v
             kind = float if _is_float(elem) else int
-            dense = DenseIntOrFPElementsAttr.from_list(mtype, [kind(v) for v in values])  # type: ignore[arg-type]
+            tensor = TensorType(mtype.element_type, mtype.get_shape())  # upstream wants a tensor
+            dense = DenseIntOrFPElementsAttr.from_list(tensor, [kind(v) for v in values])  # type: ignore[arg-type]
             op = memref.GlobalOp.get(StringAttr(name), mtype, dense)
             op.location = self._loc(defn)
             self.global_ops[name] = op

@@ -13,7 +13,7 @@ pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra
 from helpers.pipelines import apply, run
 from test_cfront_enzyme import check_fd, compile_and_differentiate, u
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 
 from tapeflow import runner
 from tapeflow.diagnostics import parse_module
@@ -52,7 +52,8 @@ def _with_initial(module, name: str, values: np.ndarray):
     glob = next(
         o for o in copy.ops if isinstance(o, memref.GlobalOp) and o.sym_name.data == name
     )
-    glob.initial_value = DenseIntOrFPElementsAttr.from_list(glob.type, list(map(float, values)))
+    tensor = TensorType(glob.type.element_type, glob.type.get_shape())
+    glob.initial_value = DenseIntOrFPElementsAttr.from_list(tensor, list(map(float, values)))
     return copy
 
 

@@ -210,7 +210,8 @@ def _shadow_global_ops(
             raise PassFailedException(
                 op_error(primal, f"cannot create the shadow global @{name}: the symbol exists")
             )
-        zeros = builtin.DenseIntOrFPElementsAttr.from_list(mtype, [0.0] * _elements(mtype))
+        tensor = builtin.TensorType(mtype.element_type, mtype.get_shape())
+        zeros = builtin.DenseIntOrFPElementsAttr.from_list(tensor, [0.0] * _elements(mtype))
         glob = memref.GlobalOp.get(builtin.StringAttr(name), mtype, zeros)
         source = symbols.get(name.removesuffix("_shadow"))
         glob.location = (source or primal).location
