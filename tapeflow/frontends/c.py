@@ -29,12 +29,15 @@ Types (the rules, documented in the README section "C kernels"):
   (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
 - local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,
   `free` `memref.dealloc`; `static const` tables are copied into a stack array at the
-  start of each function that reads them.
+  start of each function that reads them; mutable globals are `memref.global`s (a
+  scalar one element) shared by every function through `memref.get_global`;
+- `&x` of a scalar passed to a function of the file is a one-element `memref.alloca`
+  holding `x` for the call (an out-parameter), read back into `x` after it.
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
 `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`).
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`.
 Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
 as are Clang's own errors.
 """

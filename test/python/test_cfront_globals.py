@@ -21,7 +21,7 @@ from tapeflow.interpreters import make_interpreter
 from tapeflow.registry import make_context
 
 # `g` is written by one callee and read by the caller, `w` updated in place by another
-# callee and read by a third (Enzyme's tests global_written_in_callee and
+# callee and read by a third, `&g` passed to a fourth (Enzyme's tests global_written_in_callee and
 # global_shadow_other_function do the same), `scale` only read (inactive), `calls` an
 # integer counter (inactive).
 GLOBALS = """
@@ -31,6 +31,7 @@ double scale = 2.0;
 int calls;
 
 static void f(double *x) { g = x[0] * x[0]; calls++; }
+static void bump(double *p, double v) { *p += v * v; }
 static void accumulate(double *x) { for (int i = 0; i < 3; i++) w[i] += x[i] * g; }
 static double loss(void) {
   double s = 0;
@@ -39,6 +40,7 @@ static double loss(void) {
 }
 double h(double *x) {
   f(x);
+  bump(&g, x[1]);
   accumulate(x);
   return scale * (g + loss()) * calls;
 }

@@ -42,7 +42,11 @@ class AutodiffPass(ModulePass):
       gradient; so is a float argument with the argument attribute `tapeflow.const`
       (Enzyme's `enzyme_const`);
     - each float scalar result of `@f` adds a seed argument at the end (the adjoint of that
-      result); integer results are dropped.
+      result); integer results are dropped;
+    - a mutable float global `@g` (`memref.get_global`) written from active data is
+      active: its shadow is the global `@g_shadow` (zeros, added to the module; Enzyme's
+      shadow global), used as a memref argument's shadow is (the adjoint of `@g`'s final
+      contents on entry, of its initial contents on exit), never reset by `@f_grad`.
 
     ```
     func.func @f(%x: memref<4xf64>, %n: index, %s: f64) -> f64 attributes {tapeflow.autodiff}
@@ -88,7 +92,8 @@ class AutodiffPass(ModulePass):
     Supported input: `func.func` with `scf.for` (iter_args), `scf.if` (results),
     `scf.while`, `affine.for/load/store/apply` (lowered first), `arith` and `math` float
     ops (see `rules/`), integer/index arithmetic and comparisons, `memref.load/store`,
-    `memref.copy`, `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
+    `memref.copy`, `memref.get_global` (one buffer per global, `merge_globals`),
+    `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
     hoisted to the function body when its sizes are known there; an active one whose size
     is computed in the loop is rejected), and `func.call` of functions of the module
     (inlined). f32 and f64 (f16/bf16 are accepted, untested).
