@@ -915,6 +915,8 @@ class _FunctionBuilder:
         self.views: set[tuple[str, int]] = set()
         # scalar mutable globals: one-element memrefs, loaded and stored at each use
         self.cells: dict[tuple[str, int], _Buffer] = {}
+        # `&x` call arguments: x's one-element alloca (per parameter type), see build
+        self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
         self.builder: Builder
 
     # --- emission helpers
@@ -990,6 +992,8 @@ class _FunctionBuilder:
             _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
+        if self.address_cells:  # after the constants (their sizes), before everything else
+            block.insert_ops_before(list(self.address_cells.values()), block.first_op)
         block.insert_ops_before(list(self.constants.values()), block.first_op)
         fn = func.FuncOp(self.name, (arg_types, sig.result_types), Region(block))
         fn.location = self.unit._loc(sig.cursor)
@@ -1903,20 +1907,23 @@ class _FunctionBuilder:
 
     def address_argument(self, a, t: MemRefType, cells: list) -> SSAValue:
         """`&x` passed to a function taking a pointer: a one-element `memref.alloca` of
-        the parameter's type holding `x`, read back into `x` after the call (the callee
-        reads and writes `x` through it, as an out-parameter). The scalar stays an SSA
-        value elsewhere, so `&x` is only a call argument."""
+        the parameter's type (in the entry block: in a loop, the stack would grow each
+        iteration) holding `x`, read back into `x` after the call (the callee reads and
+        writes `x` through it, as an out-parameter). The scalar stays an SSA value
+        elsewhere, so `&x` is only a call argument."""
         d = self.scalar_address(a)
         if t.element_type != _element_type(d.type, a):
             _unsupported(a, f"'&{d.spelling}' passed as a pointer to another type")
         if any(_key(d) == _key(other) for _, other in cells):
             _unsupported(a, f"'&{d.spelling}' passed twice to one call (they would alias)")
-        one = self.const(1, INDEX, a)
-        dynamic = [one] if t.get_shape()[0] == DYNAMIC_INDEX else []
-        ref = self.emit(
-            memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()), dynamic_sizes=dynamic), a
-        ).results[0]
-        ref.name_hint = f"{d.spelling}_cell"
+        if (_key(d), t) not in self.address_cells:  # one per variable, in the entry block
+            one = self.const(1, INDEX, a)
+            dynamic = [one] if t.get_shape()[0] == DYNAMIC_INDEX else []
+            op = memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()), dynamic_sizes=dynamic)
+            op.location = self.unit._loc(a)
+            op.results[0].name_hint = f"{d.spelling}_cell"
+            self.address_cells[(_key(d), t)] = op
+        ref = self.address_cells[(_key(d), t)].results[0]
         value = self.to_memory(self.convert(self.current(_key(d), d, a), d.type, a), t, a)
         self.emit(memref.StoreOp.get(value, ref, [self.const(0, INDEX, a)]), a)
         cells.append((ref, d))

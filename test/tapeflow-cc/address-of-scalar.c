@@ -1,7 +1,8 @@
 // `&x` of a scalar local passed to a function of the file (issue 23: Enzyme users write
 // out-parameters, `void step(double *s, ...)` called as `step(&acc, ...)`): a
-// one-element `memref.alloca` of the parameter's type holds `x` for the call and is read
-// back into `x` after it, so `x` stays an SSA value (carried by loops) everywhere else.
+// one-element `memref.alloca` of the parameter's type (in the entry block, one per
+// variable) holds `x` for the call and is read back into `x` after it, so `x` stays an
+// SSA value (carried by loops) everywhere else.
 // `&x` anywhere else (`double *p = &x`) is refused.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s --function run | filecheck %s
@@ -28,12 +29,12 @@ double demo(double v) {
 }
 
 // CHECK-LABEL: func.func @run(
-// CHECK:         scf.for %i = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[K:.*]] = %{{.*}}) -> (f64, index) {
-// CHECK:           %acc_cell = memref.alloca(%{{.*}}) : memref<?xf64>
+// CHECK:         %acc_cell = memref.alloca(%{{.*}}) : memref<?xf64>
+// CHECK-NEXT:    %k_cell = memref.alloca(%{{.*}}) : memref<?xi32>
+// CHECK-NEXT:    scf.for %i = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[K:.*]] = %{{.*}}) -> (f64, index) {
 // CHECK-NEXT:      memref.store %[[ACC]], %acc_cell[%{{.*}}] : memref<?xf64>
 // CHECK-NEXT:      func.call @step(%acc_cell, %x, %i)
 // CHECK-NEXT:      %[[NEW:.*]] = memref.load %acc_cell[%{{.*}}] : memref<?xf64>
-// CHECK:           %k_cell = memref.alloca(%{{.*}}) : memref<?xi32>
 // CHECK:           func.call @count(%k_cell)
 // CHECK:           scf.yield %[[NEW]], %{{.*}} : f64, index
 // (v = 0.5: acc = 0.5 * (0.5 * 1 + 0.25) + 1 = 1.375, k = 4)
