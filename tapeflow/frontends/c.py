@@ -573,6 +573,8 @@ class CFrontend:
                 k.kind.is_expression() for k in _children(defn)
             ):
                 _unsupported(c, f"the extern global '{name}' (it has no definition in this file)")
+            if _kind(defn.type.get_canonical()) == "RECORD":
+                _unsupported(c, f"the global struct or union '{name}'")
             if _is_buffer_type(defn.type):
                 if _kind(defn.type) != "CONSTANTARRAY":
                     _unsupported(c, f"the global '{name}' is a pointer (only arrays and scalars)")
@@ -585,6 +587,8 @@ class CFrontend:
             if _kind(elem.get_canonical()) not in ("DOUBLE", "FLOAT") and not _is_int(elem):
                 _unsupported(c, f"the global '{name}' of type '{defn.type.spelling}' (only double, float and integer scalars and arrays)")
             init = [k for k in _children(defn) if k.kind.is_expression()]
+            if _is_buffer_type(defn.type):  # the other expressions are the array's sizes
+                init = [k for k in init[-1:] if _strip(k).kind.name == "INIT_LIST_EXPR"]
             total = 1
             for n in shape:
                 total *= n

@@ -169,3 +169,38 @@ def test_switch_gradient(mode: int):
     module = compile_and_differentiate(SWITCH, functions=["pick"])
     x = u(6) - 0.5
     check_fd(module, "pick", [x, 6, mode])
+
+
+KINDS = """
+double m[2][3] = {{1, 2, 3}, {4}};
+float fs[2] = {1.5f};
+int n = 3;
+long hist[4];
+double f(double *x) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    m[1][i] += x[i];
+    s += m[1][i] * fs[0];
+    hist[i]++;
+  }
+  switch (n) {
+  case 3:
+    s *= 2;
+    break;
+  }
+  return s * m[0][2] + hist[0];
+}
+"""
+
+
+def test_global_kinds_two_dimensional_float_integer_and_uninitialized():
+    """Initializers with missing elements and none at all (zeros), a float global, an
+    integer global as a loop bound and a `switch` value: C's values, and the gradient."""
+    module = compile_and_differentiate(KINDS, functions=["f"])
+    x = np.array([0.3, -0.7, 1.1])
+    # m[1] = {4, 0, 0} + x, s = 1.5 * sum(m[1]) * 2, times m[0][2] = 3, plus hist[0] = 1
+    assert runner.run_function(module, "f", [x.copy()]).results[0] == pytest.approx(
+        1.5 * (4.0 + x.sum()) * 2 * 3 + 1
+    )
+    arrays, _ = check_fd(module, "f", [x])
+    assert arrays[0] == pytest.approx(np.full(3, 9.0))
