@@ -7,13 +7,14 @@
 // accumulates into (Enzyme's shadow global): on exit it holds the adjoint of the
 // global's contents at entry. Integer globals (counters) are never active; a global
 // only read stays a constant (no shadow). An `extern` global without a definition is
-// refused. The interpreter and the native (upstream MLIR) path agree.
+// refused, and so is a user's own global named like the shadow. The interpreter and the native (upstream MLIR) path agree.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s --function h | filecheck %s
 // RUN: tapeflow-cc %s | tapeflow-run - --entry demo --args 3.0 | filecheck %s --check-prefix=OUT
 // RUN: tapeflow-cc %s | tapeflow-exec - --entry demo --args 3.0 | filecheck %s --check-prefix=OUT
 // RUN: tapeflow-opt %s -p 'tapeflow-autodiff{functions=h}' | filecheck %s --check-prefix=AD
 // RUN: not tapeflow-cc %S/Inputs/global.c 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: not tapeflow-opt %S/Inputs/global-shadow-name.c -p 'tapeflow-autodiff{functions=f}' 2>&1 | filecheck %s --check-prefix=NAME
 
 double g = 1.0;
 double w[3] = {0.5, 2.0};
@@ -57,7 +58,7 @@ double demo(double v) {
 // CHECK:         memref.load %g[%{{.*}}] : memref<1xf64>
 // (v = 3: g = 9, w = {6.5, 2, 0}, s = 9 + 42.25 + 4 = 55.25, 2 * 55.25 * 2)
 // OUT:         result[0]: f64 = 221.0
-// AD:          "memref.global"() <{sym_name = "g_shadow", type = memref<1xf64>, initial_value = dense<0.000000e+00> : tensor<1xf64>
+// AD:          "memref.global"() <{sym_name = "g_shadow", type = memref<1xf64>, initial_value = dense<0.000000e+00> : tensor<1xf64>, sym_visibility = "private"}> {tapeflow.shadow}
 // AD:          "memref.global"() <{sym_name = "w_shadow", type = memref<3xf64>, initial_value = dense<0.000000e+00> : tensor<3xf64>
 // AD-NOT:      scale_shadow
 // AD-NOT:      calls_shadow
@@ -71,3 +72,5 @@ double demo(double v) {
 // AD-NOT:        memref.get_global
 // ERR:         error: {{.*}}global.c:2:22: unsupported C: the extern global 'counter' (it has no definition in this file)
 // ERR-NOT:     Traceback
+// NAME:        error: {{.*}}global-shadow-name.c:3:8: 'func.func' cannot create the shadow global @w_shadow: the symbol exists
+// NAME-NOT:    Traceback

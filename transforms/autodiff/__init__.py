@@ -22,6 +22,7 @@ from tapeflow.transforms.index_utils import check_steps
 
 POLICIES = ("min-tape", "cache-all")
 AUTODIFF_ATTR = "tapeflow.autodiff"
+SHADOW_ATTR = "tapeflow.shadow"  # on the shadow globals the pass adds
 
 
 @dataclass(frozen=True)
@@ -196,9 +197,9 @@ class AutodiffPass(ModulePass):
 def _shadow_global_ops(
     module: builtin.ModuleOp, shadows: dict[str, tuple[builtin.MemRefType, Operation]]
 ) -> list[tuple[Operation, Operation]]:
-    """`memref.global @g_shadow` (zeros, of `@g`'s type) for each active global `@g`
-    whose shadow the module lacks, each to go after `@g`; a symbol of that name that is
-    not such a global is an error."""
+    """`memref.global @g_shadow {tapeflow.shadow}` (zeros, of `@g`'s type) for each
+    active global `@g` whose shadow the module lacks, each to go after `@g`; a symbol of
+    that name that is not such a global (a user's own `@g_shadow`) is an error."""
     from xdsl.dialects import memref
 
     symbols = {
@@ -210,14 +211,15 @@ def _shadow_global_ops(
     for name, (mtype, primal) in shadows.items():
         existing = symbols.get(name)
         if existing is not None:
-            if isinstance(existing, memref.GlobalOp) and existing.type == mtype:
-                continue  # made by an earlier run of the pass, or by hand
+            if SHADOW_ATTR in existing.attributes and getattr(existing, "type", None) == mtype:
+                continue  # made by an earlier run of the pass
             raise PassFailedException(
                 op_error(primal, f"cannot create the shadow global @{name}: the symbol exists")
             )
         tensor = builtin.TensorType(mtype.element_type, mtype.get_shape())
         zeros = builtin.DenseIntOrFPElementsAttr.from_list(tensor, [0.0] * _elements(mtype))
         glob = memref.GlobalOp.get(builtin.StringAttr(name), mtype, zeros)
+        glob.attributes[SHADOW_ATTR] = builtin.UnitAttr()
         source = symbols.get(name.removesuffix("_shadow"))
         glob.location = (source or primal).location
         out.append((glob, source or primal))

@@ -2,8 +2,9 @@
 
 A value is *varied* when it depends on an active input (a float scalar argument or the
 contents of a float memref argument) and *useful* when it can reach the result (a float
-value returned, or the contents of a float memref argument). It is *active* when it is
-both and its type is a float scalar or a float memref. Only active values get adjoints;
+value returned, or the contents of a float memref argument or of a global). It is
+*active* when it is both and its type is a float scalar or a float memref. Only active
+values get adjoints;
 only ops touching active values get reverse code; only values that reverse code reads
 are ever put on the tape.
 
