@@ -8,6 +8,7 @@
 // RUN: tapeflow-cc %s | tapeflow-run - --entry demo --args 2 | filecheck %s --check-prefix=OUT
 // RUN: not tapeflow-cc %S/Inputs/switch.c 2>&1 | filecheck %s --check-prefix=FALL
 // RUN: not tapeflow-cc %S/Inputs/switch-break.c 2>&1 | filecheck %s --check-prefix=BREAK
+// RUN: not tapeflow-cc %S/Inputs/switch-range.c 2>&1 | filecheck %s --check-prefix=RANGE
 
 double pick(double x, int mode) {
   double y = 0.0;
@@ -74,3 +75,5 @@ double demo(int mode) {
 // FALL-NOT:    Traceback
 // BREAK:       error: {{.*}}switch-break.c:4:16: unsupported C: 'break' before the end of a case of a switch
 // BREAK-NOT:   Traceback
+// RANGE:       error: {{.*}}switch-range.c:1:42: unsupported C: a case range ('case a ... b')
+// RANGE-NOT:   Traceback
