@@ -29,12 +29,15 @@ Types (the rules, documented in the README section "C kernels"):
   (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
 - local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,
   `free` `memref.dealloc`; `static const` tables are copied into a stack array at the
-  start of each function that reads them.
+  start of each function that reads them; mutable globals are `memref.global`s (a
+  scalar one element) shared by every function through `memref.get_global`;
+- `&x` of a scalar passed to a function of the file is a one-element `memref.alloca`
+  holding `x` for the call (an out-parameter), read back into `x` after it.
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
 `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`).
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`.
 Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
 as are Clang's own errors.
 """
@@ -54,6 +57,7 @@ from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FileLineColLoc,
     Float32Type,
@@ -66,6 +70,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnitAttr,
     f32,
     f64,
@@ -525,6 +530,8 @@ class CFrontend:
             n, at, name = self.pending.pop(0)
             fn = _FunctionBuilder(self, self.signatures[n], views=at, name=name).build()
             module.body.block.add_op(fn)
+        for g in reversed(list(getattr(self, "global_ops", {}).values())):
+            module.body.block.insert_op_before(g, module.body.block.first_op)
         return module
 
     def _specialization(self, name: str, primal: func.FuncOp, activity, call) -> func.FuncOp:
@@ -551,6 +558,60 @@ class CFrontend:
             ]
         )
         return fn
+
+    # --- mutable globals
+
+    def global_buffer(self, c, d) -> SSAValue:
+        """A fresh `memref.get_global` of `d` (not inserted), creating the module's
+        `memref.global` for it on first use: its C initializer (constants) or zeros."""
+        if not hasattr(self, "global_ops"):
+            self.global_ops: dict[str, memref.GlobalOp] = {}
+        name = d.spelling
+        if name not in self.global_ops:
+            defn = d.get_definition() or d
+            if defn.storage_class.name == "EXTERN" and not any(
+                k.kind.is_expression() for k in _children(defn)
+            ):
+                _unsupported(c, f"the extern global '{name}' (it has no definition in this file)")
+            if _kind(defn.type.get_canonical()) == "RECORD":
+                _unsupported(c, f"the global struct or union '{name}'")
+            if _is_buffer_type(defn.type):
+                if _kind(defn.type) != "CONSTANTARRAY":
+                    _unsupported(c, f"the global '{name}' is a pointer (only arrays and scalars)")
+                mtype = _memref_type(defn.type, defn)
+                shape, elem = _array_shape(defn.type, defn)
+            else:
+                elem = defn.type
+                mtype = MemRefType(_element_type(elem, defn), [1])
+                shape = [1]
+            if _kind(elem.get_canonical()) not in ("DOUBLE", "FLOAT") and not _is_int(elem):
+                _unsupported(c, f"the global '{name}' of type '{defn.type.spelling}' (only double, float and integer scalars and arrays)")
+            init = [k for k in _children(defn) if k.kind.is_expression()]
+            if _is_buffer_type(defn.type):  # the other expressions are the array's sizes
+                init = [k for k in init[-1:] if _strip(k).kind.name == "INIT_LIST_EXPR"]
+            total = 1
+            for n in shape:
+                total *= n
+            values: list[int | float] = [0] * total
+            if init and _is_buffer_type(defn.type):
+                flat = _FunctionBuilder.flatten_init(None, _strip(init[-1]), shape)  # type: ignore[arg-type]
+                items = sorted(flat.items())
+            else:
+                items = [(0, init[-1])] if init else []
+            for pos, item in items:
+                v = _evaluate(item)
+                if v is None:
+                    _unsupported(item, f"the initializer of the global '{name}' is not a constant")
+                values[pos] = v
+            kind = float if _is_float(elem) else int
+            tensor = TensorType(mtype.element_type, mtype.get_shape())  # upstream wants a tensor
+            dense = DenseIntOrFPElementsAttr.from_list(tensor, [kind(v) for v in values])  # type: ignore[arg-type]
+            op = memref.GlobalOp.get(StringAttr(name), mtype, dense)
+            op.location = self._loc(defn)
+            self.global_ops[name] = op
+        ref = memref.GetGlobalOp(name, self.global_ops[name].type).results[0]
+        ref.name_hint = name
+        return ref
 
     # --- Clang
 
@@ -856,6 +917,10 @@ class _FunctionBuilder:
         # pointer variables that point into another array: their element offset (an
         # index) is the scalar `vals[key]`, so loops and branches carry it
         self.views: set[tuple[str, int]] = set()
+        # scalar mutable globals: one-element memrefs, loaded and stored at each use
+        self.cells: dict[tuple[str, int], _Buffer] = {}
+        # `&x` call arguments: x's one-element alloca (per parameter type), see build
+        self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
         self.builder: Builder
 
     # --- emission helpers
@@ -931,6 +996,8 @@ class _FunctionBuilder:
             _unsupported(sig.cursor, f"'{sig.name}' returns a value but does not end with 'return'")
         ret = stmts[-1] if stmts else body
         self.emit(func.ReturnOp(*result), ret)
+        if self.address_cells:  # after the constants (their sizes), before everything else
+            block.insert_ops_before(list(self.address_cells.values()), block.first_op)
         block.insert_ops_before(list(self.constants.values()), block.first_op)
         fn = func.FuncOp(self.name, (arg_types, sig.result_types), Region(block))
         fn.location = self.unit._loc(sig.cursor)
@@ -955,7 +1022,8 @@ class _FunctionBuilder:
                 _is_buffer_type(d.type)
                 and _array_shape(d.type, d)[1].is_const_qualified()
             ):
-                _unsupported(c, f"the mutable global variable '{d.spelling}' (make it 'static const')")
+                self.mutable_global(c, d)
+                continue
             init = [k for k in _children(d) if k.kind.is_expression()]
             if not init:
                 _unsupported(c, f"the global '{d.spelling}' has no initializer")
@@ -966,6 +1034,18 @@ class _FunctionBuilder:
                 if v is None:
                     _unsupported(init[-1], f"the initializer of '{d.spelling}' is not a constant")
                 self.vals[_key(d)] = self.const(v, _scalar_type(d.type, d), d)
+
+    def mutable_global(self, c, d) -> None:
+        """A mutable global (scalar or array of double/float/int): the module's
+        `memref.global @name` (a scalar is one element), read and written through one
+        `memref.get_global` at the start of each function that uses it, so every
+        function and callee shares its memory and the AD sees it as one buffer."""
+        ref = self.unit.global_buffer(c, d)
+        self.emit(ref.owner, d)  # type: ignore[arg-type]
+        if _is_buffer_type(d.type):
+            self.bufs[_key(d)] = _Buffer(ref, _array_shape(d.type, d)[1])
+        else:
+            self.cells[_key(d)] = _Buffer(ref, d.type)
 
     # --- statements
 
@@ -1011,8 +1091,8 @@ class _FunctionBuilder:
                 self.vals[loop.running] = false
         elif k in ("GOTO_STMT", "LABEL_STMT", "INDIRECT_GOTO_STMT"):
             _unsupported(s, "goto and labels")
-        elif k in ("SWITCH_STMT",):
-            _unsupported(s, "switch (use if/else)")
+        elif k == "SWITCH_STMT":
+            self.switch_stmt(s)
         elif s.kind.is_expression():
             self.effect(s)
         else:
@@ -1198,6 +1278,9 @@ class _FunctionBuilder:
                 return buf, self.emit(arith.AddiOp(off, step), c).results[0]
         if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
             inner = _strip(_children(c)[0])
+            d = inner.referenced if inner.kind.name == "DECL_REF_EXPR" else None
+            if d is not None and _key(d) in self.cells:  # `&g` of a scalar global
+                return self.cells[_key(d)], None
             if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not _in_struct(inner):
                 base = _strip(_children(inner)[0])
                 if _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD":
@@ -1383,6 +1466,8 @@ class _FunctionBuilder:
         t = _strip(target)
         if t.kind.name == "DECL_REF_EXPR":
             d = t.referenced
+            if _key(d) in self.cells:
+                return self.store_cell(self.cells[_key(d)], value, c)
             if _key(d) in self.bufs or _kind(d.type) == "POINTER":
                 _unsupported(c, f"assigning the pointer '{d.spelling}' (only in its declaration)")
             if _key(d) not in self.vals:
@@ -1394,6 +1479,13 @@ class _FunctionBuilder:
         v = self.convert(value, buf.elem, c)
         mem = self.to_memory(v, buf.ref.type, c)
         self.emit(memref.StoreOp.get(mem, buf.ref, idx), c)
+        return v
+
+    def store_cell(self, cell: _Buffer, value: SSAValue, c) -> SSAValue:
+        """`g = value` for a scalar global `g` (a one-element memref)."""
+        v = self.convert(value, cell.elem, c)
+        mem = self.to_memory(v, cell.ref.type, c)
+        self.emit(memref.StoreOp.get(mem, cell.ref, [self.const(0, INDEX, c)]), c)
         return v
 
     def read_lvalue(self, target) -> tuple[SSAValue, object]:
@@ -1466,6 +1558,8 @@ class _FunctionBuilder:
         d = e.referenced
         if d is not None and d.kind.name == "ENUM_CONSTANT_DECL":
             return self.const(d.enum_value, INDEX, e)
+        if d is not None and _key(d) in self.cells:
+            return self.load(self.cells[_key(d)], [self.const(0, INDEX, e)], e)
         if d is None or _key(d) not in self.vals:
             if d is not None and _key(d) in self.bufs:
                 _unsupported(e, f"the array '{d.spelling}' used as a value (index it)")
@@ -1491,7 +1585,7 @@ class _FunctionBuilder:
         if c.kind.name == "BINARY_OPERATOR":
             _unsupported(e, "pointer arithmetic (index the array instead)")
         if c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
-            _unsupported(e, "taking an address ('&')")
+            self.address_refusal(c)
         _unsupported(e, f"'{self.text(e)}' as an array")
 
     def member(self, e) -> tuple[_Buffer, SSAValue, object]:
@@ -1722,7 +1816,7 @@ class _FunctionBuilder:
             v = self.convert(self.rvalue(x), e.type, e)
             return self.emit(arith.XOrIOp(v, self.const(-1, INDEX, e)), e).results[0]
         if op == _ADDR_OF:
-            _unsupported(e, "taking an address ('&')")
+            self.address_refusal(e)
         _unsupported(e, f"the operator in '{self.text(e)}'")
 
     def conditional(self, e, kids) -> SSAValue:
@@ -1751,7 +1845,11 @@ class _FunctionBuilder:
             values = []
             at: list[int] = []
             offsets: list[SSAValue] = []
+            cells: list[tuple[SSAValue, object]] = []  # `&x` of scalars, copied back
             for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
+                if isinstance(t, MemRefType) and self.scalar_address(a) is not None:
+                    values.append(self.address_argument(a, t, cells))
+                    continue
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
                     if off is not None:  # `g(a + k)`: the variant of g taking k as well
@@ -1768,6 +1866,9 @@ class _FunctionBuilder:
             if at:
                 name = self.unit.view_variant(name, tuple(at))
             op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
+            for ref, d in cells:
+                zero = self.const(0, INDEX, e)
+                self.vals[_key(d)] = self.convert(self.load(_Buffer(ref, d.type), [zero], e), d.type, e)
             if not op.results:
                 if not discard:
                     _unsupported(e, f"the value of the void function '{name}'")
@@ -1788,6 +1889,49 @@ class _FunctionBuilder:
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
         return self.emit(op, e).results[0]
+
+    def scalar_address(self, a):
+        """The scalar local (or parameter) `x` of an argument `&x`, or None."""
+        c = _strip_casts(a)
+        if c.kind.name != "UNARY_OPERATOR" or _unary_op(c) != _ADDR_OF:
+            return None
+        inner = _strip(_children(c)[0])
+        d = inner.referenced if inner.kind.name == "DECL_REF_EXPR" else None
+        if d is None or _key(d) not in self.vals or _key(d) in self.views:
+            return None
+        return d
+
+    def address_refusal(self, e) -> NoReturn:
+        d = self.scalar_address(e)
+        if d is not None:
+            _unsupported(
+                e, f"'&{d.spelling}' other than as an argument of a call to a function of the file"
+            )
+        _unsupported(e, "taking an address ('&')")
+
+    def address_argument(self, a, t: MemRefType, cells: list) -> SSAValue:
+        """`&x` passed to a function taking a pointer: a one-element `memref.alloca` of
+        the parameter's type (in the entry block: in a loop, the stack would grow each
+        iteration) holding `x`, read back into `x` after the call (the callee reads and
+        writes `x` through it, as an out-parameter). The scalar stays an SSA value
+        elsewhere, so `&x` is only a call argument."""
+        d = self.scalar_address(a)
+        if t.element_type != _element_type(d.type, a):
+            _unsupported(a, f"'&{d.spelling}' passed as a pointer to another type")
+        if any(_key(d) == _key(other) for _, other in cells):
+            _unsupported(a, f"'&{d.spelling}' passed twice to one call (they would alias)")
+        if (_key(d), t) not in self.address_cells:  # one per variable, in the entry block
+            one = self.const(1, INDEX, a)
+            dynamic = [one] if t.get_shape()[0] == DYNAMIC_INDEX else []
+            op = memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()), dynamic_sizes=dynamic)
+            op.location = self.unit._loc(a)
+            op.results[0].name_hint = f"{d.spelling}_cell"
+            self.address_cells[(_key(d), t)] = op
+        ref = self.address_cells[(_key(d), t)].results[0]
+        value = self.to_memory(self.convert(self.current(_key(d), d, a), d.type, a), t, a)
+        self.emit(memref.StoreOp.get(value, ref, [self.const(0, INDEX, a)]), a)
+        cells.append((ref, d))
+        return ref
 
     def stop_derivative(self, v: SSAValue, c) -> SSAValue:
         """`v`, through a bitcast to an integer and back: the same bits, but the AD's
@@ -1853,6 +1997,99 @@ class _FunctionBuilder:
         types = [self.vals[k].type for k in keys]  # type: ignore[union-attr]
         op = self.emit(scf.IfOp(flag, types, then_region, else_region), s)
         for k, r in zip(keys, op.results):
+            self.vals[k] = r
+
+    # --- switch: a chain of scf.if, one per case (README "C kernels")
+
+    def switch_stmt(self, s) -> None:
+        """`switch (v)` on an integer: `if (v == a || v == b) {...} else if ...`, the
+        `default` arm last. Each case must end with `break` (or `return`, `continue`); a case that
+        falls into the next, a `break` elsewhere in a case and case ranges are refused
+        (structured control flow has no jump into the middle of another arm)."""
+        cond, body = _children(s)[0], _children(s)[-1]
+        if not _is_int(_strip(cond).type):
+            _unsupported(cond, "switch on a non-integer value")
+        value = self.index(self.rvalue(cond), cond)
+        items = _children(body) if body.kind.name == "COMPOUND_STMT" else [body]
+        groups: list[tuple[list[int], bool, list]] = []  # (labels, is default, statements)
+        for t in items:
+            if t.kind.name not in ("CASE_STMT", "DEFAULT_STMT"):
+                if not groups:
+                    _unsupported(t, "a statement before the first case of a switch")
+                groups[-1][2].append(t)
+                continue
+            labels: list[int] = []
+            default = False
+            while t.kind.name in ("CASE_STMT", "DEFAULT_STMT"):
+                kids = _children(t)
+                if t.kind.name == "DEFAULT_STMT":
+                    default = True
+                else:
+                    if len(kids) != 2:
+                        _unsupported(t, "a case range ('case a ... b')")
+                    label = _evaluate(kids[0])
+                    if not isinstance(label, int):
+                        _unsupported(kids[0], "a case label that is not an integer constant")
+                    labels.append(label)
+                t = kids[-1]
+            groups.append((labels, default, [t]))
+        arms: list[tuple[list[int], list]] = []
+        fallback: list = []
+        for n, (labels, default, stmts) in enumerate(groups):
+            last = n == len(groups) - 1
+            ends = bool(stmts) and stmts[-1].kind.name in ("BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT")
+            if not ends and not last:
+                _unsupported(
+                    groups[n + 1][2][0] if groups[n + 1][2] else s,
+                    "falling through from one case of a switch into the next (end each "
+                    "case with 'break')"
+                )
+            if stmts and stmts[-1].kind.name == "BREAK_STMT":
+                stmts = stmts[:-1]
+            for t in stmts:
+                jump = _switch_break(t)
+                if jump is not None:
+                    _unsupported(jump, "'break' before the end of a case of a switch")
+            if default:
+                fallback = stmts
+                if labels:  # `case 1: default:` is the default
+                    continue
+            else:
+                arms.append((labels, stmts))
+        self.switch_arms(value, arms, fallback, s)
+
+    def switch_arms(self, value: SSAValue, arms: list, fallback: list, s) -> None:
+        """`if (value in arms[0]) {...} else <the other arms>`, scalars and jump flags
+        assigned in any arm its results (as `emit_if`)."""
+        if not arms:
+            self.block_items(fallback)
+            return
+        labels, stmts = arms[0]
+        flag = None
+        for label in labels:
+            eq = self.emit(arith.CmpiOp(value, self.const(label, INDEX, s), "eq"), s).results[0]
+            flag = eq if flag is None else self.emit(arith.OrIOp(flag, eq), s).results[0]
+        every = [*stmts, *(t for _, ts in arms[1:] for t in ts), *fallback]
+        carried = self.carried(*every) + self.jump_keys(every)
+        for k, d in carried:
+            self.current(k, d, s)
+        before = dict(self.vals)
+
+        def arm(run: Callable[[], None]) -> Region:
+            self.vals = dict(before)
+
+            def body() -> list[SSAValue]:
+                run()
+                return [self.current(k, d, s) for k, d in carried]
+
+            return self.branch(body, s)
+
+        then_region = arm(lambda: self.block_items(stmts))
+        else_region = arm(lambda: self.switch_arms(value, arms[1:], fallback, s))
+        self.vals = before
+        types = [self.vals[k].type for k, _ in carried]  # type: ignore[union-attr]
+        op = self.emit(scf.IfOp(flag, types, then_region, else_region), s)
+        for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
 
     def loop_body(self, block: Block, carried, run: Callable[[], object], c) -> None:
@@ -2052,9 +2289,25 @@ def _jumps(tree) -> tuple[bool, bool]:
             brk = True
         elif k == "CONTINUE_STMT":
             cont = True
+        elif k == "SWITCH_STMT":  # its breaks leave the switch, its continues the loop
+            cont = cont or _jumps(_children(c)[-1])[1]
         elif k not in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
             stack.extend(c.get_children())
     return brk, cont
+
+
+def _switch_break(tree):
+    """A `break` in `tree` that leaves the switch around it (not a nested loop's or
+    switch's), or None."""
+    if tree.kind.name == "BREAK_STMT":
+        return tree
+    if tree.kind.name in ("FOR_STMT", "WHILE_STMT", "DO_STMT", "SWITCH_STMT"):
+        return None
+    for k in tree.get_children():
+        found = _switch_break(k)
+        if found is not None:
+            return found
+    return None
 
 
 def _assigned_target(c):
@@ -2063,6 +2316,8 @@ def _assigned_target(c):
     if k == "BINARY_OPERATOR" and _binary_op(c) == "=" or k == "COMPOUND_ASSIGNMENT_OPERATOR":
         t = _strip(_children(c)[0])
     elif k == "UNARY_OPERATOR" and _unary_op(c) in (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC):
+        t = _strip(_children(c)[0])
+    elif k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:  # `f(&x)` may write x
         t = _strip(_children(c)[0])
     else:
         return None

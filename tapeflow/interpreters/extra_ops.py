@@ -22,7 +22,8 @@ standard implementations (`xdsl.interpreters.register_implementations`). It regi
 
 and, replacing xDSL's version (`override=True`) where that version is wrong for us:
 
-- memref.alloc sizes dynamic dimensions from its operands (xDSL ignores them), and
+- memref.alloc sizes dynamic dimensions from its operands (xDSL ignores them),
+  memref.get_global gives one buffer per global (xDSL copies it at each use), and
   memref.load/store check their indices (xDSL reads or writes a neighbouring element,
   or another buffer's bytes, when an index is out of range);
 - affine.for accepts bound operands, max/min bound maps and iter_args, and affine
@@ -510,8 +511,8 @@ def _offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> i
 
 @register_impls
 class CheckedMemRefFunctions(InterpreterFunctions):
-    """Replaces xDSL's alloc (which ignores dynamic sizes) and load/store (which do not
-    check their indices)."""
+    """Replaces xDSL's alloc (which ignores dynamic sizes), load/store (which do not
+    check their indices) and get_global (a fresh copy at each use)."""
 
     @impl(memref.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
@@ -527,6 +528,20 @@ class CheckedMemRefFunctions(InterpreterFunctions):
         value, array, *indices = args
         array.data_ptr[_offset(op, array, indices)] = value
         return ()
+
+    @impl(memref.GetGlobalOp)
+    def run_get_global(
+        self, interpreter: Interpreter, op: memref.GetGlobalOp, args: PythonValues
+    ):
+        """One buffer per global for the interpreter's life (xDSL makes a fresh copy of
+        the initial value at every get_global, so a write through one was lost)."""
+        from xdsl.interpreters.memref import MemRefFunctions
+
+        buffers = self.__dict__.setdefault("globals", {})
+        name = op.name_.string_value()
+        if name not in buffers:
+            buffers[name] = MemRefFunctions().run_get_global(interpreter, op, args).values[0]
+        return (buffers[name],)
 
 
 _RMW_KINDS: dict[int, Callable[[Any, Any], Any]] = {

@@ -19,7 +19,7 @@
 // UNION:     error: {{.*}}union.c:2:30: unsupported C: variables of type 'union U' (structs and unions)
 // FNPTR:     error: {{.*}}fnptr.c:1:{{[0-9]+}}: unsupported C: function pointers
 // RECURSION: error: {{.*}}recursion.c:2:8: unsupported C: recursion (f -> g -> f)
-// ADDR:      error: {{.*}}address-of.c:2:24: unsupported C: taking an address ('&')
+// ADDR:      error: {{.*}}address-of.c:2:34: unsupported C: '&x' other than as an argument of a call to a function of the file
 // SYNTAX:    error: {{.*}}syntax.c:2:13: expected expression
-// GLOBAL:    error: {{.*}}global.c:2:22: unsupported C: the mutable global variable 'counter' (make it 'static const')
-// SWITCH:    error: {{.*}}switch.c:2:3: unsupported C: switch (use if/else)
+// GLOBAL:    error: {{.*}}global.c:2:22: unsupported C: the extern global 'counter' (it has no definition in this file)
+// SWITCH:    error: {{.*}}switch.c:2:45: unsupported C: falling through from one case of a switch into the next (end each case with 'break')

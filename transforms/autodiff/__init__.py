@@ -22,6 +22,7 @@ from tapeflow.transforms.index_utils import check_steps
 
 POLICIES = ("min-tape", "cache-all")
 AUTODIFF_ATTR = "tapeflow.autodiff"
+SHADOW_ATTR = "tapeflow.shadow"  # on the shadow globals the pass adds
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,11 @@ class AutodiffPass(ModulePass):
       gradient; so is a float argument with the argument attribute `tapeflow.const`
       (Enzyme's `enzyme_const`);
     - each float scalar result of `@f` adds a seed argument at the end (the adjoint of that
-      result); integer results are dropped.
+      result); integer results are dropped;
+    - a mutable float global `@g` (`memref.get_global`) written from active data is
+      active: its shadow is the global `@g_shadow` (zeros, added to the module; Enzyme's
+      shadow global), used as a memref argument's shadow is (the adjoint of `@g`'s final
+      contents on entry, of its initial contents on exit), never reset by `@f_grad`.
 
     ```
     func.func @f(%x: memref<4xf64>, %n: index, %s: f64) -> f64 attributes {tapeflow.autodiff}
@@ -88,7 +93,8 @@ class AutodiffPass(ModulePass):
     Supported input: `func.func` with `scf.for` (iter_args), `scf.if` (results),
     `scf.while`, `affine.for/load/store/apply` (lowered first), `arith` and `math` float
     ops (see `rules/`), integer/index arithmetic and comparisons, `memref.load/store`,
-    `memref.copy`, `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
+    `memref.copy`, `memref.get_global` (one buffer per global, `merge_globals`),
+    `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
     hoisted to the function body when its sizes are known there; an active one whose size
     is computed in the loop is rejected), and `func.call` of functions of the module
     (inlined). f32 and f64 (f16/bf16 are accepted, untested).
@@ -123,6 +129,7 @@ class AutodiffPass(ModulePass):
         ]
         rules = all_rules()
         built: list[tuple[Operation, Operation]] = []
+        global_shadows: dict[str, tuple[builtin.MemRefType, Operation]] = {}
         for primal in targets:
             if not primal.body.blocks:
                 name = primal.sym_name.data
@@ -138,7 +145,7 @@ class AutodiffPass(ModulePass):
                     op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
                 )
             try:
-                fn = self._differentiate(primal, grad_name, op, rules)
+                fn, shadows = self._differentiate(primal, grad_name, op, rules)
             except DiagnosticException:
                 raise
             except Exception as e:  # a bug here must still be a diagnostic, not a traceback
@@ -146,9 +153,14 @@ class AutodiffPass(ModulePass):
                     op_error(primal, f"internal error while differentiating: {e!r}")
                 ) from e
             built.append((primal, fn))
+            for name, mtype in shadows.items():
+                global_shadows.setdefault(name, (mtype, primal))
         # Only now, with every gradient built, touch the module.
+        new_globals = _shadow_global_ops(op, global_shadows)
         for primal, fn in built:
             Rewriter.insert_op(fn, InsertPoint.after(primal))
+        for glob, after in new_globals:
+            Rewriter.insert_op(glob, InsertPoint.after(after))
 
     def _differentiate(
         self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
@@ -160,6 +172,7 @@ class AutodiffPass(ModulePass):
             hoist_allocations,
             inline_calls,
             lower_affine,
+            merge_globals,
         )
 
         fn = primal.clone()
@@ -168,12 +181,53 @@ class AutodiffPass(ModulePass):
         fn.res_attrs = None
         fn.sym_visibility = None
         inline_calls(fn, module)
+        merge_globals(fn)
         lower_affine(fn)
         hoist_allocations(fn)
         counted = count_while_iterations(fn)
         cuts: set = set()
         if self.policy == "min-tape":
             cuts = probe_cuts(fn, rules, self.policy, counted)
-        Gradient(fn, rules, self.policy, counted, cuts).build()
+        gradient = Gradient(fn, rules, self.policy, counted, cuts)
+        gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
-        return fn
+        return fn, gradient.global_shadows
+
+
+def _shadow_global_ops(
+    module: builtin.ModuleOp, shadows: dict[str, tuple[builtin.MemRefType, Operation]]
+) -> list[tuple[Operation, Operation]]:
+    """`memref.global @g_shadow {tapeflow.shadow}` (zeros, of `@g`'s type) for each
+    active global `@g` whose shadow the module lacks, each to go after `@g`; a symbol of
+    that name that is not such a global (a user's own `@g_shadow`) is an error."""
+    from xdsl.dialects import memref
+
+    symbols = {
+        o.sym_name.data: o
+        for o in module.ops
+        if isinstance(getattr(o, "sym_name", None), builtin.StringAttr)
+    }
+    out: list[tuple[Operation, Operation]] = []
+    for name, (mtype, primal) in shadows.items():
+        existing = symbols.get(name)
+        if existing is not None:
+            if SHADOW_ATTR in existing.attributes and getattr(existing, "type", None) == mtype:
+                continue  # made by an earlier run of the pass
+            raise PassFailedException(
+                op_error(primal, f"cannot create the shadow global @{name}: the symbol exists")
+            )
+        tensor = builtin.TensorType(mtype.element_type, mtype.get_shape())
+        zeros = builtin.DenseIntOrFPElementsAttr.from_list(tensor, [0.0] * _elements(mtype))
+        glob = memref.GlobalOp.get(builtin.StringAttr(name), mtype, zeros)
+        glob.attributes[SHADOW_ATTR] = builtin.UnitAttr()
+        source = symbols.get(name.removesuffix("_shadow"))
+        glob.location = (source or primal).location
+        out.append((glob, source or primal))
+    return out
+
+
+def _elements(mtype: builtin.MemRefType) -> int:
+    n = 1
+    for d in mtype.get_shape():
+        n *= d
+    return n

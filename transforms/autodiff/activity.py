@@ -2,8 +2,9 @@
 
 A value is *varied* when it depends on an active input (a float scalar argument or the
 contents of a float memref argument) and *useful* when it can reach the result (a float
-value returned, or the contents of a float memref argument). It is *active* when it is
-both and its type is a float scalar or a float memref. Only active values get adjoints;
+value returned, or the contents of a float memref argument or of a global). It is
+*active* when it is both and its type is a float scalar or a float memref. Only active
+values get adjoints;
 only ops touching active values get reverse code; only values that reverse code reads
 are ever put on the tape.
 
@@ -61,6 +62,10 @@ class Activity:
         args = [a for a in fn.body.block.args if a.index not in const]
         varied_seeds = [a for a in args if is_differentiable(a.type)]
         useful_seeds = [a for a in args if is_float_memref(a.type)]
+        # A mutable global's contents are an output, as a float memref argument's are; it
+        # is active (it gets a shadow) only when written from varied data, since it is
+        # not an input (`mutable_globals`).
+        useful_seeds += mutable_globals(fn)
         for op in fn.walk():
             self._add_op(op)
             if isinstance(op, func.ReturnOp) and op.parent_op() is fn:
@@ -159,6 +164,16 @@ class Activity:
             and any(self.is_active(v) for v in op.operands if isinstance(v.type, MemRefType))
             and not isinstance(op, memref.DeallocOp)
         )
+
+
+def mutable_globals(fn: func.FuncOp) -> list[SSAValue]:
+    """The float buffers of `fn`'s body-level `memref.get_global`s (a `constant` one is
+    never written, so never varied, so never active)."""
+    return [
+        op.memref
+        for op in fn.body.block.ops
+        if isinstance(op, memref.GetGlobalOp) and is_float_memref(op.memref.type)
+    ]
 
 
 def _reach(seeds: Iterable[SSAValue], edges: dict[SSAValue, list[SSAValue]]) -> set[SSAValue]:

@@ -520,6 +520,7 @@ class Gradient:
             op.detach()
         ret.detach()
         shadow_deallocs = self._shadow_buffers()
+        self._shadow_globals()
 
         # The reverse sweep: its constants first, then the top-level pops.
         self._const_anchor = _anchor()
@@ -579,6 +580,24 @@ class Gradient:
             if isinstance(op, memref.AllocOp):
                 deallocs.append(memref.DeallocOp.get(shadow))
         return deallocs
+
+
+    def _shadow_globals(self) -> None:
+        """The shadow of each active global `@g` (Enzyme's shadow global): the module's
+        `memref.global @g_shadow`, zero at program start and never reset, read with a
+        `get_global` beside `@g`'s; `global_shadows` lists them for the pass to create.
+        Like a float memref argument's shadow, it holds the adjoint of `@g`'s final
+        contents on entry and of its initial contents on exit."""
+        self.global_shadows: dict[str, MemRefType] = {}
+        for op in list(self.entry.ops):
+            if not isinstance(op, memref.GetGlobalOp) or not self.is_active(op.memref):
+                continue
+            name = f"{op.name_.string_value()}_shadow"
+            shadow_op = memref.GetGlobalOp(name, op.memref.type)
+            Rewriter.insert_op(shadow_op, InsertPoint.after(op))
+            shadow_op.memref.name_hint = f"d_{op.memref.name_hint or name}"
+            self.shadows[op.memref] = shadow_op.memref
+            self.global_shadows[name] = op.memref.type  # type: ignore[assignment]
 
 
 def _offset(value: SSAValue) -> tuple[SSAValue, int]:

@@ -10,7 +10,9 @@
    they, and their shadows, outlive the forward sweep. Each iteration then reuses one
    buffer instead of a fresh one, which changes nothing for programs that write before
    they read; loads from it are cached, as the next iteration overwrites it.
-4. Every `scf.while` gets a trailing `index` iteration counter (an extra argument, result,
+4. Every `memref.get_global` of one global becomes one, at the start of the body
+   (`merge_globals`), so the AD sees one buffer per global.
+5. Every `scf.while` gets a trailing `index` iteration counter (an extra argument, result,
    forwarded value and `+1` in the after region): its last result is the trip count the
    reverse sweep loops over.
 """
@@ -130,6 +132,37 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
     raise PassFailedException(
         op_error(fn, f"calls nest deeper than {MAX_INLINE_DEPTH} levels (recursion?)")
     )
+
+
+def merge_globals(fn: func.FuncOp) -> None:
+    """One `memref.get_global` per global, at the start of the body (after inlining each
+    callee brought its own): the AD tracks memory per SSA buffer, so every access of a
+    global must go through one value, as every access of an argument does. A
+    `memref.cast` of a global used only by loads and stores (a global array passed to a
+    `double *` parameter) is replaced by the global itself (same elements)."""
+    entry = fn.body.block
+    first: dict[str, SSAValue] = {}
+    for op in list(fn.walk()):
+        if not isinstance(op, memref.GetGlobalOp):
+            continue
+        name = op.name_.string_value()
+        if name in first:
+            Rewriter.replace_op(op, [], [first[name]])
+            continue
+        first[name] = op.memref
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.at_start(entry))
+    for op in list(fn.walk()):
+        if (
+            isinstance(op, memref.CastOp)
+            and isinstance(op.source.owner, memref.GetGlobalOp)
+            and all(
+                isinstance(u.operation, memref.LoadOp | memref.StoreOp)
+                and u.operation.memref is op.dest
+                for u in op.dest.uses
+            )
+        ):
+            Rewriter.replace_op(op, [], [op.source])
 
 
 def hoist_allocations(fn: func.FuncOp) -> None:

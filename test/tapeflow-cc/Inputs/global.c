@@ -1,2 +1,2 @@
-double counter;
+extern double counter;
 double f(double x) { counter = x; return counter * 2.0; }

@@ -93,4 +93,5 @@ RULES: dict[type[Operation], Rule] = {
     memref.AllocOp: _nothing,
     memref.AllocaOp: _nothing,
     memref.DeallocOp: _nothing,
+    memref.GetGlobalOp: _nothing,  # its shadow is the global `<name>_shadow` (driver)
 }
