@@ -1813,7 +1813,36 @@ class _FunctionBuilder:
                 d = target.referenced
                 if d is not None and _key(d) in self.vals and _key(d) not in out:
                     out[_key(d)] = d
+        for k, d in list(out.items()):
+            if self.counter_only(d, trees):
+                del out[k]  # dead before and after: a later loop's counter (`int i;` reused)
+                self.vals[k] = _Stale(f"reading the counter '{d.spelling}' after its for loop")
         return list(out.items())
+
+    def counter_only(self, d, trees) -> bool:
+        """Whether `trees` use the variable `d` only as the counter of `scf.for` loops
+        (their init assigns it, nothing else does, every read is inside them): its value
+        before `trees` is dead, and after them it is a stale counter, so it is not carried."""
+        loops = []
+        for tree in trees:
+            for c in _walk(tree) if tree is not None else ():
+                if c.kind.name != "FOR_STMT":
+                    continue
+                init, cond, inc, body = _for_parts(c)
+                canonical = None if _jumps(body)[0] else self.canonical_for(init, cond, inc, body)
+                if canonical is not None and _key(canonical[0]) == _key(d):
+                    if init.kind.name == "DECL_STMT" or _refers(canonical[1], d):
+                        continue
+                    loops.append((c, init))
+        if not loops:
+            return False
+        inside = {(n.extent.start.offset, n.hash) for f, _ in loops for n in _walk(f)}
+        for tree in trees:
+            for c in _walk(tree) if tree is not None else ():
+                if c.kind.name == "DECL_REF_EXPR" and c.referenced is not None:
+                    if _key(c.referenced) == _key(d) and (c.extent.start.offset, c.hash) not in inside:
+                        return False
+        return True
 
     def current(self, key, decl, c) -> SSAValue:
         v = self.vals[key]
@@ -2029,6 +2058,14 @@ def _in_struct(e) -> bool:
     return c.kind.name == "MEMBER_REF_EXPR"
 
 
+def _refers(tree, d) -> bool:
+    """Whether the expression `tree` reads the variable `d`."""
+    return any(
+        c.kind.name == "DECL_REF_EXPR" and c.referenced is not None and _key(c.referenced) == _key(d)
+        for c in _walk(tree)
+    )
+
+
 def _returns(tree) -> bool:
     return any(c.kind.name == "RETURN_STMT" for c in _walk(tree))
 
@@ -2144,28 +2181,34 @@ def _step_of(inc, var) -> int | None:
 
 def _for_parts(s):
     """(init, cond, inc, body) of a `for`; libclang omits the absent ones, so place the
-    present ones by where they start relative to the two semicolons of the header."""
+    present ones in the header's non-empty parts, read from its tokens (in a `for` from a
+    macro the tokens are the macro's and the children's offsets are where it expands, so
+    the two cannot be compared)."""
     kids = _children(s)
     body = kids[-1]
     header = kids[:-1]
-    semis = []
+    segments: list[list] = [[]]
     depth = 0
     for t in s.get_tokens():
         if t.spelling == "(":
             depth += 1
+            if depth == 1:
+                continue
         elif t.spelling == ")":
             depth -= 1
             if depth == 0:
                 break
         elif t.spelling == ";" and depth == 1:
-            semis.append(t.extent.start.offset)
+            segments.append([])
+            continue
+        if depth >= 1:
+            segments[-1].append(t)
+    present = [n for n, seg in enumerate(segments) if seg]
+    if len(segments) != 3 or len(present) != len(header):
+        _unsupported(s, "a for loop whose header parts come from macros that expand to nothing")
     parts: list = [None, None, None]
-    for k in header:
-        start = k.extent.start.offset
-        slot = 0 if len(semis) < 1 or start < semis[0] else 1 if len(semis) < 2 or start < semis[1] else 2
-        if k.kind.name == "DECL_STMT":
-            slot = 0
-        parts[slot] = k
+    for n, k in zip(present, header):
+        parts[n] = k
     return parts[0], parts[1], parts[2], body
 
 
