@@ -813,6 +813,11 @@ class CFrontend:
         return _Function(c, c.spelling, params, types, results)
 
 
+def _flat(t: MemRefType) -> MemRefType:
+    """The one-dimensional memref a view of a multi-dimensional array parameter is."""
+    return MemRefType(t.element_type, [DYNAMIC_INDEX])
+
+
 def _float_type(t: Attribute) -> bool:
     if isinstance(t, MemRefType):
         t = t.element_type
@@ -883,7 +888,9 @@ class _FunctionBuilder:
 
     def build(self) -> func.FuncOp:
         sig = self.sig
-        arg_types = [*sig.arg_types, *(INDEX for _ in self.view_params)]
+        arg_types = [
+            _flat(t) if n in self.view_params else t for n, t in enumerate(sig.arg_types)
+        ] + [INDEX for _ in self.view_params]
         block = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
@@ -1571,6 +1578,9 @@ class _FunctionBuilder:
         else:
             buf, off = self.pointer(c)
             idx = [self.index(self.rvalue(i), i) for i in indices]
+            if len(idx) > 1 and buf.ref.type.get_num_dims() == 1:
+                idx = [self.flat_index(c, off, idx, e)]
+                off = None
             if off is not None and idx:
                 self.one_dimensional(buf, c)
                 idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
@@ -1578,6 +1588,22 @@ class _FunctionBuilder:
         if len(idx) != rank:
             _unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
         return buf, idx
+
+    def flat_index(self, base, off: SSAValue | None, idx: list[SSAValue], c) -> SSAValue:
+        """`a[i][j]` on a flat view (`double a[][M]` given `x + k*M`): `off + i*M + j`, so
+        the access is one of the caller's array, which the AD sees as is."""
+        shape = _array_shape(base.type, base)[0]
+        if len(idx) != len(shape) or DYNAMIC_INDEX in shape[1:]:
+            _unsupported(c, f"{len(idx)} subscript(s) on a view of '{base.type.spelling}'")
+        flat = off
+        for n, i in enumerate(idx):
+            stride = 1
+            for extent in shape[n + 1 :]:
+                stride *= extent
+            term = self.index_op(arith.MuliOp, i, self.const(stride, INDEX, c), c) if stride != 1 else i
+            flat = term if flat is None else self.emit(arith.AddiOp(flat, term), c).results[0]
+        assert flat is not None
+        return flat
 
     def load(self, buf: _Buffer, idx: list[SSAValue], c) -> SSAValue:
         v = self.emit(memref.LoadOp.get(buf.ref, idx), c).results[0]
@@ -1754,9 +1780,12 @@ class _FunctionBuilder:
             for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
+                    if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
+                        t = _flat(t)  # `g(x + i*M)` for `double a[][M]`: a flat view
+                        off = off if off is not None else self.const(0, INDEX, a)
                     if off is not None:  # `g(a + k)`: the variant of g taking k as well
                         if t.get_num_dims() != 1:
-                            _unsupported(a, "a pointer into an array passed as an array parameter")
+                            _unsupported(a, "a pointer into a multi-dimensional array passed as an array parameter")
                         at.append(n)
                         offsets.append(off)
                     ref = buf.ref
