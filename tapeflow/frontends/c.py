@@ -45,7 +45,7 @@ import ctypes
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -165,6 +165,7 @@ typedef __builtin_va_list __gnuc_va_list;
 # Output calls in translated code are dropped (with a remark): they do not change results.
 _OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
 _MEM_CALLS = ("memcpy", "memmove", "memset")
+_ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 
 
 def _is_output_call(c) -> bool:
@@ -468,6 +469,8 @@ class CFrontend:
     name: str
     clang_args: Sequence[str] = ()
     functions: Sequence[str] = ()
+    # function returning a pointer -> what it points into: ("param", k) or ("alloc",)
+    pointer_results: dict[str, tuple] = field(default_factory=dict)
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
@@ -809,8 +812,69 @@ class CFrontend:
             else:
                 types.append(_scalar_type(p.type, p))
         rt = c.result_type
-        results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
+        if _kind(rt) == "POINTER":
+            results = [self.pointer_result(c)]
+        else:
+            results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
         return _Function(c, c.spelling, params, types, results)
+
+    def pointer_result(self, fn) -> Attribute:
+        """The IR result of a function returning a pointer, by what it points into (read
+        from the C): into its parameter `k`, the element offset (an `index`; the caller
+        keeps its own array, so the AD sees the aliasing exactly); a buffer it allocates,
+        that memref (a new array, aliasing nothing)."""
+        name = fn.spelling
+        if name in self.functions or name in self._targets():
+            _unsupported(fn, f"differentiating '{name}', which returns a pointer")
+        body = next(k for k in fn.get_children() if k.kind.name == "COMPOUND_STMT")
+        returns = [r for r in _walk(body) if r.kind.name == "RETURN_STMT"]
+        stmts = _children(body)
+        if len(returns) != 1 or not stmts or stmts[-1] != returns[0] or not _children(returns[0]):
+            _unsupported(fn, f"'{name}' returns a pointer other than by one 'return' at its end")
+        origin = self.points_into(_children(returns[0])[0], fn, set())
+        self.pointer_results[name] = origin
+        if origin[0] == "param":
+            return INDEX
+        shape, elem = _array_shape(fn.result_type, fn)
+        return MemRefType(_element_type(elem, fn), [DYNAMIC_INDEX])
+
+    def _targets(self) -> set[str]:
+        return {fn.spelling for _, fn in self._enzyme_calls(self.defs)}
+
+    def points_into(self, e, fn, seen: set) -> tuple:
+        """What the pointer expression `e` of function `fn` points into: ("param", k),
+        ("alloc",) (a malloc of `fn`'s own), or an error."""
+        c = _strip_casts(e)
+        k = c.kind.name
+        if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
+            a, b = _children(c)
+            return self.points_into(a if _kind(_strip(a).type) == "POINTER" else b, fn, seen)
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            inner = _strip(_children(c)[0])
+            while inner.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+                inner = _strip(_children(inner)[0])
+            return self.points_into(inner, fn, seen)
+        if k == "CALL_EXPR" and c.spelling in _ALLOCATORS:
+            return ("alloc",)
+        if k == "CALL_EXPR" and c.spelling in self.defs and _kind(c.type) == "POINTER":
+            callee = self.defs[c.spelling]
+            if c.spelling not in self.pointer_results:
+                self._signature(callee)
+            origin = self.pointer_results[c.spelling]
+            if origin[0] == "param":
+                return self.points_into(list(c.get_arguments())[origin[1]], fn, seen)
+            return origin
+        if k == "DECL_REF_EXPR" and c.referenced is not None:
+            d = c.referenced
+            params = [_key(p) for p in fn.get_arguments()]
+            if _key(d) in params:
+                return ("param", params.index(_key(d)))
+            init = [x for x in _children(d) if x.kind.is_expression()]
+            if d.kind.name == "VAR_DECL" and _kind(d.type) == "POINTER" and init and _key(d) not in seen:
+                return self.points_into(init[-1], fn, seen | {_key(d)})
+            if d.kind.name == "VAR_DECL" and _kind(d.type) != "POINTER":
+                _unsupported(e, f"returning a pointer to the local array '{d.spelling}'")
+        _unsupported(e, "a returned pointer that is not into a parameter or a malloc of the function")
 
 
 def _flat(t: MemRefType) -> MemRefType:
@@ -930,7 +994,9 @@ class _FunctionBuilder:
                 if n != len(stmts) - 1:
                     _unsupported(s, "statements after 'return'")
                 kids = _children(s)
-                if kids:
+                if kids and sig.name in self.unit.pointer_results:
+                    result = [self.returned_pointer(kids[0])]
+                elif kids:
                     result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
                 continue
             self.stmt(s)
@@ -1190,6 +1256,8 @@ class _FunctionBuilder:
             d = c.referenced
             if d is not None and _key(d) in self.views and _key(d) in self.bufs:
                 return self.bufs[_key(d)], self.current(_key(d), d, c)
+        if k == "CALL_EXPR" and c.spelling in self.unit.pointer_results:
+            return self.pointer_call(c)
         if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
             a, b = _children(c)
             if _binary_op(c) == "+" and _is_int(_strip(a).type):
@@ -1214,6 +1282,34 @@ class _FunctionBuilder:
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
         return self.buffer(e), None
+
+    def pointer_call(self, c) -> tuple[_Buffer, SSAValue | None]:
+        """A call of a function of the file returning a pointer (`row(a, i, n)`): into
+        its argument `k`, that argument's array at the returned offset; else the memref it
+        allocated."""
+        origin = self.unit.pointer_results[c.spelling]
+        v = self.call(c, False)
+        if origin[0] == "param":
+            return self.call_bufs[origin[1]], v
+        elem = _array_shape(c.type, c)[1]
+        return _Buffer(v, elem), None
+
+    def returned_pointer(self, e) -> SSAValue:
+        """The result of a function returning a pointer (see `CFrontend.pointer_result`),
+        checked against what the C said it points into."""
+        origin = self.unit.pointer_results[self.sig.name]
+        buf, off = self.pointer(e)
+        if origin[0] == "param":
+            param = self.sig.params[origin[1]]
+            if self.bufs.get(_key(param)) is not buf:
+                _unsupported(e, f"a returned pointer that is not into the parameter '{param.spelling}'")
+            return off if off is not None else self.const(0, INDEX, e)
+        if off is not None or not isinstance(buf.ref.owner, memref.AllocOp):
+            _unsupported(e, "returning a pointer into the middle of an allocation")
+        want = self.sig.result_types[0]
+        if buf.ref.type != want:
+            return self.emit(memref.CastOp.get(buf.ref, want), e).results[0]
+        return buf.ref
 
     def scaled(self, buf: _Buffer, count: SSAValue, c) -> SSAValue:
         """`count` elements of `buf` as a float offset (a struct is several floats)."""
@@ -1777,9 +1873,11 @@ class _FunctionBuilder:
             values = []
             at: list[int] = []
             offsets: list[SSAValue] = []
+            bufs: dict[int, _Buffer] = {}  # for `pointer_call`
             for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
+                    bufs[n] = buf
                     if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
                         t = _flat(t)  # `g(x + i*M)` for `double a[][M]`: a flat view
                         off = off if off is not None else self.const(0, INDEX, a)
@@ -1794,6 +1892,7 @@ class _FunctionBuilder:
                     values.append(ref)
                 else:
                     values.append(self.convert(self.rvalue(a), p.type, a))
+            self.call_bufs = bufs
             if at:
                 name = self.unit.view_variant(name, tuple(at))
             op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)

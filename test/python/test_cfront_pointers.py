@@ -71,3 +71,36 @@ def test_view_passed_as_an_array_parameter():
     rows = y.reshape(n, 3)
     want = (rows[0] ** 2).sum() + sum((rows[i : i + 2] ** 2).sum() * rows[i + 1, 2] for i in range(n - 1))
     check(src, "f", [x, n], float(want))
+
+
+def test_pointer_returned():
+    src = """
+    #include <stdlib.h>
+    double *row(double *a, int i, int n) { return a + i * n; }
+    double *last(double *a, int m, int n) { double *p = row(a, m - 1, n); return p + 1; }
+    double *squares(const double *x, int n) {
+      double *t = malloc(n * sizeof(double));
+      for (int i = 0; i < n; i++) t[i] = x[i] * x[i];
+      return t;
+    }
+    double f(double *a, int m, int n) {
+      double s = 0.0;
+      for (int i = 0; i < m; i++) {
+        double *r = row(a, i, n);
+        r[0] = r[0] * r[1];  /* written through the returned view: a is written */
+        s += r[0] * last(a, m, n)[0];
+      }
+      double *q = squares(a, n);
+      s += q[1] * row(a + 1, 1, n)[0];
+      free(q);
+      return s;
+    }
+    """
+    a, m, n = u(12), 3, 4
+    b = a.copy()
+    s = 0.0
+    for i in range(m):
+        b[i * n] = b[i * n] * b[i * n + 1]
+        s += b[i * n] * b[(m - 1) * n + 1]
+    s += b[1] ** 2 * b[1 + n]
+    check(src, "f", [a, m, n], s)
