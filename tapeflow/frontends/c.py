@@ -807,7 +807,10 @@ class CFrontend:
         params = list(c.get_arguments())
         types: list[Attribute] = []
         for p in params:
-            if _is_buffer_type(p.type):
+            if _kind(p.type) == "POINTER" and _kind(p.type.get_pointee()) == "VOID":
+                elem = _void_element(c, p)  # `void *p` the function converts to `double *`
+                types.append(MemRefType(_element_type(elem, p), [DYNAMIC_INDEX]))
+            elif _is_buffer_type(p.type):
                 types.append(_memref_type(p.type, p))
             else:
                 types.append(_scalar_type(p.type, p))
@@ -955,13 +958,15 @@ class _FunctionBuilder:
         arg_types = [
             _flat(t) if n in self.view_params else t for n, t in enumerate(sig.arg_types)
         ] + [INDEX for _ in self.view_params]
-        block = Block(arg_types=arg_types)
+        block = self.entry = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
             arg.name_hint = p.spelling or None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
                 elem = _array_shape(p.type, p)[1]
+                if _kind(elem) == "VOID":
+                    elem = self.void_element(p)
                 if _kind(elem) == "RECORD":
                     self.bufs[_key(p)] = _Buffer(arg, _record_scalar(elem), elem.get_canonical())
                 else:
@@ -1230,10 +1235,13 @@ class _FunctionBuilder:
         (`a + i*n`, `&a[k]`, or a pointer the function moves): the same memref with an
         element offset, so the AD sees every access of the array it aliases."""
         inner = _strip_casts(e)
-        if inner.kind.name == "CALL_EXPR" and inner.spelling in ("malloc", "calloc"):
+        if inner.kind.name == "CALL_EXPR" and inner.spelling == "realloc":
+            return self.realloc(d, inner)
+        if inner.kind.name == "CALL_EXPR" and inner.spelling in _ALLOCATORS:
             return self.allocation(d, inner)
         if _is_buffer_type(inner.type) or _kind(inner.type) == "POINTER":
             buf, off = self.pointer(e)
+            self.same_elements(d, buf, e)
             if off is None and not self.reassigned(d):
                 return buf
             self.views.add(_key(d))
@@ -1358,6 +1366,8 @@ class _FunctionBuilder:
         shape, elem = _array_shape(d.type, d)
         if len(shape) != 1:
             _unsupported(call, "allocating a multi-dimensional array")
+        if _kind(elem) == "VOID":
+            elem = self.void_element(d)
         mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX])
         esize = elem.get_size()
         args = list(call.get_arguments())
@@ -1367,6 +1377,8 @@ class _FunctionBuilder:
             if len(args) != 2 or _evaluate(args[1]) != esize:
                 _unsupported(call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
             count = self.index(self.rvalue(args[0]), args[0])
+        elif call.spelling == "aligned_alloc":  # (alignment, size): alignment is the memory's
+            count = self.element_count(args[1], esize)
         else:
             count = self.element_count(args[0], esize)
         ref = self.emit(
@@ -1378,6 +1390,107 @@ class _FunctionBuilder:
             zero = self.const(0, mtype.element_type, call)
             self.fill(ref, count, zero, call)
         return _Buffer(ref, elem)
+
+    def void_element(self, d):
+        return _void_element(self.sig.cursor, d)
+
+    def same_elements(self, d, buf: _Buffer, c) -> None:
+        """A typed pointer to `buf` (through `void *` or a cast) reads its elements as they
+        are: another element type would reinterpret their bits."""
+        elem = _array_shape(d.type, d)[1]
+        if buf.record is not None or _kind(elem) in ("VOID", "RECORD"):
+            return
+        if _element_type(elem, d) != buf.ref.type.element_type:
+            _unsupported(
+                c,
+                f"'{d.spelling}' reads a buffer of '{buf.elem.spelling}' as '{elem.spelling}' "
+                "(a cast that reinterprets memory)"
+            )
+
+    def at_top_level(self) -> bool:
+        return self.builder.insertion_point.block is self.entry
+
+    def realloc(self, d, call) -> _Buffer:
+        """`realloc(p, size)`, copy semantics: a new allocation, the old elements copied
+        (as many as both hold), the old one freed. At the function's top level (a buffer
+        bound in a loop or branch would not outlive it), of a buffer the function mallocs."""
+        args = list(call.get_arguments())
+        old = self.buffer(args[0])
+        if not self.at_top_level():
+            _unsupported(call, "realloc inside a loop or branch (only at the function's top level)")
+        if not isinstance(old.ref.owner, memref.AllocOp):
+            _unsupported(args[0], "realloc of a buffer that this function does not allocate")
+        self.same_elements(d, old, call)
+        count = self.element_count(args[1], old.elem.get_size())
+        mtype = old.ref.type
+        ref = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
+            call,
+        ).results[0]
+        ref.name_hint = d.spelling
+        zero = self.const(0, INDEX, call)
+        size = self.emit(memref.DimOp(old.ref, zero), call).results[0]
+        kept = self.emit(arith.MinSIOp(size, count), call).results[0]
+        self.copy(ref, old.ref, kept, call)
+        self.emit(memref.DeallocOp.get(old.ref), call)
+        return _Buffer(ref, old.elem)
+
+    def copy(self, dst: SSAValue, src: SSAValue, count: SSAValue, c) -> None:
+        lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
+        body = Block(arg_types=[INDEX])
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(body))
+        value = self.emit(memref.LoadOp.get(src, [body.args[0]]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst, [body.args[0]]), c)
+        self.emit(scf.YieldOp(), c)
+        self.builder = outer
+        self.emit(scf.ForOp(lb, count, step, [], body), c)
+
+    def assign_allocation(self, target, call, c) -> None:
+        """`p = malloc(...)` into a pointer declared without one, `p = realloc(p, ...)`:
+        `p` names the new buffer from here on (at the function's top level)."""
+        t = _strip(target)
+        if t.kind.name != "DECL_REF_EXPR" or _kind(t.type) != "POINTER":
+            _unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
+        d = t.referenced
+        key = _key(d)
+        if not self.at_top_level():
+            _unsupported(c, f"assigning {call.spelling} to '{d.spelling}' inside a loop or branch (declare it there)")
+        if call.spelling == "realloc":
+            self.bufs[key] = self.realloc(d, call)
+        elif key in self.bufs:
+            _unsupported(c, f"a second allocation into the pointer '{d.spelling}' (free it and use another)")
+        else:
+            self.bufs[key] = self.allocation(d, call)
+        if key in self.views:
+            self.vals[key] = self.const(0, INDEX, c)
+
+    def posix_memalign(self, e) -> SSAValue:
+        """`posix_memalign(&p, alignment, size)`: `p` is a new buffer (the alignment is the
+        memory's concern); the call returns 0 (success)."""
+        args = list(e.get_arguments())
+        target = _strip_casts(args[0]) if len(args) == 3 else None
+        if target is None or target.kind.name != "UNARY_OPERATOR" or _unary_op(target) != _ADDR_OF:
+            _unsupported(e, "posix_memalign(&pointer, alignment, size) is the supported form")
+        ref = _strip(_children(target)[0])
+        if ref.kind.name != "DECL_REF_EXPR" or _key(ref.referenced) in self.bufs:
+            _unsupported(args[0], "posix_memalign into a pointer that already points to a buffer")
+        if not self.at_top_level():
+            _unsupported(e, "posix_memalign inside a loop or branch (only at the function's top level)")
+        d = ref.referenced
+        shape, elem = _array_shape(d.type, d)
+        if _kind(elem) == "VOID":
+            elem = self.void_element(d)
+        count = self.element_count(args[2], elem.get_size())
+        mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX])
+        buf = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]), e
+        ).results[0]
+        buf.name_hint = d.spelling
+        self.bufs[_key(d)] = _Buffer(buf, elem)
+        if _key(d) in self.views:
+            self.vals[_key(d)] = self.const(0, INDEX, e)
+        return self.const(0, INDEX, e)
 
     def element_count(self, size, esize: int) -> SSAValue:
         """`n * sizeof(T)` (either order) or a constant multiple of sizeof(T)."""
@@ -1760,6 +1873,9 @@ class _FunctionBuilder:
     def binary(self, e, op: str, kids) -> SSAValue:
         a, b = kids
         if op == "=":
+            if _strip_casts(b).kind.name == "CALL_EXPR" and _strip_casts(b).spelling in _ALLOCATORS:
+                self.assign_allocation(a, _strip_casts(b), e)
+                return None  # type: ignore[return-value]
             if self.is_view(a):
                 return self.move_pointer(a, e, rhs=b)
             return self.assign(a, self.rvalue(b), e)
@@ -1862,6 +1978,8 @@ class _FunctionBuilder:
     def call(self, e, discard: bool) -> SSAValue:
         name = e.spelling
         args = list(e.get_arguments())
+        if name == "posix_memalign":
+            return self.posix_memalign(e)
         if name in self.unit.function_like:
             name = self.unit.function_like[name]
         elif self.unit.dropped(name):
@@ -2184,6 +2302,30 @@ def _in_struct(e) -> bool:
     while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
         c = _strip(_children(c)[0])
     return c.kind.name == "MEMBER_REF_EXPR"
+
+
+def _void_element(scope, d):
+    """The element type of the `void *` variable or parameter `d`: the pointee of every
+    typed pointer the function `scope` converts it to (`(double *)p`, `double *x = p`),
+    one type."""
+    found = {}
+    for c in _walk(scope):
+        if c.kind.name not in ("CSTYLE_CAST_EXPR", "UNEXPOSED_EXPR") or _kind(c.type) != "POINTER":
+            continue
+        pointee = c.type.get_canonical().get_pointee()
+        if _kind(pointee) == "VOID":
+            continue
+        ref = _strip_casts(c)
+        if ref.kind.name == "DECL_REF_EXPR" and ref.referenced is not None:
+            if _key(ref.referenced) == _key(d):
+                found.setdefault(_element_type(pointee, c), pointee)
+    if len(found) != 1:
+        what = "never converted to a typed pointer" if not found else (
+            "converted to pointers of different element types ("
+            + ", ".join(sorted(t.spelling for t in found.values())) + ")"
+        )
+        _unsupported(d, f"the void * '{d.spelling}' is {what}")
+    return next(iter(found.values())).get_canonical()
 
 
 def _refers(tree, d) -> bool:

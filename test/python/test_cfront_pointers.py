@@ -104,3 +104,36 @@ def test_pointer_returned():
         s += b[i * n] * b[(m - 1) * n + 1]
     s += b[1] ** 2 * b[1 + n]
     check(src, "f", [a, m, n], s)
+
+
+def test_void_pointers_realloc_and_aligned_allocations():
+    src = """
+    #include <stdlib.h>
+    static void scale(void *p, int n, double k) {
+      double *x = (double *)p;
+      for (int i = 0; i < n; i++) x[i] *= k;
+    }
+    double f(double *x, int n) {
+      void *mem = malloc(n * sizeof(double));
+      double *t = (double *)mem;
+      for (int i = 0; i < n; i++) t[i] = x[i] * x[i];
+      scale((void *)t, n, 3.0);
+      void *v = x;
+      double *y = v;
+      double *g = aligned_alloc(64, n * sizeof(double));
+      double *h;
+      posix_memalign((void **)&h, 64, n * sizeof(double));
+      for (int i = 0; i < n; i++) { g[i] = t[i] * y[i]; h[i] = y[i]; }
+      g = realloc(g, 2 * n * sizeof(double));   /* grows: the first n kept */
+      for (int i = n; i < 2 * n; i++) g[i] = h[i - n] * 0.5;
+      double s = 0.0;
+      for (int i = 0; i < 2 * n; i++) s += g[i] * g[i];
+      double *r = (double *)realloc(h, sizeof(double) * 2);  /* shrinks: h[0], h[1] */
+      s += r[0] * r[1];
+      free(mem); free(g); free(r);
+      return s;
+    }
+    """
+    x, n = u(5), 5
+    g = np.concatenate([3 * x**3, 0.5 * x])
+    check(src, "f", [x, n], float((g**2).sum() + x[0] * x[1]))
