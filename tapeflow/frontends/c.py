@@ -928,6 +928,7 @@ class _FunctionBuilder:
         # pointer variables that point into another array: their element offset (an
         # index) is the scalar `vals[key]`, so loops and branches carry it
         self.views: set[tuple[str, int]] = set()
+        self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
         self.builder: Builder
 
     # --- emission helpers
@@ -1235,6 +1236,12 @@ class _FunctionBuilder:
         (`a + i*n`, `&a[k]`, or a pointer the function moves): the same memref with an
         element offset, so the AD sees every access of the array it aliases."""
         inner = _strip_casts(e)
+        if (
+            inner.kind.name == "CALL_EXPR"
+            and inner.spelling in _ALLOCATORS
+            and _kind(d.type.get_canonical().get_pointee()) == "POINTER"
+        ):
+            return self.row_table(d, inner)
         if inner.kind.name == "CALL_EXPR" and inner.spelling == "realloc":
             return self.realloc(d, inner)
         if inner.kind.name == "CALL_EXPR" and inner.spelling in _ALLOCATORS:
@@ -1391,6 +1398,90 @@ class _FunctionBuilder:
             self.fill(ref, count, zero, call)
         return _Buffer(ref, elem)
 
+    def row_table(self, d, call) -> _Buffer:
+        """`double **m = malloc(n * sizeof(double *))` whose rows the function allocates
+        (`m[i] = malloc(k * sizeof(double))`, every one the same length `k`, which must
+        not change after `m` is declared): one dense `memref<?x?xT>` allocated here, as
+        `double **` parameters are, so `m[i][j]` is a 2-D access; the row allocations and
+        `free(m[i])` are no-ops and `free(m)` frees it."""
+        shape, elem = _array_shape(d.type, d)
+        if len(shape) != 2 or call.spelling not in ("malloc", "calloc"):
+            _unsupported(call, f"{call.spelling} of a '{d.type.spelling}' (only malloc of a 'T **' table of rows)")
+        rows_call = None
+        for c in _walk(self.sig.cursor):
+            if c.kind.name != "BINARY_OPERATOR" or _binary_op(c) != "=":
+                continue
+            lhs, rhs = (_strip(k) for k in _children(c))
+            base = _strip_casts(_children(lhs)[0]) if lhs.kind.name == "ARRAY_SUBSCRIPT_EXPR" else None
+            if base is None or base.kind.name != "DECL_REF_EXPR" or _key(base.referenced) != _key(d):
+                continue
+            r = _strip_casts(rhs)
+            if r.kind.name != "CALL_EXPR" or r.spelling not in ("malloc", "calloc"):
+                _unsupported(c, f"a row of '{d.spelling}' that is not malloc'ed (a local 'T **' is a dense 2-D array)")
+            if rows_call is None:
+                rows_call = r
+            elif (r.spelling, self.text(r)) != (rows_call.spelling, self.text(rows_call)):
+                _unsupported(
+                    r,
+                    f"rows of '{d.spelling}' of different lengths (a local 'T **' is a dense 2-D "
+                    "array: every row one length)"
+                )
+        if rows_call is None:
+            _unsupported(call, f"the rows of '{d.spelling}' are not allocated here (m[i] = malloc(...))")
+        written = {_key(t.referenced) for t in map(_assigned_target, _walk(self.sig.cursor)) if t is not None}
+        for r in _walk(rows_call):
+            v = r.referenced if r.kind.name == "DECL_REF_EXPR" else None
+            if v is None or v.kind.name not in ("VAR_DECL", "PARM_DECL"):
+                continue
+            if _key(v) in written or (
+                v.kind.name == "VAR_DECL" and v.location.offset > d.location.offset
+            ):
+                _unsupported(
+                    rows_call,
+                    f"a row length of '{d.spelling}' that depends on '{v.spelling}' (a local "
+                    "'T **' is a dense 2-D array: every row one length, known where it is declared)"
+                )
+        esize = elem.get_size()
+        args = list(call.get_arguments())
+        count = self.element_count(args[0], 8) if call.spelling == "malloc" else self.index(self.rvalue(args[0]), args[0])
+        row_args = list(rows_call.get_arguments())
+        if rows_call.spelling == "malloc":
+            length = self.element_count(row_args[0], esize)
+        elif len(row_args) == 2 and _evaluate(row_args[1]) == esize:
+            length = self.index(self.rvalue(row_args[0]), row_args[0])
+        else:
+            _unsupported(rows_call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
+        mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX, DYNAMIC_INDEX])
+        ref = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=mtype.shape, dynamic_sizes=[count, length]),
+            call,
+        ).results[0]
+        ref.name_hint = d.spelling
+        if rows_call.spelling == "calloc":
+            zero = self.const(0, mtype.element_type, rows_call)
+            lb, step = self.const(0, INDEX, call), self.const(1, INDEX, call)
+            body = Block(arg_types=[INDEX])
+            outer = self.builder
+            self.builder = Builder(InsertPoint.at_end(body))
+            self.fill(ref, length, zero, rows_call, row=body.args[0])
+            self.emit(scf.YieldOp(), call)
+            self.builder = outer
+            self.emit(scf.ForOp(lb, count, step, [], body), call)
+        self.row_tables.add(_key(d))
+        return _Buffer(ref, elem)
+
+    def is_row(self, e) -> bool:
+        """Whether `e` is a row `m[i]` of a local table of rows (see `row_table`)."""
+        c = _strip_casts(e)
+        if c.kind.name != "ARRAY_SUBSCRIPT_EXPR":
+            return False
+        base = _strip_casts(_children(c)[0])
+        return (
+            base.kind.name == "DECL_REF_EXPR"
+            and base.referenced is not None
+            and _key(base.referenced) in self.row_tables
+        )
+
     def void_element(self, d):
         return _void_element(self.sig.cursor, d)
 
@@ -1450,6 +1541,8 @@ class _FunctionBuilder:
         """`p = malloc(...)` into a pointer declared without one, `p = realloc(p, ...)`:
         `p` names the new buffer from here on (at the function's top level)."""
         t = _strip(target)
+        if self.is_row(t):
+            return  # allocated with the table (`row_table`)
         if t.kind.name != "DECL_REF_EXPR" or _kind(t.type) != "POINTER":
             _unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced
@@ -1560,12 +1653,13 @@ class _FunctionBuilder:
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
 
-    def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
+    def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c, row=None) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
         body = Block(arg_types=[INDEX])
         outer = self.builder
         self.builder = Builder(InsertPoint.at_end(body))
-        self.emit(memref.StoreOp.get(value, ref, [body.args[0]]), c)
+        at = [body.args[0]] if row is None else [row, body.args[0]]
+        self.emit(memref.StoreOp.get(value, ref, at), c)
         self.emit(scf.YieldOp(), c)
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
@@ -1581,6 +1675,8 @@ class _FunctionBuilder:
             return None
         if k == "CALL_EXPR" and c.spelling == "free":
             arg = list(c.get_arguments())[0]
+            if self.is_row(arg):
+                return None  # freed with the table
             buf = self.buffer(arg)
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None

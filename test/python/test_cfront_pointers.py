@@ -137,3 +137,31 @@ def test_void_pointers_realloc_and_aligned_allocations():
     x, n = u(5), 5
     g = np.concatenate([3 * x**3, 0.5 * x])
     check(src, "f", [x, n], float((g**2).sum() + x[0] * x[1]))
+
+
+def test_local_table_of_rows_from_mallocs():
+    src = """
+    #include <stdlib.h>
+    double frob(double **a, int n, int k) {
+      double s = 0.0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) s += a[i][j] * a[i][j];
+      return s;
+    }
+    double f(double *x, int n, int k) {
+      double **m = (double **)malloc(n * sizeof(double *));
+      for (int i = 0; i < n; i++) m[i] = (double *)malloc(k * sizeof(double));
+      double **z = calloc(n, sizeof(double *));
+      for (int i = 0; i < n; i++) z[i] = calloc(k, sizeof(double));
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++) { m[i][j] = x[i * k + j] * x[j]; z[i][j] += m[i][j]; }
+      double s = frob(m, n, k) * z[n - 1][k - 1];
+      for (int i = 0; i < n; i++) { free(m[i]); free(z[i]); }
+      free(m);
+      free(z);
+      return s;
+    }
+    """
+    x, n, k = u(6), 2, 3
+    m = x.reshape(n, k) * x[:k]
+    check(src, "f", [x, n, k], float((m**2).sum() * m[-1, -1]))
