@@ -29,7 +29,11 @@ Types (the rules, documented in the README section "C kernels"):
   (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
 - local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,
   `free` `memref.dealloc`; `static const` tables are copied into a stack array at the
-  start of each function that reads them.
+  start of each function that reads them;
+- pointers (README "C kernels"): a pointer into an array is a view (the memref and an
+  element offset); a returned pointer is that offset (into a parameter) or the memref
+  (a malloc of the callee); a `void *` takes the element type it is converted to; a
+  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref.
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
