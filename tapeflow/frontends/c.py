@@ -32,7 +32,11 @@ Types (the rules, documented in the README section "C kernels"):
   start of each function that reads them; mutable globals are `memref.global`s (a
   scalar one element) shared by every function through `memref.get_global`;
 - `&x` of a scalar passed to a function of the file is a one-element `memref.alloca`
-  holding `x` for the call (an out-parameter), read back into `x` after it.
+  holding `x` for the call (an out-parameter), read back into `x` after it;
+- pointers (README "C kernels"): a pointer into an array is a view (the memref and an
+  element offset); a returned pointer is that offset (into a parameter) or the memref
+  (a malloc of the callee); a `void *` takes the element type it is converted to; a
+  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref.
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
@@ -48,7 +52,7 @@ import ctypes
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -170,6 +174,7 @@ typedef __builtin_va_list __gnuc_va_list;
 # Output calls in translated code are dropped (with a remark): they do not change results.
 _OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
 _MEM_CALLS = ("memcpy", "memmove", "memset")
+_ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 
 
 def _is_output_call(c) -> bool:
@@ -473,6 +478,8 @@ class CFrontend:
     name: str
     clang_args: Sequence[str] = ()
     functions: Sequence[str] = ()
+    # function returning a pointer -> what it points into: ("param", k) or ("alloc",)
+    pointer_results: dict[str, tuple] = field(default_factory=dict)
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
@@ -865,13 +872,82 @@ class CFrontend:
         params = list(c.get_arguments())
         types: list[Attribute] = []
         for p in params:
-            if _is_buffer_type(p.type):
+            if _kind(p.type) == "POINTER" and _kind(p.type.get_pointee()) == "VOID":
+                elem = _void_element(c, p)  # `void *p` the function converts to `double *`
+                types.append(MemRefType(_element_type(elem, p), [DYNAMIC_INDEX]))
+            elif _is_buffer_type(p.type):
                 types.append(_memref_type(p.type, p))
             else:
                 types.append(_scalar_type(p.type, p))
         rt = c.result_type
-        results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
+        if _kind(rt) == "POINTER":
+            results = [self.pointer_result(c)]
+        else:
+            results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
         return _Function(c, c.spelling, params, types, results)
+
+    def pointer_result(self, fn) -> Attribute:
+        """The IR result of a function returning a pointer, by what it points into (read
+        from the C): into its parameter `k`, the element offset (an `index`; the caller
+        keeps its own array, so the AD sees the aliasing exactly); a buffer it allocates,
+        that memref (a new array, aliasing nothing)."""
+        name = fn.spelling
+        if name in self.functions or name in self._targets():
+            _unsupported(fn, f"differentiating '{name}', which returns a pointer")
+        body = next(k for k in fn.get_children() if k.kind.name == "COMPOUND_STMT")
+        returns = [r for r in _walk(body) if r.kind.name == "RETURN_STMT"]
+        stmts = _children(body)
+        if len(returns) != 1 or not stmts or stmts[-1] != returns[0] or not _children(returns[0]):
+            _unsupported(fn, f"'{name}' returns a pointer other than by one 'return' at its end")
+        origin = self.points_into(_children(returns[0])[0], fn, set())
+        self.pointer_results[name] = origin
+        if origin[0] == "param":
+            return INDEX
+        shape, elem = _array_shape(fn.result_type, fn)
+        return MemRefType(_element_type(elem, fn), [DYNAMIC_INDEX])
+
+    def _targets(self) -> set[str]:
+        return {fn.spelling for _, fn in self._enzyme_calls(self.defs)}
+
+    def points_into(self, e, fn, seen: set) -> tuple:
+        """What the pointer expression `e` of function `fn` points into: ("param", k),
+        ("alloc",) (a malloc of `fn`'s own), or an error."""
+        c = _strip_casts(e)
+        k = c.kind.name
+        if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
+            a, b = _children(c)
+            return self.points_into(a if _kind(_strip(a).type) == "POINTER" else b, fn, seen)
+        if k == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
+            inner = _strip(_children(c)[0])
+            while inner.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+                inner = _strip(_children(inner)[0])
+            return self.points_into(inner, fn, seen)
+        if k == "CALL_EXPR" and c.spelling in _ALLOCATORS:
+            return ("alloc",)
+        if k == "CALL_EXPR" and c.spelling in self.defs and _kind(c.type) == "POINTER":
+            callee = self.defs[c.spelling]
+            if c.spelling not in self.pointer_results:
+                self._signature(callee)
+            origin = self.pointer_results[c.spelling]
+            if origin[0] == "param":
+                return self.points_into(list(c.get_arguments())[origin[1]], fn, seen)
+            return origin
+        if k == "DECL_REF_EXPR" and c.referenced is not None:
+            d = c.referenced
+            params = [_key(p) for p in fn.get_arguments()]
+            if _key(d) in params:
+                return ("param", params.index(_key(d)))
+            init = [x for x in _children(d) if x.kind.is_expression()]
+            if d.kind.name == "VAR_DECL" and _kind(d.type) == "POINTER" and init and _key(d) not in seen:
+                return self.points_into(init[-1], fn, seen | {_key(d)})
+            if d.kind.name == "VAR_DECL" and _kind(d.type) != "POINTER":
+                _unsupported(e, f"returning a pointer to the local array '{d.spelling}'")
+        _unsupported(e, "a returned pointer that is not into a parameter or a malloc of the function")
+
+
+def _flat(t: MemRefType) -> MemRefType:
+    """The one-dimensional memref a view of a multi-dimensional array parameter is."""
+    return MemRefType(t.element_type, [DYNAMIC_INDEX])
 
 
 def _float_type(t: Attribute) -> bool:
@@ -921,6 +997,7 @@ class _FunctionBuilder:
         self.cells: dict[tuple[str, int], _Buffer] = {}
         # `&x` call arguments: x's one-element alloca (per parameter type), see build
         self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
+        self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
         self.builder: Builder
 
     # --- emission helpers
@@ -948,14 +1025,18 @@ class _FunctionBuilder:
 
     def build(self) -> func.FuncOp:
         sig = self.sig
-        arg_types = [*sig.arg_types, *(INDEX for _ in self.view_params)]
-        block = Block(arg_types=arg_types)
+        arg_types = [
+            _flat(t) if n in self.view_params else t for n, t in enumerate(sig.arg_types)
+        ] + [INDEX for _ in self.view_params]
+        block = self.entry = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
         for p, arg in zip(sig.params, block.args):
             arg.name_hint = p.spelling or None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
                 elem = _array_shape(p.type, p)[1]
+                if _kind(elem) == "VOID":
+                    elem = self.void_element(p)
                 if _kind(elem) == "RECORD":
                     self.bufs[_key(p)] = _Buffer(arg, _record_scalar(elem), elem.get_canonical())
                 else:
@@ -988,7 +1069,9 @@ class _FunctionBuilder:
                 if n != len(stmts) - 1:
                     _unsupported(s, "statements after 'return'")
                 kids = _children(s)
-                if kids:
+                if kids and sig.name in self.unit.pointer_results:
+                    result = [self.returned_pointer(kids[0])]
+                elif kids:
                     result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
                 continue
             self.stmt(s)
@@ -1237,10 +1320,19 @@ class _FunctionBuilder:
         (`a + i*n`, `&a[k]`, or a pointer the function moves): the same memref with an
         element offset, so the AD sees every access of the array it aliases."""
         inner = _strip_casts(e)
-        if inner.kind.name == "CALL_EXPR" and inner.spelling in ("malloc", "calloc"):
+        if (
+            inner.kind.name == "CALL_EXPR"
+            and inner.spelling in _ALLOCATORS
+            and _kind(d.type.get_canonical().get_pointee()) == "POINTER"
+        ):
+            return self.row_table(d, inner)
+        if inner.kind.name == "CALL_EXPR" and inner.spelling == "realloc":
+            return self.realloc(d, inner)
+        if inner.kind.name == "CALL_EXPR" and inner.spelling in _ALLOCATORS:
             return self.allocation(d, inner)
         if _is_buffer_type(inner.type) or _kind(inner.type) == "POINTER":
             buf, off = self.pointer(e)
+            self.same_elements(d, buf, e)
             if off is None and not self.reassigned(d):
                 return buf
             self.views.add(_key(d))
@@ -1263,6 +1355,8 @@ class _FunctionBuilder:
             d = c.referenced
             if d is not None and _key(d) in self.views and _key(d) in self.bufs:
                 return self.bufs[_key(d)], self.current(_key(d), d, c)
+        if k == "CALL_EXPR" and c.spelling in self.unit.pointer_results:
+            return self.pointer_call(c)
         if k == "BINARY_OPERATOR" and _binary_op(c) in ("+", "-"):
             a, b = _children(c)
             if _binary_op(c) == "+" and _is_int(_strip(a).type):
@@ -1290,6 +1384,34 @@ class _FunctionBuilder:
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
         return self.buffer(e), None
+
+    def pointer_call(self, c) -> tuple[_Buffer, SSAValue | None]:
+        """A call of a function of the file returning a pointer (`row(a, i, n)`): into
+        its argument `k`, that argument's array at the returned offset; else the memref it
+        allocated."""
+        origin = self.unit.pointer_results[c.spelling]
+        v = self.call(c, False)
+        if origin[0] == "param":
+            return self.call_bufs[origin[1]], v
+        elem = _array_shape(c.type, c)[1]
+        return _Buffer(v, elem), None
+
+    def returned_pointer(self, e) -> SSAValue:
+        """The result of a function returning a pointer (see `CFrontend.pointer_result`),
+        checked against what the C said it points into."""
+        origin = self.unit.pointer_results[self.sig.name]
+        buf, off = self.pointer(e)
+        if origin[0] == "param":
+            param = self.sig.params[origin[1]]
+            if self.bufs.get(_key(param)) is not buf:
+                _unsupported(e, f"a returned pointer that is not into the parameter '{param.spelling}'")
+            return off if off is not None else self.const(0, INDEX, e)
+        if off is not None or not isinstance(buf.ref.owner, memref.AllocOp):
+            _unsupported(e, "returning a pointer into the middle of an allocation")
+        want = self.sig.result_types[0]
+        if buf.ref.type != want:
+            return self.emit(memref.CastOp.get(buf.ref, want), e).results[0]
+        return buf.ref
 
     def scaled(self, buf: _Buffer, count: SSAValue, c) -> SSAValue:
         """`count` elements of `buf` as a float offset (a struct is several floats)."""
@@ -1338,6 +1460,8 @@ class _FunctionBuilder:
         shape, elem = _array_shape(d.type, d)
         if len(shape) != 1:
             _unsupported(call, "allocating a multi-dimensional array")
+        if _kind(elem) == "VOID":
+            elem = self.void_element(d)
         mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX])
         esize = elem.get_size()
         args = list(call.get_arguments())
@@ -1347,6 +1471,8 @@ class _FunctionBuilder:
             if len(args) != 2 or _evaluate(args[1]) != esize:
                 _unsupported(call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
             count = self.index(self.rvalue(args[0]), args[0])
+        elif call.spelling == "aligned_alloc":  # (alignment, size): alignment is the memory's
+            count = self.element_count(args[1], esize)
         else:
             count = self.element_count(args[0], esize)
         ref = self.emit(
@@ -1358,6 +1484,193 @@ class _FunctionBuilder:
             zero = self.const(0, mtype.element_type, call)
             self.fill(ref, count, zero, call)
         return _Buffer(ref, elem)
+
+    def row_table(self, d, call) -> _Buffer:
+        """`double **m = malloc(n * sizeof(double *))` whose rows the function allocates
+        (`m[i] = malloc(k * sizeof(double))`, every one the same length `k`, which must
+        not change after `m` is declared): one dense `memref<?x?xT>` allocated here, as
+        `double **` parameters are, so `m[i][j]` is a 2-D access; the row allocations and
+        `free(m[i])` are no-ops and `free(m)` frees it."""
+        shape, elem = _array_shape(d.type, d)
+        if len(shape) != 2 or call.spelling not in ("malloc", "calloc"):
+            _unsupported(call, f"{call.spelling} of a '{d.type.spelling}' (only malloc of a 'T **' table of rows)")
+        rows_call = None
+        for c in _walk(self.sig.cursor):
+            if c.kind.name != "BINARY_OPERATOR" or _binary_op(c) != "=":
+                continue
+            lhs, rhs = (_strip(k) for k in _children(c))
+            base = _strip_casts(_children(lhs)[0]) if lhs.kind.name == "ARRAY_SUBSCRIPT_EXPR" else None
+            if base is None or base.kind.name != "DECL_REF_EXPR" or _key(base.referenced) != _key(d):
+                continue
+            r = _strip_casts(rhs)
+            if r.kind.name != "CALL_EXPR" or r.spelling not in ("malloc", "calloc"):
+                _unsupported(c, f"a row of '{d.spelling}' that is not malloc'ed (a local 'T **' is a dense 2-D array)")
+            if rows_call is None:
+                rows_call = r
+            elif (r.spelling, self.text(r)) != (rows_call.spelling, self.text(rows_call)):
+                _unsupported(
+                    r,
+                    f"rows of '{d.spelling}' of different lengths (a local 'T **' is a dense 2-D "
+                    "array: every row one length)"
+                )
+        if rows_call is None:
+            _unsupported(call, f"the rows of '{d.spelling}' are not allocated here (m[i] = malloc(...))")
+        written = {_key(t.referenced) for t in map(_assigned_target, _walk(self.sig.cursor)) if t is not None}
+        for r in _walk(rows_call):
+            v = r.referenced if r.kind.name == "DECL_REF_EXPR" else None
+            if v is None or v.kind.name not in ("VAR_DECL", "PARM_DECL"):
+                continue
+            if _key(v) in written or (
+                v.kind.name == "VAR_DECL" and v.location.offset > d.location.offset
+            ):
+                _unsupported(
+                    rows_call,
+                    f"a row length of '{d.spelling}' that depends on '{v.spelling}' (a local "
+                    "'T **' is a dense 2-D array: every row one length, known where it is declared)"
+                )
+        esize = elem.get_size()
+        args = list(call.get_arguments())
+        count = self.element_count(args[0], 8) if call.spelling == "malloc" else self.index(self.rvalue(args[0]), args[0])
+        row_args = list(rows_call.get_arguments())
+        if rows_call.spelling == "malloc":
+            length = self.element_count(row_args[0], esize)
+        elif len(row_args) == 2 and _evaluate(row_args[1]) == esize:
+            length = self.index(self.rvalue(row_args[0]), row_args[0])
+        else:
+            _unsupported(rows_call, f"calloc(count, sizeof({elem.spelling})) is the supported form")
+        mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX, DYNAMIC_INDEX])
+        ref = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=mtype.shape, dynamic_sizes=[count, length]),
+            call,
+        ).results[0]
+        ref.name_hint = d.spelling
+        if rows_call.spelling == "calloc":
+            zero = self.const(0, mtype.element_type, rows_call)
+            lb, step = self.const(0, INDEX, call), self.const(1, INDEX, call)
+            body = Block(arg_types=[INDEX])
+            outer = self.builder
+            self.builder = Builder(InsertPoint.at_end(body))
+            self.fill(ref, length, zero, rows_call, row=body.args[0])
+            self.emit(scf.YieldOp(), call)
+            self.builder = outer
+            self.emit(scf.ForOp(lb, count, step, [], body), call)
+        self.row_tables.add(_key(d))
+        return _Buffer(ref, elem)
+
+    def is_row(self, e) -> bool:
+        """Whether `e` is a row `m[i]` of a local table of rows (see `row_table`)."""
+        c = _strip_casts(e)
+        if c.kind.name != "ARRAY_SUBSCRIPT_EXPR":
+            return False
+        base = _strip_casts(_children(c)[0])
+        return (
+            base.kind.name == "DECL_REF_EXPR"
+            and base.referenced is not None
+            and _key(base.referenced) in self.row_tables
+        )
+
+    def void_element(self, d):
+        return _void_element(self.sig.cursor, d)
+
+    def same_elements(self, d, buf: _Buffer, c) -> None:
+        """A typed pointer to `buf` (through `void *` or a cast) reads its elements as they
+        are: another element type would reinterpret their bits."""
+        elem = _array_shape(d.type, d)[1]
+        if buf.record is not None or _kind(elem) in ("VOID", "RECORD"):
+            return
+        if _element_type(elem, d) != buf.ref.type.element_type:
+            _unsupported(
+                c,
+                f"'{d.spelling}' reads a buffer of '{buf.elem.spelling}' as '{elem.spelling}' "
+                "(a cast that reinterprets memory)"
+            )
+
+    def at_top_level(self) -> bool:
+        return self.builder.insertion_point.block is self.entry
+
+    def realloc(self, d, call) -> _Buffer:
+        """`realloc(p, size)`, copy semantics: a new allocation, the old elements copied
+        (as many as both hold), the old one freed. At the function's top level (a buffer
+        bound in a loop or branch would not outlive it), of a buffer the function mallocs."""
+        args = list(call.get_arguments())
+        old = self.buffer(args[0])
+        if not self.at_top_level():
+            _unsupported(call, "realloc inside a loop or branch (only at the function's top level)")
+        if not isinstance(old.ref.owner, memref.AllocOp):
+            _unsupported(args[0], "realloc of a buffer that this function does not allocate")
+        self.same_elements(d, old, call)
+        count = self.element_count(args[1], old.elem.get_size())
+        mtype = old.ref.type
+        ref = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
+            call,
+        ).results[0]
+        ref.name_hint = d.spelling
+        zero = self.const(0, INDEX, call)
+        size = self.emit(memref.DimOp(old.ref, zero), call).results[0]
+        kept = self.emit(arith.MinSIOp(size, count), call).results[0]
+        self.copy(ref, old.ref, kept, call)
+        self.emit(memref.DeallocOp.get(old.ref), call)
+        return _Buffer(ref, old.elem)
+
+    def copy(self, dst: SSAValue, src: SSAValue, count: SSAValue, c) -> None:
+        lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
+        body = Block(arg_types=[INDEX])
+        outer = self.builder
+        self.builder = Builder(InsertPoint.at_end(body))
+        value = self.emit(memref.LoadOp.get(src, [body.args[0]]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst, [body.args[0]]), c)
+        self.emit(scf.YieldOp(), c)
+        self.builder = outer
+        self.emit(scf.ForOp(lb, count, step, [], body), c)
+
+    def assign_allocation(self, target, call, c) -> None:
+        """`p = malloc(...)` into a pointer declared without one, `p = realloc(p, ...)`:
+        `p` names the new buffer from here on (at the function's top level)."""
+        t = _strip(target)
+        if self.is_row(t):
+            return  # allocated with the table (`row_table`)
+        if t.kind.name != "DECL_REF_EXPR" or _kind(t.type) != "POINTER":
+            _unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
+        d = t.referenced
+        key = _key(d)
+        if not self.at_top_level():
+            _unsupported(c, f"assigning {call.spelling} to '{d.spelling}' inside a loop or branch (declare it there)")
+        if call.spelling == "realloc":
+            self.bufs[key] = self.realloc(d, call)
+        elif key in self.bufs:
+            _unsupported(c, f"a second allocation into the pointer '{d.spelling}' (free it and use another)")
+        else:
+            self.bufs[key] = self.allocation(d, call)
+        if key in self.views:
+            self.vals[key] = self.const(0, INDEX, c)
+
+    def posix_memalign(self, e) -> SSAValue:
+        """`posix_memalign(&p, alignment, size)`: `p` is a new buffer (the alignment is the
+        memory's concern); the call returns 0 (success)."""
+        args = list(e.get_arguments())
+        target = _strip_casts(args[0]) if len(args) == 3 else None
+        if target is None or target.kind.name != "UNARY_OPERATOR" or _unary_op(target) != _ADDR_OF:
+            _unsupported(e, "posix_memalign(&pointer, alignment, size) is the supported form")
+        ref = _strip(_children(target)[0])
+        if ref.kind.name != "DECL_REF_EXPR" or _key(ref.referenced) in self.bufs:
+            _unsupported(args[0], "posix_memalign into a pointer that already points to a buffer")
+        if not self.at_top_level():
+            _unsupported(e, "posix_memalign inside a loop or branch (only at the function's top level)")
+        d = ref.referenced
+        shape, elem = _array_shape(d.type, d)
+        if _kind(elem) == "VOID":
+            elem = self.void_element(d)
+        count = self.element_count(args[2], elem.get_size())
+        mtype = MemRefType(_element_type(elem, d), [DYNAMIC_INDEX])
+        buf = self.emit(
+            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]), e
+        ).results[0]
+        buf.name_hint = d.spelling
+        self.bufs[_key(d)] = _Buffer(buf, elem)
+        if _key(d) in self.views:
+            self.vals[_key(d)] = self.const(0, INDEX, e)
+        return self.const(0, INDEX, e)
 
     def element_count(self, size, esize: int) -> SSAValue:
         """`n * sizeof(T)` (either order) or a constant multiple of sizeof(T)."""
@@ -1427,12 +1740,13 @@ class _FunctionBuilder:
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
 
-    def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c) -> None:
+    def fill(self, ref: SSAValue, count: SSAValue, value: SSAValue, c, row=None) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
         body = Block(arg_types=[INDEX])
         outer = self.builder
         self.builder = Builder(InsertPoint.at_end(body))
-        self.emit(memref.StoreOp.get(value, ref, [body.args[0]]), c)
+        at = [body.args[0]] if row is None else [row, body.args[0]]
+        self.emit(memref.StoreOp.get(value, ref, at), c)
         self.emit(scf.YieldOp(), c)
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
@@ -1448,6 +1762,8 @@ class _FunctionBuilder:
             return None
         if k == "CALL_EXPR" and c.spelling == "free":
             arg = list(c.get_arguments())[0]
+            if self.is_row(arg):
+                return None  # freed with the table
             buf = self.buffer(arg)
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None
@@ -1665,6 +1981,9 @@ class _FunctionBuilder:
         else:
             buf, off = self.pointer(c)
             idx = [self.index(self.rvalue(i), i) for i in indices]
+            if len(idx) > 1 and buf.ref.type.get_num_dims() == 1:
+                idx = [self.flat_index(c, off, idx, e)]
+                off = None
             if off is not None and idx:
                 self.one_dimensional(buf, c)
                 idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
@@ -1672,6 +1991,22 @@ class _FunctionBuilder:
         if len(idx) != rank:
             _unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
         return buf, idx
+
+    def flat_index(self, base, off: SSAValue | None, idx: list[SSAValue], c) -> SSAValue:
+        """`a[i][j]` on a flat view (`double a[][M]` given `x + k*M`): `off + i*M + j`, so
+        the access is one of the caller's array, which the AD sees as is."""
+        shape = _array_shape(base.type, base)[0]
+        if len(idx) != len(shape) or DYNAMIC_INDEX in shape[1:]:
+            _unsupported(c, f"{len(idx)} subscript(s) on a view of '{base.type.spelling}'")
+        flat = off
+        for n, i in enumerate(idx):
+            stride = 1
+            for extent in shape[n + 1 :]:
+                stride *= extent
+            term = self.index_op(arith.MuliOp, i, self.const(stride, INDEX, c), c) if stride != 1 else i
+            flat = term if flat is None else self.emit(arith.AddiOp(flat, term), c).results[0]
+        assert flat is not None
+        return flat
 
     def load(self, buf: _Buffer, idx: list[SSAValue], c) -> SSAValue:
         v = self.emit(memref.LoadOp.get(buf.ref, idx), c).results[0]
@@ -1732,6 +2067,9 @@ class _FunctionBuilder:
     def binary(self, e, op: str, kids) -> SSAValue:
         a, b = kids
         if op == "=":
+            if _strip_casts(b).kind.name == "CALL_EXPR" and _strip_casts(b).spelling in _ALLOCATORS:
+                self.assign_allocation(a, _strip_casts(b), e)
+                return None  # type: ignore[return-value]
             if self.is_view(a):
                 return self.move_pointer(a, e, rhs=b)
             return self.assign(a, self.rvalue(b), e)
@@ -1834,6 +2172,8 @@ class _FunctionBuilder:
     def call(self, e, discard: bool) -> SSAValue:
         name = e.spelling
         args = list(e.get_arguments())
+        if name == "posix_memalign":
+            return self.posix_memalign(e)
         if name in self.unit.function_like:
             name = self.unit.function_like[name]
         elif self.unit.dropped(name):
@@ -1846,15 +2186,20 @@ class _FunctionBuilder:
             at: list[int] = []
             offsets: list[SSAValue] = []
             cells: list[tuple[SSAValue, object]] = []  # `&x` of scalars, copied back
+            bufs: dict[int, _Buffer] = {}  # for `pointer_call`
             for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
                 if isinstance(t, MemRefType) and self.scalar_address(a) is not None:
                     values.append(self.address_argument(a, t, cells))
                     continue
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
+                    bufs[n] = buf
+                    if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
+                        t = _flat(t)  # `g(x + i*M)` for `double a[][M]`: a flat view
+                        off = off if off is not None else self.const(0, INDEX, a)
                     if off is not None:  # `g(a + k)`: the variant of g taking k as well
                         if t.get_num_dims() != 1:
-                            _unsupported(a, "a pointer into an array passed as an array parameter")
+                            _unsupported(a, "a pointer into a multi-dimensional array passed as an array parameter")
                         at.append(n)
                         offsets.append(off)
                     ref = buf.ref
@@ -1863,6 +2208,7 @@ class _FunctionBuilder:
                     values.append(ref)
                 else:
                     values.append(self.convert(self.rvalue(a), p.type, a))
+            self.call_bufs = bufs
             if at:
                 name = self.unit.view_variant(name, tuple(at))
             op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
@@ -1957,7 +2303,36 @@ class _FunctionBuilder:
                 d = target.referenced
                 if d is not None and _key(d) in self.vals and _key(d) not in out:
                     out[_key(d)] = d
+        for k, d in list(out.items()):
+            if self.counter_only(d, trees):
+                del out[k]  # dead before and after: a later loop's counter (`int i;` reused)
+                self.vals[k] = _Stale(f"reading the counter '{d.spelling}' after its for loop")
         return list(out.items())
+
+    def counter_only(self, d, trees) -> bool:
+        """Whether `trees` use the variable `d` only as the counter of `scf.for` loops
+        (their init assigns it, nothing else does, every read is inside them): its value
+        before `trees` is dead, and after them it is a stale counter, so it is not carried."""
+        loops = []
+        for tree in trees:
+            for c in _walk(tree) if tree is not None else ():
+                if c.kind.name != "FOR_STMT":
+                    continue
+                init, cond, inc, body = _for_parts(c)
+                canonical = None if _jumps(body)[0] else self.canonical_for(init, cond, inc, body)
+                if canonical is not None and _key(canonical[0]) == _key(d):
+                    if init.kind.name == "DECL_STMT" or _refers(canonical[1], d):
+                        continue
+                    loops.append((c, init))
+        if not loops:
+            return False
+        inside = {(n.extent.start.offset, n.hash) for f, _ in loops for n in _walk(f)}
+        for tree in trees:
+            for c in _walk(tree) if tree is not None else ():
+                if c.kind.name == "DECL_REF_EXPR" and c.referenced is not None:
+                    if _key(c.referenced) == _key(d) and (c.extent.start.offset, c.hash) not in inside:
+                        return False
+        return True
 
     def current(self, key, decl, c) -> SSAValue:
         v = self.vals[key]
@@ -2266,6 +2641,38 @@ def _in_struct(e) -> bool:
     return c.kind.name == "MEMBER_REF_EXPR"
 
 
+def _void_element(scope, d):
+    """The element type of the `void *` variable or parameter `d`: the pointee of every
+    typed pointer the function `scope` converts it to (`(double *)p`, `double *x = p`),
+    one type."""
+    found = {}
+    for c in _walk(scope):
+        if c.kind.name not in ("CSTYLE_CAST_EXPR", "UNEXPOSED_EXPR") or _kind(c.type) != "POINTER":
+            continue
+        pointee = c.type.get_canonical().get_pointee()
+        if _kind(pointee) == "VOID":
+            continue
+        ref = _strip_casts(c)
+        if ref.kind.name == "DECL_REF_EXPR" and ref.referenced is not None:
+            if _key(ref.referenced) == _key(d):
+                found.setdefault(_element_type(pointee, c), pointee)
+    if len(found) != 1:
+        what = "never converted to a typed pointer" if not found else (
+            "converted to pointers of different element types ("
+            + ", ".join(sorted(t.spelling for t in found.values())) + ")"
+        )
+        _unsupported(d, f"the void * '{d.spelling}' is {what}")
+    return next(iter(found.values())).get_canonical()
+
+
+def _refers(tree, d) -> bool:
+    """Whether the expression `tree` reads the variable `d`."""
+    return any(
+        c.kind.name == "DECL_REF_EXPR" and c.referenced is not None and _key(c.referenced) == _key(d)
+        for c in _walk(tree)
+    )
+
+
 def _returns(tree) -> bool:
     return any(c.kind.name == "RETURN_STMT" for c in _walk(tree))
 
@@ -2399,28 +2806,34 @@ def _step_of(inc, var) -> int | None:
 
 def _for_parts(s):
     """(init, cond, inc, body) of a `for`; libclang omits the absent ones, so place the
-    present ones by where they start relative to the two semicolons of the header."""
+    present ones in the header's non-empty parts, read from its tokens (in a `for` from a
+    macro the tokens are the macro's and the children's offsets are where it expands, so
+    the two cannot be compared)."""
     kids = _children(s)
     body = kids[-1]
     header = kids[:-1]
-    semis = []
+    segments: list[list] = [[]]
     depth = 0
     for t in s.get_tokens():
         if t.spelling == "(":
             depth += 1
+            if depth == 1:
+                continue
         elif t.spelling == ")":
             depth -= 1
             if depth == 0:
                 break
         elif t.spelling == ";" and depth == 1:
-            semis.append(t.extent.start.offset)
+            segments.append([])
+            continue
+        if depth >= 1:
+            segments[-1].append(t)
+    present = [n for n, seg in enumerate(segments) if seg]
+    if len(segments) != 3 or len(present) != len(header):
+        _unsupported(s, "a for loop whose header parts come from macros that expand to nothing")
     parts: list = [None, None, None]
-    for k in header:
-        start = k.extent.start.offset
-        slot = 0 if len(semis) < 1 or start < semis[0] else 1 if len(semis) < 2 or start < semis[1] else 2
-        if k.kind.name == "DECL_STMT":
-            slot = 0
-        parts[slot] = k
+    for n, k in zip(present, header):
+        parts[n] = k
     return parts[0], parts[1], parts[2], body
 
 
