@@ -763,8 +763,9 @@ class _FunctionCompiler:
     def variant(self, indent: int, loop: Lines) -> None:
         """Marks the start of an `if <faster variant> else: <loop>` block (`loop`: the
         plain loop's lines, at `indent`), so an enclosing kernel can take the plain loop."""
-        self.plain[len(self.plain)] = [(d - indent, st) for d, st in loop]
-        self.emit(indent, f"# @variant {len(self.plain) - 1}", "variant", (), (), len(self.plain) - 1)
+        v = len(self.plain)
+        self.plain[v] = [(d - indent, st) for d, st in loop]
+        self.emit(indent, f"# @variant {v}", "variant", (), (), v)
 
     # -- values that live in memory --------------------------------------------------------
     def bind(self, value: SSAValue, indent: int, origin: Operation) -> None:
@@ -869,8 +870,8 @@ class _FunctionCompiler:
                 cond = " and ".join(f"0 <= {i} < {d}" for i, d in checks)
                 args = [self.use(v) for v in op.operands]
                 ok_check = ok and all(d.isdigit() for _, d in checks)
-                self.check(indent, cond, op, args, [i for i, _ in checks] if reads is None else reads,
-                           ok_check)  # fmt: skip
+                checked = [i for i, _ in checks] if reads is None else reads
+                self.check(indent, cond, op, args, checked, ok_check)
             reads = list(indices if reads is None else reads)
             if len(terms) == 1 and terms[0] in self.locals:
                 off = terms[0]
@@ -898,8 +899,9 @@ class _FunctionCompiler:
               reads: Sequence[str], ok: bool = True) -> None:  # fmt: skip
         """If `cond` fails, the interpreter's implementation of `op` on `args` reports it."""
         text = f"if not ({cond}): _RUN({self.cm.const(op)}, ({', '.join(args)},))"
-        self.emit(indent, text, "check" if ok else "", [*reads, *args], (), cond, self.cm.const_id(op),
-                  tuple(args), self.local(reads), self.local(args))  # fmt: skip
+        k = self.cm.const_id(op)
+        self.emit(indent, text, "check" if ok else "", [*reads, *args], (), cond, k, tuple(args),
+                  self.local(reads), self.local(args))  # fmt: skip
 
     def stream_site(
         self, col: _Stream, op: Operation, memval: SSAValue, info: _MemInfo, low: int
@@ -1121,7 +1123,7 @@ def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str,
         return False
     r = c.names[op.results[0]]
     f32 = isinstance(t, builtin.Float32Type)
-    text, jit_text = ((f"{r} = _f32({e})" if f32 else f"{r} = {e}") for e in (expr, jit_expr or expr))
+    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr or expr))
     c.emit(indent, text, "py", reads, [r], jit_text)
     return True
 
@@ -1202,7 +1204,8 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
             c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)",
                    "wrap64", [r], [r])  # fmt: skip
     else:
-        c.py(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})", [a, b], [r], w < 64)
+        c.py(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})", [a, b], [r],
+             w < 64)  # fmt: skip
 
 
 @emitter(*_INT_BITS)
@@ -1399,7 +1402,8 @@ def _streamed_variant(
     loop = c.lines[for_line:]
     del c.lines[for_line:]
     extra = [i - for_line for i in col.lines]
-    if any(st.kind in ("access", "tape", "copy") for i, (_, st) in enumerate(loop) if i not in extra):
+    kinds = [st.kind for i, (_, st) in enumerate(loop) if i not in extra]
+    if {"access", "tape", "copy"} & set(kinds):
         c.lines.extend(loop)  # an access that is not a stream site (tape, records, copy)
         return
     q, j = c.fresh("q"), c.fresh("j")
@@ -1757,9 +1761,9 @@ def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool
     """Checks and (for a DRAM tape) records the accesses of one region.read/write."""
     tape_v = op.operands[0]
     t, i = c.use(tape_v), c.use(op.operands[1])
-    k = c.cm.const(op)
+    k = c.cm.const_id(op)
     c.emit(indent, f"if {t}.freed or {t}.dma is not None or not 0 <= {i} < {t}.count: "
-                   f"_RCHECK({k}, {t}, {i})", "rcheck", [t, i], (), t, i, c.cm.const_id(op))  # fmt: skip
+                   f"_RCHECK(_K[{k}], {t}, {i})", "rcheck", [t, i], (), t, i, k)  # fmt: skip
     base = c.prov.get(tape_v)
     if base is not None:  # a DRAM tape: one access per field, as the model charges
         rec = tape_v.type.record  # type: ignore[attr-defined]

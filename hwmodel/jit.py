@@ -179,7 +179,9 @@ def expand(lines: Lines, plain: dict[int, Lines]) -> Lines:
             continue
         out += expand([(depth + d, s) for d, s in plain[st.data[0]]], plain)
         i += 2  # the marker and the `if` line, then everything deeper or the `else:` here
-        while i < len(lines) and (lines[i][0] > depth or lines[i][0] == depth and lines[i][1].kind == "else"):
+        while i < len(lines) and (
+            lines[i][0] > depth or lines[i][0] == depth and lines[i][1].kind == "else"
+        ):
             i += 1
     return out
 
