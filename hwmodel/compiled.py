@@ -75,7 +75,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
@@ -355,8 +355,8 @@ class Trace:
         firsts = np.empty(len(segs), dtype=np.int64)
         err, errf = np.zeros(8, dtype=np.int64), np.zeros(8)
         try:
-            out = fn(*args, *arrays, bc, wn, self.window_ops, self._jit_buf, pe, pebc, firsts,
-                     err, errf, *carried)  # fmt: skip
+            out = fn(*args, *arrays, self.program.floats, bc, wn, self.window_ops, self._jit_buf,
+                     pe, pebc, firsts, err, errf, *carried)  # fmt: skip
         except Exception as error:
             if not jit.is_typing_error(error):
                 raise FastPathLimit(f"fast path: loop kernel {m}: {error}") from error
@@ -521,6 +521,13 @@ def _affine_expr(e: AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str
     raise TypeError(f"unknown affine expression {e}")
 
 
+def _affine_plain(*maps: AffineMap) -> bool:
+    """No `//` or `%` in the maps' Python: a loop kernel takes them (no integer division)."""
+    kinds = (AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul)
+    return all(not isinstance(e, AffineBinaryOpExpr) or e.kind in kinds
+               for m in maps for r in m.results for e in r.dfs())  # fmt: skip
+
+
 def _affine_results(m: AffineMap, operands: Sequence[str]) -> list[str]:
     dims = operands[: m.num_dims]
     syms = operands[m.num_dims :]
@@ -670,11 +677,36 @@ def _elsize(t: Any) -> int:
     raise TypeError(f"no element size for {t}")
 
 
+class St(NamedTuple):
+    """One generated statement: its Python `text`, and what a loop kernel needs to know of
+    it (`tapeflow.hwmodel.jit.nest_kernel` works from these, never from the text): its
+    `kind` ("": no kernel form; "py": a kernel takes `jit`; the others are jit.py's), the
+    locals it `reads` and `writes`, and its kind's fields (`data`)."""
+
+    text: str
+    kind: str = ""
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    data: tuple[Any, ...] = ()
+
+    @property
+    def jit(self) -> str:
+        return self.data[0] if self.data else self.text
+
+
+Lines = list[tuple[int, St]]
+"""Generated statements with their indentation depth."""
+
+
 class _FunctionCompiler:
     def __init__(self, cm: CompiledModule, fn: func.FuncOp):
         self.cm = cm
         self.fn = fn
-        self.lines: list[str] = []
+        self.lines: Lines = []
+        self.locals: set[str] = set()
+        """Names of Python locals (what a statement's `reads` keeps: not literals)."""
+        self.wide: set[str] = set()
+        """Integer literals beyond int64 (no loop kernel takes a statement reading one)."""
         self.names: dict[SSAValue, str] = {}
         self.mem: dict[SSAValue, _MemInfo] = {}
         self.prov: dict[SSAValue, str] = {}  # record tapes and tape caches
@@ -687,7 +719,7 @@ class _FunctionCompiler:
         """The bulk-counted loop body being emitted, if its accesses may be streamed."""
         self.records: dict[str, int] = {}
         """Record tape locals whose fields are all f64 -> field count (kernels take them)."""
-        self.plain: dict[int, list[str]] = {}
+        self.plain: dict[int, Lines] = {}
         """Variant id -> the plain loop lines it wraps (`jit.expand` puts them back)."""
         self.views: dict[str, str] = {}
         """memoryview locals -> their format if a loop kernel may index them ('d', 'q', 'i')."""
@@ -698,7 +730,8 @@ class _FunctionCompiler:
     # -- naming ----------------------------------------------------------------------------
     def fresh(self, prefix: str = "t") -> str:
         self.counter += 1
-        return f"{prefix}{self.counter}"
+        self.locals.add(name := f"{prefix}{self.counter}")
+        return name
 
     def define(self, value: SSAValue) -> str:
         name = self.fresh("v")
@@ -713,15 +746,26 @@ class _FunctionCompiler:
             raise UnsupportedOpError(op, f"fast path: value {value} used before definition")
         return name
 
-    def emit(self, indent: int, text: str) -> None:
-        self.lines.append("    " * indent + text)
+    def emit(self, indent: int, text: str, kind: str = "", reads: Sequence[str] = (),
+             writes: Sequence[str] = (), *data: Any) -> None:  # fmt: skip
+        """A statement; without a `kind`, one no loop kernel takes."""
+        kind = "" if self.wide.intersection(reads) else kind
+        self.lines.append((indent, St(text, kind, self.local(reads), tuple(writes), data)))
 
-    def variant(self, indent: int, loop: list[str]) -> None:
+    def local(self, names: Sequence[str]) -> tuple[str, ...]:
+        return tuple(n for n in names if n in self.locals)
+
+    def py(self, indent: int, text: str, reads: Sequence[str] = (), writes: Sequence[str] = (),
+           ok: bool = True) -> None:  # fmt: skip
+        """A statement a loop kernel takes as it is (if `ok`)."""
+        self.emit(indent, text, "py" if ok else "", reads, writes)
+
+    def variant(self, indent: int, loop: Lines) -> None:
         """Marks the start of an `if <faster variant> else: <loop>` block (`loop`: the
         plain loop's lines, at `indent`), so an enclosing kernel can take the plain loop."""
-        pad = "    " * indent
-        self.plain[len(self.plain)] = [line[len(pad):] for line in loop]
-        self.emit(indent, f"# @variant {len(self.plain) - 1}")
+        v = len(self.plain)
+        self.plain[v] = [(d - indent, st) for d, st in loop]
+        self.emit(indent, f"# @variant {v}", "variant", (), (), v)
 
     # -- values that live in memory --------------------------------------------------------
     def bind(self, value: SSAValue, indent: int, origin: Operation) -> None:
@@ -736,6 +780,7 @@ class _FunctionCompiler:
                 self.records[name] = len(fields)
             if not t.in_spm:  # type: ignore[attr-defined]
                 self.prov[value] = f"{name}_a"
+                self.locals.add(f"{name}_a")
                 self.emit(indent, f"{name}_a = _RID({name})")
         elif t.name == "tape.cache":
             try:
@@ -756,6 +801,7 @@ class _FunctionCompiler:
         except TypeError:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
+        self.locals.update((data, f"{name}_a"))
         self.emit(indent, f"{data} = _view({name})")
         et = t.element_type
         wide_int = isinstance(et, IndexType) or _int_width(et) == 64
@@ -776,6 +822,7 @@ class _FunctionCompiler:
                 else:
                     dim = str(shape[k]) if shape[k] != -1 else f"{name}.shape[{k}]"
                     sname = f"{name}_s{k - 1}"
+                    self.locals.add(sname)
                     self.emit(indent, f"{sname} = {acc} * {dim}")
                     acc = sname
         strides.reverse()
@@ -794,10 +841,13 @@ class _FunctionCompiler:
         indices: Sequence[str],
         write: bool,
         ranges: Sequence[Interval | None],
+        reads: Sequence[str] | None = None,
+        ok: bool = True,
     ) -> tuple[_MemInfo, str]:
         """The flat offset of an access (computed once per block and indices); indices
         not proven in bounds (`ranges`) are checked, and a failing check runs the
-        interpreter's implementation of `op`, which reports the error."""
+        interpreter's implementation of `op`, which reports the error. `reads`: the
+        locals the indices read (default: `indices`); `ok`: a loop kernel may take them."""
         info = self.mem.get(memval)
         if info is None:
             raise UnsupportedOpError(op, "fast path: memref of unknown provenance")
@@ -812,19 +862,23 @@ class _FunctionCompiler:
             off = known
         else:
             checks = [
-                f"0 <= {i} < {d}"
+                (i, d)
                 for i, d, r in zip(indices, info.dims, ranges, strict=True)
                 if not (r is not None and d.isdigit() and 0 <= r[0] and r[1] < int(d))
             ]
             if checks:
-                operands = ", ".join(self.use(v) for v in op.operands)
-                self.emit(indent, f"if not ({' and '.join(checks)}): "
-                                  f"_RUN({self.cm.const(op)}, ({operands},))")  # fmt: skip
-            if len(terms) == 1 and terms[0].isidentifier():
+                cond = " and ".join(f"0 <= {i} < {d}" for i, d in checks)
+                args = [self.use(v) for v in op.operands]
+                ok_check = ok and all(d.isdigit() for _, d in checks)
+                checked = [i for i, _ in checks] if reads is None else reads
+                self.check(indent, cond, op, args, checked, ok_check)
+            reads = list(indices if reads is None else reads)
+            if len(terms) == 1 and terms[0] in self.locals:
                 off = terms[0]
             else:
                 off = self.fresh("o")
-                self.emit(indent, f"{off} = {' + '.join(terms) if terms else '0'}")
+                expr = " + ".join(terms) if terms else "0"
+                self.py(indent, f"{off} = {expr}", [*reads, *info.strides], [off], ok)
             self.offsets[-1][key] = off
         if info.base is not None:
             sid = self.cm.new_sid(op)
@@ -832,9 +886,22 @@ class _FunctionCompiler:
             col = self.stream
             if col is not None and col.ok:
                 self.stream_site(col, op, memval, info, low)
-            self.emit(indent, f"_A({info.base} + {off} * {info.esize << OFF_SHIFT} + {low})")
-            self.has_access = True
+            self.access(indent, f"{info.base} + {off} * {info.esize << OFF_SHIFT} + {low}",
+                        [info.base, off])  # fmt: skip
         return info, off
+
+    def access(self, indent: int, expr: str, reads: Sequence[str], kind: str = "access") -> None:
+        """Records encoded access `expr` (`Trace`)."""
+        self.emit(indent, f"_A({expr})", kind, reads, (), expr)
+        self.has_access = True
+
+    def check(self, indent: int, cond: str, op: Operation, args: Sequence[str],
+              reads: Sequence[str], ok: bool = True) -> None:  # fmt: skip
+        """If `cond` fails, the interpreter's implementation of `op` on `args` reports it."""
+        text = f"if not ({cond}): _RUN({self.cm.const(op)}, ({', '.join(args)},))"
+        k = self.cm.const_id(op)
+        self.emit(indent, text, "check" if ok else "", [*reads, *args], (), cond, k, tuple(args),
+                  self.local(reads), self.local(args))  # fmt: skip
 
     def stream_site(
         self, col: _Stream, op: Operation, memval: SSAValue, info: _MemInfo, low: int
@@ -859,9 +926,9 @@ class _FunctionCompiler:
     # -- blocks ----------------------------------------------------------------------------
     def segment(self, indent: int) -> list[Operation]:
         k, ops = self.cm.new_segment()
-        self.emit(indent, f"if _BC[{k}]: _BC[{k}] += 1")
-        self.emit(indent, f"else: _FIRST({k})")
-        self.emit(indent, f"_WN[0] += @@C{k}@@")
+        self.emit(indent, f"if _BC[{k}]: _BC[{k}] += 1", "count", (), (), k, "1")
+        self.emit(indent, f"else: _FIRST({k})", "first")
+        self.emit(indent, f"_WN[0] += @@C{k}@@", "wn", (), (), f"@@C{k}@@")
         return ops
 
     def block(
@@ -908,38 +975,42 @@ class _FunctionCompiler:
 
     def assign(self, indent: int, targets: Sequence[str], sources: Sequence[str]) -> None:
         pairs = [(t, s) for t, s in zip(targets, sources, strict=True) if t != s]
-        if len(pairs) == 1:
-            self.emit(indent, f"{pairs[0][0]} = {pairs[0][1]}")
-        elif pairs:
+        if pairs:
             lhs, rhs = ", ".join(t for t, _ in pairs), ", ".join(s for _, s in pairs)
-            self.emit(indent, f"{lhs} = {rhs}")
+            self.py(indent, f"{lhs} = {rhs}", [s for _, s in pairs], [t for t, _ in pairs])
 
-    def loop_header(self, indent: int, body: Block, rng: str, iv: str) -> list[Operation] | None:
-        """`for iv in rng:`; a simple body (one segment, no events) is counted in bulk
+    def loop_header(self, indent: int, body: Block, bounds: Sequence[str], iv: str,
+                    reads: Sequence[str], ok: bool) -> list[Operation] | None:  # fmt: skip
+        """`for iv in range(*bounds):` (`reads`: the locals `bounds` read; `ok`: a kernel
+        may take them); a simple body (one segment, no events) is counted in bulk
         before the loop (its ops get their PCs there, as they would at its first
         iteration), and gets no flush check. Returns that segment's op list."""
+        rng = f"range({', '.join(bounds)})"
         if not simple_body(body):
-            self.emit(indent, f"for {iv} in {rng}:")
+            self.py(indent, f"for {iv} in {rng}:", reads, [iv], ok)
             return None
         k, ops = self.cm.new_segment()
         r, n, s = self.fresh("r"), self.fresh("n"), self.fresh("s")
-        self.emit(indent, f"{r} = {rng}; {n} = len({r})")
-        self.emit(indent, f"if {n}:")
-        self.emit(indent + 1, f"if _BC[{k}]: _BC[{k}] += {n}")
-        self.emit(indent + 1, f"else: _FIRST({k}); _BC[{k}] += {n} - 1")
-        self.emit(indent + 1, f"_WN[0] += {n} * @@C{k}@@")
-        self.emit(indent + 1, f"{s} = _WSTART({k}, {r}) if _WN[0] - _WN[1] >= _WIN else None")
-        self.emit(indent, f"for {iv} in {r}:")
-        self.bulk_end = f"if {iv} == {s}: {s} = _WBULK({k}, {r}, {iv})"
+        self.emit(indent, f"{r} = {rng}; {n} = len({r})", "range" if ok else "", reads, (r, n),
+                  *bounds)  # fmt: skip
+        self.py(indent, f"if {n}:", [n])
+        self.emit(indent + 1, f"if _BC[{k}]: _BC[{k}] += {n}", "count", [n], (), k, n)
+        self.emit(indent + 1, f"else: _FIRST({k}); _BC[{k}] += {n} - 1", "first")
+        self.emit(indent + 1, f"_WN[0] += {n} * @@C{k}@@", "wn", [n], (), f"{n} * @@C{k}@@")
+        self.emit(indent + 1, f"{s} = _WSTART({k}, {r}) if _WN[0] - _WN[1] >= _WIN else None",
+                  "wstart", [r, n], [s], k, r, n)  # fmt: skip
+        self.emit(indent, f"for {iv} in {r}:", "for", [r], [iv], r)
+        self.bulk_end = St(f"if {iv} == {s}: {s} = _WBULK({k}, {r}, {iv})", "wbulk",
+                           (iv, s, r, n), (s,), (k, r, n))  # fmt: skip
         self.bulk_names = (k, r, n, s)
         return ops
 
     def loop_end(self, indent: int, counted: list[Operation] | None) -> None:
         """At the end of a loop body: the phase-window check (hwmodel/model.py)."""
         if counted is not None:
-            self.emit(indent, self.bulk_end)
+            self.lines.append((indent, self.bulk_end))
         else:
-            self.emit(indent, "if _WN[0] - _WN[1] >= _WIN: _WEND()")
+            self.emit(indent, "if _WN[0] - _WN[1] >= _WIN: _WEND()", "wend")
 
     # -- ops -------------------------------------------------------------------------------
     def op(self, op: Operation, indent: int) -> None:
@@ -992,7 +1063,7 @@ class _FunctionCompiler:
         self.lines = []
         self.emit(1, f"def {fname}({', '.join(params)}):")
         self.block(entry, 2, params)
-        return "\n".join(self.lines)
+        return "\n".join("    " * d + st.text for d, st in self.lines)
 
 
 # ------------------------------------------------------------------------------------------
@@ -1023,6 +1094,8 @@ def _constant(c: _FunctionCompiler, op: Operation, indent: int) -> None:
             v = to_signed(v, INDEX_BITWIDTH)
         c.names[op.result] = f"({v!r})" if v < 0 else repr(v)
         c.ranges[op.result] = (v, v)
+        if not _I64_MIN <= v <= _I64_MAX:
+            c.wide.add(c.names[op.result])
     elif isinstance(value, FloatAttr):
         v = value.value.data
         if math.isfinite(v):
@@ -1041,15 +1114,17 @@ def _bin(c: _FunctionCompiler, op: Operation) -> tuple[str, str, str]:
     return c.define(op.results[0]), c.use(op.operands[0]), c.use(op.operands[1])
 
 
-def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str) -> bool:
-    """Emit `result = expr` rounded to the result's float type; False if not f64/f32."""
+def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str,
+             reads: Sequence[str], jit_expr: str | None = None) -> bool:  # fmt: skip
+    """Emit `result = expr` rounded to the result's float type; False if not f64/f32.
+    `jit_expr`: what a loop kernel computes instead (`expr` if None)."""
     t = op.results[0].type
-    if isinstance(t, builtin.Float64Type):
-        c.emit(indent, f"{c.names[op.results[0]]} = {expr}")
-    elif isinstance(t, builtin.Float32Type):
-        c.emit(indent, f"{c.names[op.results[0]]} = _f32({expr})")
-    else:
+    if not isinstance(t, builtin.Float64Type | builtin.Float32Type):
         return False
+    r = c.names[op.results[0]]
+    f32 = isinstance(t, builtin.Float32Type)
+    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr or expr))
+    c.emit(indent, text, "py", reads, [r], jit_text)
     return True
 
 
@@ -1064,11 +1139,13 @@ def _scalar(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if entry.kind == "float" and not _float_type_ok(op):
         return c.fallback(op, indent)
     r = c.define(op.results[0])
-    expr = entry.inline.format(*(c.use(v) for v in op.operands))  # type: ignore[union-attr]
+    args = [c.use(v) for v in op.operands]
+    expr = entry.inline.format(*args)  # type: ignore[union-attr]
+    jit_expr = jit.INLINE.get(op.name, entry.inline).format(*args)  # type: ignore[union-attr]
     if entry.kind == "exact":
-        c.emit(indent, f"{r} = {expr}")
+        c.emit(indent, f"{r} = {expr}", "py", args, [r], f"{r} = {jit_expr}")
     else:
-        _rounded(c, op, indent, expr)
+        _rounded(c, op, indent, expr, args, jit_expr)
 
 
 for _entry in SCALARS.values():
@@ -1078,7 +1155,8 @@ for _entry in SCALARS.values():
 
 @emitter("arith.extf")
 def _extf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    c.emit(indent, f"{c.define(op.results[0])} = float({c.use(op.operands[0])})")
+    a, r = c.use(op.operands[0]), c.define(op.results[0])
+    c.py(indent, f"{r} = float({a})", [a], [r])
 
 
 @emitter("arith.sitofp")
@@ -1087,7 +1165,7 @@ def _sitofp(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         op.results[0].type, builtin.Float64Type
     ):
         return c.fallback(op, indent)
-    c.emit(indent, f"{c.define(op.results[0])} = float({c.use(op.operands[0])})")
+    _extf(c, op, indent)
 
 
 @emitter(*_INT_BIN)
@@ -1119,13 +1197,15 @@ def _int_bin(c: _FunctionCompiler, op: Operation, indent: int) -> None:
             return
     r, a, b = _bin(c, op)
     if w == 64:
-        c.emit(indent, f"{r} = {a} {sym} {b}")
+        c.py(indent, f"{r} = {a} {sym} {b}", [a, b], [r])
         if _fits_i64(rr):  # no wrap possible
             c.ranges[op.results[0]] = rr  # type: ignore[assignment]
-        else:
-            c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)")
+        else:  # a kernel's int64 arithmetic wraps by itself
+            c.emit(indent, f"if not {_I64_MIN} <= {r} <= {_I64_MAX}: {r} = _wrap({r}, 64)",
+                   "wrap64", [r], [r])  # fmt: skip
     else:
-        c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})")
+        c.py(indent, f"{r} = _wrap(_wrap({a}, {w}) {sym} _wrap({b}, {w}), {w})", [a, b], [r],
+             w < 64)  # fmt: skip
 
 
 @emitter(*_INT_BITS)
@@ -1134,7 +1214,8 @@ def _int_bits(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None:
         return c.fallback(op, indent)
     r, a, b = _bin(c, op)
-    c.emit(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})")
+    c.py(indent, f"{r} = _wrap(_wrap({a}, {w}) {_INT_BITS[op.name]} _wrap({b}, {w}), {w})",
+         [a, b], [r], w <= 64)  # fmt: skip
 
 
 @emitter("arith.shrsi")
@@ -1146,7 +1227,7 @@ def _shrsi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     if w is None or b is None or not 0 <= b < w:
         return c.fallback(op, indent)
     r, a, _ = _bin(c, op)
-    c.emit(indent, f"{r} = {a if w == 64 else f'_wrap({a}, {w})'} >> {b}")
+    c.py(indent, f"{r} = {a if w == 64 else f'_wrap({a}, {w})'} >> {b}", [a], [r], w <= 64)
     if w == 64 and (ra := c.range_of(op.operands[0])) is not None:
         c.ranges[op.results[0]] = (ra[0] >> b, ra[1] >> b)
 
@@ -1160,8 +1241,9 @@ def _fptosi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         return c.fallback(op, indent)
     x = c.use(op.operands[0])
     low = f"{-(2.0 ** 63)!r} <= {x}" if w == 64 else f"{float(-(1 << (w - 1)) - 1)!r} < {x}"
-    c.emit(indent, f"if not ({low} < {2.0 ** (w - 1)!r}): _RUN({c.cm.const(op)}, ({x},))")
-    c.emit(indent, f"{c.define(op.results[0])} = int({x})")
+    c.check(indent, f"{low} < {2.0 ** (w - 1)!r}", op, [x], [x])
+    r = c.define(op.results[0])
+    c.py(indent, f"{r} = int({x})", [x], [r])
 
 
 def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:
@@ -1228,9 +1310,9 @@ def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         c.emit(indent, f"_x, _y = _cmpu({a}, {b}, {w})")
         c.emit(indent, f"{r} = _x {_CMPI[p]} _y")
     elif w == 64:
-        c.emit(indent, f"{r} = {a} {_CMPI[p]} {b}")
+        c.py(indent, f"{r} = {a} {_CMPI[p]} {b}", [a, b], [r])
     else:
-        c.emit(indent, f"{r} = _wrap({a}, {w}) {_CMPI[p]} _wrap({b}, {w})")
+        c.py(indent, f"{r} = _wrap({a}, {w}) {_CMPI[p]} _wrap({b}, {w})", [a, b], [r], w < 64)
 
 
 _CMPF = {
@@ -1257,7 +1339,7 @@ _CMPF = {
 def _cmpf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, arith.CmpfOp)
     r, a, b = _bin(c, op)
-    c.emit(indent, f"{r} = {_CMPF[op.predicate.value.data].format(x=a, y=b)}")
+    c.py(indent, f"{r} = {_CMPF[op.predicate.value.data].format(x=a, y=b)}", [a, b], [r])
 
 
 @emitter("arith.select")
@@ -1273,7 +1355,7 @@ def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         return
     r = c.define(op.results[0])
     a, b = c.use(op.operands[1]), c.use(op.operands[2])
-    c.emit(indent, f"{r} = {a} if {cond} else {b}")
+    c.py(indent, f"{r} = {a} if {cond} else {b}", [a, cond, b], [r])
     if a in c.records and b in c.records:  # double-buffered scratchpad tiles
         c.records[r] = c.records[a]
     ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
@@ -1290,9 +1372,9 @@ def _index_cast(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     r = c.define(op.results[0])
     a = c.use(op.operands[0])
     if wi == wo == 64:
-        c.emit(indent, f"{r} = {a}")
+        c.py(indent, f"{r} = {a}", [a], [r])
     else:
-        c.emit(indent, f"{r} = _index_cast({a}, {wi}, {wo})")
+        c.py(indent, f"{r} = _index_cast({a}, {wi}, {wo})", [a], [r], max(wi, wo) <= 64)
 
 
 # -- control flow ------------------------------------------------------------------------
@@ -1305,7 +1387,8 @@ def _scf_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     iv_range = _iv_range(c.range_of(op.lb), c.range_of(op.ub), c.range_of(op.step))
     sr = c.range_of(op.step)
     const_step = sr[0] if sr is not None and sr[0] == sr[1] > 0 else None
-    _for_loop(c, op, indent, f"range({lb}, {ub}, {step})", op.iter_args, iv_range, const_step)
+    _for_loop(c, op, indent, (lb, ub, step), [lb, ub, step], True, op.iter_args, iv_range,
+              const_step)  # fmt: skip
 
 
 def _streamed_variant(
@@ -1318,9 +1401,9 @@ def _streamed_variant(
     k, r, n, s = c.bulk_names
     loop = c.lines[for_line:]
     del c.lines[for_line:]
-    pad = "    "
     extra = [i - for_line for i in col.lines]
-    if any("_A(" in line or "_COPY(" in line for i, line in enumerate(loop) if i not in extra):
+    kinds = [st.kind for i, (_, st) in enumerate(loop) if i not in extra]
+    if {"access", "tape", "copy"} & set(kinds):
         c.lines.extend(loop)  # an access that is not a stream site (tape, records, copy)
         return
     q, j = c.fresh("q"), c.fresh("j")
@@ -1328,18 +1411,16 @@ def _streamed_variant(
     c.variant(indent, loop)
     c.emit(indent, f"if {n} >= _SMIN:")
     c.emit(indent + 1, f"{q} = ({sites},); {j} = {r}.start")
-    for i, line in enumerate(loop):
+    for i, (d, st) in enumerate(loop):
         if i in extra:
             continue
-        if line.strip() == c.bulk_end:
-            line = line.replace(
-                f"{s} = _WBULK(",
-                f"_STREAM({j}, {iv} + {step}, {step}, {q}); {j} = {iv} + {step}; {s} = _WBULK(",
-            )
-        c.lines.append(pad + line)
+        if st == c.bulk_end:
+            st = St(f"if {iv} == {s}: _STREAM({j}, {iv} + {step}, {step}, {q}); {j} = {iv} + "
+                    f"{step}; {s} = _WBULK({k}, {r}, {iv})")  # fmt: skip
+        c.lines.append((d + 1, st))
     c.emit(indent + 1, f"_STREAM({j}, {r}.stop, {step}, {q})")
-    c.emit(indent, "else:")
-    c.lines.extend(pad + line for line in loop)
+    c.emit(indent, "else:", "else")
+    c.lines.extend((d + 1, st) for d, st in loop)
 
 
 def _kernel_variant(
@@ -1367,8 +1448,8 @@ def _kernel_variant(
     c.emit(indent, f"if {guards}({j} := _JNEST({m}, len({rng}), ({params}), ({values}), "
                    f"({objects}))) is not None:")  # fmt: skip
     c.emit(indent + 1, f"{values} = {j}" if carried else "pass")
-    c.emit(indent, "else:")
-    c.lines.extend("    " + line for line in loop)
+    c.emit(indent, "else:", "else")
+    c.lines.extend((d + 1, st) for d, st in loop)
 
 
 def _static_ops(c: _FunctionCompiler, block: Block) -> int:
@@ -1399,14 +1480,16 @@ def _for_loop(
     c: _FunctionCompiler,
     op: scf.ForOp | affine.ForOp,
     indent: int,
-    rng: str,
+    bounds: Sequence[str],
+    reads: Sequence[str],
+    ok: bool,
     inits: Sequence[SSAValue],
     iv_range: Interval | None,
     step: int | None,
 ) -> None:
-    """The `for` loop shared by `scf.for` and `affine.for`: `rng` is the Python range
-    expression, `inits` the initial values of the carried (iter_args) values, `step`
-    the constant step if positive."""
+    """The `for` loop shared by `scf.for` and `affine.for`: `bounds` are the Python range's
+    arguments (`reads`: the locals they read; `ok`: a kernel may take them), `inits` the
+    initial values of the carried (iter_args) values, `step` the constant step if positive."""
     body = op.body.block
     if iv_range is not None:
         c.ranges[body.args[0]] = iv_range
@@ -1414,7 +1497,7 @@ def _for_loop(
     carried = [c.fresh("c") for _ in inits]
     c.assign(indent, carried, [c.use(v) for v in inits])
     start = len(c.lines)
-    counted = c.loop_header(indent, body, rng, iv)
+    counted = c.loop_header(indent, body, bounds, iv, reads, ok)
     for_line = len(c.lines) - 1
     if counted is not None and step is not None:
         inside = {r for o in body.walk() for r in o.results} | set(body.args[1:])
@@ -1428,10 +1511,10 @@ def _for_loop(
     if col is not None and col.ok and col.sites:
         _streamed_variant(c, indent, for_line, col, iv, step)  # type: ignore[arg-type]
     if c.has_access and counted is None:
-        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()")
+        c.emit(indent + 1, "if len(_T) >= _LIM: _FLUSH()", "flush")
     c.has_access = c.has_access or before
     if jit.enabled():
-        _kernel_variant(c, op, indent, start, rng, carried)
+        _kernel_variant(c, op, indent, start, f"range({', '.join(bounds)})", carried)
     results = [c.define(r) for r in op.results]
     c.assign(indent, results, carried)
     for r in op.results:
@@ -1443,15 +1526,15 @@ def _scf_if(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, scf.IfOp)
     cond = c.use(op.cond)
     results = [c.fresh("c") for _ in op.results]
-    c.emit(indent, f"if {cond}:")
+    c.py(indent, f"if {cond}:", [cond])
     y = c.block(op.true_region.block, indent + 1)
     c.assign(indent + 1, results, y)
-    c.emit(indent + 1, "pass")
+    c.py(indent + 1, "pass")
     if op.false_region.blocks:
-        c.emit(indent, "else:")
+        c.emit(indent, "else:", "else")
         y = c.block(op.false_region.block, indent + 1)
         c.assign(indent + 1, results, y)
-        c.emit(indent + 1, "pass")
+        c.py(indent + 1, "pass")
     for r, name in zip(op.results, results, strict=True):
         c.names[r] = name
         c.bind(r, indent, op)
@@ -1514,8 +1597,8 @@ def _map_of(op: Operation, name: str) -> AffineMap:
 def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.ForOp)
     lbm, ubm = op.lowerBoundMap.data, op.upperBoundMap.data
-    lbs = _affine_results(lbm, [c.use(v) for v in op.lowerBoundOperands])
-    ubs = _affine_results(ubm, [c.use(v) for v in op.upperBoundOperands])
+    lbo, ubo = [c.use(v) for v in op.lowerBoundOperands], [c.use(v) for v in op.upperBoundOperands]
+    lbs, ubs = _affine_results(lbm, lbo), _affine_results(ubm, ubo)
     lb = lbs[0] if len(lbs) == 1 else f"max({', '.join(lbs)})"
     ub = ubs[0] if len(ubs) == 1 else f"min({', '.join(ubs)})"
     lbr = _affine_ranges(lbm, [c.range_of(v) for v in op.lowerBoundOperands])
@@ -1526,16 +1609,18 @@ def _affine_for(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         hi = min(r[1] for r in ubr)  # type: ignore[index]
         step = op.step.value.data
         iv_range = _iv_range((lo, lo), (hi, hi), (step, step))
-    rng = f"range({lb}, {ub}, {op.step.value.data})"
     step = op.step.value.data
-    _for_loop(c, op, indent, rng, op.inits, iv_range, step if step > 0 else None)
+    _for_loop(c, op, indent, (lb, ub, str(step)), [*lbo, *ubo], _affine_plain(lbm, ubm),
+              op.inits, iv_range, step if step > 0 else None)  # fmt: skip
 
 
 @emitter("affine.apply")
 def _affine_apply(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.ApplyOp)
-    (e,) = _affine_results(op.map.data, [c.use(v) for v in op.operands])
-    c.emit(indent, f"{c.define(op.results[0])} = {e}")
+    args = [c.use(v) for v in op.operands]
+    (e,) = _affine_results(op.map.data, args)
+    r = c.define(op.results[0])
+    c.py(indent, f"{r} = {e}", args, [r], _affine_plain(op.map.data))
     (r,) = _affine_ranges(op.map.data, [c.range_of(v) for v in op.operands])
     if r is not None:
         c.ranges[op.results[0]] = r
@@ -1545,20 +1630,22 @@ def _affine_apply(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 def _affine_load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.LoadOp)
     m = _map_of(op, "map")
-    idx = _affine_results(m, [c.use(v) for v in op.indices])
+    args = [c.use(v) for v in op.indices]
     ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
-    c.emit(indent, f"{c.define(op.result)} = {info.data}[{off}]")
+    info, off = c.mem_access(indent, op, op.memref, _affine_results(m, args), False, ranges, args,
+                             _affine_plain(m))  # fmt: skip
+    _load_view(c, indent, info, off, c.define(op.result))
 
 
 @emitter("affine.store")
 def _affine_store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     assert isinstance(op, affine.StoreOp)
     m = _map_of(op, "map")
-    idx = _affine_results(m, [c.use(v) for v in op.indices])
+    args = [c.use(v) for v in op.indices]
     ranges = _affine_ranges(m, [c.range_of(v) for v in op.indices])
-    info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
-    c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
+    info, off = c.mem_access(indent, op, op.memref, _affine_results(m, args), True, ranges, args,
+                             _affine_plain(m))  # fmt: skip
+    _store_view(c, indent, info, off, c.use(op.value))
 
 
 # -- memref ------------------------------------------------------------------------------
@@ -1570,7 +1657,7 @@ def _load(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     idx = [c.use(v) for v in op.indices]
     ranges = [c.range_of(v) for v in op.indices]
     info, off = c.mem_access(indent, op, op.memref, idx, False, ranges)
-    c.emit(indent, f"{c.define(op.res)} = {info.data}[{off}]")
+    _load_view(c, indent, info, off, c.define(op.res))
     c.bind(op.res, indent, op)  # a memref loaded from a memref of memrefs
 
 
@@ -1580,7 +1667,16 @@ def _store(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     idx = [c.use(v) for v in op.indices]
     ranges = [c.range_of(v) for v in op.indices]
     info, off = c.mem_access(indent, op, op.memref, idx, True, ranges)
-    c.emit(indent, f"{info.data}[{off}] = {c.use(op.value)}")
+    _store_view(c, indent, info, off, c.use(op.value))
+
+
+def _load_view(c: _FunctionCompiler, indent: int, info: _MemInfo, off: str, r: str) -> None:
+    """`r = <memref>[off]`: a loop kernel indexes memoryviews of f64, i64/index and i32."""
+    c.py(indent, f"{r} = {info.data}[{off}]", [info.data, off], [r], bool(c.views[info.data]))
+
+
+def _store_view(c: _FunctionCompiler, indent: int, info: _MemInfo, off: str, v: str) -> None:
+    c.py(indent, f"{info.data}[{off}] = {v}", [info.data, off, v], (), bool(c.views[info.data]))
 
 
 @emitter("memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global")
@@ -1610,7 +1706,7 @@ def _copy(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     src, dst = (c.use(v) for v in op.operands)
     s1 = c.cm.new_sid(op, 0)
     s2 = c.cm.new_sid(op, 1)
-    c.emit(indent, f"_COPY({c.cm.const(op)}, {src}, {dst}, {s1}, {s2})")
+    c.emit(indent, f"_COPY({c.cm.const(op)}, {src}, {dst}, {s1}, {s2})", "copy")
     c.has_access = True
 
 
@@ -1632,9 +1728,8 @@ def _tape_push(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     cache, value = (c.use(v) for v in op.operands)
     base = c.prov[op.operands[0]]
     low = (c.cm.new_sid(op) << SID_SHIFT) | 1
-    c.emit(indent, f"_A({base} + len({cache}) * {_tape_elsize(op) << OFF_SHIFT} + {low})")
+    c.access(indent, f"{base} + len({cache}) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (), "tape")
     c.emit(indent, f"{cache}.append({value})")
-    c.has_access = True
 
 
 @emitter("tape.pop")
@@ -1643,9 +1738,9 @@ def _tape_pop(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     base = c.prov[op.operands[0]]
     low = c.cm.new_sid(op) << SID_SHIFT
     c.emit(indent, f"if not {cache}: _POP_EMPTY({c.cm.const(op)})")
-    c.emit(indent, f"_A({base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low})")
+    c.access(indent, f"{base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (),
+             "tape")  # fmt: skip
     c.emit(indent, f"{c.define(op.results[0])} = {cache}.pop()")
-    c.has_access = True
 
 
 @emitter("tape.free")
@@ -1666,30 +1761,27 @@ def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool
     """Checks and (for a DRAM tape) records the accesses of one region.read/write."""
     tape_v = op.operands[0]
     t, i = c.use(tape_v), c.use(op.operands[1])
-    k = c.cm.const(op)
-    c.emit(
-        indent,
-        f"if {t}.freed or {t}.dma is not None or not 0 <= {i} < {t}.count: "
-        f"_RCHECK({k}, {t}, {i})",
-    )
+    k = c.cm.const_id(op)
+    c.emit(indent, f"if {t}.freed or {t}.dma is not None or not 0 <= {i} < {t}.count: "
+                   f"_RCHECK(_K[{k}], {t}, {i})", "rcheck", [t, i], (), t, i, k)  # fmt: skip
     base = c.prov.get(tape_v)
     if base is not None:  # a DRAM tape: one access per field, as the model charges
         rec = tape_v.type.record  # type: ignore[attr-defined]
         p = c.fresh("p")
-        c.emit(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}")
+        c.py(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}", [base, i], [p])
         for f, off in enumerate(rec.offsets):  # field f: its own PC (model: pc + f)
             sid = c.cm.new_sid(op, f)
             low = (off << OFF_SHIFT) | (sid << SID_SHIFT) | (1 if write else 0)
-            c.emit(indent, f"_A({p} + {low})")
-        c.has_access = True
+            c.access(indent, f"{p} + {low}", [p])
     return t
 
 
 @emitter("region.write")
 def _region_write(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     t = _record_access(c, op, indent, True)
-    vals = [c.use(v) for v in op.operands[2:]]
-    c.emit(indent, f"{t}.records[{c.use(op.operands[1])}] = ({', '.join(vals)},)")
+    vals, i = [c.use(v) for v in op.operands[2:]], c.use(op.operands[1])
+    c.emit(indent, f"{t}.records[{i}] = ({', '.join(vals)},)", "rwrite", [t, i, *vals], (), t, i,
+           tuple(vals))  # fmt: skip
 
 
 @emitter("region.read")
@@ -1697,10 +1789,11 @@ def _region_read(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     t = _record_access(c, op, indent, False)
     i = c.use(op.operands[1])
     rec = c.fresh("r")
-    c.emit(indent, f"{rec} = {t}.records[{i}]")
-    c.emit(indent, f"if {rec} is None: _RNONE({c.cm.const(op)}, {t}, {i})")
+    c.emit(indent, f"{rec} = {t}.records[{i}]", "rread", [t, i], [rec], rec, t, i)
+    c.emit(indent, f"if {rec} is None: _RNONE({c.cm.const(op)}, {t}, {i})", "rnone", [rec, t, i],
+           (), rec, c.cm.const_id(op), t, i)  # fmt: skip
     res = [c.define(r) for r in op.results]
-    c.emit(indent, f"{', '.join(res)}, = {rec}")
+    c.emit(indent, f"{', '.join(res)}, = {rec}", "rfields", [rec], res, tuple(res), rec)
 
 
 # -- stream ------------------------------------------------------------------------------
@@ -1793,6 +1886,8 @@ class CompiledModule:
         self.source = re.sub(r"@@C(\d+)@@", charged, source)
         for kernel in self.kernels:
             kernel.source = re.sub(r"@@C(\d+)@@", charged, kernel.source)
+        self.floats = np.array([v if isinstance(v, float) else 0.0 for v in self.consts])
+        """`_K` as a loop kernel sees it: its float constants (inf, nan)."""
         namespace: dict[str, Any] = dict(HELPERS)
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
@@ -1830,11 +1925,14 @@ class CompiledModule:
 
     def const(self, value: Any) -> str:
         """A compile-time object made available to the generated code as `_K[i]`."""
+        return f"_K[{self.const_id(value)}]"
+
+    def const_id(self, value: Any) -> int:
         key = id(value)
         if key not in self._const_ids:
             self._const_ids[key] = len(self.consts)
             self.consts.append(value)
-        return f"_K[{self._const_ids[key]}]"
+        return self._const_ids[key]
 
     def has_impl(self, op: Operation) -> bool:
         interp = self.fallback_interpreter()

@@ -13,8 +13,6 @@ Without numba the module still imports (plain Python functions), so the kernel
 translator can be tested anywhere.
 """
 
-import math
-
 import numpy as np
 
 from tapeflow.semantics import JIT_FORMS
@@ -27,8 +25,6 @@ except ImportError:  # pragma: no cover - numba is the optional extra `fast`
         return lambda f: f
 
 
-_INF = math.inf
-_NAN = math.nan
 _NONE = -9223372036854775807 - 1
 """`None` of a phase-end induction value (no iteration has it)."""
 

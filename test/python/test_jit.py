@@ -98,6 +98,17 @@ def test_jit_off_compiles_no_kernel(monkeypatch: pytest.MonkeyPatch):
     assert program.kernels == []
 
 
+def test_a_statement_is_taken_by_its_kind_not_its_text():
+    """A kernel is built from the emitter's statement kinds: the same text without a kind
+    (a statement the emitter did not mark as taken) refuses the nest."""
+    loop = (0, C.St("for i in range(0, 3, 1):", "py", (), ("i",)))
+    step = C.St("c = c + x", "py", ("c", "x"), ("c",))
+    kernel = jit.nest_kernel([loop, (1, step)], ["c"], {}, [], 1, {})
+    assert "        c = c + x" in kernel.source.splitlines() and kernel.params == ["x"]
+    with pytest.raises(jit.NotAKernel):
+        jit.nest_kernel([loop, (1, C.St(step.text))], ["c"], {}, [], 1, {})
+
+
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-310, -1e-310, 3.4e38, 3.5e38, 1e308, -1e308, 1e300,
            -1e300, 700.0, 710.0, -750.0, math.inf, -math.inf, math.nan, -math.nan, 2.0**-149,
            1 / 3]  # fmt: skip
