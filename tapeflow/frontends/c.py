@@ -25,6 +25,9 @@ Types (the rules, documented in the README section "C kernels"):
   is one-dimensional and dynamic, `memref<?xf64>` (index it with computed offsets,
   `a[i*n + j]`). Integer arrays keep their C width in memory (`int` -> `i32`, `long` and
   `size_t` -> `i64`) and are converted to `index` when loaded;
+- a pointer to a struct is one memref of its float fields, one (`i64`) of its integer
+  fields and one per pointer field; a struct by value is one scalar per field (SROA);
+  unions are refused;
 - distinct pointer parameters are assumed not to alias, as if declared `restrict`
   (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
 - local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,
@@ -403,7 +406,107 @@ def _record_scalar(t):
     return found
 
 
+def _record(t):
+    """The canonical type of `t` when it is a struct (not a union), else None."""
+    t = t.get_canonical()
+    if t.kind.name == "RECORD" and t.get_declaration().kind.name == "STRUCT_DECL":
+        return t
+    return None
+
+
+def _union_in(t):
+    """A union in `t`: itself, its element or pointee, or a field of a struct in it
+    (pointers inside a struct are not followed: `struct node *next`), else None."""
+    t = t.get_canonical()
+    while t.kind.name in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY"):
+        t = (t.get_pointee() if t.kind.name == "POINTER" else t.get_array_element_type())
+        t = t.get_canonical()
+    if t.kind.name != "RECORD":
+        return None
+    if t.get_declaration().kind.name == "UNION_DECL":
+        return t
+    for f in t.get_fields():
+        ft = f.type.get_canonical()
+        if ft.kind.name != "POINTER" and (u := _union_in(ft)) is not None:
+            return u
+    return None
+
+
+def _refuse_union(t, c) -> None:
+    if (u := _union_in(t)) is not None:
+        name = "(unnamed)" if "(" in u.spelling else f"'{u.spelling}'"
+        _unsupported(c, f"union {name} (its fields share memory; use a struct)")
+
+
+def _leaves(t, path: tuple = ()) -> list[tuple[tuple, object]]:
+    """The scalars a struct (or array) type is made of, in declaration order: (path of
+    field names and array indices, C type). A struct value is one SSA value per leaf."""
+    t = t.get_canonical()
+    if t.kind.name == "CONSTANTARRAY":
+        e = t.get_array_element_type()
+        return [leaf for n in range(t.get_array_size()) for leaf in _leaves(e, (*path, n))]
+    if t.kind.name == "RECORD":
+        return [leaf for f in t.get_fields() for leaf in _leaves(f.type, (*path, f.spelling))]
+    return [(path, t)]
+
+
+def _leaf_kind(t) -> str | None:
+    """The memref a struct field lives in: "f" its floats, "i" its integers, "p" (a
+    pointer field) its own."""
+    if _is_float(t):
+        return "f"
+    return "i" if _is_int(t) else "p" if t.get_canonical().kind.name == "POINTER" else None
+
+
+def _count(t, kind: str) -> int:
+    """How many `kind` scalars a value of type `t` holds."""
+    t = t.get_canonical()
+    if t.kind.name == "CONSTANTARRAY":
+        return t.get_array_size() * _count(t.get_array_element_type(), kind)
+    if t.kind.name == "RECORD":
+        return sum(_count(f.type, kind) for f in t.get_fields())
+    return int(_leaf_kind(t) == kind)
+
+
+def _position(record, name: str, kind: str, c) -> int:
+    """Where field `name` of `record` starts among the struct's `kind` scalars."""
+    n = 0
+    for f in record.get_fields():
+        if f.spelling == name:
+            return n
+        n += _count(f.type, kind)
+    _unsupported(c, f"the field '{name}' of '{record.spelling}' (an anonymous member)")
+
+
+def _struct_layout(t, c) -> tuple[Attribute | None, bool, list[Attribute]]:
+    """(float type or None, has integers, element type of each pointer field) of a
+    struct a pointer parameter points to: its float fields (all of one type) are one
+    memref, its integer fields an `i64` one, each pointer field (to floats or integers)
+    a memref of its own."""
+    floats: set[str] = set()
+    ints = False
+    pointers = []
+    for path, lt in _leaves(t):
+        pointee = lt.get_pointee().get_canonical() if lt.kind.name == "POINTER" else None
+        if _is_float(lt):
+            floats.add(_kind(lt))
+        elif _is_int(lt):
+            ints = True
+        elif pointee is not None and (_is_float(pointee) or _is_int(pointee)):
+            pointers.append(_element_type(pointee, c))
+        else:
+            field = ".".join(str(x) for x in path)
+            _unsupported(
+                c, f"the field '{field}' of type '{lt.spelling}' in '{t.spelling}' (struct "
+                "pointers hold floats, integers and pointers to them)"
+            )
+    if len(floats) > 1:
+        _unsupported(c, f"'{t.spelling}' has both float and double fields")
+    return (f64 if "DOUBLE" in floats else f32) if floats else None, ints, pointers
+
+
 def _memref_type(t, c) -> MemRefType:
+    _refuse_union(t, c)
     shape, elem = _array_shape(t, c)
     if _kind(elem) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
         _unsupported(c, "function pointers")
@@ -428,11 +531,26 @@ def _memref_type(t, c) -> MemRefType:
 class _Buffer:
     """A C array or pointer: a memref and the C type of its elements; for a pointer to a
     struct of float fields, the memref holds the structs' floats (C's own layout) and
-    `record` is the struct type."""
+    `record` is the struct type. A struct pointer with integer or pointer fields has
+    its integers in `ints` (an `i64` memref) and one buffer per pointer field in
+    `fields`; `ref` is its floats (`floats`) or, without float fields, its first other
+    memref."""
 
     ref: SSAValue
     elem: object
     record: object = None
+    ints: SSAValue | None = None
+    fields: tuple[_Buffer, ...] = ()
+    floats: bool = True
+
+    def mixed(self) -> bool:
+        """A struct pointer of more than one memref (or not of floats)."""
+        return self.ints is not None or bool(self.fields) or not self.floats
+
+    def parts(self) -> list[SSAValue]:
+        """The memrefs a struct pointer is passed as (README "C kernels")."""
+        ints = [] if self.ints is None else [self.ints]
+        return [self.ref] * self.floats + ints + [f.ref for f in self.fields]
 
 
 class _Unset:
@@ -464,6 +582,8 @@ class _Function:
     params: list[object]
     arg_types: list[Attribute]
     result_types: list[Attribute]
+    # each parameter's IR arguments (several for structs, README "C kernels")
+    groups: list[list[Attribute]] = None  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------
@@ -561,7 +681,7 @@ class CFrontend:
                 DictionaryAttr(
                     {CONST_ARG_ATTR: UnitAttr()} if a == "const" and _float_type(t) else {}
                 )
-                for a, t in zip(activity, types.inputs)
+                for a, t in zip(self._argument_activity(primal, activity), types.inputs)
             ]
         )
         return fn
@@ -619,6 +739,11 @@ class CFrontend:
         ref = memref.GetGlobalOp(name, self.global_ops[name].type).results[0]
         ref.name_hint = name
         return ref
+    def _argument_activity(self, primal: func.FuncOp, activity) -> list[str]:
+        """One activity per IR argument: a struct parameter's applies to each of its
+        arguments (its memrefs, or its fields by value)."""
+        groups = self.signatures[primal.sym_name.data].groups
+        return [a for a, g in zip(activity, groups, strict=True) for _ in g]
 
     # --- Clang
 
@@ -766,14 +891,11 @@ class CFrontend:
                 _error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
             param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
+            _refuse_union(param.type, args[i])
             if _is_buffer_type(param.type):
                 elem = _array_shape(param.type, param)[1]
-                if _kind(elem) == "RECORD" and _record_scalar(elem) is None:
-                    _unsupported(
-                        args[i],
-                        f"arrays of '{elem.spelling}' (structs and unions; only pointers to "
-                        "structs of float fields)"
-                    )
+                if _record(elem) is not None and _record_scalar(elem) is None:
+                    _struct_layout(elem, param)
                 if note == "enzyme_out":
                     _error(
                         args[i],
@@ -793,6 +915,9 @@ class CFrontend:
                     )
                 # an integer array's shadow is ignored: it has no derivative
                 out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
+            elif _record(param.type) is not None:
+                out.append(self._struct_value_activity(param, note, args[i], pname))
+                i += 1
             elif _is_float(param.type):
                 if note in ("enzyme_dup", "enzyme_dupnoneed"):
                     _error(
@@ -818,6 +943,17 @@ class CFrontend:
                 f"{len(out)}"
             )
         return tuple(out)
+
+    def _struct_value_activity(self, param, note, arg, pname: str) -> str:
+        """A struct by value in an Enzyme call: active (its float fields' gradients are
+        results) unless `enzyme_const`; it has no shadow, so not `enzyme_dup`."""
+        if note in ("enzyme_dup", "enzyme_dupnoneed"):
+            _error(
+                arg,
+                f"{ENZYME_ENTRY}: {pname} is a struct by value: it is active (enzyme_out or "
+                f"unannotated) or enzyme_const, not {note}"
+            )
+        return "const" if note == "enzyme_const" else _struct_activity(param.type)
 
     def view_variant(self, name: str, at: tuple[int, ...]) -> str:
         """The function `name_at<i>[_<j>]`: `name` whose pointer parameters `at` are views
@@ -870,21 +1006,41 @@ class CFrontend:
 
     def _signature(self, c) -> _Function:
         params = list(c.get_arguments())
-        types: list[Attribute] = []
-        for p in params:
-            if _kind(p.type) == "POINTER" and _kind(p.type.get_pointee()) == "VOID":
-                elem = _void_element(c, p)  # `void *p` the function converts to `double *`
-                types.append(MemRefType(_element_type(elem, p), [DYNAMIC_INDEX]))
-            elif _is_buffer_type(p.type):
-                types.append(_memref_type(p.type, p))
-            else:
-                types.append(_scalar_type(p.type, p))
+        groups = [self._param_types(c, p) for p in params]
+        types = [t for g in groups for t in g]
         rt = c.result_type
+        _refuse_union(rt, c)
         if _kind(rt) == "POINTER":
             results = [self.pointer_result(c)]
         else:
-            results = [] if _kind(rt) == "VOID" else [_scalar_type(rt, c)]
-        return _Function(c, c.spelling, params, types, results)
+            results = [] if _kind(rt) == "VOID" else _value_types(rt, c)
+        return _Function(c, c.spelling, params, types, results, groups)
+
+    def _param_types(self, c, p) -> list[Attribute]:
+        """A parameter's IR arguments: one, except for structs (README "C kernels"): a
+        pointer to a struct with integer fields is its float memref and its integer
+        memref, a struct by value one scalar per field."""
+        t = p.type
+        _refuse_union(t, p)
+        if _kind(t) == "POINTER" and _kind(t.get_pointee()) == "VOID":
+            elem = _void_element(c, p)  # `void *p` the function converts to `double *`
+            return [MemRefType(_element_type(elem, p), [DYNAMIC_INDEX])]
+        if _is_buffer_type(t):
+            shape, elem = _array_shape(t, p)
+            if _record(elem) is not None and _record_scalar(elem) is None:
+                if len(shape) != 1:
+                    _unsupported(p, f"arrays of '{elem.spelling}' with more than one dimension")
+                scalar, ints, pointers = _struct_layout(elem, p)
+                types = [] if scalar is None else [(scalar, _count(elem, "f"))]
+                types += [(i64, _count(elem, "i"))] if ints else []
+                return [
+                    MemRefType(et, [shape[0] if shape[0] == DYNAMIC_INDEX else shape[0] * n])
+                    for et, n in types
+                ] + [MemRefType(et, [DYNAMIC_INDEX]) for et in pointers]
+            return [_memref_type(t, p)]
+        if _record(t) is not None:
+            return _value_types(t, p)
+        return [_scalar_type(t, p)]
 
     def pointer_result(self, fn) -> Attribute:
         """The IR result of a function returning a pointer, by what it points into (read
@@ -950,6 +1106,25 @@ def _flat(t: MemRefType) -> MemRefType:
     return MemRefType(t.element_type, [DYNAMIC_INDEX])
 
 
+def _value_types(t, c) -> list[Attribute]:
+    """The IR types of a C value: a struct by value is one scalar per field."""
+    if _record(t) is None:
+        return [_scalar_type(t, c)]
+    out = []
+    for path, lt in _leaves(t):
+        if not (_is_float(lt) or _is_int(lt)):
+            field = ".".join(str(x) for x in path)
+            _unsupported(c, f"the field '{field}' of type '{lt.spelling}' in a struct by value")
+        out.append(_scalar_type(lt, c))
+    return out
+
+
+def _struct_activity(t) -> str:
+    """A struct by value is active when it has float fields (each field's gradient is
+    a result, README "C kernels"), else constant."""
+    return "out" if _count(t, "f") else "const"
+
+
 def _float_type(t: Attribute) -> bool:
     if isinstance(t, MemRefType):
         t = t.element_type
@@ -964,6 +1139,8 @@ def _default_activity(fn) -> tuple[str, ...]:
         if _is_buffer_type(p.type):
             elem = _array_shape(p.type, p)[1]
             out.append("dup" if _is_float(elem) or _kind(elem) == "RECORD" else "const")
+        elif _record(p.type) is not None:
+            out.append(_struct_activity(p.type))
         else:
             out.append("out" if _is_float(p.type) else "const")
     return tuple(out)
@@ -998,6 +1175,12 @@ class _FunctionBuilder:
         # `&x` call arguments: x's one-element alloca (per parameter type), see build
         self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
         self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
+        # structs by value (parameters and locals): their record type; field `path` of
+        # the struct `key` is the scalar `vals[(key, path)]` (SROA)
+        self.structs: dict[tuple[str, int], object] = {}
+        # fields of structs by value passed as `&s` to the call being emitted: (key,
+        # stack memref, index), read back after it
+        self.spilled: list[tuple[object, SSAValue, SSAValue]] = []
         self.builder: Builder
 
     # --- emission helpers
@@ -1025,12 +1208,19 @@ class _FunctionBuilder:
 
     def build(self) -> func.FuncOp:
         sig = self.sig
+        starts = [sum(map(len, sig.groups[:n])) for n in range(len(sig.params))]  # structs
+        flat = {starts[n] for n in self.view_params}
         arg_types = [
-            _flat(t) if n in self.view_params else t for n, t in enumerate(sig.arg_types)
+            _flat(t) if k in flat else t for k, t in enumerate(sig.arg_types)
         ] + [INDEX for _ in self.view_params]
         block = self.entry = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
-        for p, arg in zip(sig.params, block.args):
+        pos = 0
+        for p, types in zip(sig.params, sig.groups):
+            group, pos = block.args[pos : pos + len(types)], pos + len(types)
+            if self.struct_parameter(p, group):
+                continue
+            arg = group[0]
             arg.name_hint = p.spelling or None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
@@ -1044,7 +1234,7 @@ class _FunctionBuilder:
             else:
                 self.vals[_key(p)] = arg
         for j, n in enumerate(self.view_params):
-            p, offset = sig.params[n], block.args[len(sig.params) + j]
+            p, offset = sig.params[n], block.args[len(sig.arg_types) + j]
             offset.name_hint = f"{p.spelling}_offset"
             offset.location = self.unit._loc(p)
             self.views.add(_key(p))
@@ -1054,6 +1244,10 @@ class _FunctionBuilder:
         stmts = _children(body)
         result: list[SSAValue] = []
         if any(r.kind.name == "RETURN_STMT" and (not stmts or r != stmts[-1]) for r in _walk(body)):
+            if _record(sig.cursor.result_type) is not None:
+                _unsupported(
+                    sig.cursor, f"a 'return' before the end of '{sig.name}', which returns a struct"
+                )
             # An early return: a flag and the value so far, carried like `break`'s flags;
             # after a statement that may return, the rest runs under `if (!returned)`.
             value = ("<retval>", 0) if sig.result_types else None
@@ -1072,7 +1266,7 @@ class _FunctionBuilder:
                 if kids and sig.name in self.unit.pointer_results:
                     result = [self.returned_pointer(kids[0])]
                 elif kids:
-                    result = [self.convert(self.rvalue(kids[0]), sig.cursor.result_type, s)]
+                    result = self.returned(kids[0], s)
                 continue
             self.stmt(s)
         if sig.result_types and not result and self.ret is None:
@@ -1244,8 +1438,12 @@ class _FunctionBuilder:
         if d.storage_class.name == "STATIC":
             _unsupported(d, "static local variables")
         t = d.type
+        _refuse_union(t, d)
         exprs = [k for k in _children(d) if k.kind.is_expression()]
         if _kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
+            if _kind(_array_shape(t, d)[1]) == "RECORD":
+                self.bufs[_key(d)] = self.struct_array(d, exprs)
+                return
             init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[_key(d)] = self.local_array(d, init)
         elif _kind(t) == "POINTER":
@@ -1257,7 +1455,7 @@ class _FunctionBuilder:
                 return
             self.bufs[_key(d)] = self.pointer_value(d, exprs[-1])
         elif _kind(t) in ("RECORD", "ELABORATED"):
-            _unsupported(d, f"variables of type '{t.spelling}' (structs and unions)")
+            self.struct_local(d, exprs)
         else:
             _scalar_type(t, d)
             self.vals[_key(d)] = self.convert(self.rvalue(exprs[-1]), t, d) if exprs else _Unset()
@@ -1351,6 +1549,8 @@ class _FunctionBuilder:
         start): `p`, `a + k`, `k + a`, `a - k`, `&a[k]`, of one-dimensional arrays."""
         c = _strip_casts(e)
         k = c.kind.name
+        if k == "MEMBER_REF_EXPR" and _kind(c.type) == "POINTER":
+            return self.pointer_field(c), None
         if k == "DECL_REF_EXPR":
             d = c.referenced
             if d is not None and _key(d) in self.views and _key(d) in self.bufs:
@@ -1378,8 +1578,10 @@ class _FunctionBuilder:
             if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not _in_struct(inner):
                 base = _strip(_children(inner)[0])
                 if _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD":
+                    if _is_struct_pointer(base.type):  # &ps[i]: struct i, counted in structs
+                        return self.struct_offset(inner, c)
                     buf, at, _ = self.member(inner)  # &ps[i]: the i-th struct
-                    return buf, at
+                    return buf, at["f"]
                 buf, idx = self.access(inner)
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
@@ -1416,6 +1618,10 @@ class _FunctionBuilder:
     def scaled(self, buf: _Buffer, count: SSAValue, c) -> SSAValue:
         """`count` elements of `buf` as a float offset (a struct is several floats)."""
         if buf.record is None:
+            return count
+        if buf.mixed():  # several memrefs: the offset counts structs (kinds)
+            if buf.fields:
+                _unsupported(c, _mixed_view(buf))
             return count
         size = self.const(buf.record.get_size() // buf.elem.get_size(), INDEX, c)
         return self.index_op(arith.MuliOp, count, size, c)
@@ -1708,6 +1914,8 @@ class _FunctionBuilder:
         if len(args) != 3:
             _unsupported(c, f"{name} with {len(args)} arguments")
         dst, dst_off = self.pointer(args[0])
+        if dst.mixed():
+            _unsupported(c, f"{name} of structs with integer fields")
         self.one_dimensional(dst, c)
         esize = dst.elem.get_size()
         count = self.element_count(args[2], esize)
@@ -1780,6 +1988,9 @@ class _FunctionBuilder:
     def assign(self, target, value: SSAValue, c) -> SSAValue:
         """Stores `value` into the lvalue `target`; returns the value stored (C's)."""
         t = _strip(target)
+        if (field := self.struct_field(t)) is not None:
+            v = self.vals[field] = self.convert(value, t.type, c)
+            return v
         if t.kind.name == "DECL_REF_EXPR":
             d = t.referenced
             if _key(d) in self.cells:
@@ -1806,6 +2017,8 @@ class _FunctionBuilder:
 
     def read_lvalue(self, target) -> tuple[SSAValue, object]:
         t = _strip(target)
+        if (field := self.struct_field(t)) is not None:
+            return self.current(field, None, t), t.type
         if t.kind.name == "DECL_REF_EXPR":
             return self.variable(t), t.type
         buf, idx = self.access(t)
@@ -1837,6 +2050,8 @@ class _FunctionBuilder:
         if k == "DECL_REF_EXPR":
             return self.variable(e)
         if k in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
+            if (field := self.struct_field(e)) is not None:
+                return self.current(field, None, e)
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
         if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and _is_int(e.type) and _assigns(e) is None:
@@ -1904,9 +2119,10 @@ class _FunctionBuilder:
             self.address_refusal(c)
         _unsupported(e, f"'{self.text(e)}' as an array")
 
-    def member(self, e) -> tuple[_Buffer, SSAValue, object]:
-        """(buffer, flat float index, C type) of a place inside a struct pointer's
-        memory: `p->x`, `p[i].v[k]`, `(*p).x`, `p->inner.y`."""
+    def member(self, e) -> tuple[_Buffer, dict[str, SSAValue | None], object]:
+        """(buffer, flat index of the place among the struct memory's floats `"f"` and
+        integers `"i"` (the kinds the buffer has), C type) of a place inside a struct
+        pointer's memory: `p->x`, `p[i].v[k]`, `(*p).x`, `p->inner.y`."""
         c = _strip(e)
         k = c.kind.name
         if k == "MEMBER_REF_EXPR":
@@ -1915,40 +2131,449 @@ class _FunctionBuilder:
                 buf, off = self.pointer(base)
                 if buf.record is None:
                     _unsupported(c, f"the member access '{self.text(c)}'")
-                record, at = base.type.get_pointee().get_canonical(), off
+                record, at = base.type.get_pointee().get_canonical(), self.kinds(buf, off, c)
             else:  # s.f, with s itself a place in the memory
                 buf, at, record = self.member(base)
-            scalar = buf.elem.get_size()
-            field = record.get_offset(c.spelling) // 8 // scalar
-            idx = self.const(field, INDEX, c)
-            if at is not None:
-                idx = self.index_op(arith.AddiOp, at, idx, c)
-            return buf, idx, c.type.get_canonical()
+            for kind, start in at.items():
+                idx = self.const(_position(record, c.spelling, kind, c), INDEX, c)
+                at[kind] = idx if start is None else self.index_op(arith.AddiOp, start, idx, c)
+            return buf, at, c.type.get_canonical()
         if k == "ARRAY_SUBSCRIPT_EXPR":
             base, sub = _children(c)
             if _is_buffer_type(_strip(sub).type):
                 base, sub = sub, base
             base = _strip(base)
-            if base.kind.name == "MEMBER_REF_EXPR" or (
-                _kind(base.type) == "POINTER" and _kind(base.type.get_pointee()) == "RECORD"
-            ):
+            if base.kind.name == "MEMBER_REF_EXPR" or _kind(_pointee(base.type)) == "RECORD":
                 if base.kind.name == "MEMBER_REF_EXPR":
                     buf, at, t = self.member(base)
                     elem = t.get_array_element_type().get_canonical()
-                else:
-                    buf, at = self.pointer(base)
-                    elem = base.type.get_pointee().get_canonical()
-                stride = self.const(elem.get_size() // buf.elem.get_size(), INDEX, c)
+                else:  # ps[i], with ps a struct pointer or a local array of structs
+                    buf, off = self.pointer(base)
+                    at, elem = self.kinds(buf, off, c), _pointee(base.type)
+                strides = {kind: self.const(_count(elem, kind), INDEX, c) for kind in at}
                 i = self.index(self.rvalue(sub), sub)
-                step = self.index_op(arith.MuliOp, i, stride, c)
-                if at is not None:
-                    step = self.index_op(arith.AddiOp, at, step, c)
-                return buf, step, elem
+                for kind, stride in strides.items():
+                    step = self.index_op(arith.MuliOp, i, stride, c)
+                    if at[kind] is not None:
+                        step = self.index_op(arith.AddiOp, at[kind], step, c)
+                    at[kind] = step
+                return buf, at, elem
         if k == "UNARY_OPERATOR" and _unary_op(c) == _DEREF:
             buf, off = self.pointer(_children(c)[0])
             if buf.record is not None:
-                return buf, off, _strip(_children(c)[0]).type.get_pointee().get_canonical()
+                record = _strip(_children(c)[0]).type.get_pointee().get_canonical()
+                return buf, self.kinds(buf, off, c), record
         _unsupported(c, f"'{self.text(c)}' as a place in a struct")
+
+    def struct_offset(self, e, c) -> tuple[_Buffer, SSAValue]:
+        """`&ps[i]` into an array of structs with integer fields: the view's offset in
+        structs (each memref's index is it times the struct's count of that kind)."""
+        base, sub = _children(_strip(e))
+        if _is_buffer_type(_strip(sub).type):
+            base, sub = sub, base
+        buf, off = self.pointer(base)
+        if buf.fields:
+            _unsupported(c, _mixed_view(buf))
+        i = self.index(self.rvalue(sub), sub)
+        return buf, i if off is None else self.index_op(arith.AddiOp, off, i, c)
+
+    def erase_unused(self, v: SSAValue) -> None:
+        """Erases the unused index computation `v` of a struct field's other kind."""
+        _erase_unused(v, {x for x in self.vals.values() if isinstance(x, SSAValue)})
+
+    def pointer_field(self, c) -> _Buffer:
+        """The array the pointer field `p->data` (`s->inner.data`, `ps[0].data`) points to:
+        a memref argument of its own (its shadow, Enzyme's `dp->data`, follows it)."""
+        buf, at, _ = self.member(c)
+        n = _constant_int(at["p"]) if "p" in at and at["p"] is not None else None
+        for v in at.values():
+            if v is not None:
+                self.erase_unused(v)
+        if n is None or n >= len(buf.fields):
+            _unsupported(
+                c, f"the pointer field '{c.spelling}' of a struct in an array (only of the struct "
+                "a parameter points to)"
+            )
+        return buf.fields[n]
+
+    def kinds(self, buf: _Buffer, off: SSAValue | None, c) -> dict[str, SSAValue | None]:
+        """The start of a struct place per memref kind the struct pointer has (`off`, a
+        view's offset: in floats for a struct of floats, else in structs)."""
+        if not buf.mixed():
+            return {"f": off}
+        kinds = "f" * buf.floats + "i" * (buf.ints is not None) + "p" * bool(buf.fields)
+        if off is None:
+            return dict.fromkeys(kinds)
+        counts = {kind: self.const(_count(buf.record, kind), INDEX, c) for kind in kinds}
+        return {kind: self.index_op(arith.MuliOp, off, n, c) for kind, n in counts.items()}
+
+    def field_access(
+        self, buf: _Buffer, at: dict[str, SSAValue | None], t, c
+    ) -> tuple[_Buffer, SSAValue]:
+        """The memref (as a buffer of `t`) and index of the scalar field of type `t` at
+        `at`; the other kind's index computation, unused, is erased."""
+        kind = _leaf_kind(t)
+        if kind == "p":
+            _unsupported(
+                c, f"the pointer field '{c.spelling}' as a value (index it: only its elements "
+                "are read and written)"
+            )
+        if kind is None or kind not in at:
+            _unsupported(c, f"a whole '{t.spelling}' as a value (use its fields)")
+        for other, v in at.items():
+            if other != kind and v is not None:
+                self.erase_unused(v)
+        idx = at[kind] if at[kind] is not None else self.const(0, INDEX, c)
+        if kind == "f":
+            return buf, idx
+        return _Buffer(buf.ints, t), idx  # type: ignore[arg-type]
+
+    def memory_fields(self, buf: _Buffer, at, t, c) -> list[tuple[_Buffer, SSAValue]]:
+        """(memref as a buffer, index) of each field of the struct of type `t` at `at` in
+        a struct pointer's memory, in `_leaves` order."""
+        seen = dict.fromkeys(at, 0)
+        out = []
+        for _, lt in _leaves(t):
+            kind = _leaf_kind(lt)
+            if kind not in at:
+                _unsupported(c, f"a field of type '{lt.spelling}' in struct memory")
+            n = self.const(seen[kind], INDEX, c)
+            seen[kind] += 1
+            start = at[kind]
+            idx = n if start is None else self.index_op(arith.AddiOp, start, n, c)
+            part = buf if kind == "f" else _Buffer(buf.ints, lt)  # type: ignore[arg-type]
+            out.append((part, idx))
+        for kind, v in at.items():
+            if not seen[kind] and v is not None:
+                self.erase_unused(v)
+        return out
+
+    # --- structs by value: one scalar per field (SROA), README "C kernels"
+
+    def struct_parameter(self, p, group: Sequence[SSAValue]) -> bool:
+        """Binds a struct parameter's IR arguments (its fields by value, or the memrefs of
+        a pointer to a struct with integer fields); False for any other parameter."""
+        t = p.type
+        if _record(t) is not None:
+            key = _key(p)
+            self.structs[key] = _record(t)
+            for (path, _), arg in zip(_leaves(t), group, strict=True):
+                arg.name_hint = "_".join([p.spelling, *map(str, path)]) if p.spelling else None
+                arg.location = self.unit._loc(p)
+                self.vals[(key, path)] = arg  # type: ignore[index]
+            return True
+        if not _is_struct_pointer(t):
+            return False
+        record = _array_shape(t, p)[1].get_canonical()
+        leaves = _leaves(record)
+        scalar = next((lt for _, lt in leaves if _is_float(lt)), None)
+        ints = any(_is_int(lt) for _, lt in leaves)
+        names = [""] * (scalar is not None) + ["_ints"] * ints
+        pointers = [(path, lt) for path, lt in leaves if lt.kind.name == "POINTER"]
+        names += ["_" + "_".join(map(str, path)) for path, _ in pointers]
+        for arg, suffix in zip(group, names, strict=True):
+            arg.name_hint = f"{p.spelling}{suffix}" if p.spelling else None
+            arg.location = self.unit._loc(p)
+        fields = tuple(
+            _Buffer(a, lt.get_pointee().get_canonical())
+            for a, (_, lt) in zip(group[len(group) - len(pointers) :], pointers)
+        )
+        elem = scalar
+        if elem is None and ints:
+            elem = next(lt for _, lt in leaves if _is_int(lt))
+        self.bufs[_key(p)] = _Buffer(
+            group[0], elem, record, ints=group[int(scalar is not None)] if ints else None,
+            fields=fields, floats=scalar is not None,
+        )
+        return True
+
+    def struct_local(self, d, exprs: list) -> None:
+        """`struct P p;`, `= {...}`, `= q`, `= make(...)`: one scalar per field."""
+        t = _record(d.type)
+        _value_types(t, d)
+        key = _key(d)
+        self.structs[key] = t
+        if exprs:
+            values = self.struct_value(exprs[-1])
+        else:  # reading it before writing is undefined in C: zero
+            values = [self.const(0, _scalar_type(lt, d), d) for _, lt in _leaves(t)]
+        for (path, lt), v in zip(_leaves(t), values, strict=True):
+            self.vals[(key, path)] = self.convert(v, lt, d)  # type: ignore[index]
+
+    def struct_array(self, d, exprs: list) -> _Buffer:
+        """A local array of structs `P vs[N]` (`= {...}` too): stack memrefs in the layout
+        of a struct pointer, of dynamic type (`memref<?xf64>`, as a callee's parameter:
+        no memref.cast)."""
+        shape, elem = _array_shape(d.type, d)
+        record = _record(elem)
+        if len(shape) != 1 or shape[0] == DYNAMIC_INDEX or record is None:
+            _unsupported(d, f"the local array '{d.spelling}' of structs (one constant dimension)")
+        scalar, ints, pointers = _struct_layout(record, d)
+        if pointers:
+            _unsupported(d, f"a local array of '{elem.spelling}' (a struct with pointer fields)")
+        refs = {}
+        for kind, et in (("f", scalar), ("i", i64 if ints else None)):
+            if et is not None:
+                n = self.const(shape[0] * _count(record, kind), INDEX, d)
+                op = memref.AllocaOp.get(et, shape=[DYNAMIC_INDEX], dynamic_sizes=[n])
+                refs[kind] = self.emit(op, d).results[0]
+                refs[kind].name_hint = d.spelling + ("_ints" if kind == "i" else "")
+        leaves = [lt for _, lt in _leaves(record)]
+        first = next(lt for lt in leaves if _leaf_kind(lt) == ("f" if scalar else "i"))
+        if _record_scalar(record) is not None:  # floats only: as a struct pointer's
+            buf = _Buffer(refs["f"], first, record)
+        else:
+            ref = refs.get("f", refs.get("i"))
+            buf = _Buffer(ref, first, record, ints=refs.get("i"), floats="f" in refs)
+        init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
+        if init is not None:
+            values = self.struct_init(d.type, _strip(init))
+            places = self.memory_fields(buf, self.kinds(buf, None, d), d.type, d)
+            for (part, idx), v, (_, lt) in zip(places, values, _leaves(d.type), strict=True):
+                mem = self.to_memory(self.convert(v, lt, d), part.ref.type, d)
+                self.emit(memref.StoreOp.get(mem, part.ref, [idx]), d)
+        return buf
+
+    def struct_place(self, e) -> tuple[tuple[str, int], tuple, object] | None:
+        """(struct key, field path, C type) when `e` is a struct by value or a place in
+        one (`s`, `s.x`, `s.v[1]`, `s.a.y`), else None (e.g. `p->x`, in memory)."""
+        c = _strip(e)
+        steps: list = []
+        while c.kind.name in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR"):
+            if c.kind.name == "MEMBER_REF_EXPR":
+                base = _strip(_children(c)[0])
+                if _kind(base.type) == "POINTER":
+                    return None
+                steps.append(c.spelling)
+            else:
+                base, sub = _children(c)
+                if _is_buffer_type(_strip(sub).type):
+                    base, sub = sub, base
+                steps.append(sub)
+                base = _strip(base)
+            c = base
+        d = c.referenced if c.kind.name == "DECL_REF_EXPR" else None
+        if d is None or _key(d) not in self.structs:
+            return None
+        path = []
+        for step in reversed(steps):
+            if not isinstance(step, str):
+                n = _evaluate(step)
+                if not isinstance(n, int):
+                    _unsupported(
+                        step, "a subscript that is not a constant, into an array in a struct by "
+                        "value"
+                    )
+                step = n
+            path.append(step)
+        return _key(d), tuple(path), _strip(e).type.get_canonical()
+
+    def struct_field(self, e) -> tuple | None:
+        """The `vals` key of the scalar field `e` of a struct by value, or None."""
+        place = self.struct_place(e)
+        if place is None:
+            return None
+        key, path, t = place
+        if _leaf_kind(t) is None:
+            _unsupported(e, f"a whole '{t.spelling}' as a value here (use its fields)")
+        if (key, path) not in self.vals:
+            _unsupported(e, f"'{self.text(e)}': an index outside the array in the struct")
+        return (key, path)
+
+    def struct_fields_assigned(self, c) -> list[tuple]:
+        """The fields of a struct by value that `c` assigns (for loops and branches to
+        carry): `s.x = `, `s.v[1] += `, `s.n++`, `s = q` (every field)."""
+        if not self.structs:
+            return []
+        k = c.kind.name
+        if k == "CALL_EXPR":  # g(&s) may write every field of s
+            return [
+                (key, (*prefix, *path))
+                for key, prefix, t in filter(None, map(self.struct_address, c.get_arguments()))
+                for path, _ in _leaves(t)
+                if (key, (*prefix, *path)) in self.vals
+            ]
+        steps = (_PRE_INC, _PRE_DEC, _POST_INC, _POST_DEC)
+        if not (
+            k == "COMPOUND_ASSIGNMENT_OPERATOR"
+            or (k == "BINARY_OPERATOR" and _binary_op(c) == "=")
+            or (k == "UNARY_OPERATOR" and _unary_op(c) in steps)
+        ):
+            return []
+        place = self.struct_place(_children(c)[0])
+        if place is None:
+            return []
+        key, prefix, _ = place
+        return [
+            (key, path) for path, _ in _leaves(self.structs[key])
+            if path[: len(prefix)] == prefix and (key, path) in self.vals
+        ]
+
+    def struct_value(self, e) -> list[SSAValue]:
+        """The field values (in `_leaves` order) of a struct-valued expression: a struct
+        by value, a call returning one, `{...}`, `(struct P){...}`, or a struct in a
+        struct pointer's memory (`*p`, `ps[i]`, `p->inner`: loads)."""
+        c = _strip(e)
+        k = c.kind.name
+        t = _record(c.type)
+        if t is None:
+            _refuse_union(c.type, c)
+            _unsupported(e, f"'{self.text(e)}' as a struct")
+        if k == "CALL_EXPR":
+            values = self.call(c, False)
+            if not isinstance(values, list):
+                _unsupported(e, f"'{self.text(e)}' as a struct")
+            return values
+        if k == "INIT_LIST_EXPR":
+            return self.struct_init(t, c)
+        if k == "COMPOUND_LITERAL_EXPR":
+            init = next(x for x in _children(c) if x.kind.name == "INIT_LIST_EXPR")
+            return self.struct_init(t, init)
+        if (place := self.struct_place(c)) is not None:
+            key, prefix, _ = place
+            return [self.current((key, (*prefix, *path)), None, c) for path, _ in _leaves(t)]
+        if k in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"):
+            buf, at, _ = self.member(c)
+            return [self.load(part, [idx], c) for part, idx in self.memory_fields(buf, at, t, c)]
+        _unsupported(e, f"the struct expression '{self.text(e)}'")
+
+    def struct_assign(self, target, src, e) -> None:
+        """`s = q`, `*p = q`, `ps[i] = make(...)`: every field."""
+        values = self.struct_value(src)
+        t = _strip(target)
+        leaves = _leaves(t.type)
+        if (place := self.struct_place(t)) is not None:
+            key, prefix, _ = place
+            for (path, lt), v in zip(leaves, values, strict=True):
+                self.vals[(key, (*prefix, *path))] = self.convert(v, lt, e)  # type: ignore[index]
+            return None
+        buf, at, rt = self.member(t)
+        places = self.memory_fields(buf, at, rt, e)
+        for (part, idx), v, (_, lt) in zip(places, values, leaves, strict=True):
+            mem = self.to_memory(self.convert(v, lt, e), part.ref.type, e)
+            self.emit(memref.StoreOp.get(mem, part.ref, [idx]), e)
+        return None
+
+    def struct_init(self, t, init) -> list[SSAValue]:
+        """The fields of an initializer list for struct `t`: nested or elided braces,
+        missing fields zero (as C); designated initializers are refused."""
+        out: list[SSAValue] = []
+
+        def zeros(t) -> None:
+            out.extend(self.const(0, _scalar_type(lt, init), init) for _, lt in _leaves(t))
+
+        def braced(t, lst) -> None:
+            items = _children(lst)
+            for x in items:
+                if _kind(x.type) == "VOID":
+                    _unsupported(x, "designated initializers ('.x = ', '[k] = ')")
+            if _aggregate(t) is None:
+                if items:
+                    out.append(self.convert(self.rvalue(items[0]), t, items[0]))
+                else:
+                    zeros(t)
+                return
+            n = fill(t, items, 0)
+            if n < len(items):
+                _unsupported(items[n], "more initializers than fields")
+
+        def fill(t, items: list, n: int) -> int:
+            for sub in _aggregate(t):
+                if n >= len(items):
+                    zeros(sub)
+                    continue
+                x = _strip(items[n])
+                if x.kind.name == "INIT_LIST_EXPR":
+                    braced(sub, x)
+                elif _record(sub) is not None and _record(x.type) is not None:
+                    out.extend(self.struct_value(x))
+                elif _aggregate(sub) is not None:  # brace elision: `{1, 2, 3}` for `{1, {2, 3}}`
+                    n = fill(sub, items, n)
+                    continue
+                else:
+                    out.append(self.convert(self.rvalue(items[n]), sub, items[n]))
+                n += 1
+            return n
+
+        braced(t, init)
+        return out
+
+    def returned(self, e, s) -> list[SSAValue]:
+        """The results of `return e` (a struct: its fields)."""
+        rt = self.sig.cursor.result_type
+        if _record(rt) is None:
+            return [self.convert(self.rvalue(e), rt, s)]
+        values = self.struct_value(e)
+        return [self.convert(v, lt, s) for v, (_, lt) in zip(values, _leaves(rt), strict=True)]
+
+    def struct_arguments(
+        self, p, a, group: list[Attribute]
+    ) -> tuple[list[SSAValue], SSAValue | None]:
+        """A call's IR arguments for the struct parameter `p` (the fields of a struct by
+        value, the memrefs of a pointer to a struct with integer fields) and, for a
+        pointer into an array of them (`&ps[i]`), its offset in structs."""
+        if _record(p.type) is not None:
+            values = self.struct_value(a)
+            leaves = _leaves(p.type)
+            return [self.convert(v, lt, a) for v, (_, lt) in zip(values, leaves, strict=True)], None
+        off = None
+        if (place := self.struct_address(a)) is not None:
+            refs = self.spill(place, group, a)
+        else:
+            buf, off = self.pointer(a)
+            if not buf.mixed() and (off is not None or len(group) != 1):
+                _unsupported(a, f"'{self.text(a)}' as a '{p.type.spelling}' argument")
+            refs = buf.parts()
+        out = []
+        for ref, t in zip(refs, group, strict=True):
+            if ref.type != t:
+                ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
+            out.append(ref)
+        return out, off
+
+    def struct_address(self, a):
+        """(key, path, type) of the struct by value `s` (or `s.inner`) in `&s`, or None."""
+        c = _strip_casts(a)
+        if c.kind.name != "UNARY_OPERATOR" or _unary_op(c) != _ADDR_OF:
+            return None
+        place = self.struct_place(_children(c)[0])
+        return place if place is not None and _record(place[2]) is not None else None
+
+    def spill(self, place, group: list[Attribute], a) -> list[SSAValue]:
+        """`g(&s)` for a struct by value `s`: its fields stored into stack memrefs in the
+        layout of a struct pointer (one per kind), read back into `s` after the call."""
+        key, prefix, record = place
+        if any(k[0] == key for k, _, _ in self.spilled):
+            _unsupported(a, f"'{self.text(a)}' passed twice to one call")
+        kinds = [kind for kind in "fi" if _count(record, kind)]
+        refs = {}
+        for kind, t in zip(kinds, group, strict=True):
+            # the callee's own type (`memref<?xf64>`: a dynamic size), so no memref.cast;
+            # one per struct and kind in the entry block, as `&x`'s cells (address_argument)
+            cell = ((key, prefix, kind), t)
+            if cell not in self.address_cells:
+                n = self.const(_count(record, kind), INDEX, a)
+                dynamic = [n] if t.get_shape()[0] == DYNAMIC_INDEX else []
+                op = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), dynamic_sizes=dynamic)
+                op.location = self.unit._loc(a)
+                self.address_cells[cell] = op  # type: ignore[index]
+            refs[kind] = self.address_cells[cell].results[0]  # type: ignore[index]
+        seen = dict.fromkeys(kinds, 0)
+        for path, lt in _leaves(record):
+            kind = _leaf_kind(lt)
+            idx = self.const(seen[kind], INDEX, a)
+            seen[kind] += 1
+            field = (key, (*prefix, *path))
+            v = self.to_memory(self.current(field, None, a), refs[kind].type, a)
+            self.emit(memref.StoreOp.get(v, refs[kind], [idx]), a)
+            self.spilled.append((field, refs[kind], idx))
+        return [refs[kind] for kind in kinds]
+
+    def reload_spilled(self, c) -> None:
+        """After a call: the fields of the structs passed as `&s`, from their memrefs."""
+        for field, ref, idx in self.spilled:
+            self.vals[field] = self.load(_Buffer(ref, None), [idx], c)
+        self.spilled = []
 
     def index_op(self, cls, a: SSAValue, b: SSAValue, c) -> SSAValue:
         """`a + b` or `a * b` on index values, folded when both are constants (struct
@@ -1961,12 +2586,9 @@ class _FunctionBuilder:
     def access(self, e) -> tuple[_Buffer, list[SSAValue]]:
         """The buffer and `index` subscripts of `a[i][j]` or `*p`."""
         if _in_struct(e):
-            buf, idx, t = self.member(e)
-            if _kind(t) not in ("DOUBLE", "FLOAT"):
-                _unsupported(e, f"a whole '{t.spelling}' as a value (use its fields)")
-            if idx is None:
-                idx = self.const(0, INDEX, e)
-            return buf, [idx]
+            buf, at, t = self.member(e)
+            part, idx = self.field_access(buf, at, t, e)
+            return part, [idx]
         indices = []
         c = _strip(e)
         while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
@@ -2072,6 +2694,12 @@ class _FunctionBuilder:
                 return None  # type: ignore[return-value]
             if self.is_view(a):
                 return self.move_pointer(a, e, rhs=b)
+            if _record(a.type) is not None:
+                return self.struct_assign(a, b, e)
+            if _kind(a.type) == "POINTER" and _strip(a).kind.name == "MEMBER_REF_EXPR":
+                _unsupported(
+                    e, f"assigning the pointer field '{_strip(a).spelling}' (the caller sets it)"
+                )
             return self.assign(a, self.rvalue(b), e)
         if op == ",":
             self.effect(a)
@@ -2187,7 +2815,18 @@ class _FunctionBuilder:
             offsets: list[SSAValue] = []
             cells: list[tuple[SSAValue, object]] = []  # `&x` of scalars, copied back
             bufs: dict[int, _Buffer] = {}  # for `pointer_call`
-            for n, (p, a, t) in enumerate(zip(sig.params, args, sig.arg_types, strict=True)):
+            for n, (p, a, group) in enumerate(zip(sig.params, args, sig.groups, strict=True)):
+                if (
+                    _record(p.type) is not None or len(group) != 1 or _is_struct_pointer(p.type)
+                    or self.struct_address(a) is not None
+                ):
+                    refs, off = self.struct_arguments(p, a, group)
+                    values.extend(refs)
+                    if off is not None:  # `ke(&ps[i])`: the variant taking i as well
+                        at.append(n)
+                        offsets.append(off)
+                    continue
+                t = group[0]
                 if isinstance(t, MemRefType) and self.scalar_address(a) is not None:
                     values.append(self.address_argument(a, t, cells))
                     continue
@@ -2215,6 +2854,12 @@ class _FunctionBuilder:
             for ref, d in cells:
                 zero = self.const(0, INDEX, e)
                 self.vals[_key(d)] = self.convert(self.load(_Buffer(ref, d.type), [zero], e), d.type, e)
+            self.reload_spilled(e)
+            if _record(sig.cursor.result_type) is not None:  # a struct: its fields
+                fields = list(op.results)
+                if e.spelling in self.unit.inactive:
+                    fields = [self.stop_derivative(v, e) for v in fields]
+                return fields  # type: ignore[return-value]
             if not op.results:
                 if not discard:
                     _unsupported(e, f"the value of the void function '{name}'")
@@ -2297,6 +2942,8 @@ class _FunctionBuilder:
             if tree is None:
                 continue
             for c in _walk(tree):
+                for k in self.struct_fields_assigned(c):
+                    out.setdefault(k, None)
                 target = _assigned_target(c)
                 if target is None:
                     continue
@@ -2633,11 +3280,62 @@ def _constant_int(v: SSAValue) -> int | None:
     return None
 
 
+def _erase_unused(v: SSAValue, keep) -> None:
+    """Erases the index arithmetic that computes `v` when nothing uses it (constants are
+    shared, and values in `keep`, variables' values, stay)."""
+    op = v.owner
+    if v.first_use is not None or not isinstance(op, (arith.AddiOp, arith.MuliOp)):
+        return
+    if op.parent is None or v in keep:
+        return
+    operands = list(op.operands)
+    op.detach()
+    op.erase()
+    for x in operands:
+        _erase_unused(x, keep)
+
+
+def _pointee(t):
+    """The element type of a pointer or array type (else `t`)."""
+    t = t.get_canonical()
+    if t.kind.name == "POINTER":
+        return t.get_pointee().get_canonical()
+    if t.kind.name in ("CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY"):
+        return t.get_array_element_type().get_canonical()
+    return t
+
+
+def _aggregate(t) -> list | None:
+    """The types of the sub-objects a brace initializer of `t` lists, or None (a scalar)."""
+    t = t.get_canonical()
+    if t.kind.name == "CONSTANTARRAY":
+        return [t.get_array_element_type()] * t.get_array_size()
+    if _record(t) is not None:
+        return [f.type for f in t.get_fields()]
+    return None
+
+
+def _mixed_view(buf: _Buffer) -> str:
+    return (
+        f"a pointer into an array of '{buf.record.spelling}' (a struct with pointer fields)"
+    )
+
+
+def _is_struct_pointer(t) -> bool:
+    """A pointer (or array) of structs with integer fields: several memrefs."""
+    if not _is_buffer_type(t):
+        return False
+    elem = _array_shape(t, None)[1]
+    return _record(elem) is not None and _record_scalar(elem) is None
+
+
 def _in_struct(e) -> bool:
     """Whether the place `e` is a member of a struct (`p->x`, `p[i].v[k]`)."""
     c = _strip(e)
     while c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
         c = _strip(_children(c)[0])
+        if c.kind.name == "MEMBER_REF_EXPR" and _kind(c.type) == "POINTER":
+            return False  # p->data[k]: in the array a pointer field points to
     return c.kind.name == "MEMBER_REF_EXPR"
 
 
@@ -2770,6 +3468,10 @@ def _stored_buffers(tree) -> set:
         elif k == "CALL_EXPR":
             for a in c.get_arguments():
                 b = _strip_casts(a)
+                while b.kind.name in ("UNARY_OPERATOR", "MEMBER_REF_EXPR") and (
+                    b.kind.name == "MEMBER_REF_EXPR" or _unary_op(b) == _ADDR_OF
+                ):  # g(&s), g(&s.inner): s may change
+                    b = _strip(_children(b)[0])
                 if b.kind.name == "DECL_REF_EXPR" and b.referenced is not None:
                     out.add(_key(b.referenced))
         places = ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR")

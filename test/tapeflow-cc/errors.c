@@ -16,7 +16,7 @@
 
 // GOTO:      error: {{.*}}goto.c:3:21: unsupported C: goto and labels
 // GOTO-NOT:  Traceback
-// UNION:     error: {{.*}}union.c:2:30: unsupported C: variables of type 'union U' (structs and unions)
+// UNION:     error: {{.*}}union.c:2:30: unsupported C: union 'union U' (its fields share memory; use a struct)
 // FNPTR:     error: {{.*}}fnptr.c:1:{{[0-9]+}}: unsupported C: function pointers
 // RECURSION: error: {{.*}}recursion.c:2:8: unsupported C: recursion (f -> g -> f)
 // ADDR:      error: {{.*}}address-of.c:2:34: unsupported C: '&x' other than as an argument of a call to a function of the file

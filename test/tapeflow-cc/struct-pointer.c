@@ -2,8 +2,9 @@
 // structs of them), as Enzyme users pass particles and parameters: C lays such a struct
 // out as consecutive floats, so the pointer is a memref<?xf64> of them (an array of
 // structs too) and `p->v[k]`, `ps[i].x`, `s->a.y` are loads at the field's offset; its
-// shadow, passed as Enzyme passes it (`enzyme_dup, p, dp`), has the same layout. Other
-// structs, unions, and structs by value or as locals stay errors.
+// shadow, passed as Enzyme passes it (`enzyme_dup, p, dp`), has the same layout. Structs
+// with integer or pointer fields: struct-integer-fields.c, struct-pointer-fields.c; by
+// value: struct-value.c; unions are errors (union.c).
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s --function total --function spring | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/union.c 2>&1 | filecheck %s --check-prefix=UNION

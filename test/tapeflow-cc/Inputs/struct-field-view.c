@@ -1,0 +1,2 @@
+struct P { double x; double *w; };
+double f(struct P *ps, int i) { const struct P *q = ps + i; return q->x; }
