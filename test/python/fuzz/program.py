@@ -16,8 +16,8 @@ the largest value of `i` plus `c` is below N (`Gen.imax`).
 
 The same generator makes the simulator tests' programs (`SIM_FEATURES`, arguments from
 `sim_arguments`): the `SIM_ONLY` features add what the gradient checks cannot take
-(indices out of bounds, NaN and infinities, a 2-D memref, an f32 buffer in an f64 program,
-i64 arithmetic with INT64 edges and an i64 result), so runs there may fail: the simulators
+(indices out of bounds, NaN and infinities, a 2-D memref, a buffer of the other float
+type, i64 arithmetic with INT64 edges and an i64 result), so runs there may fail: the simulators
 must then fail alike. They are never on in the fuzzer (`FEATURES` does not hold them).
 """
 
@@ -351,7 +351,8 @@ class Gen:
             r = self.rng.random()
             if r < 0.015 or (r < 0.04 and "%cnt" not in self.mems):
                 j = self.fresh("j")
-                nodes.append(Op(j, [f"{j} = arith.constant {self.rng.choice((-1, bound))} : index"], []))
+                value = self.rng.choice((-1, bound))
+                nodes.append(Op(j, [f"{j} = arith.constant {value} : index"], []))
                 return j
             if r < 0.04:
                 j = self.fresh("j")
@@ -611,14 +612,16 @@ def generate(seed: int, features: frozenset[str] = DEFAULT_FEATURES) -> Program:
     params = [("%x", "m"), ("%y", "m"), ("%s", "f"), ("%n", "i"), ("%cnt", "cnt")]
     params += [(name, kind) for name, kind, on in
                (("%m", "m2", "grid"), ("%h", "h", "mixed-float"), ("%q", "q", "i64")) if g.on(on)]
-    main = g.function("f", params, 0, g.rng.randrange(*(4, 12) if g.on("i64") else (3, 9)))
+    longer = any(g.on(f) for f in SIM_ONLY)  # the simulator tests' programs: more to run
+    main = g.function("f", params, 0, g.rng.randrange(*(4, 12) if longer else (3, 9)))
     float_type = "f32" if g.on("f32") and g.rng.random() < 0.3 else "f64"
     return Program(seed, [*g.helpers, main], float_type, g.features)
 
 
 def sim_arguments(program: Program) -> list:
-    """Arguments of `@f` for the simulator tests: %x, %y, %s, %n, %cnt (with
-    `out-of-bounds`, %n and %cnt's entries run from -1 to N + 1), then %m, %h, %q."""
+    """Arguments of `@f` for the simulator tests: %x, %y, %s, %n, %cnt, then those of
+    the features on (%m, %h, %q). With `out-of-bounds`, %n may be N + 1 and %cnt's
+    entries run from -1 to N + 1."""
     import numpy as np
 
     names = [n for n, _ in program.functions[-1].params]
