@@ -10,13 +10,16 @@ pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra
 
 from tapeflow.transforms.autodiff import AutodiffPass
 
-from helpers.cfront import check_fd, compile_and_differentiate, copy_args, enzyme_gradient, loss_fn
+from helpers.cfront import (
+    check_fd,
+    compile_and_differentiate,
+    copy_args,
+    enzyme_gradient,
+    loss_fn,
+    u,
+)
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
-
-
-def u(*shape, seed=0):
-    return np.random.default_rng(seed).uniform(-1.0, 1.0, shape)
 
 
 ACTIVITIES = """

@@ -20,7 +20,12 @@ from tapeflow import runner
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
 
-__all__ = ["check_fd", "compile_and_differentiate", "copy_args", "enzyme_gradient", "loss_fn"]
+__all__ = ["check_fd", "compile_and_differentiate", "copy_args", "enzyme_gradient", "loss_fn", "u"]
+
+
+def u(*shape, seed=0):
+    """Seeded inputs uniform in [-1, 1) of `shape`."""
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, shape)
 
 
 def compile_and_differentiate(src: str, **kw) -> ModuleOp:
