@@ -13,6 +13,10 @@ config.suffixes = [".mlir", ".toml", ".c"]
 # The C frontend's tests (test/tapeflow-cc) need the libclang bindings (extra `c`).
 if importlib.util.find_spec("clang") is not None:
     config.available_features.add("libclang")
+# A sweep's results file is Parquet (pyarrow, extra `sweep`), its plots matplotlib's (`bench`).
+for module in ("pyarrow", "matplotlib"):
+    if importlib.util.find_spec(module) is not None:
+        config.available_features.add(module)
 # tapeflow-exec's tests (test/tapeflow-exec) need upstream MLIR's tools on PATH.
 if shutil.which("mlir-opt-22") and shutil.which("mlir-runner-22"):
     config.available_features.add("mlir-native")

@@ -29,29 +29,13 @@ from tapeflow.hwmodel.config import load_machine
 from tapeflow.hwmodel.model import HardwareModel
 
 from tapeflow import runner
+from tapeflow.example_ir import stream_kernel
 
 ROOT = Path(__file__).resolve().parent
 
 _clock = time.process_time
 """CPU seconds of this process (the machine is shared: wall time depends on the load);
 `--wall` switches to wall-clock time."""
-
-STREAM = """
-func.func @stream(%a: memref<{n}xf64>, %b: memref<{n}xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {n} : index
-  %z = arith.constant 0.0 : f64
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
-    %v = memref.load %a[%i] : memref<{n}xf64>
-    %w = arith.mulf %v, %v : f64
-    memref.store %w, %b[%i] : memref<{n}xf64>
-    %s = arith.addf %acc, %w : f64
-    scf.yield %s : f64
-  }}
-  func.return %r : f64
-}}
-"""
 
 
 def _inputs(name: str, func_op) -> list:
@@ -158,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     files = [Path(k) for k in args.kernels] or sorted((ROOT / "kernels" / "small").glob("*.mlir"))
     work = [(str(f.resolve()), f.read_text()) for f in files]
     if args.stream:
-        work.append((f"stream{args.stream}", STREAM.format(n=args.stream)))
+        work.append((f"stream{args.stream}", stream_kernel(args.stream, squares=True)))
     print(f"{'kernel':<20}{'ops':>11}{'accesses':>11}{'interp ops/s':>13}"
           f"{'model ops/s':>12}{'model acc/s':>12}{'fast ops/s':>12}{'fast acc/s':>12}"
           f"{'cache acc/s':>13}{'fast==':>7}")  # fmt: skip

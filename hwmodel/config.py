@@ -139,10 +139,6 @@ class CacheLevel:
     def sets(self) -> int:
         return self.size // (self.assoc * self.line)
 
-    @property
-    def energy_per_byte(self) -> float:
-        return self.access_energy_pj / 8.0
-
 
 @dataclass(frozen=True)
 class Machine:

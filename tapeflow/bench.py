@@ -45,8 +45,6 @@ from typing import Any
 
 import numpy as np
 
-from tapeflow.bundled_kernels import REPO_ROOT
-
 VARIANTS = ("enzyme", "regions", "tapeflow")
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")

@@ -8,7 +8,6 @@ no `minsi`/`ceildivsi`), and every value stays in the `index` type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from xdsl.dialects import arith, func, scf
@@ -150,15 +149,6 @@ class IndexBuilder:
         """(iv - lb) / step: the 0-based iteration number, inside `loop`'s body."""
         iv = loop.body.block.args[0]
         return self.div(self.sub(iv, loop.lb), loop.step)
-
-    def linearize(self, indices: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
-        """Row-major linear index of `indices` in a box of `sizes` (sizes[0] is unused)."""
-        assert indices
-        assert len(indices) == len(sizes)
-        acc = indices[0]
-        for index, size in zip(indices[1:], sizes[1:]):
-            acc = self.add(self.mul(acc, size), index)
-        return acc
 
 
 def nest_level_index(

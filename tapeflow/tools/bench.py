@@ -596,7 +596,7 @@ def _git_commit() -> str | None:
     """`git describe --always --dirty` of the source tree, when it is a git checkout."""
     import subprocess
 
-    from tapeflow.bench import REPO_ROOT
+    from tapeflow.bundled_kernels import REPO_ROOT
 
     try:
         out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT,

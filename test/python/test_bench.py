@@ -416,6 +416,8 @@ def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> Non
     at the 16 KiB cluster cache beside gem5-SALAM's orig/ad from the CSV."""
     import os
 
+    pytest.importorskip("clang.cindex", reason="suite salam is C: it needs libclang (extra 'c')")
+
     (tmp_path / "chain.c").write_text(
         "double tanh(double);\n"
         "double chain(double x[N]) { double s = 0.0;\n"

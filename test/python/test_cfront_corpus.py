@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
 from tapeflow.transforms.autodiff import AutodiffPass
-from test_cfront_enzyme import _copy, enzyme_gradient
 
+from helpers.cfront import copy_args, enzyme_gradient
 from tapeflow import runner
 from tapeflow.diagnostics import ToolError
 from tapeflow.frontends.c import AUTODIFF_ATTR, compile_c
@@ -58,7 +58,7 @@ REFUSED = {
 
 
 def _loss(module, name, args, outputs) -> float:
-    r = runner.run_function(module, name, _copy(args))
+    r = runner.run_function(module, name, copy_args(args))
     total = float(r.results[0]) if r.results else 0.0
     return total + sum(float(np.sum(r.arguments[p])) for p in outputs)
 
@@ -79,19 +79,19 @@ def test_accepted_program_gives_enzymes_gradient(file: str):
     eps, tol = (1e-2, 2e-3) if single else (1e-6, 1e-6)
     # enzyme_gradient seeds a float result with 1.0; output arrays' shadows with ones
     fn = runner.find_function(module, name)
-    seeded = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    seeded = copy_args(args)
     grads, scalars = _gradient_with_outputs(module, name, seeded, outputs, fn)
     for p, g in grads.items():
         fd = np.zeros_like(args[p], dtype=float)
         for idx in np.ndindex(args[p].shape):
-            plus, minus = _copy(args), _copy(args)
+            plus, minus = copy_args(args), copy_args(args)
             plus[p][idx] += eps
             minus[p][idx] -= eps
             up, down = _loss(module, name, plus, outputs), _loss(module, name, minus, outputs)
             fd[idx] = (up - down) / (2 * eps)
         assert np.allclose(g, fd, rtol=tol, atol=tol), (p, g, fd)
     for p, g in scalars.items():
-        plus, minus = _copy(args), _copy(args)
+        plus, minus = copy_args(args), copy_args(args)
         plus[p] += eps
         minus[p] -= eps
         fd = (_loss(module, name, plus, outputs) - _loss(module, name, minus, outputs)) / (2 * eps)

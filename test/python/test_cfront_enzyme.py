@@ -9,76 +9,17 @@ import pytest
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
 from tapeflow.transforms.autodiff import AutodiffPass
-from tapeflow.transforms.autodiff.activity import const_args
-from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 
-from tapeflow import runner
+from helpers.cfront import (
+    check_fd,
+    compile_and_differentiate,
+    copy_args,
+    enzyme_gradient,
+    loss_fn,
+    u,
+)
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
-
-
-def _is_float(t) -> bool:
-    return isinstance(t, (Float64Type, Float32Type))
-
-
-def _copy(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-
-
-def compile_and_differentiate(src: str, **kw):
-    module = compile_c(src, "test.c", **kw)
-    AutodiffPass().apply(make_context(), module)
-    return module
-
-
-def enzyme_gradient(module, name: str, args):
-    """Calls `@name_grad` as Enzyme's signature says (a shadow after each float array not
-    `tapeflow.const`, the active scalars' gradients as results, seed 1.0): returns
-    ({param: shadow}, {param: gradient})."""
-    fn = runner.find_function(module, name)
-    const = const_args(fn)
-    call, shadows, scalars = [], {}, []
-    for p, (a, t) in enumerate(zip(args, fn.function_type.inputs.data)):
-        call.append(a.copy() if isinstance(a, np.ndarray) else a)
-        if p in const:
-            continue
-        if isinstance(t, MemRefType) and _is_float(t.element_type):
-            shadows[p] = len(call)
-            call.append(np.zeros_like(a))
-        elif _is_float(t):
-            scalars.append(p)
-    if fn.function_type.outputs.data and _is_float(fn.function_type.outputs.data[0]):
-        call.append(1.0)
-    r = runner.run_function(module, f"{name}_grad", call)
-    return {p: r.arguments[q] for p, q in shadows.items()}, dict(zip(scalars, r.results))
-
-
-def loss_fn(module, name: str, args) -> float:
-    return float(runner.run_function(module, name, _copy(args)).results[0])
-
-
-def check_fd(module, name: str, args, eps=1e-6, rtol=1e-6, atol=1e-8):
-    """Every active input's gradient against central differences of `@name`'s result;
-    returns (shadows, scalar gradients)."""
-    arrays, scalars = enzyme_gradient(module, name, args)
-    for p, grad in arrays.items():
-        for idx in np.ndindex(args[p].shape):
-            plus, minus = _copy(args), _copy(args)
-            plus[p][idx] += eps
-            minus[p][idx] -= eps
-            fd = (loss_fn(module, name, plus) - loss_fn(module, name, minus)) / (2 * eps)
-            assert grad[idx] == pytest.approx(fd, rel=rtol, abs=atol), (p, idx)
-    for p, grad in scalars.items():
-        plus, minus = _copy(args), _copy(args)
-        plus[p] += eps
-        minus[p] -= eps
-        fd = (loss_fn(module, name, plus) - loss_fn(module, name, minus)) / (2 * eps)
-        assert grad == pytest.approx(fd, rel=rtol, abs=atol), p
-    return arrays, scalars
-
-
-def u(*shape, seed=0):
-    return np.random.default_rng(seed).uniform(-1.0, 1.0, shape)
 
 
 ACTIVITIES = """
@@ -312,7 +253,7 @@ def test_rnn_through_pointer_offsets_has_its_mlir_twins_tape():
     for module in (c, twin):
         AutodiffPass().apply(make_context(), module)
         args = [W, np.zeros(9), U, np.zeros(3), x, np.zeros(4), h, np.zeros(15), 1.0]
-        sims.append(simulate(module, "rnn_grad", _copy(args)))
+        sims.append(simulate(module, "rnn_grad", copy_args(args)))
     for p in (1, 3, 5, 7):
         c_grad, twin_grad = (np.asarray(s.run.arguments[p]) for s in sims)
         assert np.array_equal(c_grad, twin_grad)

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
 from helpers.pipelines import apply, run
-from test_cfront_enzyme import check_fd, compile_and_differentiate, u
+from helpers.cfront import check_fd, compile_and_differentiate, u
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 

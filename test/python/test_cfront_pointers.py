@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
-from test_cfront_enzyme import check_fd, compile_and_differentiate, loss_fn, u
+from helpers.cfront import check_fd, compile_and_differentiate, loss_fn, u
 
 
 def check(src: str, name: str, args, want: float):

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
-from test_cfront_enzyme import check_fd, compile_and_differentiate, u
+from helpers.cfront import check_fd, compile_and_differentiate, u
 
 from tapeflow import runner
 from tapeflow.diagnostics import ToolError

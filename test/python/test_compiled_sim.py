@@ -25,9 +25,9 @@ from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast, simulate_fast
 from tapeflow.hwmodel.model import simulate
 from tapeflow.registry import get_all_passes, make_context
 
+from fuzz.program import SIM_FEATURES, generate, sim_arguments
 from helpers.sim import (
     STAGES,
-    RandomProgram,
     assert_identical,
     differences,
     kernel_names,
@@ -499,11 +499,12 @@ def test_medium_size_many_batches_identical(name: str, stage: str):
 
 # ---------------------------------------------------------------------------------------
 # Property: on random programs the compiled path gives the interpreter's values, memref
-# contents, errors and hardware report (issue 11, bug 5). A small seeded generator: loops
-# (steps > 1, lower bounds > 0, iter_args), scf.if, selects, f64 and f32, i64 arithmetic
-# with extreme constants (INT64_MIN / -1), 1-D and 2-D accesses whose indices are
-# sometimes out of bounds (-1, past a dimension, loaded from memory), in-place stores
-# (`helpers.sim.RandomProgram`).
+# contents, errors and hardware report (issue 11, bug 5). The fuzzer's generator with the
+# simulator features (`fuzz.program.SIM_FEATURES`): loops (steps > 1, lower bounds > 0,
+# iter_args, scf.while, trip counts from memory), scf.if, selects, calls, f64 and f32, i64
+# arithmetic with extreme constants (INT64_MIN / -1), NaN and infinities, 1-D and 2-D
+# accesses whose indices are sometimes out of bounds (-1, past a dimension, loaded from
+# memory), in-place stores.
 
 
 @pytest.mark.parametrize("seed", range(0, 300, 3))
@@ -515,10 +516,10 @@ def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: py
     if seed % 2:
         monkeypatch.setattr(Trace, "stream_min", 1)
     for s in (seed, seed + 1, seed + 2):
-        gen = RandomProgram(s)
-        text = gen.text()
-        outcomes_identical(runner.load_module(text, "r.mlir"), "f", gen.arguments(), batch=7,
-                           context=f"seed {s}\n{text}")  # fmt: skip
+        program = generate(s, SIM_FEATURES)
+        text = program.render()
+        outcomes_identical(runner.load_module(text, "r.mlir"), "f", sim_arguments(program),
+                           batch=7, context=f"seed {s}\n{text}")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ printed in pytest's terminal summary.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ from conftest import SUMMARY
 from fuzz.__main__ import run
 from fuzz.checks import Failure, Stats, check_program
 from fuzz.minimize import minimize
-from fuzz.program import DEFAULT_FEATURES, FEATURES, generate
+from fuzz.program import DEFAULT_FEATURES, FEATURES, SIM_FEATURES, SIM_ONLY, generate
 
 BUDGET = 200  # programs; about 75 s of CPU (scripts/fuzz --fuzz 200 prints the time)
 
@@ -55,6 +56,21 @@ def test_generator_is_deterministic_and_uses_every_feature():
                       "memref.store", "memref.alloc", "func.call", "step %c2", "step %c3",
                       "= %c1 to", "= %c2 to %c1", "to %n", "memref.load %cnt", "arith.addi", "arith.divsi"):  # fmt: skip
         assert construct in texts, construct
+
+
+def test_simulator_features_stay_out_of_the_fuzzer():
+    """The simulator tests' programs (`SIM_FEATURES`) reach what only they may hold (an
+    index -1, one loaded from memory, a 2-D memref, the other float type, i64 values,
+    maxnumf/minnumf of any value); no fuzzer program (every feature) holds any of it."""
+    sim_only = (r"= arith.constant -1 : index", r"%j\d+ = memref.load %cnt\[", r"memref<3x4x",
+                r"arith.truncf", r"arith.extf", r"%q: i64", r"= arith.muli %q", r"arith.maxnumf",
+                r"arith.minnumf")  # fmt: skip
+    assert not set(SIM_ONLY) & set(FEATURES)
+    sim = "\n".join(generate(s, SIM_FEATURES).render() for s in range(100))
+    fuzz = "\n".join(generate(s, frozenset(FEATURES)).render() for s in range(BUDGET))
+    for construct in sim_only:
+        assert re.search(construct, sim), construct
+        assert not re.search(construct, fuzz), construct
 
 
 def _mutating(real, stage: str, old: str, new: str):

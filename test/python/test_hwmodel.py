@@ -14,9 +14,9 @@ from tapeflow.hwmodel.config import ConfigError, load_machine
 from tapeflow.hwmodel.model import simulate
 from xdsl.utils.exceptions import InterpretationError
 
+from helpers.ir import DMA
 from tapeflow import runner
-
-from helpers.ir import DMA, STREAM
+from tapeflow.example_ir import stream_kernel
 
 LINE = 64
 
@@ -29,7 +29,7 @@ def sim(text: str, entry: str, args=(), sets=(), **kw):
 @pytest.mark.parametrize("n", [64, 4096])
 def test_stream_once_misses_once_per_line_without_prefetch(n: int):
     data = np.linspace(-1, 1, n)
-    r = sim(STREAM.format(n=n), "sum", [data], sets=["prefetch.enabled=false"])
+    r = sim(stream_kernel(n=n), "sum", [data], sets=["prefetch.enabled=false"])
     lv = r.report["levels"]
     assert lv["L1"]["accesses"] == n
     assert lv["L1"]["misses"] == n * 8 // LINE
@@ -38,14 +38,14 @@ def test_stream_once_misses_once_per_line_without_prefetch(n: int):
     assert r.report["dram"]["bytes_written"] == 0
     # Values are the interpreter's.
     assert r.report["results"][0]["value"] == runner.run_function(
-        runner.load_module(STREAM.format(n=n), "k.mlir"), "sum", [data]
+        runner.load_module(stream_kernel(n=n), "k.mlir"), "sum", [data]
     ).results[0]
 
 
 def test_stream_with_prefetcher_mostly_covered():
     n = 8192
-    off = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
-    on = sim(STREAM.format(n=n), "sum", [np.ones(n)])
+    off = sim(stream_kernel(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    on = sim(stream_kernel(n=n), "sum", [np.ones(n)])
     misses_off = off.report["levels"]["L1"]["misses"]
     misses_on = on.report["levels"]["L1"]["misses"]
     assert misses_off == n * 8 // LINE
@@ -58,7 +58,7 @@ def test_stream_with_prefetcher_mostly_covered():
 
 def test_cycle_terms_follow_the_equations():
     n = 4096
-    r = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    r = sim(stream_kernel(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
     t = r.report["cycle_terms"]
     m = load_machine()
     lines = n * 8 // LINE
@@ -149,7 +149,7 @@ def test_energy_components_add_up_and_follow_the_table():
 
 def test_energy_adds_up_with_caches():
     n = 4096
-    r = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
+    r = sim(stream_kernel(n=n), "sum", [np.ones(n)], sets=["prefetch.enabled=false"])
     e = r.report["energy"]
     assert sum(e["components_pj"].values()) == pytest.approx(e["total_pj"])
     m = load_machine()
@@ -321,7 +321,7 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 
 def test_cli_json_and_table(tmp_path: Path):
     f = tmp_path / "k.mlir"
-    f.write_text(STREAM.format(n=512))
+    f.write_text(stream_kernel(n=512))
     p = _cli(str(f), "--entry", "sum", "--json", "--set", "prefetch.enabled=false")
     assert p.returncode == 0, p.stderr
     rep = json.loads(p.stdout)
@@ -345,7 +345,7 @@ def test_cli_json_and_table(tmp_path: Path):
 )
 def test_cli_errors_have_no_traceback(tmp_path: Path, args: list[str], message: str):
     f = tmp_path / "k.mlir"
-    f.write_text(STREAM.format(n=64))
+    f.write_text(stream_kernel(n=64))
     p = _cli(str(f), *args)
     assert p.returncode == 1
     assert p.stderr.startswith("error: ")
@@ -365,7 +365,7 @@ def test_cli_scratchpad_overflow(tmp_path: Path):
 # ---- the fast (compiled) path must give the op-by-op model's report, number for number
 
 _FAST_CASES = [
-    (STREAM.format(n=1024), "sum", [np.linspace(0, 1, 1024)]),
+    (stream_kernel(n=1024), "sum", [np.linspace(0, 1, 1024)]),
     (DMA.format(k=512, work=200), "dma", [1.5]),
     (DMA.format(k=64, work=3000), "dma", [0.5]),
     (TAPE.format(n=700), "t", [np.arange(700.0)]),
@@ -479,9 +479,9 @@ def test_dram_presets():
 
 def test_leakage_is_on_by_default_and_scales_with_time_and_capacity():
     n = 1024
-    off = sim(STREAM.format(n=n), "sum", [np.ones(n)], sets=["leakage.sram_mw_per_kib=0"])
+    off = sim(stream_kernel(n=n), "sum", [np.ones(n)], sets=["leakage.sram_mw_per_kib=0"])
     assert off.report["energy"]["components_pj"]["leakage"] == 0.0
-    on = sim(STREAM.format(n=n), "sum", [np.ones(n)])
+    on = sim(stream_kernel(n=n), "sum", [np.ones(n)])
     rate = load_machine().get("leakage", "sram_mw_per_kib")
     assert rate > 0  # on by default: SRAM capacity costs energy
     kib = (32768 + 1048576) / 1024  # L1 + L2: the program uses no scratchpad, pays for none

@@ -103,7 +103,7 @@ def test_reads_do_not_write_back():
     assert c["l1_writebacks"] == 0
 
 
-@pytest.mark.skipif(not numba_available(), reason="numba is not installed")
+@pytest.mark.skipif(not numba_available(), reason="numba is not installed (extra 'fast')")
 @pytest.mark.parametrize("prefetch", [False, True])
 def test_numba_and_python_paths_agree(prefetch: bool):
     rng = np.random.default_rng(7)

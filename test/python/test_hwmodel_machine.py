@@ -157,12 +157,12 @@ def test_dma_is_charged_its_dram_latency():
 def test_exposed_misses_overlap_under_max_as_the_other_terms_do():
     """overlap = "max": T_phase = max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed), T_exposed is
     not added on top (it used to be, which favoured the streamed design)."""
-    from helpers.ir import STREAM
+    from tapeflow.example_ir import stream_kernel
 
     n = 4096
     for mlp in (1, 40):  # T_exposed binds, then T_OL does
         m = _one_phase("core.overlap=max", f"core.mlp={mlp}")
-        t = sim(STREAM.format(n=n), "sum", [np.ones(n)], m).report["cycle_terms"]
+        t = sim(stream_kernel(n=n), "sum", [np.ones(n)], m).report["cycle_terms"]
         assert t["T_exposed"] == pytest.approx(n * 8 // 64 * m.get("dram", "latency") / mlp)
         terms = [t[x] for x in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed")]
         assert t["T_core"] == pytest.approx(max(terms))  # one phase

@@ -1,5 +1,6 @@
 """The library's import graph: no module imports itself back through others, and the
-package never reaches into the benchmarks/ scripts.
+package never reaches into the benchmarks/ scripts. (And the tests' own: test modules
+share code through test/python/helpers/ only.)
 
 Every `import` counts, also those inside a function or under `if TYPE_CHECKING:`: a lazy
 import hides a cycle from Python, not from the reader who has to understand both files.
@@ -124,3 +125,26 @@ def test_the_walker_sees_imports_inside_functions():
     graph = _graph()
     assert "tapeflow.frontends.c" in graph["tapeflow.runner"]
     assert "tapeflow.transforms.autodiff.scf" in graph["tapeflow.transforms.autodiff.driver"]
+
+
+def _imported_names(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.append(node.module or "")
+    return names
+
+
+def test_tests_share_code_through_helpers_only():
+    """No test module imports another's (shared pieces live in test/python/helpers/ or
+    fuzz/), and no benchmark script imports those test helpers."""
+    tests = Path(__file__).resolve().parent
+    bad = [f"{p.relative_to(ROOT)} imports {n}"
+           for p in sorted(tests.rglob("*.py")) for n in _imported_names(p)
+           if n.split(".")[0].startswith("test_")]  # fmt: skip
+    bad += [f"{p.relative_to(ROOT)} imports {n}"
+            for p in sorted((ROOT / "benchmarks").rglob("*.py")) for n in _imported_names(p)
+            if n.split(".")[0] in ("helpers", "fuzz", "conftest")]  # fmt: skip
+    assert not bad, "\n  ".join(["imports between test modules:", *bad])

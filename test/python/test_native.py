@@ -383,8 +383,7 @@ def test_tapeflow_exec_without_tools_exits_1(tmp_path: Path):
     source = tmp_path / "k.mlir"
     source.write_text(EMPTY_POP)
     exe = Path(sys.executable).parent / "tapeflow-exec"
-    if not exe.exists():
-        pytest.skip("tapeflow-exec is not installed (pip install -e .)")
+    assert exe.exists(), "tapeflow-exec is not installed beside python (pip install -e .)"
     env = {"PATH": str(tmp_path), "TAPEFLOW_MLIR_LIB_DIR": str(tmp_path)}
     done = subprocess.run(
         [str(exe), str(source), "--args", "1"], capture_output=True, text=True, env=env
@@ -492,8 +491,8 @@ def test_tapeflow_exec_prints_what_tapeflow_run_prints(tmp_path: Path):
     source = tmp_path / "grad.mlir"
     source.write_text(GRAD)
     bindir = Path(sys.executable).parent
-    if not (bindir / "tapeflow-exec").exists() or not (bindir / "tapeflow-run").exists():
-        pytest.skip("console scripts not installed (pip install -e .)")
+    for tool in ("tapeflow-exec", "tapeflow-run"):
+        assert (bindir / tool).exists(), f"{tool} is not installed beside python (pip install -e .)"
     for extra in ([], ["--json"]):
         command = [str(source), "--entry", "f_grad", "--args", "37", "1.5", "--zero", "1", *extra]
         run = subprocess.run(

@@ -1,3 +1,4 @@
+// REQUIRES: libclang
 // RUN: tapeflow-opt %S/../python/Inputs/stencil_dynamic.c --tapeflow=machine=accel-salam --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=APPLIED
 // RUN: tapeflow-opt %S/../python/Inputs/stencil_dynamic.c --tapeflow --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=COST
 // RUN: tapeflow-opt %S/../python/Inputs/stencil_fixed.c --tapeflow --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=FITS

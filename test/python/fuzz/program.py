@@ -13,6 +13,12 @@ is what lets `minimize.py` drop statements and loops freely.
 Every index used to access memory is in bounds by construction: induction variables and
 while-loop counters stay below N, and an index expression `i + c` is only formed when
 the largest value of `i` plus `c` is below N (`Gen.imax`).
+
+The same generator makes the simulator tests' programs (`SIM_FEATURES`, arguments from
+`sim_arguments`): the `SIM_ONLY` features add what the gradient checks cannot take
+(indices out of bounds, NaN and infinities, a 2-D memref, a buffer of the other float
+type, i64 arithmetic with INT64 edges and an i64 result), so runs there may fail: the simulators
+must then fail alike. They are never on in the fuzzer (`FEATURES` does not hold them).
 """
 
 from __future__ import annotations
@@ -55,6 +61,20 @@ KNOWN_BUGS: dict[str, str] = {}
 """Features off by default, each with the issue of its bug (issue 11 #1, #2 and #5 are
 fixed: `int-edge`, `sim-growable` and `stream-lower-bound` are on)."""
 DEFAULT_FEATURES = frozenset(FEATURES) - frozenset(KNOWN_BUGS)
+
+SIM_ONLY = {
+    "out-of-bounds": "indices -1 or N, or loaded from %cnt (sim_arguments: -1..N+1), and"
+    " trip counts from %n and %cnt up to N+1",
+    "any-domain": "sqrt, log, exp, divf, minnumf, maxnumf of any value (NaN, infinities)",
+    "grid": "a 2-D %m: memref<3x4xT>, loaded and stored",
+    "mixed-float": "%h: memref<4xH> of the other float type: truncf/extf, mulf, store",
+    "i64": "an i64 argument %q and second result: addi..floordivsi chains with INT64 edges,"
+    " sitofp",
+}
+"""Features for programs the AD checks cannot use (the simulator tests' only)."""
+SIM_FEATURES = DEFAULT_FEATURES | frozenset(SIM_ONLY)
+GRID = (3, 4)  # the shape of %m
+I64_EDGES = (-(1 << 63), -1, 0, 1, 3, (1 << 63) - 1)
 
 
 @dataclass
@@ -113,6 +133,7 @@ class Function:
     body: list[Node]
     ret: str
     constants: list[int] = field(default_factory=list[int])
+    ret_int: str | None = None  # a second, i64 result (feature `i64`)
 
 
 @dataclass
@@ -120,6 +141,7 @@ class Program:
     seed: int
     functions: list[Function]  # helpers first, @f last
     float_type: str = "f64"
+    features: frozenset[str] = frozenset()  # what the generator used (after its draws)
 
     def nodes(self) -> Iterator[tuple[list[Node], int]]:
         """Every (statement list, position) pair, outermost first (the minimizer's units)."""
@@ -169,6 +191,8 @@ class _Renderer:
             return name
         if name == "%t":
             return "%x"
+        if name.startswith("%q"):
+            return "%q"
         if name.startswith(("%i", "%k", "%j", "%u", "%c", "%n")):
             return "%c0"
         return "%s"
@@ -191,7 +215,9 @@ class _Renderer:
                 return
             args = [self.ref(a) for a in node.args]
             for line in node.lines:
-                self.emit(ind, line.format(*args, T=T, N=N, K=K))
+                self.emit(ind, line.format(*args, T=T, N=N, K=K, H=_other(T),
+                                           to_h="truncf" if T == "f64" else "extf",
+                                           from_h="extf" if T == "f64" else "truncf"))  # fmt: skip
             if node.result:
                 self.define(node.result)
         elif isinstance(node, For):
@@ -260,22 +286,32 @@ def _render_function(fn: Function, T: str) -> str:
     r = _Renderer(T)
     params = ", ".join(f"{n}: {_param_type(k, T)}" for n, k in fn.params)
     attrs = " attributes {tapeflow.autodiff}" if fn.name == "f" else ""
-    out.append(f"func.func @{fn.name}({params}) -> {T}{attrs} {{")
+    results = f"{T}, i64" if fn.ret_int else T
+    out.append(f"func.func @{fn.name}({params}) -> "
+               f"{f'({results})' if fn.ret_int else results}{attrs} {{")
     r.scope.append({n for n, _ in fn.params})
     for c in range(N + 1):
         r.emit(1, f"%c{c} = arith.constant {c} : index")
         r.define(f"%c{c}")
     r.block(fn.body, 1)
     ret = r.ref(fn.ret)
+    if fn.ret_int:
+        ret = f"{ret}, {r.ref(fn.ret_int)}"
     r.close()
-    r.emit(1, f"func.return {ret} : {T}")
+    r.emit(1, f"func.return {ret} : {results}")
     out += r.lines
     out.append("}")
     return "\n".join(out)
 
 
 def _param_type(kind: str, T: str) -> str:
-    return {"f": T, "m": f"memref<{N}x{T}>", "i": "index", "cnt": f"memref<{K}xindex>"}[kind]
+    return {"f": T, "m": f"memref<{N}x{T}>", "i": "index", "cnt": f"memref<{K}xindex>",
+            "m2": f"memref<{GRID[0]}x{GRID[1]}x{T}>", "h": f"memref<4x{_other(T)}>",
+            "q": "i64"}[kind]  # fmt: skip
+
+
+def _other(T: str) -> str:
+    return "f32" if T == "f64" else "f64"
 
 
 # ---------------------------------------------------------------------------------------
@@ -296,6 +332,8 @@ class Gen:
         self.count = 0
         self.imax: dict[str, int] = {f"%c{c}": c for c in range(N + 1)}
         self.helpers: list[Function] = []
+        self.mems: list[str] = []  # the parameters (not floats) of the function being drawn
+        self.ints = ["%q"]  # i64 values (one pool: the renderer turns those out of scope to %q)
 
     def on(self, feature: str) -> bool:
         return feature in self.features
@@ -305,11 +343,27 @@ class Gen:
         return f"%{prefix}{self.count}"
 
     # -- values ---------------------------------------------------------------------------
-    def index(self, ivs: list[str]) -> str:
-        """An in-bounds index: an induction variable, a counter or a constant."""
+    def index(self, ivs: list[str], nodes: list[Node] | None = None, bound: int = N) -> str:
+        """An in-bounds index: an induction variable, a counter or a constant (with
+        `out-of-bounds` and `nodes` to put its definition in, now and then -1, `bound`,
+        or an index loaded from %cnt)."""
+        if self.on("out-of-bounds") and nodes is not None:
+            r = self.rng.random()
+            if r < 0.015 or (r < 0.04 and "%cnt" not in self.mems):
+                j = self.fresh("j")
+                value = self.rng.choice((-1, bound))
+                nodes.append(Op(j, [f"{j} = arith.constant {value} : index"], []))
+                return j
+            if r < 0.04:
+                j = self.fresh("j")
+                nodes.append(Op(j, [f"{j} = memref.load %cnt[%c{self.rng.randrange(K)}] : "
+                                    f"memref<{K}xindex>"], []))  # fmt: skip
+                return j
+        if bound < N:
+            ivs = [v for v in ivs if self.imax.get(v, N - 1) < bound]
         if ivs and self.rng.random() < 0.8:
             return self.rng.choice(ivs)
-        return f"%c{self.rng.randrange(N)}"
+        return f"%c{self.rng.randrange(bound)}"
 
     def bound(self, ivs: list[str], mems: list[str], nodes: list[Node], lb: int) -> str:
         r = self.rng.random()
@@ -347,8 +401,16 @@ class Gen:
             kinds += ["call"]
         if self.on("int-math"):
             kinds += ["int"]
+        if self.on("any-domain"):
+            kinds += ["raw", "raw"]
+        if "%m" in mems:  # (and more memory traffic for the cache model)
+            kinds += ["load2", "store2", "load", "store"]
+        if "%h" in mems:
+            kinds += ["mixed"]
+        if "%q" in mems:
+            kinds += ["i64", "i64", "sitofp"]
         k = r.choice(kinds)
-        arrays = [m for m in mems if m not in ("%n", "%cnt")]
+        arrays = [m for m in mems if m not in ("%n", "%cnt", "%m", "%h", "%q")]
         one = "arith.constant 1.0 : {T}"
         simple = {"add": "addf", "sub": "subf", "mul": "mulf", "max": "maximumf",
                   "min": "minimumf"}  # fmt: skip
@@ -375,11 +437,43 @@ class Gen:
         elif k == "load":
             m = r.choice(arrays)
             op = Op(v, [f"{v} = memref.load {{0}}[{{1}}] : memref<{N}x{{T}}>"],
-                    [m, self.index(ivs)])  # fmt: skip
+                    [m, self.index(ivs, nodes)])  # fmt: skip
         elif k == "store":
             m = r.choice([x for x in arrays if x != "%y"] or arrays)
             op = Op(None, [f"memref.store {{0}}, {{1}}[{{2}}] : memref<{N}x{{T}}>"],
-                    [a, m, self.index(ivs)])  # fmt: skip
+                    [a, m, self.index(ivs, nodes)])  # fmt: skip
+        elif k == "raw":  # no domain guard: NaN and infinities reach the simulators
+            name = r.choice(["math.sqrt", "math.log", "math.exp", "arith.divf", "arith.minnumf",
+                             "arith.maxnumf"])  # fmt: skip
+            two = name.startswith("arith.")
+            op = Op(v, [f"{v} = {name} {{0}}{', {1}' if two else ''} : {{T}}"], [a, b])
+        elif k in ("load2", "store2"):
+            at = f"%m[{{0}}, {{1}}] : memref<{GRID[0]}x{GRID[1]}x{{T}}>"
+            i, j = self.index(ivs, nodes, GRID[0]), self.index(ivs, nodes, GRID[1])
+            if k == "load2":
+                op = Op(v, [f"{v} = memref.load {at}"], [i, j])
+            else:
+                op = Op(None, [f"memref.store {{2}}, {at}"], [i, j, a])
+        elif k == "mixed":  # a in %h's type, times %h[j], stored back, and back in T
+            op = Op(v, [f"{v}_t = arith.{{to_h}} {{0}} : {{T}} to {{H}}",
+                        f"{v}_w = memref.load %h[{{1}}] : memref<4x{{H}}>",
+                        f"{v}_p = arith.mulf {v}_t, {v}_w : {{H}}",
+                        f"memref.store {v}_p, %h[{{1}}] : memref<4x{{H}}>",
+                        f"{v} = arith.{{from_h}} {v}_p : {{H}} to {{T}}"],
+                    [a, self.index(ivs, nodes)])  # fmt: skip
+        elif k == "i64":
+            q = self.fresh("q")
+            name = r.choice(["addi", "subi", "muli", "divsi", "remsi", "floordivsi", "xori"])
+            if r.random() < 0.5:
+                lines = [f"{q}_e = arith.constant {r.choice(I64_EDGES)} : i64",
+                         f"{q} = arith.{name} {{0}}, {q}_e : i64"]  # fmt: skip
+            else:
+                lines = [f"{q} = arith.{name} {{0}}, {{1}} : i64"]
+            nodes.append(Op(q, lines, [r.choice(self.ints), r.choice(self.ints)]))
+            self.ints.append(q)
+            return None
+        elif k == "sitofp":
+            op = Op(v, [f"{v} = arith.sitofp {{0}} : i64 to {{T}}"], [r.choice(self.ints)])
         elif k == "ivf":
             iv = r.choice(ivs)
             op = Op(v, [f"{v}_i = arith.index_cast {{0}} : index to i64",
@@ -485,7 +579,7 @@ class Gen:
 
     def function(self, name: str, params: list[tuple[str, str]], depth: int, count: int):
         vals = [n for n, k in params if k == "f"]
-        mems = [n for n, k in params if k != "f"]
+        mems = self.mems = [n for n, k in params if k != "f"]
         body: list[Node] = []
         if name == "f":
             x0 = self.fresh("v")
@@ -503,7 +597,8 @@ class Gen:
         ret = self._last
         if name == "f" and self.on("alloc"):
             body.append(Op(None, [f"memref.dealloc %t : memref<{N}x{{T}}>"], [], needs="%t"))
-        return Function(name, params, body, ret)
+        ret_int = self.rng.choice(self.ints) if "%q" in mems else None
+        return Function(name, params, body, ret, ret_int=ret_int)
 
 
 def generate(seed: int, features: frozenset[str] = DEFAULT_FEATURES) -> Program:
@@ -515,6 +610,28 @@ def generate(seed: int, features: frozenset[str] = DEFAULT_FEATURES) -> Program:
             fn = g.function(f"h{h}", params, 2, g.rng.randrange(1, 4))
             g.helpers.append(fn)
     params = [("%x", "m"), ("%y", "m"), ("%s", "f"), ("%n", "i"), ("%cnt", "cnt")]
-    main = g.function("f", params, 0, g.rng.randrange(3, 9))
+    params += [(name, kind) for name, kind, on in
+               (("%m", "m2", "grid"), ("%h", "h", "mixed-float"), ("%q", "q", "i64")) if g.on(on)]
+    longer = any(g.on(f) for f in SIM_ONLY)  # the simulator tests' programs: more to run
+    main = g.function("f", params, 0, g.rng.randrange(*(4, 12) if longer else (3, 9)))
     float_type = "f32" if g.on("f32") and g.rng.random() < 0.3 else "f64"
-    return Program(seed, [*g.helpers, main], float_type)
+    return Program(seed, [*g.helpers, main], float_type, g.features)
+
+
+def sim_arguments(program: Program) -> list:
+    """Arguments of `@f` for the simulator tests: %x, %y, %s, %n, %cnt, then those of
+    the features on (%m, %h, %q). With `out-of-bounds`, %n may be N + 1 and %cnt's
+    entries run from -1 to N + 1."""
+    import numpy as np
+
+    names = [n for n, _ in program.functions[-1].params]
+    g = np.random.default_rng([program.seed, 11])
+    T = np.float64 if program.float_type == "f64" else np.float32
+    wild = "out-of-bounds" in program.features
+    out = {"%x": g.uniform(-2, 2, N).astype(T), "%y": g.uniform(-2, 2, N).astype(T),
+           "%s": float(T(g.uniform(-2, 2))), "%n": int(g.integers(0, N + 1 + wild)),
+           "%cnt": g.integers(-wild, N + 1 + wild, K).astype(np.int64),
+           "%m": g.uniform(-2, 2, GRID).astype(T),
+           "%h": g.uniform(-2, 2, 4).astype(np.float32 if T is np.float64 else np.float64),
+           "%q": int(g.choice(I64_EDGES))}  # fmt: skip
+    return [out[n] for n in names]

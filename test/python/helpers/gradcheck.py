@@ -16,6 +16,7 @@ from tapeflow.transforms.autodiff import AutodiffPass
 from tapeflow.transforms.autodiff.activity import is_float, is_float_memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from helpers.runs import copy_args
 from tapeflow.diagnostics import parse_module
 from tapeflow.registry import make_context
 from tapeflow.runner import find_function, run_function
@@ -28,12 +29,8 @@ def differentiate(text: str, functions: Sequence[str] = (), policy: str = "min-t
     return module
 
 
-def _copy(args: Sequence[Any]) -> list[Any]:
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-
-
 def loss(module: ModuleOp, name: str, args: Sequence[Any], seeds, weights) -> float:
-    args = _copy(args)
+    args = copy_args(args)
     result = run_function(module, name, args)
     floats = [r for r, t in zip(result.results, result.result_types, strict=True) if is_float(t)]
     total = sum(s * r for s, r in zip(seeds, floats, strict=True))
@@ -77,7 +74,7 @@ def finite_differences(module, name, args, seeds, weights, step=1e-5):
             for idx in np.ndindex(args[p].shape):
                 x = args[p][idx]
                 h = step * max(1.0, abs(x))
-                plus, minus = _copy(args), _copy(args)
+                plus, minus = copy_args(args), copy_args(args)
                 plus[p][idx] = x + h
                 minus[p][idx] = x - h
                 g[idx] = (
@@ -88,7 +85,7 @@ def finite_differences(module, name, args, seeds, weights, step=1e-5):
         elif is_float(t):
             x = args[p]
             h = step * max(1.0, abs(x))
-            plus, minus = _copy(args), _copy(args)
+            plus, minus = copy_args(args), copy_args(args)
             plus[p] = x + h
             minus[p] = x - h
             fd[p] = (

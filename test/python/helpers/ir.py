@@ -1,4 +1,5 @@
-"""IR shared by the hardware-model tests (test_hwmodel, test_hwmodel_machine)."""
+"""IR shared by the hardware-model tests (test_hwmodel, test_hwmodel_machine); the stream
+kernel, which benchmarks/sim_speed.py runs too, is `tapeflow.example_ir.stream_kernel`."""
 
 DMA = """
 func.func @dma(%x: f64) -> f64 {{
@@ -30,19 +31,3 @@ func.func @dma(%x: f64) -> f64 {{
 """
 """One tile of `{k}` f64 records committed by DMA and prefetched back, with `{work}`
 iterations of core work between the commit and its wait (`DMA.format(k=..., work=...)`)."""
-
-STREAM = """
-func.func @sum(%a: memref<{n}xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {n} : index
-  %z = arith.constant 0.0 : f64
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {{
-    %v = memref.load %a[%i] : memref<{n}xf64>
-    %s = arith.addf %acc, %v : f64
-    scf.yield %s : f64
-  }}
-  func.return %r : f64
-}}
-"""
-"""A sum over `{n}` f64 loaded once each, in order (`STREAM.format(n=...)`)."""
