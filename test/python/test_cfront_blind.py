@@ -417,3 +417,76 @@ def test_refused_is_one_located_line(file):
     assert len(lines) == 1, p.stderr
     assert lines[0].startswith(f"error: {path}:")
     assert f"unsupported C: {REFUSED[file]}" in lines[0]
+
+
+# --- constructs the Enzyme integration tests led to (benchmarks/enzyme_corpus.py) ----
+
+def _compiled(src: str, **kw):
+    pytest.importorskip("clang.cindex", reason="the C frontend needs libclang")
+    from test_cfront_enzyme import compile_and_differentiate
+
+    return compile_and_differentiate(src, **kw)
+
+
+def test_fd_local_array_written_by_helper():
+    """A local array filled by a helper (a memref.cast at the call) keeps its gradient."""
+    from test_cfront_enzyme import check_fd
+
+    src = """
+    static void stage(const double *s, double *d) { d[0] = 2.0 * s[0]; d[1] = s[0] * s[1]; }
+    double f(double *x) {
+      double k[2];
+      stage(x, k);
+      return k[0] * x[0] + k[1] * x[1];
+    }"""
+    arrays, _ = check_fd(_compiled(src, functions=["f"]), "f", [A([0.7, -1.3])])
+    x = A([0.7, -1.3])  # f = 2 x0^2 + x0 x1^2
+    np.testing.assert_allclose(arrays[0], [4 * x[0] + x[1] ** 2, 2 * x[0] * x[1]])
+
+
+def test_fd_enzyme_inactive_noblock():
+    """`enzyme_inactive_noblock` is enzyme_inactive: the call's result has no derivative."""
+    from test_cfront_enzyme import check_fd, enzyme_gradient
+
+    src = """
+    __attribute__((enzyme_inactive_noblock)) double scale(double a) { return 2.0 * a; }
+    double f(double *x) { return scale(x[0]) * x[1]; }
+    double g(double *x) { return x[0] * x[1]; }
+    int main(void) { double x[2], dx[2];
+      __enzyme_autodiff((void *)f, x, dx); __enzyme_autodiff((void *)g, x, dx); }"""
+    module = _compiled(src)
+    x = A([1.5, -0.4])
+    arrays, _ = enzyme_gradient(module, "f", [x])
+    np.testing.assert_allclose(arrays[0], [0.0, 2.0 * x[0]])  # scale(x0) held constant
+    check_fd(module, "g", [x])
+
+
+def test_fd_loop_hints_and_assert():
+    """Loops under `#pragma nounroll`/`unroll`, and asserts in them, change nothing."""
+    from test_cfront_enzyme import check_fd
+
+    src = """
+    #include <assert.h>
+    double f(double *x, int n) {
+      double s = 0.0;
+    #pragma nounroll
+      for (int i = 0; i < n; i++) { assert(i < n); s += x[i] * x[i] * x[i]; }
+    #pragma unroll 2
+      for (int i = 0; i < n; i++) s += x[i];
+      return s;
+    }"""
+    x = A([0.5, -1.0, 2.0])
+    arrays, _ = check_fd(_compiled(src, functions=["f"]), "f", [x, 3])
+    np.testing.assert_allclose(arrays[0], 3 * x ** 2 + 1)
+
+
+def test_fd_entry_named_like_autodiff():
+    """A call of `__enzyme_autodiff_d` (a name containing __enzyme_autodiff) marks f."""
+    from test_cfront_enzyme import check_fd
+
+    src = """
+    extern double __enzyme_autodiff_d(void *, double);
+    double cube(double x) { return x * x * x; }
+    double d(double x) { return __enzyme_autodiff_d((void *)cube, x); }"""
+    _, scalars = check_fd(_compiled(src), "cube", [1.7])
+    assert scalars[0] == pytest.approx(3 * 1.7 ** 2)
