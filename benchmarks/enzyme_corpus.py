@@ -25,11 +25,12 @@ from pathlib import Path
 
 _LOCATED = re.compile(r"^error: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 _QUOTED = re.compile(r"'[^']*'|`[^`]*`|\"[^\"]*\"")
+_CHAIN = re.compile(r"\((\w+ -> )+\w+\)")
 
 
 def classify(path: Path, includes: list[str]) -> tuple[str, str]:
     """(outcome, message) of `tapeflow-cc path`: outcome is accepted, unsupported,
-    clang or broken."""
+    error (another located error) or broken."""
     cmd = [sys.executable, "-m", "tapeflow.tools.cc", str(path), "-o", "/dev/null"]
     for inc in includes:
         cmd += ["-I", inc]
@@ -43,11 +44,11 @@ def classify(path: Path, includes: list[str]) -> tuple[str, str]:
     msg = m.group("msg")
     if msg.startswith("unsupported C: "):
         return "unsupported", msg[len("unsupported C: "):]
-    return "clang", msg
+    return "error", msg
 
 
 def normalise(msg: str) -> str:
-    return _QUOTED.sub("'…'", msg)
+    return _CHAIN.sub("(…)", _QUOTED.sub("'…'", msg))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|")
     for outcome, what in (("accepted", "accepted"),
                           ("unsupported", "refused: one located `unsupported C:` line"),
-                          ("clang", "refused: one located Clang error"),
+                          ("error", "refused: one located error line of another kind"),
                           ("broken", "anything else (traceback, several lines)")):
         print(f"| {what} | {counts[outcome]} |")
     hist = collections.Counter(

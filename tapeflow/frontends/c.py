@@ -5,16 +5,18 @@
 later diagnostics and the simulator's per-op reports point at C lines.
 
 What to translate. Functions to differentiate are named by Enzyme's entry point,
-`__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` anywhere in the
-file, or by `functions=`. Each call's activities follow Enzyme's rules (unannotated: a
+`__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` (or any function
+whose name contains `__enzyme_autodiff`, as for Enzyme) anywhere in the file, or by
+`functions=`; a call of another `__enzyme_*` function is an error. Each call's activities follow Enzyme's rules (unannotated: a
 pointer is dup, a float scalar active, an integer constant); the signature that is
 TapeFlow's calling convention (README "The AD calling convention") gives `f` the unit
 attribute `tapeflow.autodiff`, any other a specialization `f_<letters>` calling `f`
 with its constant float arguments marked `tapeflow.const` (README "C kernels"). Only
 those functions and the functions they call are translated, so the driver around the
 Enzyme call (`main`, `printf`, ...) may use anything. With no target, every function
-defined in the file is translated. Enzyme's attributes `enzyme_inactive`,
-`enzyme_function_like` and `enzyme_nofree` are honoured, any other is an error.
+defined in the file is translated. Enzyme's attributes `enzyme_inactive` (and
+`_noblock`), `enzyme_function_like`, `enzyme_nofree` and `enzyme_no_escaping_allocation`
+are honoured, any other is an error.
 
 Types (the rules, documented in the README section "C kernels"):
 - `double`/`float` scalars are `f64`/`f32`; every C integer scalar (`int`, `long`,
