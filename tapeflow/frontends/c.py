@@ -813,6 +813,7 @@ class CFrontend:
         errors = [d for d in tu.diagnostics if d.severity >= 3]
         if not errors:
             self._enzyme_attributes(tu)
+            self._enzyme_registrations(tu)
         if errors:
             # The first error only: one located line (later ones often follow from it, and
             # Clang's "too many errors emitted" has no location).
@@ -869,18 +870,41 @@ class CFrontend:
                     texts[file] = self.text if file == self.name else Path(file).read_text()
                 pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
                 m = re.match(pattern, texts[file][loc.offset :])
-                like = m.group(1) if m else None
-                if like not in _MATH:
-                    raise ToolError(
-                        f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
-                        f"<math.h> functions ({', '.join(sorted(_MATH))})"
-                    )
-                if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
-                    raise ToolError(
-                        f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
-                        f"{_ARITY.get(like, 1)} argument(s) as {like} does"
-                    )
-                self.function_like[name] = like
+                self._function_like(where, owner, m.group(1) if m else None)
+
+    def _enzyme_registrations(self, tu) -> None:
+        """Enzyme's file-scope registrations: `void *__enzyme_function_like[2] = {(void *)f,
+        "log1p"}` is `enzyme_function_like("log1p")` on `f`; any other `__enzyme_*`
+        variable (custom gradients `__enzyme_register_gradient_*`, `__enzyme_allocation_like`,
+        ...) is an error, not ignored (its function would be differentiated as written)."""
+        for c in tu.cursor.get_children():
+            if c.kind.name != "VAR_DECL" or not c.spelling.startswith("__enzyme_"):
+                continue
+            if c.spelling != "__enzyme_function_like":
+                _unsupported(c, f"the Enzyme registration '{c.spelling}' (custom derivatives)")
+            inits = [k for k in _children(c) if k.kind.name == "INIT_LIST_EXPR"]
+            items = [_strip_casts(k) for k in _children(inits[0])] if inits else []
+            fn = items[0].referenced if items and items[0].kind.name == "DECL_REF_EXPR" else None
+            like = items[1].spelling.strip('"') if len(items) == 2 and (
+                items[1].kind.name == "STRING_LITERAL") else None
+            if fn is None or fn.kind.name != "FUNCTION_DECL" or like is None:
+                _unsupported(c, "__enzyme_function_like other than {(void *)f, \"name\"}")
+            self._function_like(_where(c), fn, like)
+
+    def _function_like(self, where: str, owner, like: str | None) -> None:
+        """`owner` computes the <math.h> function `like`: calls of it are that op."""
+        name = owner.spelling
+        if like not in _MATH:
+            raise ToolError(
+                f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
+                f"<math.h> functions ({', '.join(sorted(_MATH))})"
+            )
+        if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
+            raise ToolError(
+                f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
+                f"{_ARITY.get(like, 1)} argument(s) as {like} does"
+            )
+        self.function_like[name] = like
 
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location

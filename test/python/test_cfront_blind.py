@@ -490,3 +490,28 @@ def test_fd_entry_named_like_autodiff():
     double d(double x) { return __enzyme_autodiff_d((void *)cube, x); }"""
     _, scalars = check_fd(_compiled(src), "cube", [1.7])
     assert scalars[0] == pytest.approx(3 * 1.7 ** 2)
+
+
+def test_fd_function_like_registration():
+    """`__enzyme_function_like = {(void *)f, "log1p"}` makes f log1p (value and derivative)."""
+    from test_cfront_enzyme import check_fd
+
+    src = """
+    double twice(double a) { return 2 * a; }
+    double test(double a) { return twice(a) * a; }
+    void *__enzyme_function_like[2] = {(void *)twice, "log1p"};
+    double d(double a) { return __enzyme_autodiff(test, a); }"""
+    _, scalars = check_fd(_compiled(src), "test", [0.8])
+    a = 0.8  # test = log1p(a) * a
+    assert scalars[0] == pytest.approx(a / (1 + a) + np.log1p(a))
+
+
+def test_fd_pow_exponent_at_zero_base():
+    """d(a^b)/db at a = 0 is 0 (not NaN); elsewhere a^b log a, by finite differences."""
+    from test_cfront_enzyme import check_fd, enzyme_gradient
+
+    src = "#include <math.h>\ndouble f(double a, double b) { return pow(a, b); }"
+    module = _compiled(src, functions=["f"])
+    _, scalars = enzyme_gradient(module, "f", [0.0, 1.0])
+    assert scalars == {0: 1.0, 1: 0.0}
+    check_fd(module, "f", [1.3, 2.5])
