@@ -5,16 +5,18 @@
 later diagnostics and the simulator's per-op reports point at C lines.
 
 What to translate. Functions to differentiate are named by Enzyme's entry point,
-`__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` anywhere in the
-file, or by `functions=`. Each call's activities follow Enzyme's rules (unannotated: a
+`__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` (or any function
+whose name contains `__enzyme_autodiff`, as for Enzyme) anywhere in the file, or by
+`functions=`; a call of another `__enzyme_*` function is an error. Each call's activities follow Enzyme's rules (unannotated: a
 pointer is dup, a float scalar active, an integer constant); the signature that is
 TapeFlow's calling convention (README "The AD calling convention") gives `f` the unit
 attribute `tapeflow.autodiff`, any other a specialization `f_<letters>` calling `f`
 with its constant float arguments marked `tapeflow.const` (README "C kernels"). Only
 those functions and the functions they call are translated, so the driver around the
 Enzyme call (`main`, `printf`, ...) may use anything. With no target, every function
-defined in the file is translated. Enzyme's attributes `enzyme_inactive`,
-`enzyme_function_like` and `enzyme_nofree` are honoured, any other is an error.
+defined in the file is translated. Enzyme's attributes `enzyme_inactive` (and
+`_noblock`), `enzyme_function_like`, `enzyme_nofree` and `enzyme_no_escaping_allocation`
+are honoured, any other is an error.
 
 Types (the rules, documented in the README section "C kernels"):
 - `double`/`float` scalars are `f64`/`f32`; every C integer scalar (`int`, `long`,
@@ -183,7 +185,30 @@ _ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 def _is_output_call(c) -> bool:
     return c.kind.name == "CALL_EXPR" and c.spelling in _OUTPUT_CALLS
 
+
+# What `assert(e)` expands to calls on failure (glibc, macOS, BSD, MSVC, Bionic).
+_ASSERT_CALLS = ("__assert_fail", "__assert_rtn", "__assert", "_assert", "__assert2")
+
+
+def _is_assert(c) -> bool:
+    """`assert(...)`: an expression statement that calls libc's assertion failure (the
+    macro's expansion; libclang gives no tokens of it)."""
+    return c.kind.is_expression() and any(
+        k.kind.name == "CALL_EXPR" and k.spelling in _ASSERT_CALLS for k in _walk(c)
+    )
+
+
+def _is_entry(name: str) -> bool:
+    """Enzyme differentiates the calls of every function whose name contains
+    __enzyme_autodiff (`__enzyme_autodiff_d`, one prototype per signature)."""
+    return ENZYME_ENTRY in name
+
 _ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
+# Enzyme's function attributes that are honoured: `_noblock` is `enzyme_inactive` here (it
+# only tells Enzyme's activity analysis not to stop at the call); `enzyme_nofree` and
+# `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway.
+_ENZYME_ATTRIBUTES = ("enzyme_inactive", "enzyme_inactive_noblock", "enzyme_nofree",
+                      "enzyme_no_escaping_allocation", "enzyme_function_like")
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
 # after the user's own `-I` directories.
 INCLUDE_DIR = str(Path(__file__).resolve().parent / "include")
@@ -298,6 +323,18 @@ def _strip_casts(c):
             break
         c = kids[0]
     return c
+
+
+def _loop_hint(s):
+    """The loop under a loop-hint pragma (`#pragma nounroll`, `#pragma unroll N`,
+    `#pragma clang loop ...`: an AttributedStmt, which libclang does not expose), or None.
+    The hint only steers Clang's optimizer; the loop means the same without it."""
+    if s.kind.name != "UNEXPOSED_STMT":
+        return None
+    kids = list(s.get_children())
+    if len(kids) == 1 and kids[0].kind.name in ("FOR_STMT", "WHILE_STMT", "DO_STMT"):
+        return kids[0]
+    return None
 
 
 def _walk(c, skip: Callable[[object], bool] | None = None) -> Iterator:
@@ -776,13 +813,13 @@ class CFrontend:
         errors = [d for d in tu.diagnostics if d.severity >= 3]
         if not errors:
             self._enzyme_attributes(tu)
+            self._enzyme_registrations(tu)
         if errors:
-            lines = []
-            for d in errors:
-                loc = d.location
-                where = f"{loc.file.name}:{loc.line}:{loc.column}" if loc.file else self.name
-                lines.append(f"{where}: {d.spelling}")
-            raise ToolError("\nerror: ".join(lines))
+            # The first error only: one located line (later ones often follow from it, and
+            # Clang's "too many errors emitted" has no location).
+            loc = errors[0].location
+            where = f"{loc.file.name}:{loc.line}:{loc.column}" if loc.file else self.name
+            raise ToolError(f"{where}: {errors[0].spelling}")
         return tu
 
     def _enzyme_attributes(self, tu) -> None:
@@ -818,7 +855,7 @@ class CFrontend:
                 ):
                     owner = c
                     break
-            if attr not in ("enzyme_inactive", "enzyme_nofree", "enzyme_function_like"):
+            if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL":
                 raise ToolError(
@@ -826,25 +863,48 @@ class CFrontend:
                     "than a function"
                 )
             name = owner.spelling
-            if attr == "enzyme_inactive":
+            if attr in ("enzyme_inactive", "enzyme_inactive_noblock"):
                 self.inactive.add(name)
             elif attr == "enzyme_function_like":
                 if file not in texts:
                     texts[file] = self.text if file == self.name else Path(file).read_text()
                 pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
                 m = re.match(pattern, texts[file][loc.offset :])
-                like = m.group(1) if m else None
-                if like not in _MATH:
-                    raise ToolError(
-                        f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
-                        f"<math.h> functions ({', '.join(sorted(_MATH))})"
-                    )
-                if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
-                    raise ToolError(
-                        f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
-                        f"{_ARITY.get(like, 1)} argument(s) as {like} does"
-                    )
-                self.function_like[name] = like
+                self._function_like(where, owner, m.group(1) if m else None)
+
+    def _enzyme_registrations(self, tu) -> None:
+        """Enzyme's file-scope registrations: `void *__enzyme_function_like[2] = {(void *)f,
+        "log1p"}` is `enzyme_function_like("log1p")` on `f`; any other `__enzyme_*`
+        variable (custom gradients `__enzyme_register_gradient_*`, `__enzyme_allocation_like`,
+        ...) is an error, not ignored (its function would be differentiated as written)."""
+        for c in tu.cursor.get_children():
+            if c.kind.name != "VAR_DECL" or not c.spelling.startswith("__enzyme_"):
+                continue
+            if c.spelling != "__enzyme_function_like":
+                _unsupported(c, f"the Enzyme registration '{c.spelling}' (custom derivatives)")
+            inits = [k for k in _children(c) if k.kind.name == "INIT_LIST_EXPR"]
+            items = [_strip_casts(k) for k in _children(inits[0])] if inits else []
+            fn = items[0].referenced if items and items[0].kind.name == "DECL_REF_EXPR" else None
+            like = items[1].spelling.strip('"') if len(items) == 2 and (
+                items[1].kind.name == "STRING_LITERAL") else None
+            if fn is None or fn.kind.name != "FUNCTION_DECL" or like is None:
+                _unsupported(c, "__enzyme_function_like other than {(void *)f, \"name\"}")
+            self._function_like(_where(c), fn, like)
+
+    def _function_like(self, where: str, owner, like: str | None) -> None:
+        """`owner` computes the <math.h> function `like`: calls of it are that op."""
+        name = owner.spelling
+        if like not in _MATH:
+            raise ToolError(
+                f"{where}: unsupported C: enzyme_function_like({like or '?'}): only "
+                f"<math.h> functions ({', '.join(sorted(_MATH))})"
+            )
+        if len(list(owner.get_arguments())) != _ARITY.get(like, 1):
+            raise ToolError(
+                f"{where}: enzyme_function_like(\"{like}\"): '{name}' does not take "
+                f"{_ARITY.get(like, 1)} argument(s) as {like} does"
+            )
+        self.function_like[name] = like
 
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location
@@ -856,7 +916,12 @@ class CFrontend:
     def _enzyme_calls(self, defs) -> Iterator[tuple[object, object]]:
         for fn in defs.values():
             for c in _walk(fn):
-                if c.kind.name == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
+                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not (
+                    _is_entry(c.spelling)
+                ):
+                    _unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
+                                 f"functions TapeFlow has {ENZYME_ENTRY} only)")
+                if c.kind.name == "CALL_EXPR" and _is_entry(c.spelling):
                     args = [a for a in c.get_arguments()]
                     if not args:
                         _error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
@@ -994,7 +1059,7 @@ class CFrontend:
                     if (
                         callee is not None
                         and callee.spelling in defs
-                        and callee.spelling != ENZYME_ENTRY
+                        and not _is_entry(callee.spelling)
                         and not self.dropped(callee.spelling)
                     ):
                         visit(callee.spelling, [*stack, name])
@@ -1372,6 +1437,8 @@ class _FunctionBuilder:
             self.switch_stmt(s)
         elif s.kind.is_expression():
             self.effect(s)
+        elif _loop_hint(s) is not None:
+            self.stmt(_loop_hint(s))
         else:
             _unsupported(s, f"the statement {k.lower()}")
 
@@ -1975,8 +2042,14 @@ class _FunctionBuilder:
             buf = self.buffer(arg)
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None
-        if k == "CALL_EXPR" and c.spelling == ENZYME_ENTRY:
+        if k == "CALL_EXPR" and _is_entry(c.spelling):
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
+        if _is_assert(c):
+            sys.stderr.write(
+                f"remark: {_where(c)}: assert in translated code is dropped (as with NDEBUG: "
+                "its check has no derivative, and TapeFlow does not abort)\n"
+            )
+            return None
         if _is_output_call(c):
             sys.stderr.write(
                 f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "

@@ -1,7 +1,10 @@
 """Normalisation of a function before differentiation (on a clone, never on the input).
 
 1. `func.call`s of functions defined in the module are inlined (recursively, with a depth
-   limit that turns recursion into a diagnostic).
+   limit that turns recursion into a diagnostic). Then every `memref.cast` (a static
+   buffer passed as a `memref<?xT>` argument) is folded away: its loads, stores and dims
+   use the cast's source, so the AD sees the accesses of the buffer itself (the
+   activity and shadow of a cast result are not followed back to its source).
 2. `affine.for/load/store/apply/yield` become `scf.for`, `memref.load/store` and `arith`
    index arithmetic (single-result bound maps only; `affine.if/min/max/parallel` are
    rejected with a diagnostic).
@@ -104,6 +107,7 @@ def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
     for _ in range(MAX_INLINE_DEPTH + 1):
         calls = [op for op in fn.walk() if isinstance(op, func.CallOp)]
         if not calls:
+            fold_memref_casts(fn)
             return
         for call in calls:
             callee = SymbolTable.lookup_symbol(module, call.callee)
@@ -163,6 +167,20 @@ def merge_globals(fn: func.FuncOp) -> None:
             )
         ):
             Rewriter.replace_op(op, [], [op.source])
+
+
+def fold_memref_casts(fn: func.FuncOp) -> None:
+    """Loads, stores and dims through a same-rank `memref.cast` use its source instead;
+    a cast with other uses stays (and is refused by the AD when it is active)."""
+    for cast in [op for op in fn.walk() if isinstance(op, memref.CastOp)]:
+        src, res = cast.source, cast.dest
+        if len(src.type.get_shape()) != len(res.type.get_shape()):
+            continue
+        for use in list(res.uses):
+            if isinstance(use.operation, memref.LoadOp | memref.StoreOp | memref.DimOp):
+                use.operation.operands[use.index] = src
+        if not res.uses:
+            Rewriter.erase_op(cast)
 
 
 def hoist_allocations(fn: func.FuncOp) -> None:

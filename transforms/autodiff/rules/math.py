@@ -83,8 +83,13 @@ def _powf(g: ReverseBuilder, op: math.PowFOp) -> None:
         bm1 = _ins(g, arith.SubfOp(b, _c(g, 1.0, b)))
         g.accumulate(op.lhs, mul(g, d, mul(g, b, _ins(g, math.PowFOp(a, bm1)))))
     if g.is_active(op.rhs):
+        # d(a^b)/db = a^b log a, whose limit at a = 0 (b > 0) is 0, not 0 * -inf = NaN
+        # (as Enzyme gives: its pow_zero.c).
         y = g.primal(op.result)
-        g.accumulate(op.rhs, mul(g, d, mul(g, y, _ins(g, math.LogOp(a)))))
+        db = mul(g, d, mul(g, y, _ins(g, math.LogOp(a))))
+        zero = _c(g, 0.0, a)
+        at_zero = _ins(g, arith.CmpfOp(a, zero, "oeq"))
+        g.accumulate(op.rhs, select(g, at_zero, zero, db))
 
 
 def _fpowi(g: ReverseBuilder, op: math.FPowIOp) -> None:
