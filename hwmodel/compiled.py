@@ -75,7 +75,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine, arith, builtin, func, memref, scf
@@ -105,6 +105,7 @@ from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
+from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory
 from tapeflow.dialects.region import is_spm
@@ -675,27 +676,6 @@ def _elsize(t: Any) -> int:
     if isinstance(t, builtin.Float16Type | builtin.BFloat16Type):
         return 2
     raise TypeError(f"no element size for {t}")
-
-
-class St(NamedTuple):
-    """One generated statement: its Python `text`, and what a loop kernel needs to know of
-    it (`tapeflow.hwmodel.jit.nest_kernel` works from these, never from the text): its
-    `kind` ("": no kernel form; "py": a kernel takes `jit`; the others are jit.py's), the
-    locals it `reads` and `writes`, and its kind's fields (`data`)."""
-
-    text: str
-    kind: str = ""
-    reads: tuple[str, ...] = ()
-    writes: tuple[str, ...] = ()
-    data: tuple[Any, ...] = ()
-
-    @property
-    def jit(self) -> str:
-        return self.data[0] if self.data else self.text
-
-
-Lines = list[tuple[int, St]]
-"""Generated statements with their indentation depth."""
 
 
 class _FunctionCompiler:

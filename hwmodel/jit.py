@@ -48,12 +48,31 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from tapeflow.semantics import JIT_CALLS, JIT_FORMS, SCALARS
 
-if TYPE_CHECKING:
-    from tapeflow.hwmodel.compiled import Lines
+
+class St(NamedTuple):
+    """One statement the emitter (`compiled._FunctionCompiler`) generates: its Python
+    `text`, and what a loop kernel needs to know of it (`nest_kernel` works from these,
+    never from the text): its `kind` ("": no kernel form; "py": a kernel takes `jit`; the
+    others are this module's), the locals it `reads` and `writes`, and its kind's fields
+    (`data`). Defined here, with the kernels that read it, so compiled imports jit only."""
+
+    text: str
+    kind: str = ""
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    data: tuple[Any, ...] = ()
+
+    @property
+    def jit(self) -> str:
+        return self.data[0] if self.data else self.text
+
+
+Lines = list[tuple[int, St]]
+"""Generated statements with their indentation depth."""
 
 RUNTIME = frozenset({*JIT_FORMS, "_grow", "_record", "_wstart", "_wbulk"})
 """What kernels may call from `tapeflow.hwmodel.jit_runtime` (the table's numba forms,
