@@ -45,6 +45,12 @@ def is_float(t: Attribute) -> bool:
     return isinstance(t, FLOAT_TYPES)
 
 
+_VIEWS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.ExpandShapeOp,
+          memref.CollapseShapeOp)
+"""Ops whose result aliases their first operand's memory (the AD has no rule for them: an
+active one is refused, never differentiated as a copy)."""
+
+
 def is_float_memref(t: Attribute) -> bool:
     return isinstance(t, MemRefType) and is_float(t.element_type)
 
@@ -94,6 +100,10 @@ class Activity:
             self._edge(op.value, op.memref)
         elif isinstance(op, memref.CopyOp):
             self._edge(op.source, op.destination)
+        elif isinstance(op, _VIEWS):  # an alias: a store through either is one to both
+            for res in op.results:
+                self._edge(op.operands[0], res)
+                self._edge(res, op.operands[0])
         elif isinstance(op, scf.ForOp):
             body = op.body.block
             yield_ = body.last_op
