@@ -303,6 +303,8 @@ import sys  # noqa: E402
 
 import pytest  # noqa: E402
 
+from helpers.cfront import check_fd, compile_and_differentiate, enzyme_gradient  # noqa: E402
+
 HERE = pathlib.Path(__file__).parent / "cfront_blind"
 
 # Programs `tapeflow-cc` refuses, with the start of the refusal's text (none
@@ -368,7 +370,6 @@ def test_accepted_gradient(row):
     """The gradient of each accepted program equals the table's formula (itself
     checked against finite differences by test_table_is_right)."""
     pytest.importorskip("clang.cindex", reason="the C frontend needs libclang")
-    from test_cfront_enzyme import enzyme_gradient
 
     from tapeflow.frontends.c import compile_c
     from tapeflow.registry import make_context
@@ -423,14 +424,12 @@ def test_refused_is_one_located_line(file):
 
 def _compiled(src: str, **kw):
     pytest.importorskip("clang.cindex", reason="the C frontend needs libclang")
-    from test_cfront_enzyme import compile_and_differentiate
 
     return compile_and_differentiate(src, **kw)
 
 
 def test_fd_local_array_written_by_helper():
     """A local array filled by a helper (a memref.cast at the call) keeps its gradient."""
-    from test_cfront_enzyme import check_fd
 
     src = """
     static void stage(const double *s, double *d) { d[0] = 2.0 * s[0]; d[1] = s[0] * s[1]; }
@@ -446,7 +445,6 @@ def test_fd_local_array_written_by_helper():
 
 def test_fd_enzyme_inactive_noblock():
     """`enzyme_inactive_noblock` is enzyme_inactive: the call's result has no derivative."""
-    from test_cfront_enzyme import check_fd, enzyme_gradient
 
     src = """
     __attribute__((enzyme_inactive_noblock)) double scale(double a) { return 2.0 * a; }
@@ -463,7 +461,6 @@ def test_fd_enzyme_inactive_noblock():
 
 def test_fd_loop_hints_and_assert():
     """Loops under `#pragma nounroll`/`unroll`, and asserts in them, change nothing."""
-    from test_cfront_enzyme import check_fd
 
     src = """
     #include <assert.h>
@@ -482,7 +479,6 @@ def test_fd_loop_hints_and_assert():
 
 def test_fd_entry_named_like_autodiff():
     """A call of `__enzyme_autodiff_d` (a name containing __enzyme_autodiff) marks f."""
-    from test_cfront_enzyme import check_fd
 
     src = """
     extern double __enzyme_autodiff_d(void *, double);
@@ -494,7 +490,6 @@ def test_fd_entry_named_like_autodiff():
 
 def test_fd_function_like_registration():
     """`__enzyme_function_like = {(void *)f, "log1p"}` makes f log1p (value and derivative)."""
-    from test_cfront_enzyme import check_fd
 
     src = """
     double twice(double a) { return 2 * a; }
@@ -508,7 +503,6 @@ def test_fd_function_like_registration():
 
 def test_fd_pow_exponent_at_zero_base():
     """d(a^b)/db at a = 0 is 0 (not NaN); elsewhere a^b log a, by finite differences."""
-    from test_cfront_enzyme import check_fd, enzyme_gradient
 
     src = "#include <math.h>\ndouble f(double a, double b) { return pow(a, b); }"
     module = _compiled(src, functions=["f"])
