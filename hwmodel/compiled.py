@@ -110,7 +110,7 @@ from tapeflow.hwmodel.model import buffer_memory
 from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
-from tapeflow.semantics import HELPERS, SCALARS
+from tapeflow.semantics import HELPERS, SCALARS, scalar_type
 from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, next_base, tape_base
 
 INDEX_BITWIDTH = 64
@@ -1148,24 +1148,26 @@ def _scalar(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         _rounded(c, op, indent, expr, args, jit_expr)
 
 
+def _typed(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """A `typed` table entry (casts): its inline form for these types, behind its check
+    (a failing check runs the interpreter's op: its error); else the interpreter's op."""
+    entry = SCALARS[op.name]
+    tys = [scalar_type(v.type, INDEX_BITWIDTH) for v in (*op.operands, *op.results)]
+    expr = None if None in tys else entry.inline_for(*tys)  # type: ignore[misc]
+    if expr is None:
+        return c.fallback(op, indent)
+    args = [c.use(v) for v in op.operands]
+    if entry.check is not None:
+        c.check(indent, entry.check(*tys).format(*args), op, args, args)
+    r = c.define(op.results[0])
+    c.py(indent, f"{r} = {expr.format(*args)}", args, [r], all(t.width <= 64 for t in tys))  # type: ignore[union-attr]
+
+
 for _entry in SCALARS.values():
     if _entry.inline is not None and _entry.kind in ("float", "exact"):
         EMITTERS[_entry.name] = _scalar
-
-
-@emitter("arith.extf")
-def _extf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    a, r = c.use(op.operands[0]), c.define(op.results[0])
-    c.py(indent, f"{r} = float({a})", [a], [r])
-
-
-@emitter("arith.sitofp")
-def _sitofp(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if _int_width(op.operands[0].type) != 64 or not isinstance(
-        op.results[0].type, builtin.Float64Type
-    ):
-        return c.fallback(op, indent)
-    _extf(c, op, indent)
+    elif _entry.inline_for is not None:
+        EMITTERS[_entry.name] = _typed
 
 
 @emitter(*_INT_BIN)
@@ -1230,20 +1232,6 @@ def _shrsi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.py(indent, f"{r} = {a if w == 64 else f'_wrap({a}, {w})'} >> {b}", [a], [r], w <= 64)
     if w == 64 and (ra := c.range_of(op.operands[0])) is not None:
         c.ranges[op.results[0]] = (ra[0] >> b, ra[1] >> b)
-
-
-@emitter("arith.fptosi")
-def _fptosi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    """`int(x)` (toward zero) when it fits the result, as the interpreter's
-    `run_fptosi`; otherwise (NaN, inf, out of range) the interpreter's error."""
-    w = _int_width(op.results[0].type)
-    if w is None or w > 64 or not isinstance(op.operands[0].type, builtin.Float64Type):
-        return c.fallback(op, indent)
-    x = c.use(op.operands[0])
-    low = f"{-(2.0 ** 63)!r} <= {x}" if w == 64 else f"{float(-(1 << (w - 1)) - 1)!r} < {x}"
-    c.check(indent, f"{low} < {2.0 ** (w - 1)!r}", op, [x], [x])
-    r = c.define(op.results[0])
-    c.py(indent, f"{r} = int({x})", [x], [r])
 
 
 def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:
@@ -1361,20 +1349,6 @@ def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
     if ra is not None and rb is not None:
         c.ranges[op.results[0]] = (min(ra[0], rb[0]), max(ra[1], rb[1]))
-
-
-@emitter("arith.index_cast")
-def _index_cast(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    wi = _int_width(op.operands[0].type)
-    wo = _int_width(op.results[0].type)
-    if wi is None or wo is None:
-        return c.fallback(op, indent)
-    r = c.define(op.results[0])
-    a = c.use(op.operands[0])
-    if wi == wo == 64:
-        c.py(indent, f"{r} = {a}", [a], [r])
-    else:
-        c.py(indent, f"{r} = _index_cast({a}, {wi}, {wo})", [a], [r], max(wi, wo) <= 64)
 
 
 # -- control flow ------------------------------------------------------------------------
