@@ -106,12 +106,13 @@ from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.cache import numba_decoder
-from tapeflow.hwmodel.model import buffer_memory
+from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
 from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS, scalar_type
-from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, next_base, tape_base
+from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, element_run, encode
+from tapeflow.semantics.memory import next_base, record_fields, tape_base
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -1743,10 +1744,8 @@ def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool
         rec = tape_v.type.record  # type: ignore[attr-defined]
         p = c.fresh("p")
         c.py(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}", [base, i], [p])
-        for f, off in enumerate(rec.offsets):  # field f: its own PC (model: pc + f)
-            sid = c.cm.new_sid(op, f)
-            low = (off << OFF_SHIFT) | (sid << SID_SHIFT) | (1 if write else 0)
-            c.access(indent, f"{p} + {low}", [p])
+        for off, df, _ in record_fields(rec):  # the model's accesses (tapeflow.semantics.memory)
+            c.access(indent, f"{p} + {encode(off, c.cm.new_sid(op, df), int(write))}", [p])
     return t
 
 
@@ -1999,7 +1998,7 @@ class _Runtime:
         self.jit_nest = trace.jit_nest
 
     def pop_empty(self, op: Operation) -> None:
-        raise InterpretationError(op_error(op, "pop on empty cache"))
+        self.run_op(op, ([],))  # the interpreter's error
 
     def free_nonempty(self, op: Operation, cache: list[Any]) -> None:
         self.run_op(op, (cache,))
@@ -2009,16 +2008,10 @@ class _Runtime:
         model charges a copy as element-wise accesses through the caches)."""
         self.run_op(op, (src, dst))
         t = self.trace
+        for j, v in enumerate(mem_columns(*copy_charges(src, dst))[:3]):  # no scratchpad part
+            t.dyn[j] += v
         for arr, sid, w in ((src, sid_src, 0), (dst, sid_dst, 1)):
-            n = arr.size
-            size = arr.data_ptr.xtype.compile_time_size
-            if w:
-                t.dyn[1] += n
-            else:
-                t.dyn[0] += n
-            t.dyn[2] += n * size
-            base = t.memref_id(arr) + (sid << SID_SHIFT) + w
-            offs = np.arange(n, dtype=np.int64) * (size << OFF_SHIFT) + base
-            t.accesses.extend(offs.tolist())
+            first = t.memref_id(arr) + encode(0, sid, w)
+            t.accesses.extend(element_run(first, arr.size, arr.data_ptr.xtype.compile_time_size))
         if len(t.accesses) >= t.batch_size:
             t.flush()
