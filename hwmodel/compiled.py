@@ -100,7 +100,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 from xdsl.traits import IsTerminator as _IsTerminator
-from xdsl.utils.comparisons import to_signed, to_unsigned
+from xdsl.utils.comparisons import to_signed
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
@@ -110,7 +110,7 @@ from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
 from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
-from tapeflow.semantics import HELPERS, SCALARS, scalar_type
+from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
 from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, element_run, encode
 from tapeflow.semantics.memory import next_base, record_fields, tape_base
 
@@ -151,12 +151,6 @@ BUF_LIMIT = 1 << 18
 
 MEMREF, RECORDS, TAPE = "memref", "records", "tape"
 
-
-
-def _wrap64(x: int) -> int:
-    """`x` modulo 2^64 as a signed int64 (NumPy's arithmetic is modulo 2^64 too, so an
-    in-bounds address comes out exact)."""
-    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 class Trace:
@@ -323,7 +317,7 @@ class Trace:
         if start >= stop:
             return
         ivs = np.arange(start, stop, step, dtype=np.int64)
-        pairs = np.array([_wrap64(x) for x in sites], dtype=np.int64).reshape(-1, 2)
+        pairs = np.array([wrap(x, 64) for x in sites], dtype=np.int64).reshape(-1, 2)
         out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
         self.accesses.frombytes(out.tobytes())
 
@@ -1291,7 +1285,7 @@ def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         return c.fallback(op, indent)
     x, y = _constant_value(c, op.lhs), _constant_value(c, op.rhs)
     if x is not None and y is not None:  # both constant: a literal
-        x, y = (to_unsigned(x, w), to_unsigned(y, w)) if p >= 6 else (to_signed(x, w), to_signed(y, w))
+        x, y = cmpu(x, y, w) if p >= 6 else (to_signed(x, w), to_signed(y, w))
         c.names[op.results[0]] = repr(bool(eval(f"{x} {_CMPI[p]} {y}")))
         return
     r, a, b = _bin(c, op)

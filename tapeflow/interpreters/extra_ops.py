@@ -39,6 +39,8 @@ platform libm) on the f64 value and round the result to the result type.
 
 from __future__ import annotations
 
+import math as pymath
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -364,21 +366,15 @@ class CheckedMemRefFunctions(InterpreterFunctions):
         return (buffers[name],)
 
 
-_RMW_KINDS: dict[int, Callable[[Any, Any], Any]] = {
-    0: lambda old, v: old + v,  # addf
-    1: lambda old, v: old + v,  # addi
-    2: lambda old, v: v,  # assign
-    3: lambda old, v: max(old, v),  # maximumf
-    4: lambda old, v: max(old, v),  # maxs
-    5: lambda old, v: max(old, v),  # maxu (operands are taken as non-negative)
-    6: lambda old, v: min(old, v),  # minimumf
-    7: lambda old, v: min(old, v),  # mins
-    8: lambda old, v: min(old, v),  # minu
-    9: lambda old, v: old * v,  # mulf
-    10: lambda old, v: old * v,  # muli
-    11: lambda old, v: old | v,  # ori
-    12: lambda old, v: old & v,  # andi
-}
+_RMW_KINDS = {0: "arith.addf", 1: "arith.addi", 2: "", 3: "arith.maximumf", 4: "arith.maxsi",
+              5: "arith.maxui", 6: "arith.minimumf", 7: "arith.minsi", 8: "arith.minui",
+              9: "arith.mulf", 10: "arith.muli", 11: "arith.ori", 12: "arith.andi"}  # fmt: skip
+"""atomic_rmw kind -> the op it applies (its table semantics; "": assign)."""
+_RMW_PLAIN: dict[str, Callable[[Any, Any], Any]] = {
+    "": lambda old, v: v, "arith.addi": operator.add, "arith.muli": operator.mul,
+    "arith.ori": operator.or_, "arith.andi": operator.and_,
+}  # fmt: skip
+"""The kinds whose op has no table function (xDSL's integer ops); the result wraps."""
 
 
 @register_impls
@@ -433,7 +429,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         if not _is_contiguous(array):
             raise _fail(op, "collapse_shape of a strided view is not supported")
         shape = [
-            _prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
+            pymath.prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
         ]
         return (ShapedArray(array.data_ptr, shape),)
 
@@ -449,7 +445,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
             next(sizes) if d == builtin.DYNAMIC_INDEX else d
             for d in op.static_output_shape.get_values()
         ]
-        if _prod(shape) != array.size:
+        if pymath.prod(shape) != array.size:
             raise _fail(op, f"cannot expand shape {array.shape} into {shape}")
         return (ShapedArray(array.data_ptr, shape),)
 
@@ -507,21 +503,21 @@ class ExtraMemRefFunctions(InterpreterFunctions):
             raise _fail(op, f"atomic_rmw kind {kind} is not supported")
         offset = _offset(op, array, indices)
         old = array.data_ptr[offset]
-        new = _RMW_KINDS[kind](old, value)
         el_type = op.memref.type.get_element_type()
+        name = _RMW_KINDS[kind]
+        entry = S.SCALARS.get(name)
+        if entry is None or entry.fn is None:
+            new = _RMW_PLAIN[name](old, value)
+        elif entry.kind == "int":
+            new = entry.fn(old, value, _width(interpreter, el_type))
+        else:
+            new = entry.fn(old, value)
         if isinstance(el_type, IntegerType | IndexType):
             new = _s(new, _width(interpreter, el_type))
         else:
             new = round_float(el_type, new)
         array.data_ptr[offset] = new
         return (old,)
-
-
-def _prod(values: Any) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 # ---------------------------------------------------------------------------------------
