@@ -7,9 +7,10 @@ expression for the fast path's generated code, the message of the error it raise
 From this table:
 
 - the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
-  `InterpreterFunctions` per dialect built from the `float`/`int` entries);
-- the fast path's scalar emitter (`hwmodel/compiled.py`: one emitter for the entries
-  with an `inline` expression; the generated code calls `HELPERS`);
+  `InterpreterFunctions` per dialect built from every entry with a function);
+- the fast path's scalar emitters (`hwmodel/compiled.py`: one for the entries with an
+  `inline` expression, one for the `typed` entries' `inline_for` (casts) behind their
+  `check`; the generated code calls `HELPERS`; any other entry runs its function);
 - the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of each helper's
   function, or of its `jit` form where CPython-only code (ctypes, exceptions from
   `math`) needs one), and `jit.MATH`;
