@@ -100,19 +100,20 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 from xdsl.traits import IsTerminator as _IsTerminator
-from xdsl.utils.comparisons import to_signed, to_unsigned
+from xdsl.utils.comparisons import to_signed
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
-from tapeflow.hwmodel.model import buffer_memory
+from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
 from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
-from tapeflow.semantics import HELPERS, SCALARS
-from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, next_base, tape_base
+from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
+from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, element_run, encode
+from tapeflow.semantics.memory import next_base, record_fields, tape_base
 
 INDEX_BITWIDTH = 64
 """The interpreter's index width on this (64-bit) host."""
@@ -151,12 +152,6 @@ BUF_LIMIT = 1 << 18
 
 MEMREF, RECORDS, TAPE = "memref", "records", "tape"
 
-
-
-def _wrap64(x: int) -> int:
-    """`x` modulo 2^64 as a signed int64 (NumPy's arithmetic is modulo 2^64 too, so an
-    in-bounds address comes out exact)."""
-    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 class Trace:
@@ -323,7 +318,7 @@ class Trace:
         if start >= stop:
             return
         ivs = np.arange(start, stop, step, dtype=np.int64)
-        pairs = np.array([_wrap64(x) for x in sites], dtype=np.int64).reshape(-1, 2)
+        pairs = np.array([wrap(x, 64) for x in sites], dtype=np.int64).reshape(-1, 2)
         out = pairs[:, 0][None, :] + ivs[:, None] * pairs[:, 1][None, :]
         self.accesses.frombytes(out.tobytes())
 
@@ -1128,24 +1123,26 @@ def _scalar(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         _rounded(c, op, indent, expr, args, jit_expr)
 
 
+def _typed(c: _FunctionCompiler, op: Operation, indent: int) -> None:
+    """A `typed` table entry (casts): its inline form for these types, behind its check
+    (a failing check runs the interpreter's op: its error); else the interpreter's op."""
+    entry = SCALARS[op.name]
+    tys = [scalar_type(v.type, INDEX_BITWIDTH) for v in (*op.operands, *op.results)]
+    expr = None if None in tys else entry.inline_for(*tys)  # type: ignore[misc]
+    if expr is None:
+        return c.fallback(op, indent)
+    args = [c.use(v) for v in op.operands]
+    if entry.check is not None:
+        c.check(indent, entry.check(*tys).format(*args), op, args, args)
+    r = c.define(op.results[0])
+    c.py(indent, f"{r} = {expr.format(*args)}", args, [r], all(t.width <= 64 for t in tys))  # type: ignore[union-attr]
+
+
 for _entry in SCALARS.values():
     if _entry.inline is not None and _entry.kind in ("float", "exact"):
         EMITTERS[_entry.name] = _scalar
-
-
-@emitter("arith.extf")
-def _extf(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    a, r = c.use(op.operands[0]), c.define(op.results[0])
-    c.py(indent, f"{r} = float({a})", [a], [r])
-
-
-@emitter("arith.sitofp")
-def _sitofp(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    if _int_width(op.operands[0].type) != 64 or not isinstance(
-        op.results[0].type, builtin.Float64Type
-    ):
-        return c.fallback(op, indent)
-    _extf(c, op, indent)
+    elif _entry.inline_for is not None:
+        EMITTERS[_entry.name] = _typed
 
 
 @emitter(*_INT_BIN)
@@ -1212,20 +1209,6 @@ def _shrsi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         c.ranges[op.results[0]] = (ra[0] >> b, ra[1] >> b)
 
 
-@emitter("arith.fptosi")
-def _fptosi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    """`int(x)` (toward zero) when it fits the result, as the interpreter's
-    `run_fptosi`; otherwise (NaN, inf, out of range) the interpreter's error."""
-    w = _int_width(op.results[0].type)
-    if w is None or w > 64 or not isinstance(op.operands[0].type, builtin.Float64Type):
-        return c.fallback(op, indent)
-    x = c.use(op.operands[0])
-    low = f"{-(2.0 ** 63)!r} <= {x}" if w == 64 else f"{float(-(1 << (w - 1)) - 1)!r} < {x}"
-    c.check(indent, f"{low} < {2.0 ** (w - 1)!r}", op, [x], [x])
-    r = c.define(op.results[0])
-    c.py(indent, f"{r} = int({x})", [x], [r])
-
-
 def _constant_value(c: _FunctionCompiler, v: SSAValue) -> int | None:
     r = c.range_of(v)
     return r[0] if r is not None and r[0] == r[1] else None
@@ -1282,7 +1265,7 @@ def _cmpi(c: _FunctionCompiler, op: Operation, indent: int) -> None:
         return c.fallback(op, indent)
     x, y = _constant_value(c, op.lhs), _constant_value(c, op.rhs)
     if x is not None and y is not None:  # both constant: a literal
-        x, y = (to_unsigned(x, w), to_unsigned(y, w)) if p >= 6 else (to_signed(x, w), to_signed(y, w))
+        x, y = cmpu(x, y, w) if p >= 6 else (to_signed(x, w), to_signed(y, w))
         c.names[op.results[0]] = repr(bool(eval(f"{x} {_CMPI[p]} {y}")))
         return
     r, a, b = _bin(c, op)
@@ -1341,20 +1324,6 @@ def _select(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     ra, rb = c.range_of(op.operands[1]), c.range_of(op.operands[2])
     if ra is not None and rb is not None:
         c.ranges[op.results[0]] = (min(ra[0], rb[0]), max(ra[1], rb[1]))
-
-
-@emitter("arith.index_cast")
-def _index_cast(c: _FunctionCompiler, op: Operation, indent: int) -> None:
-    wi = _int_width(op.operands[0].type)
-    wo = _int_width(op.results[0].type)
-    if wi is None or wo is None:
-        return c.fallback(op, indent)
-    r = c.define(op.results[0])
-    a = c.use(op.operands[0])
-    if wi == wo == 64:
-        c.py(indent, f"{r} = {a}", [a], [r])
-    else:
-        c.py(indent, f"{r} = _index_cast({a}, {wi}, {wo})", [a], [r], max(wi, wo) <= 64)
 
 
 # -- control flow ------------------------------------------------------------------------
@@ -1749,10 +1718,8 @@ def _record_access(c: _FunctionCompiler, op: Operation, indent: int, write: bool
         rec = tape_v.type.record  # type: ignore[attr-defined]
         p = c.fresh("p")
         c.py(indent, f"{p} = {base} + {i} * {rec.size << OFF_SHIFT}", [base, i], [p])
-        for f, off in enumerate(rec.offsets):  # field f: its own PC (model: pc + f)
-            sid = c.cm.new_sid(op, f)
-            low = (off << OFF_SHIFT) | (sid << SID_SHIFT) | (1 if write else 0)
-            c.access(indent, f"{p} + {low}", [p])
+        for off, df, _ in record_fields(rec):  # the model's accesses (tapeflow.semantics.memory)
+            c.access(indent, f"{p} + {encode(off, c.cm.new_sid(op, df), int(write))}", [p])
     return t
 
 
@@ -2005,7 +1972,7 @@ class _Runtime:
         self.jit_nest = trace.jit_nest
 
     def pop_empty(self, op: Operation) -> None:
-        raise InterpretationError(op_error(op, "pop on empty cache"))
+        self.run_op(op, ([],))  # the interpreter's error
 
     def free_nonempty(self, op: Operation, cache: list[Any]) -> None:
         self.run_op(op, (cache,))
@@ -2015,16 +1982,10 @@ class _Runtime:
         model charges a copy as element-wise accesses through the caches)."""
         self.run_op(op, (src, dst))
         t = self.trace
+        for j, v in enumerate(mem_columns(*copy_charges(src, dst))[:3]):  # no scratchpad part
+            t.dyn[j] += v
         for arr, sid, w in ((src, sid_src, 0), (dst, sid_dst, 1)):
-            n = arr.size
-            size = arr.data_ptr.xtype.compile_time_size
-            if w:
-                t.dyn[1] += n
-            else:
-                t.dyn[0] += n
-            t.dyn[2] += n * size
-            base = t.memref_id(arr) + (sid << SID_SHIFT) + w
-            offs = np.arange(n, dtype=np.int64) * (size << OFF_SHIFT) + base
-            t.accesses.extend(offs.tolist())
+            first = t.memref_id(arr) + encode(0, sid, w)
+            t.accesses.extend(element_run(first, arr.size, arr.data_ptr.xtype.compile_time_size))
         if len(t.accesses) >= t.batch_size:
             t.flush()

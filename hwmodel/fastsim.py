@@ -45,15 +45,16 @@ from tapeflow.hwmodel.compiled import (
     UnsupportedOpError,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine
-from tapeflow.hwmodel.model import HardwareModel, SimResult, classify, memory_charges
+from tapeflow.hwmodel.model import MEM_COLUMNS, HardwareModel, SimResult, classify
+from tapeflow.hwmodel.model import mem_columns, memory_charges
 from tapeflow.semantics.memory import tape_base
 
 _NCLS = len(OP_CLASSES)
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 _FREE = _CLASS_INDEX["free"]
-# Columns after the op classes.
+# Columns after the op classes: the counts `model.mem_columns` charges.
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
-_NCOLS = _NCLS + 6
+_NCOLS = _NCLS + len(MEM_COLUMNS)
 
 _TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.acquire_read",
           "stream.wait")  # fmt: skip
@@ -67,15 +68,7 @@ def op_charges(op: Operation) -> np.ndarray:
     v[_CLASS_INDEX[cls]] = 1
     charges = memory_charges(op)
     if charges is not None:
-        loads, stores, spm, nbytes = charges
-        v[LOADS] += loads
-        v[STORES] += stores
-        if spm:
-            v[SPM_LOADS] += loads
-            v[SPM_STORES] += stores
-            v[SPM_BYTES] += nbytes
-        else:
-            v[CACHE_BYTES] += nbytes
+        v[LOADS:] += mem_columns(*charges)
     return v
 
 

@@ -145,7 +145,8 @@ from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from tapeflow.dialects.region import is_spm
 from tapeflow.semantics import cost_class
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
-from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, next_base, tape_base
+from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
+from tapeflow.semantics.memory import record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
@@ -219,6 +220,35 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
         write = name == "region.write"
         return (0 if write else n, n if write else 0, ttype.in_spm, sum(sizes))  # type: ignore[attr-defined]
     return None
+
+
+def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:
+    """`memory_charges` of one memref.copy from `src` to `dst` (it depends on their sizes):
+    every element read and written through the caches (the listener's and the fast
+    path's `_Runtime.copy` rule)."""
+    return (src.size, dst.size, False,
+            src.size * buffer_memory(src)[3] + dst.size * buffer_memory(dst)[3])  # fmt: skip
+
+
+def mem_columns(loads: int, stores: int, spm: bool, nbytes: int) -> tuple[int, ...]:
+    """What charges (`memory_charges`) add to the counts `MEM_COLUMNS` (the one rule the
+    listener's `charge` and `fastsim.op_charges` apply)."""
+    return (loads, stores, 0, loads, stores, nbytes) if spm else (loads, stores, nbytes, 0, 0, 0)
+
+
+MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm_bytes")
+
+
+def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int) -> None:
+    """Adds charges (`memory_charges`) to the counts `c` (`mem_columns`' rule)."""
+    c.loads += loads
+    c.stores += stores
+    if spm:
+        c.spm_loads += loads
+        c.spm_stores += stores
+        c.spm_bytes += nbytes
+    else:
+        c.cache_bytes += nbytes
 
 
 def is_loop_end(op: Operation) -> bool:
@@ -602,24 +632,15 @@ class HardwareModel(Interpreter.Listener):
                 self._close_phase()
             return
         if kind == _LOAD or kind == _STORE:
+            charge(c, *h[3])
             if h[2]:  # scratchpad memref
-                size = h[3]
-                if kind == _LOAD:
-                    c.spm_loads += 1
-                    c.loads += 1
-                else:
-                    c.spm_stores += 1
-                    c.stores += 1
-                c.spm_bytes += size
                 return
             if kind == _LOAD:
                 array, indices = args[0], args[1:]
                 write = 0
-                c.loads += 1
             else:
                 array, indices = args[1], args[2:]
                 write = 1
-                c.stores += 1
             if h[4] is not None:  # affine map: operands are its dims, then its symbols
                 nd = h[4].num_dims
                 indices = h[4].eval(indices[:nd], indices[nd:])
@@ -630,8 +651,7 @@ class HardwareModel(Interpreter.Listener):
             offset = 0
             for i, s in zip(indices, strides):
                 offset += i * s
-            c.cache_bytes += size
-            self._buf.append(((base + offset * size) << _ADDR) | (h[5] << _PC) | write)
+            self._buf.append(encode(base + offset * size, h[5], write))
             if len(self._buf) >= self.batch:
                 self.flush()
             return
@@ -640,22 +660,20 @@ class HardwareModel(Interpreter.Listener):
             entry = self._tapes.get(id(cache))
             if entry is None:
                 entry = (cache, tape_base(len(self._tapes)), 0)
-            size = h[2]
+            size = h[2][3]
+            charge(c, *h[2])
             if kind == _TPUSH:
                 pos = len(cache)
                 write = 1
-                c.stores += 1
                 if (pos + 1) * size > entry[2]:
                     entry = (cache, entry[1], (pos + 1) * size)
             else:
                 pos = len(cache) - 1
                 write = 0
-                c.loads += 1
                 if pos < 0:
                     return  # the interpreter reports the empty pop
             self._tapes[id(cache)] = entry
-            c.cache_bytes += size
-            self._buf.append(((entry[1] + pos * size) << _ADDR) | (h[3] << _PC) | write)
+            self._buf.append(encode(entry[1] + pos * size, h[3], write))
             if len(self._buf) >= self.batch:
                 self.flush()
             return
@@ -726,19 +744,16 @@ class HardwareModel(Interpreter.Listener):
             pc = self._pcs[op] = self._next_pc & 0xFFFF
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
+        ch = memory_charges(op)
         if name in _ACCESS_OPS:
-            loads, _, spm, size = memory_charges(op)  # type: ignore[misc]
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
-            h = (_LOAD if loads else _STORE, ci, spm, size, amap, pc)
+            h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
         elif name in ("tape.push", "tape.pop"):
-            size = memory_charges(op)[3]  # type: ignore[index]
-            h = (_TPUSH if name == "tape.push" else _TPOP, ci, size, pc)
+            h = (_TPUSH if name == "tape.push" else _TPOP, ci, ch, pc)
         elif name in ("region.write", "region.read"):
-            ttype = op.operands[0].type
-            rec = ttype.record  # type: ignore[attr-defined]
-            sizes = tuple(element_bytes(f) for f in rec.field_types)
-            h = (_RWRITE if name == "region.write" else _RREAD, ci, ttype.in_spm,  # type: ignore[attr-defined]
-                 rec.size, rec.offsets, sizes, pc)  # fmt: skip
+            rec = op.operands[0].type.record  # type: ignore[attr-defined]
+            h = (_RWRITE if name == "region.write" else _RREAD, ci, ch, rec.size,
+                 record_fields(rec), pc)  # fmt: skip
         elif name in ("memref.alloc", "memref.alloca"):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
@@ -820,44 +835,27 @@ class HardwareModel(Interpreter.Listener):
         c.spm_high_water = max(c.spm_high_water, c.spm_in_use)
 
     def _record_access(self, op: Operation, h: tuple[Any, ...], args: Any, write: bool) -> None:
-        c = self.counts
-        nfields = len(h[5])
-        if write:
-            c.stores += nfields
-        else:
-            c.loads += nfields
-        if h[2]:  # scratchpad tile buffer
-            if write:
-                c.spm_stores += nfields
-            else:
-                c.spm_loads += nfields
-            c.spm_bytes += sum(h[5])
+        charge(self.counts, *h[2])
+        if h[2][2]:  # scratchpad tile buffer
             return
         buf = args[0]
         entry = self._records.get(id(buf))
         base = entry[1] if entry is not None else self.records_base(buf)
         start = base + int(args[1]) * h[3]
-        pc = h[6]
+        pc = h[5]
         w = 1 if write else 0
         append = self._buf.append
-        for f, (off, size) in enumerate(zip(h[4], h[5])):  # field f: its own PC
-            c.cache_bytes += size
-            append(((start + off) << _ADDR) | (((pc + f) & 0xFFFF) << _PC) | w)
+        for off, df, _ in h[4]:
+            append(encode(start + off, (pc + df) & PC_MASK, w))
         if len(self._buf) >= self.batch:
             self.flush()
 
     def _copy(self, h: tuple[Any, ...], args: Any) -> None:
         src, dst = args[0], args[1]
+        charge(self.counts, *copy_charges(src, dst))
         for array, pc, w in ((src, h[2], 0), (dst, h[3], 1)):
             info = self._arrays.get(id(array)) or self._array_info(array)
-            n = array.size
-            size = info[3]
-            if w:
-                self.counts.stores += n
-            else:
-                self.counts.loads += n
-            self.counts.cache_bytes += n * size
-            self._buf.extend(((info[1] + k * size) << _ADDR) | (pc << _PC) | w for k in range(n))
+            self._buf.extend(element_run(encode(info[1], pc, w), array.size, info[3]))
         if len(self._buf) >= self.batch:
             self.flush()
 

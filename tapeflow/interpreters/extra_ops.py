@@ -5,12 +5,11 @@ standard implementations (`xdsl.interpreters.register_implementations`). It regi
 
 - `ArithTableFunctions`, `MathTableFunctions`: every scalar op of the table in
   `tapeflow.semantics` that has a function (their one definition, shared with the fast
-  path and its numba kernels). They replace xDSL's versions (`override=True`): float ops
-  round to the result type (an f32 kernel computes in f32; xDSL computes every float in
-  f64), and a zero divisor is the op's own error (xDSL asserts).
-- `ExtraMathFunctions`, `ExtraArithFunctions`: the ops whose value depends on the
-  operand types (fpowi, fma, casts, extensions, truncations, bitcast) or that have
-  several results (the extended ops).
+  path and its numba kernels): float ops, integer division, casts, extensions,
+  truncations, bitcast, the extended ops, libm. They replace xDSL's versions
+  (`override=True`): float ops round to the result type (an f32 kernel computes in f32;
+  xDSL computes every float in f64), and a zero divisor is the op's own error (xDSL
+  asserts).
 - `ExtraMemRefFunctions`: alloca, copy, dim, rank, cast, memory_space_cast,
   collapse_shape, expand_shape, atomic_rmw, and subview / reinterpret_cast, whose
   results are `StridedArray` views sharing the source's buffer.
@@ -41,14 +40,13 @@ platform libm) on the f64 value and round the result to the result type.
 from __future__ import annotations
 
 import math as pymath
+import operator
 import re
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import affine, arith, builtin, cf, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -75,7 +73,6 @@ from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
-from xdsl.utils.comparisons import to_signed
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import semantics as S
@@ -85,9 +82,7 @@ __all__ = [
     "ArithTableFunctions",
     "CheckedMemRefFunctions",
     "ExtraAffineFunctions",
-    "ExtraArithFunctions",
     "ExtraCfFunctions",
-    "ExtraMathFunctions",
     "ExtraMemRefFunctions",
     "ExtraScfFunctions",
     "MathTableFunctions",
@@ -101,8 +96,6 @@ def register_extra_ops(interpreter: Interpreter) -> None:
     """Adds the missing ops (and the corrected ones) to `interpreter`."""
     interpreter.register_implementations(ArithTableFunctions(), override=True)
     interpreter.register_implementations(MathTableFunctions(), override=True)
-    interpreter.register_implementations(ExtraMathFunctions())
-    interpreter.register_implementations(ExtraArithFunctions())
     interpreter.register_implementations(ExtraMemRefFunctions())
     interpreter.register_implementations(ExtraScfFunctions())
     interpreter.register_implementations(ExtraAffineFunctions())
@@ -114,21 +107,19 @@ def register_extra_ops(interpreter: Interpreter) -> None:
 # ---------------------------------------------------------------------------------------
 # Helpers: rounding, integer widths.
 
-_f32 = S.f32
+_ROUNDERS: dict[type, Callable[[float], float]] = {
+    Float32Type: S.f32,
+    Float16Type: S.f16,
+    BFloat16Type: S.bf16,
+}
 
 
 def round_float(type_: Attribute, x: float) -> float:
     """`x` rounded to the float type `type_` (f64, f32, f16, bf16), as a Python float."""
-    t = type(type_)
-    if t is Float64Type:
+    if type(type_) is Float64Type:
         return x
-    if t is Float32Type:
-        return S.f32(x)
-    if t is Float16Type:
-        return S.f16(x)
-    if t is BFloat16Type:
-        return S.bf16(x)
-    return float(x)
+    rnd = _ROUNDERS.get(type(type_))
+    return float(x) if rnd is None else rnd(x)
 
 
 def _width(interpreter: Interpreter, type_: Attribute) -> int:
@@ -139,18 +130,11 @@ def _width(interpreter: Interpreter, type_: Attribute) -> int:
     raise InterpretationError(f"expected an integer or index type, got {type_}")
 
 
-_s, _u = S.wrap, S.unsigned
+_s = S.wrap
 
 
 def _fail(op: Operation, message: str) -> InterpretationError:
     return InterpretationError(op_error(op, message))
-
-
-_ROUNDERS: dict[type, Callable[[float], float]] = {
-    Float32Type: S.f32,
-    Float16Type: S.f16,
-    BFloat16Type: S.bf16,
-}
 
 
 class _FloatFunctions(InterpreterFunctions):
@@ -159,6 +143,16 @@ class _FloatFunctions(InterpreterFunctions):
 
     def __init__(self) -> None:
         self._rounders: dict[int, tuple[Operation, Callable[[float], float] | None]] = {}
+        self._types: dict[int, tuple[Operation, tuple[S.Ty | None, ...]]] = {}
+
+    def types(self, interpreter: Interpreter, op: Operation) -> tuple[S.Ty | None, ...]:
+        """The `Ty` of each operand and result of `op` (looked up once per op)."""
+        entry = self._types.get(id(op))
+        if entry is None or entry[0] is not op:
+            bw = interpreter.index_bitwidth
+            entry = (op, tuple(S.scalar_type(v.type, bw) for v in (*op.operands, *op.results)))
+            self._types[id(op)] = entry
+        return entry[1]
 
     def rounder(self, op: Operation) -> Callable[[float], float] | None:
         entry = self._rounders.get(id(op))
@@ -196,15 +190,22 @@ def _int_impl(fn: Callable[..., int]) -> Callable[..., PythonValues]:
     return run
 
 
-def _cast_impl(fn: Callable[..., int]) -> Callable[..., PythonValues]:
-    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
-        w_in = _width(interpreter, op.operands[0].type)
-        return (fn(args[0], w_in, _width(interpreter, op.results[0].type)),)
+def _multi_impl(fn: Callable[..., tuple[int, ...]]) -> Callable[..., PythonValues]:
+    return lambda self, interpreter, op, args: fn(*args, _width(interpreter, op.results[0].type))
+
+
+def _typed_impl(fn: Callable[..., Any]) -> Callable[..., PythonValues]:
+    def run(self: _FloatFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
+        try:
+            return (fn(*args, *self.types(interpreter, op)),)
+        except S.Guard as why:
+            raise _fail(op, str(why)) from None
 
     return run
 
 
-_IMPL_OF = {"float": _float_impl, "exact": _exact_impl, "int": _int_impl, "cast": _cast_impl}
+_IMPL_OF = {"float": _float_impl, "exact": _exact_impl, "int": _int_impl,
+            "multi": _multi_impl, "typed": _typed_impl}  # fmt: skip
 
 
 def _table_functions(dialect: Dialect) -> type[_FloatFunctions]:
@@ -222,185 +223,6 @@ def _table_functions(dialect: Dialect) -> type[_FloatFunctions]:
 
 ArithTableFunctions = _table_functions(arith.Arith)
 MathTableFunctions = _table_functions(math.Math)
-
-
-# ---------------------------------------------------------------------------------------
-# math
-
-
-@register_impls
-class ExtraMathFunctions(_FloatFunctions):
-    """The `math` ops whose result depends on the operand types (not in the table)."""
-
-    @impl(math.FPowIOp)
-    def run_fpowi(self, interpreter: Interpreter, op: math.FPowIOp, args: PythonValues):
-        x, n = args
-        n = to_signed(int(n), _width(interpreter, op.rhs.type))
-        return (round_float(op.result.type, S.fpowi(x, n)),)
-
-    @impl(math.FmaOp)
-    def run_fma(self, interpreter: Interpreter, op: math.FmaOp, args: PythonValues):
-        return (round_float(op.result.type, S.fma(*args)),)
-
-    @impl(math.AbsIOp)
-    def run_absi(self, interpreter: Interpreter, op: math.AbsIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        return (_s(abs(to_signed(_u(args[0], w), w)), w),)
-
-    @impl(math.IPowIOp)
-    def run_ipowi(self, interpreter: Interpreter, op: math.IPowIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        base, exp_ = _s(args[0], w), _s(args[1], w)
-        if exp_ >= 0:
-            return (_s(pow(base, exp_, 1 << w), w),)
-        if base == 0:
-            raise _fail(op, "zero raised to a negative power")
-        if base == 1:
-            return (1,)
-        if base == -1:
-            return (1 if exp_ % 2 == 0 else _s(-1, w),)
-        return (0,)
-
-    @impl(math.CountLeadingZerosOp)
-    def run_ctlz(self, interpreter: Interpreter, op: math.CountLeadingZerosOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        return (w - _u(args[0], w).bit_length(),)
-
-    @impl(math.CountTrailingZerosOp)
-    def run_cttz(self, interpreter: Interpreter, op: math.CountTrailingZerosOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        v = _u(args[0], w)
-        return (w if v == 0 else (v & -v).bit_length() - 1,)
-
-    @impl(math.CtPopOp)
-    def run_ctpop(self, interpreter: Interpreter, op: math.CtPopOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        return (_u(args[0], w).bit_count(),)
-
-
-# ---------------------------------------------------------------------------------------
-# arith
-
-
-@register_impls
-class ExtraArithFunctions(_FloatFunctions):
-    """The `arith` ops whose result depends on the operand and result types (casts) or
-    that have several results (not in the table)."""
-
-    @impl(arith.SIToFPOp)
-    def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues):
-        v = _s(args[0], _width(interpreter, op.input.type))
-        return (_int_to_float(op.result.type, v),)
-
-    @impl(arith.UIToFPOp)
-    def run_uitofp(self, interpreter: Interpreter, op: arith.UIToFPOp, args: PythonValues):
-        v = _u(args[0], _width(interpreter, op.input.type))
-        return (_int_to_float(op.result.type, v),)
-
-    @impl(arith.FPToSIOp)
-    def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        v = _float_to_int(op, args[0])
-        if not -(1 << (w - 1)) <= v < (1 << (w - 1)):
-            raise _fail(op, f"{args[0]!r} does not fit in {op.result.type}")
-        return (v,)
-
-    @impl(arith.FPToUIOp)
-    def run_fptoui(self, interpreter: Interpreter, op: arith.FPToUIOp, args: PythonValues):
-        w = _width(interpreter, op.result.type)
-        v = _float_to_int(op, args[0])
-        if not 0 <= v < (1 << w):
-            raise _fail(op, f"{args[0]!r} does not fit in unsigned {op.result.type}")
-        return (_s(v, w),)
-
-    @impl(arith.ExtFOp)
-    def run_extf(self, interpreter: Interpreter, op: arith.ExtFOp, args: PythonValues):
-        return (float(args[0]),)
-
-    @impl(arith.TruncFOp)
-    def run_truncf(self, interpreter: Interpreter, op: arith.TruncFOp, args: PythonValues):
-        return (round_float(op.result.type, args[0]),)
-
-    @impl(arith.ExtSIOp)
-    def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
-        return (_s(args[0], _width(interpreter, op.input.type)),)
-
-    @impl(arith.ExtUIOp)
-    def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
-        v = _u(args[0], _width(interpreter, op.input.type))
-        return (_s(v, _width(interpreter, op.result.type)),)
-
-    @impl(arith.TruncIOp)
-    def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
-        return (_s(args[0], _width(interpreter, op.result.type)),)
-
-    @impl(arith.BitcastOp)
-    def run_bitcast(self, interpreter: Interpreter, op: arith.BitcastOp, args: PythonValues):
-        src, dst = op.input.type, op.result.type
-        fmt_src, fmt_dst = _bit_format(src), _bit_format(dst)
-        if fmt_src is None or fmt_dst is None:
-            raise _fail(op, f"bitcast from {src} to {dst} is not supported")
-        value = args[0]
-        if isinstance(src, IntegerType):
-            value = _s(value, src.width.data)
-        elif isinstance(src, Float32Type):
-            value = _f32(value)  # struct refuses out-of-range values; ours are f32 already
-        out = struct.unpack(fmt_dst, struct.pack(fmt_src, value))[0]
-        return (float(out) if isinstance(out, float) else int(out),)
-
-    @impl(arith.AddUIExtendedOp)
-    def run_addui_extended(
-        self, interpreter: Interpreter, op: arith.AddUIExtendedOp, args: PythonValues
-    ):
-        w = _width(interpreter, op.sum.type)
-        total = _u(args[0], w) + _u(args[1], w)
-        return (_s(total, w), total >= (1 << w))
-
-    @impl(arith.MulUIExtendedOp)
-    def run_mului_extended(
-        self, interpreter: Interpreter, op: arith.MulUIExtendedOp, args: PythonValues
-    ):
-        w = _width(interpreter, op.low.type)
-        full = _u(args[0], w) * _u(args[1], w)
-        return (_s(full, w), _s(full >> w, w))
-
-    @impl(arith.MulSIExtendedOp)
-    def run_mulsi_extended(
-        self, interpreter: Interpreter, op: arith.MulSIExtendedOp, args: PythonValues
-    ):
-        w = _width(interpreter, op.low.type)
-        full = _s(args[0], w) * _s(args[1], w)
-        return (_s(full, w), _s(full >> w, w))
-
-
-def _int_to_float(type_: Attribute, v: int) -> float:
-    if isinstance(type_, Float32Type):
-        # Round the integer once, straight to f32 (not via f64).
-        if abs(v) < (1 << 63):
-            return float(np.float32(v))
-        return _f32(float(v))
-    try:
-        return round_float(type_, float(v))
-    except OverflowError:
-        return pymath.copysign(pymath.inf, v)
-
-
-def _float_to_int(op: Operation, x: float) -> int:
-    if not pymath.isfinite(x):
-        raise _fail(op, f"cannot convert {x!r} to an integer")
-    return int(x)  # rounds toward zero
-
-
-def _bit_format(type_: Attribute) -> str | None:
-    if isinstance(type_, Float64Type):
-        return "<d"
-    if isinstance(type_, Float32Type):
-        return "<f"
-    if isinstance(type_, Float16Type):
-        return "<e"
-    if isinstance(type_, IntegerType):
-        return {8: "<b", 16: "<h", 32: "<i", 64: "<q"}.get(type_.width.data)
-    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -544,21 +366,15 @@ class CheckedMemRefFunctions(InterpreterFunctions):
         return (buffers[name],)
 
 
-_RMW_KINDS: dict[int, Callable[[Any, Any], Any]] = {
-    0: lambda old, v: old + v,  # addf
-    1: lambda old, v: old + v,  # addi
-    2: lambda old, v: v,  # assign
-    3: lambda old, v: max(old, v),  # maximumf
-    4: lambda old, v: max(old, v),  # maxs
-    5: lambda old, v: max(old, v),  # maxu (operands are taken as non-negative)
-    6: lambda old, v: min(old, v),  # minimumf
-    7: lambda old, v: min(old, v),  # mins
-    8: lambda old, v: min(old, v),  # minu
-    9: lambda old, v: old * v,  # mulf
-    10: lambda old, v: old * v,  # muli
-    11: lambda old, v: old | v,  # ori
-    12: lambda old, v: old & v,  # andi
-}
+_RMW_KINDS = {0: "arith.addf", 1: "arith.addi", 2: "", 3: "arith.maximumf", 4: "arith.maxsi",
+              5: "arith.maxui", 6: "arith.minimumf", 7: "arith.minsi", 8: "arith.minui",
+              9: "arith.mulf", 10: "arith.muli", 11: "arith.ori", 12: "arith.andi"}  # fmt: skip
+"""atomic_rmw kind -> the op it applies (its table semantics; "": assign)."""
+_RMW_PLAIN: dict[str, Callable[[Any, Any], Any]] = {
+    "": lambda old, v: v, "arith.addi": operator.add, "arith.muli": operator.mul,
+    "arith.ori": operator.or_, "arith.andi": operator.and_,
+}  # fmt: skip
+"""The kinds whose op has no table function (xDSL's integer ops); the result wraps."""
 
 
 @register_impls
@@ -613,7 +429,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         if not _is_contiguous(array):
             raise _fail(op, "collapse_shape of a strided view is not supported")
         shape = [
-            _prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
+            pymath.prod(array.shape[i.value.data] for i in group.data) for group in op.reassociation.data
         ]
         return (ShapedArray(array.data_ptr, shape),)
 
@@ -629,7 +445,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
             next(sizes) if d == builtin.DYNAMIC_INDEX else d
             for d in op.static_output_shape.get_values()
         ]
-        if _prod(shape) != array.size:
+        if pymath.prod(shape) != array.size:
             raise _fail(op, f"cannot expand shape {array.shape} into {shape}")
         return (ShapedArray(array.data_ptr, shape),)
 
@@ -687,21 +503,21 @@ class ExtraMemRefFunctions(InterpreterFunctions):
             raise _fail(op, f"atomic_rmw kind {kind} is not supported")
         offset = _offset(op, array, indices)
         old = array.data_ptr[offset]
-        new = _RMW_KINDS[kind](old, value)
         el_type = op.memref.type.get_element_type()
+        name = _RMW_KINDS[kind]
+        entry = S.SCALARS.get(name)
+        if entry is None or entry.fn is None:
+            new = _RMW_PLAIN[name](old, value)
+        elif entry.kind == "int":
+            new = entry.fn(old, value, _width(interpreter, el_type))
+        else:
+            new = entry.fn(old, value)
         if isinstance(el_type, IntegerType | IndexType):
             new = _s(new, _width(interpreter, el_type))
         else:
             new = round_float(el_type, new)
         array.data_ptr[offset] = new
         return (old,)
-
-
-def _prod(values: Any) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 # ---------------------------------------------------------------------------------------

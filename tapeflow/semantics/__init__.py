@@ -7,9 +7,10 @@ expression for the fast path's generated code, the message of the error it raise
 From this table:
 
 - the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
-  `InterpreterFunctions` per dialect built from the `float`/`int` entries);
-- the fast path's scalar emitter (`hwmodel/compiled.py`: one emitter for the entries
-  with an `inline` expression; the generated code calls `HELPERS`);
+  `InterpreterFunctions` per dialect built from every entry with a function);
+- the fast path's scalar emitters (`hwmodel/compiled.py`: one for the entries with an
+  `inline` expression, one for the `typed` entries' `inline_for` (casts) behind their
+  `check`; the generated code calls `HELPERS`; any other entry runs its function);
 - the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of each helper's
   function, or of its `jit` form where CPython-only code (ctypes, exceptions from
   `math`) needs one), and `jit.MATH`;
@@ -34,6 +35,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.ir import Attribute
 from xdsl.utils.comparisons import to_signed, to_unsigned
 
 
@@ -48,17 +51,26 @@ class Scalar:
     cost: str | None
     """Its op class (a key of `[ops.*]`); None: unclassified (charged as `int`, listed)."""
     fn: Callable[..., Any] | None = None
-    """The reference function; None: the interpreter implementation is op-specific
-    (casts whose result depends on both types, multi-result ops), in extra_ops."""
+    """The reference function; None: xDSL's implementation (the ops with an inline form
+    in every path: integer add/sub/mul/bitwise/shift ops, comparisons, select)."""
     kind: str = ""
     """How `fn` is called: `float` (float operands; the result is rounded to the result
     type), `exact` (float operands; the result is one of them or exactly representable:
-    no rounding), `int` (operands then the result's bit width; the result wraps)."""
+    no rounding), `int` (operands then the result's bit width; the result wraps),
+    `multi` (as `int`, returning a tuple: one value per result), `typed` (the operands,
+    then the `Ty` of each operand and each result: casts, fpowi)."""
     inline: str | None = None
     """The generated code's expression (`{0}`, `{1}`: operands; `{w}`: bit width) for
     f64/f32 (`float`), any float type (`exact`), any width (`int`). None: no inline form."""
     guard: str | None = None
-    """The message `fn` raises (as `Guard`) outside its domain."""
+    """The message `fn` raises (as `Guard`) outside its domain (a template where it names
+    the value or a type)."""
+    inline_for: Callable[..., str | None] | None = None
+    """`typed` entries: the generated code's expression for these `Ty`s (operands, then
+    results), or None where the op runs the interpreter's implementation (`fn`)."""
+    check: Callable[..., str] | None = None
+    """`typed` entries with `inline_for`: the condition (on `{0}`...) under which the
+    inline form is `fn`'s value; where it fails the generated code runs `fn` (the error)."""
     inline64: tuple[str, ...] = ()
     """Statements computing a 64-bit result in the generated code without a call
     (`{r}`: the result, `{d}`: a temporary, `{0}`, `{1}`: operands)."""
@@ -317,9 +329,142 @@ def index_cast(v: int, in_w: int, out_w: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# Ops whose value depends on the operand and result types: they take each one's `Ty`.
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A scalar type as the `typed` functions see it."""
+
+    name: str
+    """As printed (`i32`, `index`, `f32`): what messages name."""
+    width: int
+    """Bit width (index: the interpreter's index width)."""
+    kind: str
+    """`int` (an `IntegerType`), `index` or `float`."""
+
+
+def scalar_type(t: Attribute, index_bitwidth: int) -> Ty | None:
+    """`t` as a `Ty`; None if it is not an integer, index or float type."""
+    if isinstance(t, IntegerType):
+        return Ty(str(t), t.width.data, "int")
+    if isinstance(t, IndexType):
+        return Ty("index", index_bitwidth, "index")
+    if isinstance(t, AnyFloat):
+        return Ty(str(t), t.bitwidth, "float")
+    return None
+
+
+_ROUND_TO: dict[str, Callable[[float], float]] = {"f32": f32, "f16": f16, "bf16": bf16}
+
+
+def round_to(t: Ty, x: float) -> float:
+    """`x` rounded to the float type `t` (f64 and wider: as it is)."""
+    rnd = _ROUND_TO.get(t.name)
+    return float(x) if rnd is None else rnd(x)
+
+
+def _int_to_float(v: int, dst: Ty) -> float:
+    if dst.name == "f32":  # round the integer once, straight to f32 (not via f64)
+        return float(np.float32(v)) if abs(v) < (1 << 63) else f32(float(v))
+    try:
+        return round_to(dst, float(v))
+    except OverflowError:
+        return pymath.copysign(pymath.inf, v)
+
+
+def _toward_zero(x: float) -> int:
+    if not pymath.isfinite(x):
+        raise Guard(f"cannot convert {x!r} to an integer")
+    return int(x)
+
+
+def fptosi(x: float, src: Ty, dst: Ty) -> int:
+    v, w = _toward_zero(x), dst.width
+    if not -(1 << (w - 1)) <= v < (1 << (w - 1)):
+        raise Guard(f"{x!r} does not fit in {dst.name}")
+    return v
+
+
+def fptoui(x: float, src: Ty, dst: Ty) -> int:
+    v, w = _toward_zero(x), dst.width
+    if not 0 <= v < (1 << w):
+        raise Guard(f"{x!r} does not fit in unsigned {dst.name}")
+    return wrap(v, w)
+
+
+def _fptosi_check(src: Ty, dst: Ty) -> str:
+    """`fptosi`'s range test on an f64 (`{0}`) as a literal comparison."""
+    w = dst.width
+    low = f"{-(2.0 ** 63)!r} <= {{0}}" if w == 64 else f"{float(-(1 << (w - 1)) - 1)!r} < {{0}}"
+    return f"{low} < {2.0 ** (w - 1)!r}"
+
+
+_BIT_FORMATS = {"f64": "<d", "f32": "<f", "f16": "<e"}
+_INT_FORMATS = {8: "<b", 16: "<h", 32: "<i", 64: "<q"}
+
+
+def _bit_format(t: Ty) -> str | None:
+    return _INT_FORMATS.get(t.width) if t.kind == "int" else _BIT_FORMATS.get(t.name)
+
+
+def bitcast(x: Any, src: Ty, dst: Ty) -> Any:
+    fmt_src, fmt_dst = _bit_format(src), _bit_format(dst)
+    if fmt_src is None or fmt_dst is None:
+        raise Guard(f"bitcast from {src.name} to {dst.name} is not supported")
+    if src.kind == "int":
+        x = wrap(x, src.width)
+    elif src.name == "f32":
+        x = f32(x)  # struct refuses out-of-range values; ours are f32 already
+    out = struct.unpack(fmt_dst, struct.pack(fmt_src, x))[0]
+    return float(out) if isinstance(out, float) else int(out)
+
+
+def _fpowi_typed(x: float, n: int, tx: Ty, tn: Ty, tr: Ty) -> float:
+    return round_to(tr, fpowi(x, wrap(n, tn.width)))
+
+
+def _index_cast_inline(src: Ty, dst: Ty) -> str:
+    if src.width == dst.width == 64:
+        return "{0}"
+    return f"_index_cast({{0}}, {src.width}, {dst.width})"
+
+
+def ipowi(base: int, exp_: int, w: int) -> int:
+    base, exp_ = wrap(base, w), wrap(exp_, w)
+    if exp_ >= 0:
+        return wrap(pow(base, exp_, 1 << w), w)
+    if base == 0:
+        raise Guard("zero raised to a negative power")
+    if base == 1:
+        return 1
+    if base == -1:
+        return 1 if exp_ % 2 == 0 else wrap(-1, w)
+    return 0
+
+
+def cttz(a: int, w: int) -> int:
+    v = unsigned(a, w)
+    return w if v == 0 else (v & -v).bit_length() - 1
+
+
+def addui_extended(a: int, b: int, w: int) -> tuple[int, bool]:
+    total = unsigned(a, w) + unsigned(b, w)
+    return wrap(total, w), total >= (1 << w)
+
+
+def _mul_extended(read: Callable[[int, int], int]) -> Callable[[int, int, int], tuple[int, int]]:
+    def run(a: int, b: int, w: int) -> tuple[int, int]:
+        full = read(a, w) * read(b, w)
+        return wrap(full, w), wrap(full >> w, w)
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------
 # The table.
 
-_F, _E, _I = "float", "exact", "int"
+_F, _E, _I, _T = "float", "exact", "int", "typed"
 
 
 def _s(name: str, cost: str | None, fn: Any = None, kind: str = "", **kw: Any) -> Scalar:
@@ -374,17 +519,27 @@ _ENTRIES = [
     _s("arith.remui", "int_div", _unsigned_div(operator.mod), _I, guard=_DIV0),
     _s("arith.ceildivsi", "int_div", ceildivsi, _I, guard=_DIV0),
     _s("arith.ceildivui", "int_div", _unsigned_div(lambda a, b: -((-a) // b)), _I, guard=_DIV0),
-    _s("arith.index_cast", "int", index_cast, helper="_index_cast", jit=_index_cast_jit),
+    _s("arith.index_cast", "int", lambda v, s, d: index_cast(v, s.width, d.width), _T,
+       inline_for=_index_cast_inline),
     _s("arith.index_castui", "int"),
-    _s("arith.extsi", "int"),
-    _s("arith.extui", "int"),
-    _s("arith.trunci", "int"),
-    # arith: conversions (op-specific: extra_ops)
-    *(_s(f"arith.{n}", "cvt") for n in
-      ("sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf", "bitcast")),
+    _s("arith.extsi", "int", lambda v, s, d: wrap(v, s.width), _T),
+    _s("arith.extui", "int", lambda v, s, d: wrap(unsigned(v, s.width), d.width), _T),
+    _s("arith.trunci", "int", lambda v, s, d: wrap(v, d.width), _T),
+    # arith: conversions
+    _s("arith.sitofp", "cvt", lambda v, s, d: _int_to_float(wrap(v, s.width), d), _T,
+       inline_for=lambda s, d: "float({0})" if s.width == 64 and d.name == "f64" else None),
+    _s("arith.uitofp", "cvt", lambda v, s, d: _int_to_float(unsigned(v, s.width), d), _T),
+    _s("arith.fptosi", "cvt", fptosi, _T, guard="{x!r} does not fit in {dst}",
+       inline_for=lambda s, d: "int({0})" if s.name == "f64" and d.width <= 64 else None,
+       check=_fptosi_check),
+    _s("arith.fptoui", "cvt", fptoui, _T, guard="{x!r} does not fit in unsigned {dst}"),
+    _s("arith.extf", "cvt", lambda x, s, d: float(x), _T, inline_for=lambda s, d: "float({0})"),
+    _s("arith.truncf", "cvt", lambda x, s, d: round_to(d, x), _T),
+    _s("arith.bitcast", "cvt", bitcast, _T, guard="bitcast from {src} to {dst} is not supported"),
     # arith: not classified by the cost model (charged as int, listed in the report)
-    *(_s(f"arith.{n}", None) for n in
-      ("addui_extended", "mului_extended", "mulsi_extended")),
+    _s("arith.addui_extended", None, addui_extended, "multi"),
+    _s("arith.mului_extended", None, _mul_extended(unsigned), "multi"),
+    _s("arith.mulsi_extended", None, _mul_extended(wrap), "multi"),
     # math: libm
     *(_s(f"math.{n}", "fp_special", _libm1(n), _F, inline=f"_m_{n}({{0}})", helper=f"_m_{n}",
          jit_call=f"math.{n}") for n in ("tanh", "exp", "sin", "cos")),
@@ -408,10 +563,13 @@ _ENTRIES = [
     _s("math.round", "fp_special", _round_half_away, _F),
     _s("math.powf", "fp_special", _libm2("pow", "power"), _F),
     _s("math.atan2", "fp_special", _libm2("atan2", "arctan2"), _F),
-    _s("math.fpowi", "fp_special"),
-    _s("math.fma", "fp_fma"),
-    *(_s(f"math.{n}", "int") for n in ("absi", "ctlz", "cttz", "ctpop")),
-    _s("math.ipowi", "fp_special"),
+    _s("math.fpowi", "fp_special", _fpowi_typed, _T),
+    _s("math.fma", "fp_fma", fma, _F),
+    _s("math.absi", "int", lambda a, w: wrap(abs(wrap(a, w)), w), _I),
+    _s("math.ctlz", "int", lambda a, w: w - unsigned(a, w).bit_length(), _I),
+    _s("math.cttz", "int", cttz, _I),
+    _s("math.ctpop", "int", lambda a, w: unsigned(a, w).bit_count(), _I),
+    _s("math.ipowi", "fp_special", ipowi, _I, guard="zero raised to a negative power"),
 ]  # fmt: skip
 
 SCALARS: dict[str, Scalar] = {e.name: e for e in _ENTRIES}
@@ -420,12 +578,13 @@ HELPERS: dict[str, Callable[..., Any]] = {
     e.helper: e.fn for e in _ENTRIES if e.helper and e.fn is not None
 }
 """What the generated code calls, by name (the reference functions themselves)."""
-HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _to_signed=to_signed)
+HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _to_signed=to_signed,
+               _index_cast=index_cast)
 
 JIT_FORMS: dict[str, Callable[..., Any]] = {
     e.helper: e.jit for e in _ENTRIES if e.helper and e.jit is not None
 }
-JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit)
+JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit, _index_cast=_index_cast_jit)
 """The helpers numba kernels may call -> the function `jit_runtime` compiles (the
 reference itself where numba takes it as it is)."""
 

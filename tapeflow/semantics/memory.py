@@ -10,7 +10,13 @@
   order of first access (far from ordinary buffers).
 - The scratchpad test is `tapeflow.dialects.region.is_spm`; the record-tape checks are
   `tapeflow.interpreters.region.check_record` / `record_unwritten`.
+- What a region.read/write records (`record_fields`: one access per field, each its own
+  PC) and a memref.copy (`element_run`: every element of each side, one PC per side).
 """
+
+from typing import Any
+
+import numpy as np
 
 PC_SHIFT = 1
 PC_MASK = 0xFFFF
@@ -31,3 +37,24 @@ def tape_base(k: int) -> int:
 def next_base(base: int, nbytes: int) -> int:
     """The address after a buffer of `nbytes` at `base` (at least one aligned line)."""
     return base + (max(nbytes, 1) + ALIGN - 1) // ALIGN * ALIGN
+
+
+def encode(address: int, pc: int, write: int) -> int:
+    """One recorded access (the fast path: `address` is an offset in its buffer)."""
+    return (address << ADDR_SHIFT) | (pc << PC_SHIFT) | write
+
+
+def record_fields(record: Any) -> tuple[tuple[int, int, int], ...]:
+    """The accesses of one region.read/write of a DRAM record (a `region.record` type):
+    per field, its byte offset in the record, its PC after the op's first one (each field
+    is its own load/store instruction) and its bytes."""
+    from tapeflow.dialects.region import field_size
+
+    sizes = [field_size(f) for f in record.field_types]
+    return tuple((off, f, size) for f, (off, size) in enumerate(zip(record.offsets, sizes)))
+
+
+def element_run(first: int, n: int, size: int) -> list[int]:
+    """The accesses to `n` consecutive elements of `size` bytes, one PC, from the encoded
+    access `first` of element 0 (each side of a memref.copy)."""
+    return (np.arange(n, dtype=np.int64) * (size << ADDR_SHIFT) + first).tolist()

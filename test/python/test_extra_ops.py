@@ -671,3 +671,28 @@ func.func @f(%A: memref<4x5xf64>, %i: index, %j: index) -> f64 {
     flat = ref.flatten()
     for i, j in [(0, 0), (4, 2), (2, 1)]:
         assert run(src, A, i, j) == (flat[1 + i + 5 * j],)
+
+
+@pytest.mark.parametrize(
+    ("kind", "type_", "old", "v", "expected"),
+    [
+        (5, "i8", -1, 1, -1),  # maxu: 255 > 1 (an unsigned comparison, as arith.maxui)
+        (8, "i8", -1, 1, 1),  # minu
+        (3, "f64", 1.0, float("nan"), "nan"),  # maximumf: NaN wins (as arith.maximumf)
+        (6, "f64", 0.0, -0.0, "-0.0"),  # minimumf: -0 below +0
+    ],
+)
+def test_atomic_rmw_kinds_have_their_ops_semantics(kind, type_, old, v, expected):
+    src = f"""
+func.func @f(%old: {type_}, %v: {type_}) -> {type_} {{
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<1x{type_}>
+  memref.store %old, %a[%c0] : memref<1x{type_}>
+  %r = "memref.atomic_rmw"(%v, %a, %c0) <{{kind = {kind} : i64}}>
+    : ({type_}, memref<1x{type_}>, index) -> {type_}
+  %x = memref.load %a[%c0] : memref<1x{type_}>
+  func.return %x : {type_}
+}}
+"""
+    (x,) = run(src, old, v)
+    assert repr(x) == repr(expected) if isinstance(expected, int) else repr(x) == expected
