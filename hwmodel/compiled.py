@@ -1046,7 +1046,6 @@ class _FunctionCompiler:
 
 Emitter = Callable[[_FunctionCompiler, Operation, int], None]
 EMITTERS: dict[str, Emitter] = {}
-TERMINATOR_EMITTERS: dict[str, Callable[[_FunctionCompiler, Operation, int], list[str]]] = {}
 
 
 def emitter(*names: str) -> Callable[[Emitter], Emitter]:

@@ -764,7 +764,6 @@ class HardwareModel(Interpreter.Listener):
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
             h = (_COPY, ci, pc, (pc + 1) & 0xFFFF)
-            self._pcs.setdefault(op, pc)
         elif name == "region.alloc":
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
         elif name == "region.dealloc":
@@ -878,11 +877,6 @@ class HardwareModel(Interpreter.Listener):
     def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
         return (list(c.ops), c.loads, c.stores, self.cache.raw_counters())
-
-    def charged_ops(self) -> int:
-        """Ops charged so far (every class but `free`): the phase window's measure."""
-        ops = self.counts.ops
-        return sum(ops) - ops[self._free]
 
     def _close_phase(self) -> None:
         self.flush()

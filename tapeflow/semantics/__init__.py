@@ -578,8 +578,7 @@ HELPERS: dict[str, Callable[..., Any]] = {
     e.helper: e.fn for e in _ENTRIES if e.helper and e.fn is not None
 }
 """What the generated code calls, by name (the reference functions themselves)."""
-HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _to_signed=to_signed,
-               _index_cast=index_cast)
+HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _index_cast=index_cast)
 
 JIT_FORMS: dict[str, Callable[..., Any]] = {
     e.helper: e.jit for e in _ENTRIES if e.helper and e.jit is not None
