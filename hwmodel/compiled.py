@@ -112,7 +112,8 @@ from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
-from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, element_run, encode
+from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_MASK, PC_SHIFT, element_run
+from tapeflow.semantics.memory import encode
 from tapeflow.semantics.memory import next_base, record_fields, tape_base
 
 INDEX_BITWIDTH = 64
@@ -143,8 +144,8 @@ class FastPathLimit(InterpretationError):
 # the buffer's provisional id (`Trace.buffers`). Provisional ids become the hardware
 # model's base addresses when a batch is flushed, in order of first access, which is the
 # order in which the op-by-op model allocates addresses.
-SID_SHIFT = PC_SHIFT  # (tapeflow.semantics.memory: the model's layout)
-SID_LIMIT = 1 << 16
+SID_SHIFT = PC_SHIFT  # the sid sits in the model's PC field (tapeflow.semantics.memory)
+SID_LIMIT = PC_MASK + 1
 OFF_SHIFT = ADDR_SHIFT
 OFF_LIMIT = 1 << 28
 BUF_SHIFT = 45
@@ -217,12 +218,12 @@ class Trace:
         span = program.pc_span
         for op in program.segments[k]:
             if op not in pc_of:
-                pc = self._next_pc & 0xFFFF
+                pc = self._next_pc & PC_MASK
                 self._next_pc += span.get(op, 1)
                 pc_of[op] = pc
                 self.order.append(op)
                 for sid, delta in program.sids_of.get(op, ()):
-                    self.pc_table[sid] = (pc + delta) & 0xFFFF
+                    self.pc_table[sid] = (pc + delta) & PC_MASK
 
     def buffer_id(self, kind: str, obj: Any, size: int = 0) -> int:
         """The provisional id of `obj` (a memref's memory, RecordBuffer or tape list),

@@ -183,10 +183,7 @@ def classify(op: Operation) -> str:
     if name in _BRANCH:
         return "branch"
     if name in ("scf.yield", "affine.yield"):
-        parent = op.parent_op()
-        if parent is not None and parent.name in ("scf.for", "affine.for", "scf.while"):
-            return "branch"
-        return "free"
+        return "branch" if is_loop_end(op) else "free"
     cls = cost_class(name)  # scalar ops: the table's class (tapeflow.semantics)
     if cls is not None:
         return cls
@@ -240,15 +237,15 @@ MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm
 
 
 def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int) -> None:
-    """Adds charges (`memory_charges`) to the counts `c` (`mem_columns`' rule)."""
-    c.loads += loads
-    c.stores += stores
-    if spm:
-        c.spm_loads += loads
-        c.spm_stores += stores
-        c.spm_bytes += nbytes
-    else:
-        c.cache_bytes += nbytes
+    """Adds charges (`memory_charges`) to the counts `c` (the `MEM_COLUMNS` of `Counts`)
+    by `mem_columns`' rule."""
+    dl, ds, dc, dsl, dss, dsb = mem_columns(loads, stores, spm, nbytes)
+    c.loads += dl
+    c.stores += ds
+    c.cache_bytes += dc
+    c.spm_loads += dsl
+    c.spm_stores += dss
+    c.spm_bytes += dsb
 
 
 def is_loop_end(op: Operation) -> bool:
@@ -741,7 +738,7 @@ class HardwareModel(Interpreter.Listener):
         name = op.name
         pc = self._pcs.get(op)
         if pc is None:
-            pc = self._pcs[op] = self._next_pc & 0xFFFF
+            pc = self._pcs[op] = self._next_pc & PC_MASK
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         ch = memory_charges(op)
@@ -763,7 +760,7 @@ class HardwareModel(Interpreter.Listener):
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
-            h = (_COPY, ci, pc, (pc + 1) & 0xFFFF)
+            h = (_COPY, ci, pc, (pc + 1) & PC_MASK)
         elif name == "region.alloc":
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
         elif name == "region.dealloc":
