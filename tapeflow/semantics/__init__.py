@@ -8,12 +8,14 @@ From this table:
 
 - the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
   `InterpreterFunctions` per dialect built from every entry with a function);
-- the fast path's scalar emitters (`hwmodel/compiled.py`: one for the entries with an
-  `inline` expression, one for the `typed` entries' `inline_for` (casts) behind their
-  `check`; the generated code calls `HELPERS`; any other entry runs its function);
-- the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of each helper's
-  function, or of its `jit` form where CPython-only code (ctypes, exceptions from
-  `math`) needs one), and `jit.MATH`;
+- the fast path's scalar emitters (`hwmodel/compiled.py`: `_scalar` for the float
+  entries with an `inline` expression, `_typed` for the `typed` entries' `inline_for`
+  (casts) behind their `check`, `_int_div` for the integer divisions' `inline` and
+  `inline64`; the generated code calls `HELPERS`; any other entry runs its function);
+- the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of `JIT_FORMS`,
+  each the reference function itself or its `jit` form where the reference is
+  CPython-only code (ctypes, exceptions from `math`)), and `jit.MATH` (`JIT_CALLS`: the
+  libm helpers a kernel calls as numba's `math`);
 - the cost model's classification (`hwmodel/model.py` `classify`, which `fastsim` and the
   listener share).
 
@@ -51,8 +53,10 @@ class Scalar:
     cost: str | None
     """Its op class (a key of `[ops.*]`); None: unclassified (charged as `int`, listed)."""
     fn: Callable[..., Any] | None = None
-    """The reference function; None: xDSL's implementation (the ops with an inline form
-    in every path: integer add/sub/mul/bitwise/shift ops, comparisons, select)."""
+    """The reference function; None: xDSL's implementation where it has one (the ops with
+    an inline form in every path: integer add/sub/mul/bitwise/shift ops, comparisons,
+    select). `arith.remf` and `arith.index_castui` have none in xDSL 0.74: their entries
+    give only the cost class."""
     kind: str = ""
     """How `fn` is called: `float` (float operands; the result is rounded to the result
     type), `exact` (float operands; the result is one of them or exactly representable:
@@ -77,7 +81,8 @@ class Scalar:
     helper: str | None = None
     """The name the generated code (and numba kernels) call `fn` by."""
     jit: Callable[..., Any] | None = None
-    """A numba-compilable function giving the same bits as `fn`, where `fn` is not."""
+    """What numba kernels compile for `helper` (`JIT_FORMS`): `fn` itself where numba takes
+    it, else a function giving the same bits; None: kernels do not call it."""
     jit_call: str | None = None
     """What a numba kernel calls instead of `helper` (`math.exp`: the same libm)."""
 
@@ -583,9 +588,9 @@ HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _index_cast=index_cast)
 JIT_FORMS: dict[str, Callable[..., Any]] = {
     e.helper: e.jit for e in _ENTRIES if e.helper and e.jit is not None
 }
-JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit, _index_cast=_index_cast_jit)
 """The helpers numba kernels may call -> the function `jit_runtime` compiles (the
 reference itself where numba takes it as it is)."""
+JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit, _index_cast=_index_cast_jit)
 
 JIT_CALLS: dict[str, str] = {e.helper: e.jit_call for e in _ENTRIES if e.helper and e.jit_call}
 """libm helpers -> what a numba kernel calls (numba calls the same libm, and returns the
@@ -593,8 +598,9 @@ IEEE results where CPython's `math` raises and the reference asks NumPy)."""
 
 
 def cost_class(name: str) -> str | None:
-    """The op class of scalar op `name`; None if the table does not know it (any other
-    `math` op is a special function: `fp_special`)."""
+    """The op class of scalar op `name`; "" for an entry without one (charged as `int`
+    and listed); None if the table does not know it (any other `math` op is a special
+    function: `fp_special`)."""
     e = SCALARS.get(name)
     if e is not None:
         return e.cost if e.cost is not None else ""
