@@ -16,9 +16,9 @@ Translation (one Python function per `func.func`):
 - arith/math -> Python expressions with the interpreter's semantics, from the one table
   of `tapeflow.semantics` (its Python floats, f32 rounding, libm errors -> numpy's IEEE
   results, integer wrapping (i64 and index too, unless the value's range is proven,
-  see below; INT64_MIN / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
-  without an inline translation, no regions and only scalar operands/results runs the
-  interpreter's own implementation.
+  see below; INT64_MIN / -1 wraps)); an integer division by zero runs the
+  interpreter's op, which reports the error. An op without an inline translation, no
+  regions and only scalar operands/results runs the interpreter's own implementation.
 - A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
   cast to its element format over the same bytes (row-major offsets, as `ShapedArray`);
   a memref of memrefs (the growable tape's slot) through its list of memrefs. Every
@@ -159,7 +159,8 @@ class Trace:
     """The state of one compiled run: counters, access stream, first-execution order.
 
     Subclass hooks (the hardware-model adapter overrides them):
-    - `base_of(kind, obj)`: the base address of a buffer at its first access;
+    - `base_of(kind, obj, size)`: the base address of a buffer at its first access;
+    - `tape_peak(cache, peak)`: a tape cache grew to `peak` bytes;
     - `consume(addrs, pcs, writes)`: a batch of final addresses (numpy int64 arrays);
     - `run_event(k, op, args)`: runs an event op (default: the interpreter's impl).
     """
@@ -462,7 +463,8 @@ class Trace:
 
 
 # ------------------------------------------------------------------------------------------
-# Runtime helpers the generated code calls (mirror the interpreter's semantics).
+# The memref view the generated code indexes (its scalar helpers are
+# `tapeflow.semantics.HELPERS`, the table's own functions).
 
 _FORMATS = {"<d": "d", "<f": "f", "<q": "q", "<i": "i", "<h": "h", "<b": "b"}
 
