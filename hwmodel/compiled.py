@@ -1950,7 +1950,6 @@ class _Runtime:
     """The objects the generated code closes over for one run."""
 
     def __init__(self, cm: CompiledModule, trace: Trace):
-        self.cm = cm
         self.trace = trace
         self.block_counts = trace.block_counts
         self.first = trace.first

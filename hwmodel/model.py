@@ -566,7 +566,6 @@ class HardwareModel(Interpreter.Listener):
         self._free = _CLASS_INDEX["free"]
         core = m.raw["core"]
         self._cycles = [m.ops[name].cycles for name in OP_CLASSES]
-        self._port = [m.ops[name].port for name in OP_CLASSES]
         self._issue, self._fp_ports = core["issue_width"], core["fp_ports"]
         self._div_ports = core["div_ports"]
         self._overlap_max = core["overlap"] == "max"
@@ -576,7 +575,6 @@ class HardwareModel(Interpreter.Listener):
         self._dram_lat = m.get("dram", "latency")
         self._mlp = core["mlp"]
         self._spm_capacity = m.spm_size
-        self._ops = m.ops
         self._line = m.l1.line
         # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
         numba = self.cache.backend == "numba"
