@@ -384,17 +384,21 @@ def _toward_zero(x: float) -> int:
     return int(x)
 
 
+_FITS = "{x!r} does not fit in {dst}"
+_FITS_UNSIGNED = "{x!r} does not fit in unsigned {dst}"
+
+
 def fptosi(x: float, src: Ty, dst: Ty) -> int:
     v, w = _toward_zero(x), dst.width
     if not -(1 << (w - 1)) <= v < (1 << (w - 1)):
-        raise Guard(f"{x!r} does not fit in {dst.name}")
+        raise Guard(_FITS.format(x=x, dst=dst.name))
     return v
 
 
 def fptoui(x: float, src: Ty, dst: Ty) -> int:
     v, w = _toward_zero(x), dst.width
     if not 0 <= v < (1 << w):
-        raise Guard(f"{x!r} does not fit in unsigned {dst.name}")
+        raise Guard(_FITS_UNSIGNED.format(x=x, dst=dst.name))
     return wrap(v, w)
 
 
@@ -413,10 +417,13 @@ def _bit_format(t: Ty) -> str | None:
     return _INT_FORMATS.get(t.width) if t.kind == "int" else _BIT_FORMATS.get(t.name)
 
 
+_BITCAST = "bitcast from {src} to {dst} is not supported"
+
+
 def bitcast(x: Any, src: Ty, dst: Ty) -> Any:
     fmt_src, fmt_dst = _bit_format(src), _bit_format(dst)
     if fmt_src is None or fmt_dst is None:
-        raise Guard(f"bitcast from {src.name} to {dst.name} is not supported")
+        raise Guard(_BITCAST.format(src=src.name, dst=dst.name))
     if src.kind == "int":
         x = wrap(x, src.width)
     elif src.name == "f32":
@@ -435,12 +442,15 @@ def _index_cast_inline(src: Ty, dst: Ty) -> str:
     return f"_index_cast({{0}}, {src.width}, {dst.width})"
 
 
+_ZERO_POW = "zero raised to a negative power"
+
+
 def ipowi(base: int, exp_: int, w: int) -> int:
     base, exp_ = wrap(base, w), wrap(exp_, w)
     if exp_ >= 0:
         return wrap(pow(base, exp_, 1 << w), w)
     if base == 0:
-        raise Guard("zero raised to a negative power")
+        raise Guard(_ZERO_POW)
     if base == 1:
         return 1
     if base == -1:
@@ -534,13 +544,13 @@ _ENTRIES = [
     _s("arith.sitofp", "cvt", lambda v, s, d: _int_to_float(wrap(v, s.width), d), _T,
        inline_for=lambda s, d: "float({0})" if s.width == 64 and d.name == "f64" else None),
     _s("arith.uitofp", "cvt", lambda v, s, d: _int_to_float(unsigned(v, s.width), d), _T),
-    _s("arith.fptosi", "cvt", fptosi, _T, guard="{x!r} does not fit in {dst}",
+    _s("arith.fptosi", "cvt", fptosi, _T, guard=_FITS,
        inline_for=lambda s, d: "int({0})" if s.name == "f64" and d.width <= 64 else None,
        check=_fptosi_check),
-    _s("arith.fptoui", "cvt", fptoui, _T, guard="{x!r} does not fit in unsigned {dst}"),
+    _s("arith.fptoui", "cvt", fptoui, _T, guard=_FITS_UNSIGNED),
     _s("arith.extf", "cvt", lambda x, s, d: float(x), _T, inline_for=lambda s, d: "float({0})"),
     _s("arith.truncf", "cvt", lambda x, s, d: round_to(d, x), _T),
-    _s("arith.bitcast", "cvt", bitcast, _T, guard="bitcast from {src} to {dst} is not supported"),
+    _s("arith.bitcast", "cvt", bitcast, _T, guard=_BITCAST),
     # arith: not classified by the cost model (charged as int, listed in the report)
     _s("arith.addui_extended", None, addui_extended, "multi"),
     _s("arith.mului_extended", None, _mul_extended(unsigned), "multi"),
@@ -574,7 +584,7 @@ _ENTRIES = [
     _s("math.ctlz", "int", lambda a, w: w - unsigned(a, w).bit_length(), _I),
     _s("math.cttz", "int", cttz, _I),
     _s("math.ctpop", "int", lambda a, w: unsigned(a, w).bit_count(), _I),
-    _s("math.ipowi", "fp_special", ipowi, _I, guard="zero raised to a negative power"),
+    _s("math.ipowi", "fp_special", ipowi, _I, guard=_ZERO_POW),
 ]  # fmt: skip
 
 SCALARS: dict[str, Scalar] = {e.name: e for e in _ENTRIES}
