@@ -1092,17 +1092,13 @@ def _bin(c: _FunctionCompiler, op: Operation) -> tuple[str, str, str]:
 
 
 def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str,
-             reads: Sequence[str], jit_expr: str | None = None) -> bool:  # fmt: skip
-    """Emit `result = expr` rounded to the result's float type; False if not f64/f32.
-    `jit_expr`: what a loop kernel computes instead (`expr` if None)."""
-    t = op.results[0].type
-    if not isinstance(t, builtin.Float64Type | builtin.Float32Type):
-        return False
+             reads: Sequence[str], jit_expr: str) -> None:  # fmt: skip
+    """Emit `result = expr` rounded to the result's float type (f64 or f32,
+    `_float_type_ok`); `jit_expr`: what a loop kernel computes instead."""
     r = c.names[op.results[0]]
-    f32 = isinstance(t, builtin.Float32Type)
-    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr or expr))
+    f32 = isinstance(op.results[0].type, builtin.Float32Type)
+    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr))
     c.emit(indent, text, "py", reads, [r], jit_text)
-    return True
 
 
 def _float_type_ok(op: Operation) -> bool:
