@@ -7,9 +7,10 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
 - every op: its op class (`[ops.*]` in the machine TOML: issue slots on a port, pJ);
   an `scf.yield`/`affine.yield` that closes a loop iteration is charged as `branch`
   (increment, compare, branch); constants and bookkeeping ops are `free`.
-- `memref.load`/`memref.store` on a default-space memref: one access through L1/L2
-  (address = the buffer's base address + linear element offset * element size; each
-  buffer, identified by its byte storage, gets a 64-byte aligned base on first use).
+- `memref.load`/`memref.store` (and `affine.load`/`affine.store`) on a default-space
+  memref: one access through L1/L2 (address = the buffer's base address + linear
+  element offset * element size; each buffer, identified by its byte storage, gets a
+  64-byte aligned base on first use, `tapeflow.semantics.memory.next_base`).
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
