@@ -16,9 +16,9 @@ Translation (one Python function per `func.func`):
 - arith/math -> Python expressions with the interpreter's semantics, from the one table
   of `tapeflow.semantics` (its Python floats, f32 rounding, libm errors -> numpy's IEEE
   results, integer wrapping (i64 and index too, unless the value's range is proven,
-  see below; INT64_MIN / -1 wraps); a zero divisor runs the interpreter's op, which reports the error). An op
-  without an inline translation, no regions and only scalar operands/results runs the
-  interpreter's own implementation.
+  see below; INT64_MIN / -1 wraps)); an integer division by zero runs the
+  interpreter's op, which reports the error. An op without an inline translation, no
+  regions and only scalar operands/results runs the interpreter's own implementation.
 - A memref stays the interpreter's `ShapedArray` and is accessed through a `memoryview`
   cast to its element format over the same bytes (row-major offsets, as `ShapedArray`);
   a memref of memrefs (the growable tape's slot) through its list of memrefs. Every
@@ -26,7 +26,7 @@ Translation (one Python function per `func.func`):
   (`_FunctionCompiler.ranges`: constants, induction variables of loops with constant
   positive steps and integer bounds, +, -, * and affine maps of those); a failing check
   runs the interpreter's implementation of the op, so the error is the interpreter's.
-- Errors: interpreter errors keep their one located line (`runner._runtime_error`);
+- Errors: interpreter errors keep their one located line (`runner.runtime_error`);
   Python's limits on the generated code (e.g. 21 nested loops) raise
   `UnsupportedOpError` at compile time and trace-encoding limits `FastPathLimit` during
   a run, on which `simulate_auto` falls back to the op-by-op path.
@@ -112,7 +112,8 @@ from tapeflow.dialects.region import is_spm
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
-from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_SHIFT, element_run, encode
+from tapeflow.semantics.memory import ADDR_SHIFT, FIRST_ADDRESS, PC_MASK, PC_SHIFT, element_run
+from tapeflow.semantics.memory import encode
 from tapeflow.semantics.memory import next_base, record_fields, tape_base
 
 INDEX_BITWIDTH = 64
@@ -143,8 +144,8 @@ class FastPathLimit(InterpretationError):
 # the buffer's provisional id (`Trace.buffers`). Provisional ids become the hardware
 # model's base addresses when a batch is flushed, in order of first access, which is the
 # order in which the op-by-op model allocates addresses.
-SID_SHIFT = PC_SHIFT  # (tapeflow.semantics.memory: the model's layout)
-SID_LIMIT = 1 << 16
+SID_SHIFT = PC_SHIFT  # the sid sits in the model's PC field (tapeflow.semantics.memory)
+SID_LIMIT = PC_MASK + 1
 OFF_SHIFT = ADDR_SHIFT
 OFF_LIMIT = 1 << 28
 BUF_SHIFT = 45
@@ -158,7 +159,8 @@ class Trace:
     """The state of one compiled run: counters, access stream, first-execution order.
 
     Subclass hooks (the hardware-model adapter overrides them):
-    - `base_of(kind, obj)`: the base address of a buffer at its first access;
+    - `base_of(kind, obj, size)`: the base address of a buffer at its first access;
+    - `tape_peak(cache, peak)`: a tape cache grew to `peak` bytes;
     - `consume(addrs, pcs, writes)`: a batch of final addresses (numpy int64 arrays);
     - `run_event(k, op, args)`: runs an event op (default: the interpreter's impl).
     """
@@ -217,12 +219,12 @@ class Trace:
         span = program.pc_span
         for op in program.segments[k]:
             if op not in pc_of:
-                pc = self._next_pc & 0xFFFF
+                pc = self._next_pc & PC_MASK
                 self._next_pc += span.get(op, 1)
                 pc_of[op] = pc
                 self.order.append(op)
                 for sid, delta in program.sids_of.get(op, ()):
-                    self.pc_table[sid] = (pc + delta) & 0xFFFF
+                    self.pc_table[sid] = (pc + delta) & PC_MASK
 
     def buffer_id(self, kind: str, obj: Any, size: int = 0) -> int:
         """The provisional id of `obj` (a memref's memory, RecordBuffer or tape list),
@@ -461,7 +463,8 @@ class Trace:
 
 
 # ------------------------------------------------------------------------------------------
-# Runtime helpers the generated code calls (mirror the interpreter's semantics).
+# The memref view the generated code indexes (its scalar helpers are
+# `tapeflow.semantics.HELPERS`, the table's own functions).
 
 _FORMATS = {"<d": "d", "<f": "f", "<q": "q", "<i": "i", "<h": "h", "<b": "b"}
 
@@ -1046,7 +1049,6 @@ class _FunctionCompiler:
 
 Emitter = Callable[[_FunctionCompiler, Operation, int], None]
 EMITTERS: dict[str, Emitter] = {}
-TERMINATOR_EMITTERS: dict[str, Callable[[_FunctionCompiler, Operation, int], list[str]]] = {}
 
 
 def emitter(*names: str) -> Callable[[Emitter], Emitter]:
@@ -1090,17 +1092,13 @@ def _bin(c: _FunctionCompiler, op: Operation) -> tuple[str, str, str]:
 
 
 def _rounded(c: _FunctionCompiler, op: Operation, indent: int, expr: str,
-             reads: Sequence[str], jit_expr: str | None = None) -> bool:  # fmt: skip
-    """Emit `result = expr` rounded to the result's float type; False if not f64/f32.
-    `jit_expr`: what a loop kernel computes instead (`expr` if None)."""
-    t = op.results[0].type
-    if not isinstance(t, builtin.Float64Type | builtin.Float32Type):
-        return False
+             reads: Sequence[str], jit_expr: str) -> None:  # fmt: skip
+    """Emit `result = expr` rounded to the result's float type (f64 or f32,
+    `_float_type_ok`); `jit_expr`: what a loop kernel computes instead."""
     r = c.names[op.results[0]]
-    f32 = isinstance(t, builtin.Float32Type)
-    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr or expr))
+    f32 = isinstance(op.results[0].type, builtin.Float32Type)
+    text, jit_text = (f"{r} = _f32({e})" if f32 else f"{r} = {e}" for e in (expr, jit_expr))
     c.emit(indent, text, "py", reads, [r], jit_text)
-    return True
 
 
 def _float_type_ok(op: Operation) -> bool:
@@ -1894,15 +1892,15 @@ class CompiledModule:
 
     def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The interpreter's own implementation of `op` (no listeners); its errors are
-        reported as the op-by-op run reports them (`runner._runtime_error`)."""
+        reported as the op-by-op run reports them (`runner.runtime_error`)."""
         try:
             return self.fallback_interpreter().run_op(op, args)
         except (RecursionError, FastPathLimit):
             raise
         except Exception as error:
-            from tapeflow.runner import _runtime_error  # pyright: ignore[reportPrivateUsage]
+            from tapeflow.runner import runtime_error
 
-            raise _runtime_error(error, [op]) from error
+            raise runtime_error(error, [op]) from error
 
     # -- running ---------------------------------------------------------------------------
     def run(
@@ -1948,7 +1946,6 @@ class _Runtime:
     """The objects the generated code closes over for one run."""
 
     def __init__(self, cm: CompiledModule, trace: Trace):
-        self.cm = cm
         self.trace = trace
         self.block_counts = trace.block_counts
         self.first = trace.first

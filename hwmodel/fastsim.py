@@ -261,7 +261,7 @@ def run_compiled(
     except (FastPathLimit, ToolError):
         raise
     except InterpretationError as error:  # one located line, as the op-by-op run reports it
-        raise runner._runtime_error(error, [func_op]) from error  # pyright: ignore[reportPrivateUsage]
+        raise runner.runtime_error(error, [func_op]) from error
     except Exception as error:  # a Python error in the generated code: a limit of this path
         message = f"fast path: {type(error).__name__}: {error}"
         raise FastPathLimit(op_error(func_op, message)) from error

@@ -15,10 +15,12 @@ that numba compiles. It computes the same values and writes the same encoded acc
 window (`_wn`), the phase ends with their counters (`_pe`, `_pebc`) and the segments
 executed for the first time, in order (`_fo`). `Trace.jit_nest` applies them afterwards,
 batch by batch, so the trace, and the report, are the Python loop's. The helpers it calls
-(`jit_runtime`) port the generated code's helpers; test/python/test_jit.py checks them bit
-for bit, and every bundled kernel and random programs against the op-by-op model.
+(`jit_runtime`) are the semantics table's own functions compiled by numba
+(`tapeflow.semantics.JIT_FORMS`); test/python/test_jit.py checks them bit for bit against
+the generated code's, and every bundled kernel and random programs against the op-by-op
+model.
 
-The emitter (`compiled._FunctionCompiler`) gives every statement a kind (`compiled.St`),
+The emitter (`compiled._FunctionCompiler`) gives every statement a kind (`St`, below),
 and a nest becomes a kernel only if every statement has one: float and integer
 arithmetic, the emitter's own text (scalar ops: the table's inline expressions, libm
 calls as numba has them, `INLINE`); its 64-bit wrap checks are dropped (int64
@@ -33,7 +35,8 @@ Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its nest ha
 its current entry included, `Trace.jit_after` (estimated) ops, or at once if numba's cache
 has it. Kernels are files under
 `TAPEFLOW_JIT_CACHE` (default `~/.cache/tapeflow/jit`) named by a hash of their source and
-compiled with numba's on-disk cache, so later runs and other processes (the bench's Dask
+of the runtime (`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with numba's
+on-disk cache, so later runs and other processes (the bench's Dask
 workers) load machine code. `TAPEFLOW_JIT=0` turns kernels off (the Python loops, the
 reference). numba is the optional extra `fast`; without it the loops run as Python.
 """

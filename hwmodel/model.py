@@ -7,9 +7,10 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
 - every op: its op class (`[ops.*]` in the machine TOML: issue slots on a port, pJ);
   an `scf.yield`/`affine.yield` that closes a loop iteration is charged as `branch`
   (increment, compare, branch); constants and bookkeeping ops are `free`.
-- `memref.load`/`memref.store` on a default-space memref: one access through L1/L2
-  (address = the buffer's base address + linear element offset * element size; each
-  buffer, identified by its byte storage, gets a 64-byte aligned base on first use).
+- `memref.load`/`memref.store` (and `affine.load`/`affine.store`) on a default-space
+  memref: one access through L1/L2 (address = the buffer's base address + linear
+  element offset * element size; each buffer, identified by its byte storage, gets a
+  64-byte aligned base on first use, `tapeflow.semantics.memory.next_base`).
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
@@ -183,10 +184,7 @@ def classify(op: Operation) -> str:
     if name in _BRANCH:
         return "branch"
     if name in ("scf.yield", "affine.yield"):
-        parent = op.parent_op()
-        if parent is not None and parent.name in ("scf.for", "affine.for", "scf.while"):
-            return "branch"
-        return "free"
+        return "branch" if is_loop_end(op) else "free"
     cls = cost_class(name)  # scalar ops: the table's class (tapeflow.semantics)
     if cls is not None:
         return cls
@@ -240,15 +238,15 @@ MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm
 
 
 def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int) -> None:
-    """Adds charges (`memory_charges`) to the counts `c` (`mem_columns`' rule)."""
-    c.loads += loads
-    c.stores += stores
-    if spm:
-        c.spm_loads += loads
-        c.spm_stores += stores
-        c.spm_bytes += nbytes
-    else:
-        c.cache_bytes += nbytes
+    """Adds charges (`memory_charges`) to the counts `c` (the `MEM_COLUMNS` of `Counts`)
+    by `mem_columns`' rule."""
+    dl, ds, dc, dsl, dss, dsb = mem_columns(loads, stores, spm, nbytes)
+    c.loads += dl
+    c.stores += ds
+    c.cache_bytes += dc
+    c.spm_loads += dsl
+    c.spm_stores += dss
+    c.spm_bytes += dsb
 
 
 def is_loop_end(op: Operation) -> bool:
@@ -569,7 +567,6 @@ class HardwareModel(Interpreter.Listener):
         self._free = _CLASS_INDEX["free"]
         core = m.raw["core"]
         self._cycles = [m.ops[name].cycles for name in OP_CLASSES]
-        self._port = [m.ops[name].port for name in OP_CLASSES]
         self._issue, self._fp_ports = core["issue_width"], core["fp_ports"]
         self._div_ports = core["div_ports"]
         self._overlap_max = core["overlap"] == "max"
@@ -579,7 +576,6 @@ class HardwareModel(Interpreter.Listener):
         self._dram_lat = m.get("dram", "latency")
         self._mlp = core["mlp"]
         self._spm_capacity = m.spm_size
-        self._ops = m.ops
         self._line = m.l1.line
         # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
         numba = self.cache.backend == "numba"
@@ -741,7 +737,7 @@ class HardwareModel(Interpreter.Listener):
         name = op.name
         pc = self._pcs.get(op)
         if pc is None:
-            pc = self._pcs[op] = self._next_pc & 0xFFFF
+            pc = self._pcs[op] = self._next_pc & PC_MASK
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         ch = memory_charges(op)
@@ -763,8 +759,7 @@ class HardwareModel(Interpreter.Listener):
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
-            h = (_COPY, ci, pc, (pc + 1) & 0xFFFF)
-            self._pcs.setdefault(op, pc)
+            h = (_COPY, ci, pc, (pc + 1) & PC_MASK)
         elif name == "region.alloc":
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
         elif name == "region.dealloc":
@@ -878,11 +873,6 @@ class HardwareModel(Interpreter.Listener):
     def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
         return (list(c.ops), c.loads, c.stores, self.cache.raw_counters())
-
-    def charged_ops(self) -> int:
-        """Ops charged so far (every class but `free`): the phase window's measure."""
-        ops = self.counts.ops
-        return sum(ops) - ops[self._free]
 
     def _close_phase(self) -> None:
         self.flush()

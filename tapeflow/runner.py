@@ -81,6 +81,7 @@ __all__ = [
     "parse_scalar",
     "run_function",
     "run_result",
+    "runtime_error",
     "shadow_shapes",
     "to_numpy",
 ]
@@ -484,7 +485,9 @@ class _OpStack(Interpreter.Listener):
         self.stack.pop()
 
 
-def _runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
+def runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
+    """`error` of a run as one located line (the innermost op of `stack`), as every path
+    (op-by-op, fast) reports it."""
     message = str(error)
     if isinstance(error, MemoryError):
         message = "out of memory"
@@ -531,7 +534,7 @@ def run_function(
     except RecursionError:
         raise InterpretationError(f"@{name}: recursion too deep") from None
     except Exception as error:
-        raise _runtime_error(error, tracker.stack) from error
+        raise runtime_error(error, tracker.stack) from error
     finally:
         if tracker in interpreter.listeners:
             interpreter.listeners = tuple(x for x in interpreter.listeners if x is not tracker)

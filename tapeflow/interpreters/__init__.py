@@ -1,7 +1,9 @@
 """The xDSL interpreter set-up every TapeFlow tool shares.
 
-`make_interpreter` registers xDSL's standard implementations, the math and arith ops
-xDSL 0.74 lacks (`extra_ops`), and TapeFlow's three dialects.
+`make_interpreter` registers xDSL's standard implementations, then `extra_ops` (the
+arith and math ops of the semantics table `tapeflow.semantics`, replacing xDSL's, and
+the memref, scf, affine and cf ops xDSL 0.74 lacks or gets wrong), and TapeFlow's three
+dialects.
 """
 
 from __future__ import annotations

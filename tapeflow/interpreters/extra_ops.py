@@ -1,4 +1,4 @@
-"""Interpreter functions for the arith, math, memref, scf and affine ops xDSL 0.74 lacks.
+"""Interpreter functions for the arith, math, memref, scf, affine and cf ops xDSL 0.74 lacks.
 
 `register_extra_ops(interpreter)` adds them to an interpreter that already holds xDSL's
 standard implementations (`xdsl.interpreters.register_implementations`). It registers:

@@ -8,12 +8,14 @@ From this table:
 
 - the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
   `InterpreterFunctions` per dialect built from every entry with a function);
-- the fast path's scalar emitters (`hwmodel/compiled.py`: one for the entries with an
-  `inline` expression, one for the `typed` entries' `inline_for` (casts) behind their
-  `check`; the generated code calls `HELPERS`; any other entry runs its function);
-- the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of each helper's
-  function, or of its `jit` form where CPython-only code (ctypes, exceptions from
-  `math`) needs one), and `jit.MATH`;
+- the fast path's scalar emitters (`hwmodel/compiled.py`: `_scalar` for the float
+  entries with an `inline` expression, `_typed` for the `typed` entries' `inline_for`
+  (casts) behind their `check`, `_int_div` for the integer divisions' `inline` and
+  `inline64`; the generated code calls `HELPERS`; any other entry runs its function);
+- the numba runtime of loop kernels (`hwmodel/jit_runtime.py`: `njit` of `JIT_FORMS`,
+  each the reference function itself or its `jit` form where the reference is
+  CPython-only code (ctypes, exceptions from `math`)), and `jit.MATH` (`JIT_CALLS`: the
+  libm helpers a kernel calls as numba's `math`);
 - the cost model's classification (`hwmodel/model.py` `classify`, which `fastsim` and the
   listener share).
 
@@ -51,8 +53,10 @@ class Scalar:
     cost: str | None
     """Its op class (a key of `[ops.*]`); None: unclassified (charged as `int`, listed)."""
     fn: Callable[..., Any] | None = None
-    """The reference function; None: xDSL's implementation (the ops with an inline form
-    in every path: integer add/sub/mul/bitwise/shift ops, comparisons, select)."""
+    """The reference function; None: xDSL's implementation where it has one (the ops with
+    an inline form in every path: integer add/sub/mul/bitwise/shift ops, comparisons,
+    select). `arith.remf` and `arith.index_castui` have none in xDSL 0.74: their entries
+    give only the cost class."""
     kind: str = ""
     """How `fn` is called: `float` (float operands; the result is rounded to the result
     type), `exact` (float operands; the result is one of them or exactly representable:
@@ -77,7 +81,8 @@ class Scalar:
     helper: str | None = None
     """The name the generated code (and numba kernels) call `fn` by."""
     jit: Callable[..., Any] | None = None
-    """A numba-compilable function giving the same bits as `fn`, where `fn` is not."""
+    """What numba kernels compile for `helper` (`JIT_FORMS`): `fn` itself where numba takes
+    it, else a function giving the same bits; None: kernels do not call it."""
     jit_call: str | None = None
     """What a numba kernel calls instead of `helper` (`math.exp`: the same libm)."""
 
@@ -379,17 +384,21 @@ def _toward_zero(x: float) -> int:
     return int(x)
 
 
+_FITS = "{x!r} does not fit in {dst}"
+_FITS_UNSIGNED = "{x!r} does not fit in unsigned {dst}"
+
+
 def fptosi(x: float, src: Ty, dst: Ty) -> int:
     v, w = _toward_zero(x), dst.width
     if not -(1 << (w - 1)) <= v < (1 << (w - 1)):
-        raise Guard(f"{x!r} does not fit in {dst.name}")
+        raise Guard(_FITS.format(x=x, dst=dst.name))
     return v
 
 
 def fptoui(x: float, src: Ty, dst: Ty) -> int:
     v, w = _toward_zero(x), dst.width
     if not 0 <= v < (1 << w):
-        raise Guard(f"{x!r} does not fit in unsigned {dst.name}")
+        raise Guard(_FITS_UNSIGNED.format(x=x, dst=dst.name))
     return wrap(v, w)
 
 
@@ -408,10 +417,13 @@ def _bit_format(t: Ty) -> str | None:
     return _INT_FORMATS.get(t.width) if t.kind == "int" else _BIT_FORMATS.get(t.name)
 
 
+_BITCAST = "bitcast from {src} to {dst} is not supported"
+
+
 def bitcast(x: Any, src: Ty, dst: Ty) -> Any:
     fmt_src, fmt_dst = _bit_format(src), _bit_format(dst)
     if fmt_src is None or fmt_dst is None:
-        raise Guard(f"bitcast from {src.name} to {dst.name} is not supported")
+        raise Guard(_BITCAST.format(src=src.name, dst=dst.name))
     if src.kind == "int":
         x = wrap(x, src.width)
     elif src.name == "f32":
@@ -430,12 +442,15 @@ def _index_cast_inline(src: Ty, dst: Ty) -> str:
     return f"_index_cast({{0}}, {src.width}, {dst.width})"
 
 
+_ZERO_POW = "zero raised to a negative power"
+
+
 def ipowi(base: int, exp_: int, w: int) -> int:
     base, exp_ = wrap(base, w), wrap(exp_, w)
     if exp_ >= 0:
         return wrap(pow(base, exp_, 1 << w), w)
     if base == 0:
-        raise Guard("zero raised to a negative power")
+        raise Guard(_ZERO_POW)
     if base == 1:
         return 1
     if base == -1:
@@ -529,13 +544,13 @@ _ENTRIES = [
     _s("arith.sitofp", "cvt", lambda v, s, d: _int_to_float(wrap(v, s.width), d), _T,
        inline_for=lambda s, d: "float({0})" if s.width == 64 and d.name == "f64" else None),
     _s("arith.uitofp", "cvt", lambda v, s, d: _int_to_float(unsigned(v, s.width), d), _T),
-    _s("arith.fptosi", "cvt", fptosi, _T, guard="{x!r} does not fit in {dst}",
+    _s("arith.fptosi", "cvt", fptosi, _T, guard=_FITS,
        inline_for=lambda s, d: "int({0})" if s.name == "f64" and d.width <= 64 else None,
        check=_fptosi_check),
-    _s("arith.fptoui", "cvt", fptoui, _T, guard="{x!r} does not fit in unsigned {dst}"),
+    _s("arith.fptoui", "cvt", fptoui, _T, guard=_FITS_UNSIGNED),
     _s("arith.extf", "cvt", lambda x, s, d: float(x), _T, inline_for=lambda s, d: "float({0})"),
     _s("arith.truncf", "cvt", lambda x, s, d: round_to(d, x), _T),
-    _s("arith.bitcast", "cvt", bitcast, _T, guard="bitcast from {src} to {dst} is not supported"),
+    _s("arith.bitcast", "cvt", bitcast, _T, guard=_BITCAST),
     # arith: not classified by the cost model (charged as int, listed in the report)
     _s("arith.addui_extended", None, addui_extended, "multi"),
     _s("arith.mului_extended", None, _mul_extended(unsigned), "multi"),
@@ -569,7 +584,7 @@ _ENTRIES = [
     _s("math.ctlz", "int", lambda a, w: w - unsigned(a, w).bit_length(), _I),
     _s("math.cttz", "int", cttz, _I),
     _s("math.ctpop", "int", lambda a, w: unsigned(a, w).bit_count(), _I),
-    _s("math.ipowi", "fp_special", ipowi, _I, guard="zero raised to a negative power"),
+    _s("math.ipowi", "fp_special", ipowi, _I, guard=_ZERO_POW),
 ]  # fmt: skip
 
 SCALARS: dict[str, Scalar] = {e.name: e for e in _ENTRIES}
@@ -578,15 +593,14 @@ HELPERS: dict[str, Callable[..., Any]] = {
     e.helper: e.fn for e in _ENTRIES if e.helper and e.fn is not None
 }
 """What the generated code calls, by name (the reference functions themselves)."""
-HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _to_signed=to_signed,
-               _index_cast=index_cast)
+HELPERS.update(_f32=f32, _wrap=to_signed, _cmpu=cmpu, _index_cast=index_cast)
 
 JIT_FORMS: dict[str, Callable[..., Any]] = {
     e.helper: e.jit for e in _ENTRIES if e.helper and e.jit is not None
 }
-JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit, _index_cast=_index_cast_jit)
 """The helpers numba kernels may call -> the function `jit_runtime` compiles (the
 reference itself where numba takes it as it is)."""
+JIT_FORMS.update(_f32=_f32_jit, _wrap=_wrap_jit, _index_cast=_index_cast_jit)
 
 JIT_CALLS: dict[str, str] = {e.helper: e.jit_call for e in _ENTRIES if e.helper and e.jit_call}
 """libm helpers -> what a numba kernel calls (numba calls the same libm, and returns the
@@ -594,8 +608,9 @@ IEEE results where CPython's `math` raises and the reference asks NumPy)."""
 
 
 def cost_class(name: str) -> str | None:
-    """The op class of scalar op `name`; None if the table does not know it (any other
-    `math` op is a special function: `fp_special`)."""
+    """The op class of scalar op `name`; "" for an entry without one (charged as `int`
+    and listed); None if the table does not know it (any other `math` op is a special
+    function: `fp_special`)."""
     e = SCALARS.get(name)
     if e is not None:
         return e.cost if e.cost is not None else ""

@@ -10,8 +10,9 @@
   order of first access (far from ordinary buffers).
 - The scratchpad test is `tapeflow.dialects.region.is_spm`; the record-tape checks are
   `tapeflow.interpreters.region.check_record` / `record_unwritten`.
-- What a region.read/write records (`record_fields`: one access per field, each its own
-  PC) and a memref.copy (`element_run`: every element of each side, one PC per side).
+- The accesses a region.read/write records (`record_fields`: one per field, each its own
+  PC) and those of a memref.copy (`element_run`: every element of each side, one PC per
+  side).
 """
 
 from typing import Any
