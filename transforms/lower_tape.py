@@ -70,6 +70,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from tapeflow import semantics
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import tape
 from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
@@ -86,12 +87,13 @@ TAPE_META_ATTR = "tapeflow.tape_meta"
 """Unit attribute on the allocs of a stack's bookkeeping (stack pointer, size, capacity,
 buffer slot), so that a cost model can tell tape data from tape metadata."""
 
-_FOLDABLE = {
-    "arith.addi": lambda a, b: a + b,
-    "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b,
-    "arith.maxsi": max,
-    "arith.minsi": min,
+_FOLDABLE = {  # integer ops folded by their semantics (wrapping at the result's width)
+    "arith.addi": lambda a, b, w: semantics.wrap(a + b, w),
+    "arith.subi": lambda a, b, w: semantics.wrap(a - b, w),
+    "arith.muli": lambda a, b, w: semantics.wrap(a * b, w),
+    **{name: semantics.SCALARS[name].fn for name in (
+        "arith.maxsi", "arith.minsi", "arith.divsi", "arith.divui", "arith.ceildivsi",
+        "arith.floordivsi", "arith.remsi", "arith.remui")},
 }
 
 
@@ -127,19 +129,18 @@ def constant_value(value: SSAValue, depth: int = 0) -> int | None:
         if a is None or b is None or predicate is None:
             return None
         return int(predicate(a, b))
-    if op.name in _FOLDABLE or op.name in ("arith.divsi", "arith.divui", "arith.ceildivsi"):
+    fold = _FOLDABLE.get(op.name)
+    if fold is not None:
         a = constant_value(op.operands[0], depth + 1)
         b = constant_value(op.operands[1], depth + 1)
+        t = op.results[0].type
+        w = 64 if isinstance(t, IndexType) else t.width.data
         if a is None or b is None:
             return None
-        if op.name in _FOLDABLE:
-            return _FOLDABLE[op.name](a, b)
-        if b == 0:
+        try:
+            return fold(a, b, w)
+        except semantics.Guard:  # a division by zero: not a constant
             return None
-        if op.name == "arith.ceildivsi":
-            return -(-a // b)
-        q = abs(a) // abs(b)
-        return q if (a >= 0) == (b >= 0) else -q
     return None
 
 

@@ -200,3 +200,33 @@ def test_per_iteration_cache_sized_at_run_time():
     allocs = [op for op in module.walk() if isinstance(op, memref.AllocOp)]
     assert any(op.dynamic_sizes for op in allocs)
     assert all(op.parent_op().name == "scf.for" for op in allocs)
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("addi i8 100 100", -56),
+    ("subi i8 -100 100", 56),
+    ("muli i64 4611686018427387904 4", 0),
+    ("divsi index -7 2", -3),
+    ("ceildivsi index -7 2", -3),
+    ("ceildivsi index 7 2", 4),
+    ("floordivsi index -7 2", -4),
+    ("remsi index -7 2", -1),
+    ("divui i64 -8 2", 2**63 - 4),
+    ("divui index 7 0", None),
+    ("maxsi i32 -3 5", 5),
+])
+def test_constant_value_folds_by_the_ops_semantics(expr, want):
+    """Trip counts and capacities fold as the op computes: wrapping at the result's
+    width, unsigned division unsigned, a division by zero no constant (wants written
+    from C's and MLIR's definitions, not from the table)."""
+    from tapeflow.transforms.lower_tape import constant_value
+
+    op, ty, a, b = expr.split()
+    module = parse(f"""func.func @f() -> {ty} {{
+  %a = arith.constant {a} : {ty}
+  %b = arith.constant {b} : {ty}
+  %r = arith.{op} %a, %b : {ty}
+  func.return %r : {ty}
+}}""")
+    ret = next(o for o in module.walk() if o.name == "func.return")
+    assert constant_value(ret.operands[0]) == want
