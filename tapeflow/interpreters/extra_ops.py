@@ -49,9 +49,6 @@ from typing import Any
 
 from xdsl.dialects import affine, arith, builtin, cf, math, memref, scf
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
     Float64Type,
     IndexType,
     IntegerType,
@@ -107,18 +104,12 @@ def register_extra_ops(interpreter: Interpreter) -> None:
 # ---------------------------------------------------------------------------------------
 # Helpers: rounding, integer widths.
 
-_ROUNDERS: dict[type, Callable[[float], float]] = {
-    Float32Type: S.f32,
-    Float16Type: S.f16,
-    BFloat16Type: S.bf16,
-}
-
 
 def round_float(type_: Attribute, x: float) -> float:
     """`x` rounded to the float type `type_` (f64, f32, f16, bf16), as a Python float."""
     if type(type_) is Float64Type:
         return x
-    rnd = _ROUNDERS.get(type(type_))
+    rnd = S.ROUNDERS.get(type(type_))
     return float(x) if rnd is None else rnd(x)
 
 
@@ -157,7 +148,7 @@ class _FloatFunctions(InterpreterFunctions):
     def rounder(self, op: Operation) -> Callable[[float], float] | None:
         entry = self._rounders.get(id(op))
         if entry is None or entry[0] is not op:
-            entry = (op, _ROUNDERS.get(type(op.results[0].type)))
+            entry = (op, S.ROUNDERS.get(type(op.results[0].type)))
             self._rounders[id(op)] = entry
         return entry[1]
 

@@ -37,7 +37,14 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+)
 from xdsl.ir import Attribute
 from xdsl.utils.comparisons import to_signed, to_unsigned
 
@@ -360,7 +367,11 @@ def scalar_type(t: Attribute, index_bitwidth: int) -> Ty | None:
     return None
 
 
-_ROUND_TO: dict[str, Callable[[float], float]] = {"f32": f32, "f16": f16, "bf16": bf16}
+ROUNDERS: dict[type, Callable[[float], float]] = {
+    Float32Type: f32, Float16Type: f16, BFloat16Type: bf16}
+"""The float types narrower than f64, by xDSL type class, and the function rounding to each."""
+
+_ROUND_TO = {str(cls()): rnd for cls, rnd in ROUNDERS.items()}  # by name: `Ty.name`
 
 
 def round_to(t: Ty, x: float) -> float:
