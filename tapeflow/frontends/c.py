@@ -311,6 +311,12 @@ def _strip(c):
     return c
 
 
+def _is_null_pointer(c) -> bool:
+    """`NULL`, `0` or `(T *)0`: a null pointer constant."""
+    inner = _strip_casts(c)
+    return inner.kind.name == "INTEGER_LITERAL" and _evaluate(inner) == 0
+
+
 def _strip_casts(c):
     ci = _cindex()
     while c.kind in (
@@ -1514,7 +1520,8 @@ class _FunctionBuilder:
             init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[_key(d)] = self.local_array(d, init)
         elif _kind(t) == "POINTER":
-            if not exprs:
+            if not exprs or _is_null_pointer(exprs[-1]):
+                # `T *p;` or `T *p = NULL;`: a pointer that points nowhere until assigned
                 self.bufs.pop(_key(d), None)
                 self.vals[_key(d)] = _Unset()
                 if self.reassigned(d):

@@ -165,3 +165,28 @@ def test_local_table_of_rows_from_mallocs():
     x, n, k = u(6), 2, 3
     m = x.reshape(n, k) * x[:k]
     check(src, "f", [x, n, k], float((m**2).sum() * m[-1, -1]))
+
+
+def test_pointers_initialized_to_null():
+    """`T *p = NULL;` (or `0`, `(T *)0`) then `p = malloc(...)` or a view, as Enzyme's
+    users write it: bound where it is assigned."""
+    src = """
+    #include <stdlib.h>
+    double f(double *x, int n) {
+      double *b = NULL;
+      double *c = (double *)0;
+      void *v = 0;
+      b = malloc(n * sizeof(double));
+      c = x + 1;
+      v = malloc(n * sizeof(double));
+      double *t = v;
+      for (int i = 0; i < n; i++) { b[i] = x[i] * c[0]; t[i] = b[i] * x[i]; }
+      double s = 0.0;
+      for (int i = 0; i < n; i++) s += t[i] * b[i];
+      free(b); free(v);
+      return s;
+    }
+    """
+    x, n = u(4), 4
+    b = x * x[1]
+    check(src, "f", [x, n], float((b * x * b).sum()))
