@@ -1520,6 +1520,8 @@ class _FunctionBuilder:
             init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[_key(d)] = self.local_array(d, init)
         elif _kind(t) == "POINTER":
+            if _kind(t.get_canonical().get_pointee()) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
+                _unsupported(d, "function pointers")
             if not exprs or _is_null_pointer(exprs[-1]):
                 # `T *p;` or `T *p = NULL;`: a pointer that points nowhere until assigned
                 self.bufs.pop(_key(d), None)
