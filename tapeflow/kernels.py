@@ -85,6 +85,8 @@ class FileKernel:
     """The marked function (`tapeflow.autodiff`)."""
     inputs: tuple[str, ...] = ()
     """`--inputs` specs (tapeflow-run's forms: data.npz, P=a.npy, NAME=a.npy)."""
+    clang_args: tuple[str, ...] = ()
+    """`-D`/`-I` for a C file (`tapeflow-bench -D N=8 -I DIR --kernels k.c`)."""
 
     @property
     def name(self) -> str:
@@ -102,7 +104,7 @@ class FileKernel:
 
     def load(self, size: str = "default") -> Any:
         """The module as written (a kernel file has one size: `size` is ignored)."""
-        return _load_file(self.file, self.source())
+        return _load_file(self.file, self.source(), self.clang_args)
 
     def _primal(self, size: str) -> Any:
         from tapeflow.runner import find_function
@@ -140,14 +142,14 @@ class FileKernel:
         return sum(int(v.nbytes) for v in values if isinstance(v, np.ndarray))
 
 
-def _load_file(path: str, text: str) -> Any:
-    """The module of a C or MLIR kernel file."""
+def _load_file(path: str, text: str, clang_args: tuple[str, ...] = ()) -> Any:
+    """The module of a C (compiled with `clang_args`) or MLIR kernel file."""
     from tapeflow import runner
 
     if path.endswith(".c"):
         from tapeflow.frontends.c import compile_c
 
-        return compile_c(text, path)
+        return compile_c(text, path, list(clang_args))
     return runner.load_module(text, path)
 
 
@@ -163,15 +165,16 @@ def _read_inputs(specs: tuple[str, ...], f: Any) -> dict[int | str, Any]:
 
 
 def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
-                size: str = "default") -> FileKernel:  # fmt: skip
-    """A `FileKernel` for `path`, checked now: the file exists, compiles, and has one
-    marked function (or `function`, when given, is marked); raises `ToolError`."""
+                size: str = "default", clang_args: tuple[str, ...] = ()) -> FileKernel:  # fmt: skip
+    """A `FileKernel` for `path` (a C file compiled with `clang_args`, `-D`/`-I`), checked
+    now: the file exists, compiles, and has one marked function (or `function`, when
+    given, is marked); raises `ToolError`."""
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {path}")
     if not path.endswith((".c", ".mlir")):
         raise ToolError(f"{path}: a kernel file is a .c or .mlir file")
-    kernel = FileKernel(path, function or "?", tuple(inputs))
+    kernel = FileKernel(path, function or "?", tuple(inputs), tuple(clang_args))
     module = kernel.load(size)
     marked = marked_functions(module)
     if function:
@@ -183,7 +186,7 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
                 f"{len(marked)} functions are ({', '.join(marked)})")  # fmt: skip
         raise ToolError(f"{path}: {what} marked for differentiation; mark exactly one "
                         f"(the `{AUTODIFF_ATTR}` attribute, or an __enzyme_autodiff call)")
-    kernel = FileKernel(path, function or marked[0], tuple(inputs))
+    kernel = FileKernel(path, function or marked[0], tuple(inputs), tuple(clang_args))
     kernel.grad_arguments(size)  # bad --inputs or scalars fail here, before anything runs
     return kernel
 
