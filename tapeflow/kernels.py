@@ -30,6 +30,7 @@ import functools
 import importlib.util
 import os
 import sys
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,16 +52,24 @@ def bundled() -> dict[str, Any]:
     return bundled_kernels.KERNELS
 
 
-def grad_arguments(primal_values: list[Any], arg_types: list[Any]) -> list[Any]:
-    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref,
-    then the seed 1.0 (README, "The AD calling convention")."""
+def const_positions(f: Any) -> set[int]:
+    """`f`'s arguments marked `tapeflow.const` (Enzyme's `enzyme_const`: no shadow)."""
+    return {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+
+
+def grad_arguments(primal_values: list[Any], arg_types: list[Any],
+                   const: Container[int] = ()) -> list[Any]:  # fmt: skip
+    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref
+    not in `const`, then the seed 1.0 (README, "The AD calling convention")."""
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow.runner import _is_float
 
     args: list[Any] = []
-    for value, t in zip(primal_values, arg_types, strict=True):
+    for p, (value, t) in enumerate(zip(primal_values, arg_types, strict=True)):
         args.append(value)
+        if p in const:
+            continue
         if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
             args.append(np.zeros_like(value))
     args.append(1.0)
@@ -117,7 +126,7 @@ class FileKernel:
         f = self._primal(size)
         inputs = _read_inputs(self.inputs, f)
         values = make_arguments(f, seed, inputs)
-        return grad_arguments(values, list(f.function_type.inputs.data))
+        return grad_arguments(values, list(f.function_type.inputs.data), const_positions(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
         from xdsl.dialects.builtin import MemRefType
@@ -127,8 +136,11 @@ class FileKernel:
         f = self._primal(size)
         out: list[str] = []
         types = list(f.function_type.inputs.data)
+        const = const_positions(f)
         for p, (n, t) in enumerate(zip(_arg_names(f), types, strict=True)):
             out.append(n or f"arg{p}")
+            if p in const:
+                continue
             if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
                 out.append("d" + out[-1])
         out.append("seed")
