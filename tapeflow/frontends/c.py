@@ -2753,8 +2753,27 @@ class _FunctionBuilder:
             return self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
         _unsupported(c, f"converting {src} to {to}")
 
+    def bound_pointer(self, e) -> bool:
+        """`e` names a pointer bound to an array (a parameter, an allocation, a view):
+        never null here, allocations being assumed to succeed (as `memref.alloc`)."""
+        t = _strip_casts(e)
+        return (
+            t.kind.name == "DECL_REF_EXPR"
+            and _kind(t.type) == "POINTER"
+            and _key(t.referenced) in self.bufs
+        )
+
+    def null_test(self, e, op: str, a, b) -> SSAValue | None:
+        """`p == NULL` / `p != NULL` (either order) of a bound pointer: false / true."""
+        for p, q in ((a, b), (b, a)):
+            if self.bound_pointer(p) and _is_null_pointer(q):
+                return self.const(int(op == "!="), i1, e)
+        return None
+
     def cond(self, e) -> SSAValue:
-        """`e` as an i1 (C's 'non-zero')."""
+        """`e` as an i1 (C's 'non-zero'); a bound pointer (`if (p)`, `!p`) is true."""
+        if self.bound_pointer(e):
+            return self.const(1, i1, e)
         v = self.rvalue(e)
         if v.type == i1:
             return v
@@ -2788,6 +2807,8 @@ class _FunctionBuilder:
             return self.rvalue(b)
         if op in ("&&", "||"):
             return self.logical(e, op, a, b)
+        if op in ("==", "!=") and (v := self.null_test(e, op, a, b)) is not None:
+            return v
         if op in self._CMPI:
             x, y = self.rvalue(a), self.rvalue(b)
             if x.type == i1 and y.type != i1:
