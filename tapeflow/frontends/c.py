@@ -2054,13 +2054,13 @@ class _FunctionBuilder:
         if k == "CALL_EXPR" and _is_entry(c.spelling):
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
         if _is_assert(c):
-            sys.stderr.write(
+            _REMARKS.append(
                 f"remark: {_where(c)}: assert in translated code is dropped (as with NDEBUG: "
                 "its check has no derivative, and TapeFlow does not abort)\n"
             )
             return None
         if _is_output_call(c):
-            sys.stderr.write(
+            _REMARKS.append(
                 f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "
                 "no derivative)\n"
             )
@@ -3669,6 +3669,11 @@ _MATH: dict[str, Callable[..., Operation]] = {
 }  # fmt: skip
 
 
+# Remarks of the compile under way (dropped output calls), printed once it succeeds: a
+# refused file gives its one `error:` line only.
+_REMARKS: list[str] = []
+
+
 # `-D`/`-I` of the tool that runs (tapeflow-opt/run/exec/sim take a `.c` file): applied to
 # every C file it compiles, before the caller's own arguments.
 _TOOL_CLANG_ARGS: list[str] = []
@@ -3697,7 +3702,13 @@ def compile_c(
     clang_args: Sequence[str] = (),
     functions: Sequence[str] = (),
 ) -> ModuleOp:
-    """The module for C source `text` (file `name`); errors are `ToolError`s."""
-    module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
-    module.verify()
+    """The module for C source `text` (file `name`); errors are `ToolError`s. Its remarks
+    go to stderr once it compiles."""
+    _REMARKS.clear()
+    try:
+        module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
+        module.verify()
+        sys.stderr.write("".join(_REMARKS))
+    finally:
+        _REMARKS.clear()
     return module
