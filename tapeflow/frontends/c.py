@@ -1982,9 +1982,10 @@ class _FunctionBuilder:
         )
 
     def mem_call(self, c) -> None:
-        """`memcpy(dst, src, n * sizeof(T))` (and memmove of arrays that do not overlap)
-        and `memset(dst, 0, n * sizeof(T))`: an element loop of loads and stores, which
-        the AD differentiates like any other; views give their offsets."""
+        """`memcpy(dst, src, n * sizeof(T))`, `memmove` and `memset(dst, 0, n * sizeof(T))`:
+        an element loop of loads and stores, which the AD differentiates like any other;
+        views give their offsets. A memmove within one array (`memmove(x + 1, x, ...)`,
+        which may overlap) copies through a temporary buffer, as C's "as if" copy."""
         name = c.spelling.removeprefix("__builtin_")
         args = list(c.get_arguments())
         if len(args) != 3:
@@ -2002,12 +2003,25 @@ class _FunctionBuilder:
             if dst_off is None:
                 self.fill(dst.ref, count, value, c)
                 return
-            src = src_off = None
-        else:
-            src, src_off = self.pointer(args[1])
-            self.one_dimensional(src, c)
-            if src.ref.type.element_type != dst.ref.type.element_type:
-                _unsupported(c, f"{name} between arrays of different element types")
+            self.copy_loop(None, None, dst.ref, dst_off, count, c, value)
+            return
+        src, src_off = self.pointer(args[1])
+        self.one_dimensional(src, c)
+        if src.ref.type.element_type != dst.ref.type.element_type:
+            _unsupported(c, f"{name} between arrays of different element types")
+        if name == "memmove" and src.ref == dst.ref:
+            elem = dst.ref.type.element_type
+            tmp = self.emit(
+                memref.AllocOp.get(elem, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]), c
+            ).results[0]
+            self.copy_loop(src.ref, src_off, tmp, None, count, c)
+            self.copy_loop(tmp, None, dst.ref, dst_off, count, c)
+            self.emit(memref.DeallocOp.get(tmp), c)
+            return
+        self.copy_loop(src.ref, src_off, dst.ref, dst_off, count, c)
+
+    def copy_loop(self, src, src_off, dst, dst_off, count, c, value=None) -> None:
+        """`for i < count: dst[dst_off + i] = src[src_off + i]` (or `= value`)."""
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
         body = Block(arg_types=[INDEX])
         outer = self.builder
@@ -2018,8 +2032,8 @@ class _FunctionBuilder:
             return i if off is None else self.emit(arith.AddiOp(off, i), c).results[0]
 
         if src is not None:
-            value = self.emit(memref.LoadOp.get(src.ref, [at(src_off)]), c).results[0]
-        self.emit(memref.StoreOp.get(value, dst.ref, [at(dst_off)]), c)
+            value = self.emit(memref.LoadOp.get(src, [at(src_off)]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst, [at(dst_off)]), c)
         self.emit(scf.YieldOp(), c)
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
