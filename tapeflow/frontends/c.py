@@ -3248,9 +3248,7 @@ class _FunctionBuilder:
         if canonical is None:
             if init is not None:
                 self.stmt(init) if not init.kind.is_expression() else self.effect(init)
-            if cond is None:
-                _unsupported(s, "a for loop without a condition")
-            self.while_loop(s, cond, [body], inc)
+            self.while_loop(s, cond, [body], inc)  # `for (;;)`: cond None, always true
             return
         var, lb_expr, ub_expr, inclusive, step = canonical
         lb = self.index(self.rvalue(lb_expr), lb_expr)
@@ -3328,9 +3326,12 @@ class _FunctionBuilder:
         self.loops.pop()
         del self.vals[loop.go]
 
-    def loop_test(self, loop: _Loop | None, cond) -> SSAValue:
+    def loop_test(self, loop: _Loop | None, cond, loop_at=None) -> SSAValue:
         """The loop condition, and not broken yet (`running`, first: once a loop broke,
         its condition is not evaluated again, as in C)."""
+        if cond is None:  # `for (;;)`: until it breaks or returns
+            return self.const(1, i1, loop_at) if loop is None or loop.running is None else (
+                self.vals[loop.running])
         if loop is None or loop.running is None:
             return self.cond(cond)
         running = self.vals[loop.running]
@@ -3345,7 +3346,7 @@ class _FunctionBuilder:
         iteration in the after region; with `test_first=False` (`do { } while`) both in
         the before region. `inc` (a for loop's increment) runs after `continue` but not
         after `break`."""
-        if (bad := _assigns(cond)) is not None:
+        if cond is not None and (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
         carried = self.carried(cond, *trees, inc) + self.return_keys(trees)
@@ -3365,9 +3366,9 @@ class _FunctionBuilder:
         def test() -> None:
             if not test_first:
                 iteration()
-            flag = self.loop_test(loop, cond)
+            flag = self.loop_test(loop, cond, s)
             values = [self.current(k, d, s) for k, d in carried]
-            self.emit(scf.ConditionOp(flag, *values), cond)
+            self.emit(scf.ConditionOp(flag, *values), cond if cond is not None else s)
 
         def run() -> None:
             if test_first:

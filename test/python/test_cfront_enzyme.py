@@ -302,6 +302,29 @@ def test_memmove_within_one_array():
     assert loss_fn(module, "f", [x, n]) == pytest.approx(want, rel=1e-12)
     check_fd(module, "f", [x, n])
 
+
+def test_for_ever_with_break_and_return():
+    """`for (;;)` and `for (i = 0;; i++)` leave by `break` or `return` (they were refused)."""
+    src = """
+    double f(double *x, int n) {
+      double s = 0.0;
+      int i = 0;
+      for (;;) {
+        if (i >= n) break;
+        s += x[i] * x[i];
+        i++;
+      }
+      for (int k = 0;; k++) {
+        s += s * x[k];
+        if (s > 2.0) return s * x[k];
+        if (k == n - 1) return s;
+      }
+    }
+    """
+    module = compile_and_differentiate(src, functions=["f"])
+    for x in (u(5), 2 * u(5, seed=3), 0.1 * u(5, seed=4)):
+        check_fd(module, "f", [x, 5])
+
 def test_pointer_to_pointer_rows():
     src = """
     double f(double **a, double *v, int n, int m) {
