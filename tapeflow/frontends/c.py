@@ -2992,7 +2992,8 @@ class _FunctionBuilder:
         if maker is None:
             if name in ("malloc", "calloc"):
                 _unsupported(e, f"{name} outside a pointer declaration")
-            _unsupported(e, f"call to '{name}' (not a <math.h> function nor defined in this file)")
+            _unsupported(e, f"call to '{name}' (not defined in this file, nor a <math.h> function "
+                         "that tapeflow-cc translates)")
         ctype = e.type
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
