@@ -932,6 +932,8 @@ class CFrontend:
                     if not args:
                         _error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
                     target = _strip_casts(args[0])
+                    if target.kind.name == "UNARY_OPERATOR" and _unary_op(target) == _ADDR_OF:
+                        target = _strip_casts(_children(target)[0])  # `(void *)&f`
                     ref = target.referenced if target.kind.name == "DECL_REF_EXPR" else None
                     if ref is None or ref.kind.name != "FUNCTION_DECL":
                         _unsupported(args[0], f"{ENZYME_ENTRY} of something other than a named function")
