@@ -300,6 +300,25 @@ def _children(c) -> list:
     return list(c.get_children())
 
 
+def _outside_signature(fn, offset: int) -> bool:
+    """Whether `offset` (of an attribute in function `fn`'s extent) is on the function:
+    not inside its parameter list (a parameter's attribute) nor its body (a local's)."""
+    depth, start = 0, None
+    for t in fn.get_tokens():
+        o = t.extent.start.offset
+        if start is None and t.spelling == "(" and o > fn.location.offset:
+            start = o
+        if start is None:
+            continue
+        depth += {"(": 1, ")": -1}.get(t.spelling, 0)
+        if depth == 0:
+            if start < offset < o:
+                return False  # in the parameter list
+            break
+    body = [k for k in fn.get_children() if k.kind.name == "COMPOUND_STMT"]
+    return not any(b.extent.start.offset <= offset <= b.extent.end.offset for b in body)
+
+
 def _strip(c):
     """`c` without parentheses and implicit casts (not explicit ones)."""
     ci = _cindex()
@@ -863,7 +882,9 @@ class CFrontend:
                     break
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
-            if owner is None or owner.kind.name != "FUNCTION_DECL":
+            if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
+                owner, loc.offset
+            ):
                 raise ToolError(
                     f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other "
                     "than a function"
