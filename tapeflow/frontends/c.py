@@ -863,15 +863,14 @@ class CFrontend:
                 found.append((d.location, m.group(1)))
         if not found:
             return
-        decls = [
-            c for c in tu.cursor.get_children()
-            if c.kind.name in ("FUNCTION_DECL", "VAR_DECL") and c.location.file
-        ]
+        # every file-scope declaration (a struct's or typedef's attribute is theirs, not
+        # the next function's)
+        decls = [c for c in tu.cursor.get_children() if c.location.file]
         texts: dict[str, str] = {}
         for loc, attr in found:
             where = f"{loc.file.name}:{loc.line}:{loc.column}"
             file = loc.file.name
-            owner = None
+            owner = before = None
             for c in decls:
                 if c.extent.start.file is None or c.extent.start.file.name != file:
                     continue
@@ -880,6 +879,15 @@ class CFrontend:
                 ):
                     owner = c
                     break
+                before = c
+            if file not in texts:
+                texts[file] = self.text if file == self.name else Path(file).read_text()
+            if before is not None and (owner is None or owner.extent.start.offset > loc.offset):
+                # After a declaration's extent (`typedef double real __attribute__((...));`,
+                # whose extent ends before it): its own unless a `;` or `}` ends it first.
+                gap = texts[file][before.extent.end.offset : loc.offset]
+                if ";" not in gap and "}" not in gap:
+                    owner = before
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
@@ -893,8 +901,6 @@ class CFrontend:
             if attr in ("enzyme_inactive", "enzyme_inactive_noblock"):
                 self.inactive.add(name)
             elif attr == "enzyme_function_like":
-                if file not in texts:
-                    texts[file] = self.text if file == self.name else Path(file).read_text()
                 pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
                 m = re.match(pattern, texts[file][loc.offset :])
                 self._function_like(where, owner, m.group(1) if m else None)

@@ -13,6 +13,9 @@
 // it made the function around it inactive, and the gradient through it zero, silently):
 // RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-local.c 2>&1 | filecheck %s --check-prefix=LOCAL
 // RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-param.c 2>&1 | filecheck %s --check-prefix=PARAM
+// Nor is one on a typedef or a struct (before, it went to the next function, `h`):
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-typedef.c 2>&1 | filecheck %s --check-prefix=TYPEDEF
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-struct.c 2>&1 | filecheck %s --check-prefix=STRUCT
 #include <enzyme/enzyme.h>
 #include <math.h>
 
@@ -49,3 +52,5 @@ void grad(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, x, dx, n)
 // LOCAL-NOT:  Traceback
 // PARAM:      error: {{.*}}enzyme-attribute-param.c:2:42: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
 // PARAM-NOT:  Traceback
+// TYPEDEF:    error: {{.*}}enzyme-attribute-typedef.c:2:36: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
+// STRUCT:     error: {{.*}}enzyme-attribute-struct.c:2:23: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
