@@ -41,7 +41,9 @@ Types (the rules, documented in the README section "C kernels"):
 - pointers (README "C kernels"): a pointer into an array is a view (the memref and an
   element offset); a returned pointer is that offset (into a parameter) or the memref
   (a malloc of the callee); a `void *` takes the element type it is converted to; a
-  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref.
+  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref; `T *p =
+  NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
+  a constant (allocations are assumed to succeed).
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
