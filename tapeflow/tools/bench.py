@@ -172,11 +172,12 @@ def _is_file(entry: str) -> bool:
     return entry.endswith((".c", ".mlir")) or "/" in entry
 
 
-def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str],
-                 size: str, clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
+def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size: str,
+                 clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
     """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
     Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
-    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError` on an unknown suite or kernel, a missing file."""
+    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError`
+    on an unknown suite or kernel, a missing file."""
     from tapeflow import kernels as registry
     from tapeflow.diagnostics import ToolError
 
