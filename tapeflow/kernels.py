@@ -30,6 +30,7 @@ import functools
 import importlib.util
 import os
 import sys
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,16 +52,24 @@ def bundled() -> dict[str, Any]:
     return bundled_kernels.KERNELS
 
 
-def grad_arguments(primal_values: list[Any], arg_types: list[Any]) -> list[Any]:
-    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref,
-    then the seed 1.0 (README, "The AD calling convention")."""
+def const_positions(f: Any) -> set[int]:
+    """`f`'s arguments marked `tapeflow.const` (Enzyme's `enzyme_const`: no shadow)."""
+    return {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+
+
+def grad_arguments(primal_values: list[Any], arg_types: list[Any],
+                   const: Container[int] = ()) -> list[Any]:  # fmt: skip
+    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref
+    not in `const`, then the seed 1.0 (README, "The AD calling convention")."""
     from xdsl.dialects.builtin import MemRefType
 
     from tapeflow.runner import _is_float
 
     args: list[Any] = []
-    for value, t in zip(primal_values, arg_types, strict=True):
+    for p, (value, t) in enumerate(zip(primal_values, arg_types, strict=True)):
         args.append(value)
+        if p in const:
+            continue
         if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
             args.append(np.zeros_like(value))
     args.append(1.0)
@@ -85,6 +94,8 @@ class FileKernel:
     """The marked function (`tapeflow.autodiff`)."""
     inputs: tuple[str, ...] = ()
     """`--inputs` specs (tapeflow-run's forms: data.npz, P=a.npy, NAME=a.npy)."""
+    clang_args: tuple[str, ...] = ()
+    """`-D`/`-I` for a C file (`tapeflow-bench -D N=8 -I DIR --kernels k.c`)."""
 
     @property
     def name(self) -> str:
@@ -102,7 +113,7 @@ class FileKernel:
 
     def load(self, size: str = "default") -> Any:
         """The module as written (a kernel file has one size: `size` is ignored)."""
-        return _load_file(self.file, self.source())
+        return _load_file(self.file, self.source(), self.clang_args)
 
     def _primal(self, size: str) -> Any:
         from tapeflow.runner import find_function
@@ -115,7 +126,7 @@ class FileKernel:
         f = self._primal(size)
         inputs = _read_inputs(self.inputs, f)
         values = make_arguments(f, seed, inputs)
-        return grad_arguments(values, list(f.function_type.inputs.data))
+        return grad_arguments(values, list(f.function_type.inputs.data), const_positions(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
         from xdsl.dialects.builtin import MemRefType
@@ -125,8 +136,11 @@ class FileKernel:
         f = self._primal(size)
         out: list[str] = []
         types = list(f.function_type.inputs.data)
+        const = const_positions(f)
         for p, (n, t) in enumerate(zip(_arg_names(f), types, strict=True)):
             out.append(n or f"arg{p}")
+            if p in const:
+                continue
             if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
                 out.append("d" + out[-1])
         out.append("seed")
@@ -140,14 +154,14 @@ class FileKernel:
         return sum(int(v.nbytes) for v in values if isinstance(v, np.ndarray))
 
 
-def _load_file(path: str, text: str) -> Any:
-    """The module of a C or MLIR kernel file."""
+def _load_file(path: str, text: str, clang_args: tuple[str, ...] = ()) -> Any:
+    """The module of a C (compiled with `clang_args`) or MLIR kernel file."""
     from tapeflow import runner
 
     if path.endswith(".c"):
         from tapeflow.frontends.c import compile_c
 
-        return compile_c(text, path)
+        return compile_c(text, path, list(clang_args))
     return runner.load_module(text, path)
 
 
@@ -163,15 +177,16 @@ def _read_inputs(specs: tuple[str, ...], f: Any) -> dict[int | str, Any]:
 
 
 def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
-                size: str = "default") -> FileKernel:  # fmt: skip
-    """A `FileKernel` for `path`, checked now: the file exists, compiles, and has one
-    marked function (or `function`, when given, is marked); raises `ToolError`."""
+                size: str = "default", clang_args: tuple[str, ...] = ()) -> FileKernel:  # fmt: skip
+    """A `FileKernel` for `path` (a C file compiled with `clang_args`, `-D`/`-I`), checked
+    now: the file exists, compiles, and has one marked function (or `function`, when
+    given, is marked); raises `ToolError`."""
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {path}")
     if not path.endswith((".c", ".mlir")):
         raise ToolError(f"{path}: a kernel file is a .c or .mlir file")
-    kernel = FileKernel(path, function or "?", tuple(inputs))
+    kernel = FileKernel(path, function or "?", tuple(inputs), tuple(clang_args))
     module = kernel.load(size)
     marked = marked_functions(module)
     if function:
@@ -183,7 +198,7 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
                 f"{len(marked)} functions are ({', '.join(marked)})")  # fmt: skip
         raise ToolError(f"{path}: {what} marked for differentiation; mark exactly one "
                         f"(the `{AUTODIFF_ATTR}` attribute, or an __enzyme_autodiff call)")
-    kernel = FileKernel(path, function or marked[0], tuple(inputs))
+    kernel = FileKernel(path, function or marked[0], tuple(inputs), tuple(clang_args))
     kernel.grad_arguments(size)  # bad --inputs or scalars fail here, before anything runs
     return kernel
 

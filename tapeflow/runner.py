@@ -346,7 +346,8 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
     `@F` position each argument mirrors, and the shadow positions.
 
     Enzyme's convention (docs/CONTRACTS.md): `@F_grad` takes `@F`'s arguments in order,
-    each float memref followed by its shadow, then any seed scalars. Filling argument
+    each float memref not marked `tapeflow.const` followed by its shadow, then any seed
+    scalars. Filling argument
     `q` as `@F`'s argument `p` gives `@F_grad` the same primal data as a run of `@F`;
     shadows start at zero. Returns `({}, [])` when `func_op` is not such a function.
     """
@@ -364,6 +365,8 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
     if primal is None:
         return {}, []
     grad_types = list(func_op.function_type.inputs.data)
+    # A float memref marked `tapeflow.const` (Enzyme's `enzyme_const`) has no shadow.
+    const = {i for i, d in enumerate(primal.arg_attrs or ()) if "tapeflow.const" in d.data}
     mirror: dict[int, int] = {}
     shadows: list[int] = []
     q = 0
@@ -372,6 +375,8 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
             return {}, []
         mirror[q] = p
         q += 1
+        if p in const:
+            continue
         if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
             if q >= len(grad_types) or grad_types[q] != t:
                 return {}, []

@@ -41,7 +41,9 @@ Types (the rules, documented in the README section "C kernels"):
 - pointers (README "C kernels"): a pointer into an array is a view (the memref and an
   element offset); a returned pointer is that offset (into a parameter) or the memref
   (a malloc of the callee); a `void *` takes the element type it is converted to; a
-  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref.
+  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref; `T *p =
+  NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
+  a constant (allocations are assumed to succeed).
 
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
@@ -300,6 +302,25 @@ def _children(c) -> list:
     return list(c.get_children())
 
 
+def _outside_signature(fn, offset: int) -> bool:
+    """Whether `offset` (of an attribute in function `fn`'s extent) is on the function:
+    not inside its parameter list (a parameter's attribute) nor its body (a local's)."""
+    depth, start = 0, None
+    for t in fn.get_tokens():
+        o = t.extent.start.offset
+        if start is None and t.spelling == "(" and o > fn.location.offset:
+            start = o
+        if start is None:
+            continue
+        depth += {"(": 1, ")": -1}.get(t.spelling, 0)
+        if depth == 0:
+            if start < offset < o:
+                return False  # in the parameter list
+            break
+    body = [k for k in fn.get_children() if k.kind.name == "COMPOUND_STMT"]
+    return not any(b.extent.start.offset <= offset <= b.extent.end.offset for b in body)
+
+
 def _strip(c):
     """`c` without parentheses and implicit casts (not explicit ones)."""
     ci = _cindex()
@@ -309,6 +330,12 @@ def _strip(c):
             break
         c = kids[0]
     return c
+
+
+def _is_null_pointer(c) -> bool:
+    """`NULL`, `0` or `(T *)0`: a null pointer constant."""
+    inner = _strip_casts(c)
+    return inner.kind.name == "INTEGER_LITERAL" and _evaluate(inner) == 0
 
 
 def _strip_casts(c):
@@ -838,15 +865,14 @@ class CFrontend:
                 found.append((d.location, m.group(1)))
         if not found:
             return
-        decls = [
-            c for c in tu.cursor.get_children()
-            if c.kind.name in ("FUNCTION_DECL", "VAR_DECL") and c.location.file
-        ]
+        # every file-scope declaration (a struct's or typedef's attribute is theirs, not
+        # the next function's)
+        decls = [c for c in tu.cursor.get_children() if c.location.file]
         texts: dict[str, str] = {}
         for loc, attr in found:
             where = f"{loc.file.name}:{loc.line}:{loc.column}"
             file = loc.file.name
-            owner = None
+            owner = before = None
             for c in decls:
                 if c.extent.start.file is None or c.extent.start.file.name != file:
                     continue
@@ -855,9 +881,20 @@ class CFrontend:
                 ):
                     owner = c
                     break
+                before = c
+            if file not in texts:
+                texts[file] = self.text if file == self.name else Path(file).read_text()
+            if before is not None and (owner is None or owner.extent.start.offset > loc.offset):
+                # After a declaration's extent (`typedef double real __attribute__((...));`,
+                # whose extent ends before it): its own unless a `;` or `}` ends it first.
+                gap = texts[file][before.extent.end.offset : loc.offset]
+                if ";" not in gap and "}" not in gap:
+                    owner = before
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
-            if owner is None or owner.kind.name != "FUNCTION_DECL":
+            if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
+                owner, loc.offset
+            ):
                 raise ToolError(
                     f"{where}: unsupported C: the Enzyme attribute '{attr}' on something other "
                     "than a function"
@@ -866,8 +903,6 @@ class CFrontend:
             if attr in ("enzyme_inactive", "enzyme_inactive_noblock"):
                 self.inactive.add(name)
             elif attr == "enzyme_function_like":
-                if file not in texts:
-                    texts[file] = self.text if file == self.name else Path(file).read_text()
                 pattern = r'enzyme_function_like\s*\(\s*"([^"]*)"\s*\)'
                 m = re.match(pattern, texts[file][loc.offset :])
                 self._function_like(where, owner, m.group(1) if m else None)
@@ -926,6 +961,8 @@ class CFrontend:
                     if not args:
                         _error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
                     target = _strip_casts(args[0])
+                    if target.kind.name == "UNARY_OPERATOR" and _unary_op(target) == _ADDR_OF:
+                        target = _strip_casts(_children(target)[0])  # `(void *)&f`
                     ref = target.referenced if target.kind.name == "DECL_REF_EXPR" else None
                     if ref is None or ref.kind.name != "FUNCTION_DECL":
                         _unsupported(args[0], f"{ENZYME_ENTRY} of something other than a named function")
@@ -1514,7 +1551,10 @@ class _FunctionBuilder:
             init = exprs[-1] if exprs and _strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[_key(d)] = self.local_array(d, init)
         elif _kind(t) == "POINTER":
-            if not exprs:
+            if _kind(t.get_canonical().get_pointee()) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
+                _unsupported(d, "function pointers")
+            if not exprs or _is_null_pointer(exprs[-1]):
+                # `T *p;` or `T *p = NULL;`: a pointer that points nowhere until assigned
                 self.bufs.pop(_key(d), None)
                 self.vals[_key(d)] = _Unset()
                 if self.reassigned(d):
@@ -1973,9 +2013,10 @@ class _FunctionBuilder:
         )
 
     def mem_call(self, c) -> None:
-        """`memcpy(dst, src, n * sizeof(T))` (and memmove of arrays that do not overlap)
-        and `memset(dst, 0, n * sizeof(T))`: an element loop of loads and stores, which
-        the AD differentiates like any other; views give their offsets."""
+        """`memcpy(dst, src, n * sizeof(T))`, `memmove` and `memset(dst, 0, n * sizeof(T))`:
+        an element loop of loads and stores, which the AD differentiates like any other;
+        views give their offsets. A memmove within one array (`memmove(x + 1, x, ...)`,
+        which may overlap) copies through a temporary buffer, as C's "as if" copy."""
         name = c.spelling.removeprefix("__builtin_")
         args = list(c.get_arguments())
         if len(args) != 3:
@@ -1993,12 +2034,25 @@ class _FunctionBuilder:
             if dst_off is None:
                 self.fill(dst.ref, count, value, c)
                 return
-            src = src_off = None
-        else:
-            src, src_off = self.pointer(args[1])
-            self.one_dimensional(src, c)
-            if src.ref.type.element_type != dst.ref.type.element_type:
-                _unsupported(c, f"{name} between arrays of different element types")
+            self.copy_loop(None, None, dst.ref, dst_off, count, c, value)
+            return
+        src, src_off = self.pointer(args[1])
+        self.one_dimensional(src, c)
+        if src.ref.type.element_type != dst.ref.type.element_type:
+            _unsupported(c, f"{name} between arrays of different element types")
+        if name == "memmove" and src.ref == dst.ref:
+            elem = dst.ref.type.element_type
+            tmp = self.emit(
+                memref.AllocOp.get(elem, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]), c
+            ).results[0]
+            self.copy_loop(src.ref, src_off, tmp, None, count, c)
+            self.copy_loop(tmp, None, dst.ref, dst_off, count, c)
+            self.emit(memref.DeallocOp.get(tmp), c)
+            return
+        self.copy_loop(src.ref, src_off, dst.ref, dst_off, count, c)
+
+    def copy_loop(self, src, src_off, dst, dst_off, count, c, value=None) -> None:
+        """`for i < count: dst[dst_off + i] = src[src_off + i]` (or `= value`)."""
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
         body = Block(arg_types=[INDEX])
         outer = self.builder
@@ -2009,8 +2063,8 @@ class _FunctionBuilder:
             return i if off is None else self.emit(arith.AddiOp(off, i), c).results[0]
 
         if src is not None:
-            value = self.emit(memref.LoadOp.get(src.ref, [at(src_off)]), c).results[0]
-        self.emit(memref.StoreOp.get(value, dst.ref, [at(dst_off)]), c)
+            value = self.emit(memref.LoadOp.get(src, [at(src_off)]), c).results[0]
+        self.emit(memref.StoreOp.get(value, dst, [at(dst_off)]), c)
         self.emit(scf.YieldOp(), c)
         self.builder = outer
         self.emit(scf.ForOp(lb, count, step, [], body), c)
@@ -2045,13 +2099,13 @@ class _FunctionBuilder:
         if k == "CALL_EXPR" and _is_entry(c.spelling):
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
         if _is_assert(c):
-            sys.stderr.write(
+            _REMARKS.append(
                 f"remark: {_where(c)}: assert in translated code is dropped (as with NDEBUG: "
                 "its check has no derivative, and TapeFlow does not abort)\n"
             )
             return None
         if _is_output_call(c):
-            sys.stderr.write(
+            _REMARKS.append(
                 f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "
                 "no derivative)\n"
             )
@@ -2744,8 +2798,27 @@ class _FunctionBuilder:
             return self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
         _unsupported(c, f"converting {src} to {to}")
 
+    def bound_pointer(self, e) -> bool:
+        """`e` names a pointer bound to an array (a parameter, an allocation, a view):
+        never null here, allocations being assumed to succeed (as `memref.alloc`)."""
+        t = _strip_casts(e)
+        return (
+            t.kind.name == "DECL_REF_EXPR"
+            and _kind(t.type) == "POINTER"
+            and _key(t.referenced) in self.bufs
+        )
+
+    def null_test(self, e, op: str, a, b) -> SSAValue | None:
+        """`p == NULL` / `p != NULL` (either order) of a bound pointer: false / true."""
+        for p, q in ((a, b), (b, a)):
+            if self.bound_pointer(p) and _is_null_pointer(q):
+                return self.const(int(op == "!="), i1, e)
+        return None
+
     def cond(self, e) -> SSAValue:
-        """`e` as an i1 (C's 'non-zero')."""
+        """`e` as an i1 (C's 'non-zero'); a bound pointer (`if (p)`, `!p`) is true."""
+        if self.bound_pointer(e):
+            return self.const(1, i1, e)
         v = self.rvalue(e)
         if v.type == i1:
             return v
@@ -2779,6 +2852,8 @@ class _FunctionBuilder:
             return self.rvalue(b)
         if op in ("&&", "||"):
             return self.logical(e, op, a, b)
+        if op in ("==", "!=") and (v := self.null_test(e, op, a, b)) is not None:
+            return v
         if op in self._CMPI:
             x, y = self.rvalue(a), self.rvalue(b)
             if x.type == i1 and y.type != i1:
@@ -2948,7 +3023,8 @@ class _FunctionBuilder:
         if maker is None:
             if name in ("malloc", "calloc"):
                 _unsupported(e, f"{name} outside a pointer declaration")
-            _unsupported(e, f"call to '{name}' (not a <math.h> function nor defined in this file)")
+            _unsupported(e, f"call to '{name}' (not defined in this file, nor a <math.h> function "
+                         "that tapeflow-cc translates)")
         ctype = e.type
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
@@ -3204,9 +3280,7 @@ class _FunctionBuilder:
         if canonical is None:
             if init is not None:
                 self.stmt(init) if not init.kind.is_expression() else self.effect(init)
-            if cond is None:
-                _unsupported(s, "a for loop without a condition")
-            self.while_loop(s, cond, [body], inc)
+            self.while_loop(s, cond, [body], inc)  # `for (;;)`: cond None, always true
             return
         var, lb_expr, ub_expr, inclusive, step = canonical
         lb = self.index(self.rvalue(lb_expr), lb_expr)
@@ -3284,9 +3358,12 @@ class _FunctionBuilder:
         self.loops.pop()
         del self.vals[loop.go]
 
-    def loop_test(self, loop: _Loop | None, cond) -> SSAValue:
+    def loop_test(self, loop: _Loop | None, cond, loop_at=None) -> SSAValue:
         """The loop condition, and not broken yet (`running`, first: once a loop broke,
         its condition is not evaluated again, as in C)."""
+        if cond is None:  # `for (;;)`: until it breaks or returns
+            return self.const(1, i1, loop_at) if loop is None or loop.running is None else (
+                self.vals[loop.running])
         if loop is None or loop.running is None:
             return self.cond(cond)
         running = self.vals[loop.running]
@@ -3301,7 +3378,7 @@ class _FunctionBuilder:
         iteration in the after region; with `test_first=False` (`do { } while`) both in
         the before region. `inc` (a for loop's increment) runs after `continue` but not
         after `break`."""
-        if (bad := _assigns(cond)) is not None:
+        if cond is not None and (bad := _assigns(cond)) is not None:
             _unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
         carried = self.carried(cond, *trees, inc) + self.return_keys(trees)
@@ -3321,9 +3398,9 @@ class _FunctionBuilder:
         def test() -> None:
             if not test_first:
                 iteration()
-            flag = self.loop_test(loop, cond)
+            flag = self.loop_test(loop, cond, s)
             values = [self.current(k, d, s) for k, d in carried]
-            self.emit(scf.ConditionOp(flag, *values), cond)
+            self.emit(scf.ConditionOp(flag, *values), cond if cond is not None else s)
 
         def run() -> None:
             if test_first:
@@ -3639,6 +3716,11 @@ _MATH: dict[str, Callable[..., Operation]] = {
 }  # fmt: skip
 
 
+# Remarks of the compile under way (dropped output calls), printed once it succeeds: a
+# refused file gives its one `error:` line only.
+_REMARKS: list[str] = []
+
+
 # `-D`/`-I` of the tool that runs (tapeflow-opt/run/exec/sim take a `.c` file): applied to
 # every C file it compiles, before the caller's own arguments.
 _TOOL_CLANG_ARGS: list[str] = []
@@ -3667,7 +3749,13 @@ def compile_c(
     clang_args: Sequence[str] = (),
     functions: Sequence[str] = (),
 ) -> ModuleOp:
-    """The module for C source `text` (file `name`); errors are `ToolError`s."""
-    module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
-    module.verify()
+    """The module for C source `text` (file `name`); errors are `ToolError`s. Its remarks
+    go to stderr once it compiles."""
+    _REMARKS.clear()
+    try:
+        module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
+        module.verify()
+        sys.stderr.write("".join(_REMARKS))
+    finally:
+        _REMARKS.clear()
     return module

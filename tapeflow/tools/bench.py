@@ -116,6 +116,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
                    "(default: tapeflow-run's seeded fill rule); repeatable")
+    p.add_argument("-D", dest="c_defines", action="append", default=[], metavar="NAME[=V]",
+                   help="C preprocessor definition for a kernel file k.c (repeatable; a C "
+                   "twin gets its kernel's sizes)")
+    p.add_argument("-I", dest="c_includes", action="append", default=[], metavar="DIR",
+                   help="C include directory for a kernel file k.c (repeatable)")
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
                    help="cluster-cache (L2) size in KiB at which suite salam's speedups are "
                    "put beside gem5-SALAM's (16); added to the sweep")
@@ -167,11 +172,12 @@ def _is_file(entry: str) -> bool:
     return entry.endswith((".c", ".mlir")) or "/" in entry
 
 
-def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str],
-                 size: str) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
+def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size: str,
+                 clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
     """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
     Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
-    are suite `files`. Raises `ToolError` on an unknown suite or kernel, a missing file."""
+    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError`
+    on an unknown suite or kernel, a missing file."""
     from tapeflow import kernels as registry
     from tapeflow.diagnostics import ToolError
 
@@ -201,7 +207,7 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str],
         if e.endswith(".c") and stem in registry.bundled():
             out[stem] = ("bundled", registry.bundled()[stem], e)  # the C twin
         elif _is_file(e):
-            k = registry.file_kernel(e, tuple(inputs), size=size)
+            k = registry.file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args))
             label = k.name if k.name not in out and k.name not in known else e
             out[label] = ("files", k, "")
         elif e in known:
@@ -396,7 +402,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
 
     args = _parser(list(bench.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")
-    table = kernel_table(args.kernels, args.suite, args.inputs, size)
+    clang_args = [*(f"-D{d}" for d in args.c_defines), *(f"-I{i}" for i in args.c_includes)]
+    table = kernel_table(args.kernels, args.suite, args.inputs, size, clang_args)
     for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
         hit = [label for label in table if label in (name, f"salam/{name}")]
         if not hit:

@@ -277,6 +277,54 @@ def test_memcpy_and_memset():
     check_fd(compile_and_differentiate(src, functions=["f"]), "f", [u(4), u(4, seed=2), 4])
 
 
+
+def test_memmove_within_one_array():
+    """An overlapping memmove (a shift right, then left) is C's copy "as if" through a
+    temporary: the primal as NumPy's, the gradient as central differences. (It was one
+    forward loop, which smeared x[0] over the array.)"""
+    src = """
+    #include <string.h>
+    double f(double *x, int n) {
+      memmove(x + 1, x, (n - 1) * sizeof(double));
+      x[0] = 0.5 * x[1];
+      double *t = x + 2;
+      memmove(x, t, (n - 2) * sizeof(double));
+      double s = 0.0;
+      for (int i = 0; i < n; i++) s += x[i] * x[i] * (i + 1);
+      return s;
+    }
+    """
+    x, n = u(6), 6
+    y = np.concatenate([[0.5 * x[0]], x[:-1]])
+    y = np.concatenate([y[2:], y[-2:]])
+    module = compile_and_differentiate(src, functions=["f"])
+    want = float((y * y * np.arange(1, n + 1)).sum())
+    assert loss_fn(module, "f", [x, n]) == pytest.approx(want, rel=1e-12)
+    check_fd(module, "f", [x, n])
+
+
+def test_for_ever_with_break_and_return():
+    """`for (;;)` and `for (i = 0;; i++)` leave by `break` or `return` (they were refused)."""
+    src = """
+    double f(double *x, int n) {
+      double s = 0.0;
+      int i = 0;
+      for (;;) {
+        if (i >= n) break;
+        s += x[i] * x[i];
+        i++;
+      }
+      for (int k = 0;; k++) {
+        s += s * x[k];
+        if (s > 2.0) return s * x[k];
+        if (k == n - 1) return s;
+      }
+    }
+    """
+    module = compile_and_differentiate(src, functions=["f"])
+    for x in (u(5), 2 * u(5, seed=3), 0.1 * u(5, seed=4)):
+        check_fd(module, "f", [x, 5])
+
 def test_pointer_to_pointer_rows():
     src = """
     double f(double **a, double *v, int n, int m) {

@@ -165,3 +165,53 @@ def test_local_table_of_rows_from_mallocs():
     x, n, k = u(6), 2, 3
     m = x.reshape(n, k) * x[:k]
     check(src, "f", [x, n, k], float((m**2).sum() * m[-1, -1]))
+
+
+def test_pointers_initialized_to_null():
+    """`T *p = NULL;` (or `0`, `(T *)0`) then `p = malloc(...)` or a view, as Enzyme's
+    users write it: bound where it is assigned."""
+    src = """
+    #include <stdlib.h>
+    double f(double *x, int n) {
+      double *b = NULL;
+      double *c = (double *)0;
+      void *v = 0;
+      b = malloc(n * sizeof(double));
+      c = x + 1;
+      v = malloc(n * sizeof(double));
+      double *t = v;
+      for (int i = 0; i < n; i++) { b[i] = x[i] * c[0]; t[i] = b[i] * x[i]; }
+      double s = 0.0;
+      for (int i = 0; i < n; i++) s += t[i] * b[i];
+      free(b); free(v);
+      return s;
+    }
+    """
+    x, n = u(4), 4
+    b = x * x[1]
+    check(src, "f", [x, n], float((b * x * b).sum()))
+
+
+def test_null_tests_of_bound_pointers():
+    """`if (!b) return ...;`, `v == NULL || ...`, `if (p != NULL)`: a pointer bound to an
+    array is never null (allocations are assumed to succeed), so each is a constant."""
+    src = """
+    #include <stdlib.h>
+    static double sumsq(const double *v, int n) {
+      if (v == NULL || n <= 0) return 0.0;
+      double s = 0.0;
+      for (int i = 0; i < n; i++) s += v[i] * v[i];
+      return s;
+    }
+    double f(double *x, int n) {
+      double *b = malloc(n * sizeof(double));
+      if (!b) return -1.0;
+      if (NULL != b && x)
+        for (int i = 0; i < n; i++) b[i] = x[i] * x[(i + 1) % n];
+      double r = sumsq(b, n);
+      if (b != NULL) free(b);
+      return r;
+    }
+    """
+    x, n = u(4), 4
+    check(src, "f", [x, n], float(((x * np.roll(x, -1)) ** 2).sum()))

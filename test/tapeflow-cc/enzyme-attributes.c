@@ -9,6 +9,13 @@
 // RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-unknown.c 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not tapeflow-cc %S/Inputs/enzyme-function-like-bad.c 2>&1 | filecheck %s --check-prefix=LIKE
 // RUN: not tapeflow-cc %S/Inputs/enzyme-inactive-writes.c 2>&1 | filecheck %s --check-prefix=WRITES
+// An attribute on a local or a parameter of a function is not on the function (before,
+// it made the function around it inactive, and the gradient through it zero, silently):
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-local.c 2>&1 | filecheck %s --check-prefix=LOCAL
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-param.c 2>&1 | filecheck %s --check-prefix=PARAM
+// Nor is one on a typedef or a struct (before, it went to the next function, `h`):
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-typedef.c 2>&1 | filecheck %s --check-prefix=TYPEDEF
+// RUN: not tapeflow-cc %S/Inputs/enzyme-attribute-struct.c 2>&1 | filecheck %s --check-prefix=STRUCT
 #include <enzyme/enzyme.h>
 #include <math.h>
 
@@ -41,3 +48,9 @@ void grad(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, x, dx, n)
 // LIKE:       error: {{.*}}enzyme-function-like-bad.c:1:23: unsupported C: enzyme_function_like(my_alloc): only <math.h> functions
 // WRITES:     error: {{.*}}enzyme-inactive-writes.c:1:39: unsupported C: the enzyme_inactive function 'clip' writes float arrays (only a result is made inactive)
 // CHECK-NOT:  Traceback
+// LOCAL:      error: {{.*}}enzyme-attribute-local.c:3:27: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
+// LOCAL-NOT:  Traceback
+// PARAM:      error: {{.*}}enzyme-attribute-param.c:2:42: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
+// PARAM-NOT:  Traceback
+// TYPEDEF:    error: {{.*}}enzyme-attribute-typedef.c:2:36: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function
+// STRUCT:     error: {{.*}}enzyme-attribute-struct.c:2:23: unsupported C: the Enzyme attribute 'enzyme_inactive' on something other than a function

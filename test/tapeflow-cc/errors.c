@@ -6,6 +6,8 @@
 // RUN: not cat %t.mlir
 // RUN: not tapeflow-cc %S/Inputs/union.c 2>&1 | filecheck %s --check-prefix=UNION
 // RUN: not tapeflow-cc %S/Inputs/fnptr.c 2>&1 | filecheck %s --check-prefix=FNPTR
+// A local function pointer (was "this pointer initializer (use malloc/calloc...)"):
+// RUN: not tapeflow-cc %S/Inputs/fnptr-local.c 2>&1 | filecheck %s --check-prefix=FNLOCAL
 // RUN: not tapeflow-cc %S/Inputs/recursion.c 2>&1 | filecheck %s --check-prefix=RECURSION
 // RUN: not tapeflow-cc %S/Inputs/address-of.c 2>&1 | filecheck %s --check-prefix=ADDR
 // RUN: not tapeflow-cc %S/Inputs/syntax.c 2>&1 | filecheck %s --check-prefix=SYNTAX
@@ -18,6 +20,8 @@
 // GOTO-NOT:  Traceback
 // UNION:     error: {{.*}}union.c:2:30: unsupported C: union 'union U' (its fields share memory; use a struct)
 // FNPTR:     error: {{.*}}fnptr.c:1:{{[0-9]+}}: unsupported C: function pointers
+// FNLOCAL:   error: {{.*}}fnptr-local.c:2:32: unsupported C: function pointers
+// FNLOCAL-NOT: Traceback
 // RECURSION: error: {{.*}}recursion.c:2:8: unsupported C: recursion (f -> g -> f)
 // ADDR:      error: {{.*}}address-of.c:2:34: unsupported C: '&x' other than as an argument of a call to a function of the file
 // SYNTAX:    error: {{.*}}syntax.c:2:13: expected expression

@@ -2,6 +2,9 @@
 // minnumf (C's NaN rule), fabs is math.absf, pow is math.powf.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
+// A <math.h> function outside the list (README "C kernels") is refused by name, and the
+// message no longer says it is "not a <math.h> function":
+// RUN: not tapeflow-cc %S/Inputs/math-unknown.c 2>&1 | filecheck %s --check-prefix=UNKNOWN
 #include <math.h>
 
 double f(double x, double y, float z) {
@@ -33,3 +36,5 @@ double f(double x, double y, float z) {
 // CHECK: math.log2 %y : f64
 // CHECK: math.log10 %y : f64
 // CHECK: math.sin %z : f32
+// UNKNOWN:     error: {{.*}}math-unknown.c:2:39: unsupported C: call to 'hypot' (not defined in this file, nor a <math.h> function that tapeflow-cc translates)
+// UNKNOWN-NOT: Traceback

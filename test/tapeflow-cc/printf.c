@@ -5,6 +5,9 @@
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: tapeflow-cc %s 2>/dev/null | filecheck %s
+// The remarks are printed once the file compiles: a file refused after a printf gives its
+// one error line only (before, the remark came first):
+// RUN: not tapeflow-cc %S/Inputs/printf-refused.c 2>&1 | filecheck %s --check-prefix=REFUSED
 #include <stdio.h>
 
 double f(double *x, int n) {
@@ -17,8 +20,11 @@ double f(double *x, int n) {
   return s;
 }
 
-// REMARK: remark: {{.*}}printf.c:14:5: printf in translated code is dropped (it has no derivative)
-// REMARK: remark: {{.*}}printf.c:16:3: fprintf in translated code is dropped (it has no derivative)
+// REMARK: remark: {{.*}}printf.c:17:5: printf in translated code is dropped (it has no derivative)
+// REMARK: remark: {{.*}}printf.c:19:3: fprintf in translated code is dropped (it has no derivative)
 // CHECK:     func.func @f(
 // CHECK-NOT: func.call
 // CHECK:     func.return
+// REFUSED-NOT: remark
+// REFUSED:     error: {{.*}}printf-refused.c:5:10: unsupported C: call to 'helper'
+// REFUSED-NOT: remark
