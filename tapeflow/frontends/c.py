@@ -2244,6 +2244,8 @@ class _FunctionBuilder:
             _unsupported(e, "pointer arithmetic (index the array instead)")
         if c.kind.name == "UNARY_OPERATOR" and _unary_op(c) == _ADDR_OF:
             self.address_refusal(c)
+        if _is_null_pointer(e):
+            _unsupported(e, "a null pointer as an array (arrays are assumed non-null)")
         _unsupported(e, f"'{self.text(e)}' as an array")
 
     def member(self, e) -> tuple[_Buffer, dict[str, SSAValue | None], object]:

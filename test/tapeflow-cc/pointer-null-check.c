@@ -3,10 +3,12 @@
 // `p == NULL`, `NULL != p`, `if (p)`), is a constant: `p == NULL` and `!p` false, `p` and
 // `p != NULL` true. Allocations are assumed to succeed (as `memref.alloc`). Before, each
 // was "unsupported C: a pointer used as a value". A pointer not yet bound (declared
-// `= NULL`, not assigned) is still refused, and so are other pointer comparisons.
+// `= NULL`, not assigned) is still refused, and so are other pointer comparisons; so is
+// a null pointer passed where an array is taken (the fold assumes every array non-null).
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/pointer-null-unbound.c 2>&1 | filecheck %s --check-prefix=UNBOUND
+// RUN: not tapeflow-cc %S/Inputs/pointer-null-argument.c 2>&1 | filecheck %s --check-prefix=ARG
 #include <stdlib.h>
 
 static double sum(const double *v, int n) {
@@ -42,3 +44,5 @@ double f(double *x, int n) {
 // CHECK:        arith.andi %[[T]], %[[T]] : i1
 // UNBOUND:    error: {{.*}}pointer-null-unbound.c:4:7: unsupported C: a pointer used as a value (index it instead)
 // UNBOUND-NOT: Traceback
+// ARG:        error: {{.*}}pointer-null-argument.c:10:49: unsupported C: a null pointer as an array (arrays are assumed non-null)
+// ARG-NOT:    Traceback
