@@ -52,11 +52,6 @@ def bundled() -> dict[str, Any]:
     return bundled_kernels.KERNELS
 
 
-def const_positions(f: Any) -> set[int]:
-    """`f`'s arguments marked `tapeflow.const` (Enzyme's `enzyme_const`: no shadow)."""
-    return {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
-
-
 def grad_arguments(primal_values: list[Any], arg_types: list[Any],
                    const: Container[int] = ()) -> list[Any]:  # fmt: skip
     """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref
@@ -121,7 +116,7 @@ class FileKernel:
         return find_function(self.load(size), self.function)
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
-        from tapeflow.runner import make_arguments
+        from tapeflow.runner import const_positions, make_arguments
 
         f = self._primal(size)
         inputs = _read_inputs(self.inputs, f)
@@ -131,7 +126,7 @@ class FileKernel:
     def argument_names(self, size: str = "default") -> list[str]:
         from xdsl.dialects.builtin import MemRefType
 
-        from tapeflow.runner import _arg_names, _is_float
+        from tapeflow.runner import _arg_names, _is_float, const_positions
 
         f = self._primal(size)
         out: list[str] = []

@@ -71,6 +71,7 @@ from tapeflow.diagnostics import LOCATED, ToolError, op_error, parse_module, ver
 __all__ = [
     "RunResult",
     "call_arguments",
+    "const_positions",
     "find_function",
     "format_json",
     "format_text",
@@ -341,6 +342,11 @@ def make_arguments(
     return values
 
 
+def const_positions(f: func.FuncOp) -> set[int]:
+    """`f`'s arguments marked `tapeflow.const` (Enzyme's `enzyme_const`: no shadow)."""
+    return {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+
+
 def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, int], list[int]]:
     """For `@F_grad` made by tapeflow-autodiff from `@F` (also in `module`): which
     `@F` position each argument mirrors, and the shadow positions.
@@ -365,8 +371,7 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
     if primal is None:
         return {}, []
     grad_types = list(func_op.function_type.inputs.data)
-    # A float memref marked `tapeflow.const` (Enzyme's `enzyme_const`) has no shadow.
-    const = {i for i, d in enumerate(primal.arg_attrs or ()) if "tapeflow.const" in d.data}
+    const = const_positions(primal)
     mirror: dict[int, int] = {}
     shadows: list[int] = []
     q = 0
