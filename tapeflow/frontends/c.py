@@ -664,6 +664,9 @@ class CFrontend:
     functions: Sequence[str] = ()
     # function returning a pointer -> what it points into: ("param", k) or ("alloc",)
     pointer_results: dict[str, tuple] = field(default_factory=dict)
+    # remarks (dropped output calls, asserts), printed once the file compiles: a refused
+    # file gives its one `error:` line only
+    remarks: list[str] = field(default_factory=list)
 
     def compile(self) -> ModuleOp:
         tu = self._parse()
@@ -2099,13 +2102,13 @@ class _FunctionBuilder:
         if k == "CALL_EXPR" and _is_entry(c.spelling):
             _unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
         if _is_assert(c):
-            _REMARKS.append(
+            self.unit.remarks.append(
                 f"remark: {_where(c)}: assert in translated code is dropped (as with NDEBUG: "
                 "its check has no derivative, and TapeFlow does not abort)\n"
             )
             return None
         if _is_output_call(c):
-            _REMARKS.append(
+            self.unit.remarks.append(
                 f"remark: {_where(c)}: {c.spelling} in translated code is dropped (it has "
                 "no derivative)\n"
             )
@@ -3718,11 +3721,6 @@ _MATH: dict[str, Callable[..., Operation]] = {
 }  # fmt: skip
 
 
-# Remarks of the compile under way (dropped output calls), printed once it succeeds: a
-# refused file gives its one `error:` line only.
-_REMARKS: list[str] = []
-
-
 # `-D`/`-I` of the tool that runs (tapeflow-opt/run/exec/sim take a `.c` file): applied to
 # every C file it compiles, before the caller's own arguments.
 _TOOL_CLANG_ARGS: list[str] = []
@@ -3753,11 +3751,8 @@ def compile_c(
 ) -> ModuleOp:
     """The module for C source `text` (file `name`); errors are `ToolError`s. Its remarks
     go to stderr once it compiles."""
-    _REMARKS.clear()
-    try:
-        module = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions).compile()
-        module.verify()
-        sys.stderr.write("".join(_REMARKS))
-    finally:
-        _REMARKS.clear()
+    unit = CFrontend(text, name, [*_TOOL_CLANG_ARGS, *clang_args], functions)
+    module = unit.compile()
+    module.verify()
+    sys.stderr.write("".join(unit.remarks))
     return module
