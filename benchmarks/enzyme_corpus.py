@@ -9,9 +9,10 @@ lines, another exit code: a bug). Then a histogram of the first refusals, their 
 without the location and with quoted names replaced by `'…'` so that the same refusal
 of different names counts once. `--list` adds each file's outcome.
 
-Made for Enzyme's own C integration tests (enzyme/test/Integration/ReverseMode/*.c,
-with a stand-in `test_utils.h` in an include directory); the files are not in this
-repository.
+Made for Enzyme's own C integration tests (enzyme/test/Integration/ReverseMode/*.c); the
+files are not in this repository. They include `"../test_utils.h"`: keep Enzyme's layout
+(Integration/test_utils.h beside ReverseMode/) and pass `-I Integration` for the files that
+include it by its bare name.
 """
 
 from __future__ import annotations
