@@ -3,7 +3,7 @@
 Every kernel gives the bench the same few things: its `name`, the gradient's entry
 `grad_entry`, `load(size)` (the primal module, marked `tapeflow.autodiff`),
 `grad_arguments(size, seed)` (`@<f>_grad`'s arguments: each primal argument followed
-by a zero shadow when it is a float memref, then the seed 1.0), `argument_names()`
+by a zero shadow when it has one, `runner.shadowed`, then the seed 1.0), `argument_names()`
 (their names, for the gradient check) and `primal_bytes(size)`.
 
 - Suite `bundled` (`SUITES`): the eleven kernels of `tapeflow.bundled_kernels`, MLIR
@@ -52,20 +52,13 @@ def bundled() -> dict[str, Any]:
     return bundled_kernels.KERNELS
 
 
-def grad_arguments(primal_values: list[Any], arg_types: list[Any],
-                   const: Container[int] = ()) -> list[Any]:  # fmt: skip
-    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each float memref
-    not in `const`, then the seed 1.0 (README, "The AD calling convention")."""
-    from xdsl.dialects.builtin import MemRefType
-
-    from tapeflow.runner import _is_float
-
+def grad_arguments(primal_values: list[Any], shadowed: Container[int]) -> list[Any]:
+    """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each argument in
+    `shadowed` (`runner.shadowed`), then the seed 1.0 (README, "The AD calling convention")."""
     args: list[Any] = []
-    for p, (value, t) in enumerate(zip(primal_values, arg_types, strict=True)):
+    for p, value in enumerate(primal_values):
         args.append(value)
-        if p in const:
-            continue
-        if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
+        if p in shadowed:
             args.append(np.zeros_like(value))
     args.append(1.0)
     return args
@@ -116,27 +109,22 @@ class FileKernel:
         return find_function(self.load(size), self.function)
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
-        from tapeflow.runner import const_positions, make_arguments
+        from tapeflow.runner import make_arguments, shadowed
 
         f = self._primal(size)
         inputs = _read_inputs(self.inputs, f)
         values = make_arguments(f, seed, inputs)
-        return grad_arguments(values, list(f.function_type.inputs.data), const_positions(f))
+        return grad_arguments(values, shadowed(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
-        from xdsl.dialects.builtin import MemRefType
-
-        from tapeflow.runner import _arg_names, _is_float, const_positions
+        from tapeflow.runner import _arg_names, shadowed
 
         f = self._primal(size)
         out: list[str] = []
-        types = list(f.function_type.inputs.data)
-        const = const_positions(f)
-        for p, (n, t) in enumerate(zip(_arg_names(f), types, strict=True)):
+        with_shadow = shadowed(f)
+        for p, n in enumerate(_arg_names(f)):
             out.append(n or f"arg{p}")
-            if p in const:
-                continue
-            if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
+            if p in with_shadow:
                 out.append("d" + out[-1])
         out.append("seed")
         return out

@@ -71,7 +71,6 @@ from tapeflow.diagnostics import LOCATED, ToolError, op_error, parse_module, ver
 __all__ = [
     "RunResult",
     "call_arguments",
-    "const_positions",
     "find_function",
     "format_json",
     "format_text",
@@ -84,6 +83,7 @@ __all__ = [
     "run_result",
     "runtime_error",
     "shadow_shapes",
+    "shadowed",
     "to_numpy",
 ]
 
@@ -342,9 +342,15 @@ def make_arguments(
     return values
 
 
-def const_positions(f: func.FuncOp) -> set[int]:
-    """`f`'s arguments marked `tapeflow.const` (Enzyme's `enzyme_const`: no shadow)."""
-    return {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+def shadowed(f: func.FuncOp) -> set[int]:
+    """The positions of `f`'s arguments that `@f_grad` follows with a shadow: its float
+    memrefs, except those marked `tapeflow.const` (Enzyme's `enzyme_const`)."""
+    const = {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+    return {
+        p
+        for p, t in enumerate(f.function_type.inputs.data)
+        if p not in const and isinstance(t, MemRefType) and _is_float(t.get_element_type())
+    }
 
 
 def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, int], list[int]]:
@@ -371,7 +377,7 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
     if primal is None:
         return {}, []
     grad_types = list(func_op.function_type.inputs.data)
-    const = const_positions(primal)
+    with_shadow = shadowed(primal)
     mirror: dict[int, int] = {}
     shadows: list[int] = []
     q = 0
@@ -380,9 +386,7 @@ def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, i
             return {}, []
         mirror[q] = p
         q += 1
-        if p in const:
-            continue
-        if isinstance(t, MemRefType) and _is_float(t.get_element_type()):
+        if p in with_shadow:
             if q >= len(grad_types) or grad_types[q] != t:
                 return {}, []
             shadows.append(q)
