@@ -3726,20 +3726,25 @@ _MATH: dict[str, Callable[..., Operation]] = {
 _TOOL_CLANG_ARGS: list[str] = []
 
 
-def add_c_arguments(parser) -> None:
-    """`-D NAME[=V]` and `-I DIR` on a tool's argparse parser (for `.c` inputs)."""
+def add_c_arguments(parser, what: str = "a .c input") -> None:
+    """`-D NAME[=V]` and `-I DIR` on a tool's argparse parser (for `what`)."""
     parser.add_argument("-D", dest="c_defines", action="append", default=[], metavar="NAME[=V]",
-                        help="C preprocessor definition for a .c input (repeatable)")
+                        help=f"C preprocessor definition for {what} (repeatable)")
     parser.add_argument("-I", dest="c_includes", action="append", default=[], metavar="DIR",
-                        help="C include directory for a .c input (repeatable)")
+                        help=f"C include directory for {what} (repeatable)")
+
+
+def c_arguments(args) -> list[str]:
+    """The parsed `-D`/`-I` (`add_c_arguments`) as Clang arguments."""
+    return [
+        *(f"-D{d}" for d in getattr(args, "c_defines", []) or []),
+        *(f"-I{i}" for i in getattr(args, "c_includes", []) or []),
+    ]
 
 
 def use_c_arguments(args) -> list[str]:
     """Makes the parsed `-D`/`-I` apply to every C file compiled from now on."""
-    _TOOL_CLANG_ARGS[:] = [
-        *(f"-D{d}" for d in getattr(args, "c_defines", []) or []),
-        *(f"-I{i}" for i in getattr(args, "c_includes", []) or []),
-    ]
+    _TOOL_CLANG_ARGS[:] = c_arguments(args)
     return list(_TOOL_CLANG_ARGS)
 
 

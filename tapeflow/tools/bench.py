@@ -116,11 +116,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
                    "(default: tapeflow-run's seeded fill rule); repeatable")
-    p.add_argument("-D", dest="c_defines", action="append", default=[], metavar="NAME[=V]",
-                   help="C preprocessor definition for a kernel file k.c (repeatable; a C "
-                   "twin gets its kernel's sizes)")
-    p.add_argument("-I", dest="c_includes", action="append", default=[], metavar="DIR",
-                   help="C include directory for a kernel file k.c (repeatable)")
+    from tapeflow.frontends.c import add_c_arguments
+
+    # a kernel file's own -D/-I, carried to the workers (a C twin gets its kernel's sizes)
+    add_c_arguments(p, "a kernel file k.c")
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
                    help="cluster-cache (L2) size in KiB at which suite salam's speedups are "
                    "put beside gem5-SALAM's (16); added to the sweep")
@@ -402,8 +401,9 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
 
     args = _parser(list(bench.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")
-    clang_args = [*(f"-D{d}" for d in args.c_defines), *(f"-I{i}" for i in args.c_includes)]
-    table = kernel_table(args.kernels, args.suite, args.inputs, size, clang_args)
+    from tapeflow.frontends.c import c_arguments
+
+    table = kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args))
     for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
         hit = [label for label in table if label in (name, f"salam/{name}")]
         if not hit:
