@@ -3366,12 +3366,12 @@ class _FunctionBuilder:
     def loop_test(self, loop: _Loop | None, cond, loop_at=None) -> SSAValue:
         """The loop condition, and not broken yet (`running`, first: once a loop broke,
         its condition is not evaluated again, as in C)."""
-        if cond is None:  # `for (;;)`: until it breaks or returns
-            return self.const(1, i1, loop_at) if loop is None or loop.running is None else (
-                self.vals[loop.running])
+        # `cond` None (`for (;;)`): true, until it breaks or returns
         if loop is None or loop.running is None:
-            return self.cond(cond)
+            return self.const(1, i1, loop_at) if cond is None else self.cond(cond)
         running = self.vals[loop.running]
+        if cond is None:
+            return running
         if not _has_effects(cond):
             return self.emit(arith.AndIOp(running, self.cond(cond)), cond).results[0]
         then = self.branch(lambda: [self.cond(cond)], cond)
