@@ -120,14 +120,21 @@ def bf16(x: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+NAN = struct.unpack("<d", bytes.fromhex("000000000000f8ff"))[0]
+"""The one NaN an invalid operation gives (0xfff8000000000000: x86's default NaN, what
+its SSE arithmetic gives for inf - inf or sqrt(-1)). NumPy's libm does not: which SIMD
+path it takes depends on the CPU, and log(-1.0) is -nan on one x86-64 and +nan on another."""
+
+
 def libm(fn: Callable[..., float], npfn: Callable[..., Any], *xs: float) -> float:
     """`fn(*xs)` from Python's math; where it raises (domain error, overflow, pole),
-    numpy's IEEE result (nan, inf) instead."""
+    numpy's IEEE result (inf) instead, and `NAN` for any NaN."""
     try:
         return float(fn(*xs))
     except (ValueError, OverflowError, ZeroDivisionError):
         with np.errstate(all="ignore"):
-            return float(npfn(*(np.float64(x) for x in xs)))
+            r = float(npfn(*(np.float64(x) for x in xs)))
+        return NAN if r != r else r
 
 
 def _libm1(name: str, npname: str | None = None) -> Callable[[float], float]:
@@ -140,13 +147,10 @@ def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], flo
     return lambda x, y: libm(fn, npfn, x, y)
 
 
-_NEG_NAN = struct.unpack("<d", bytes.fromhex("000000000000f8ff"))[0]
-
-
 def _log_jit(x: float) -> float:
-    """numba's log gives +nan below zero; NumPy's (the reference's fallback) -nan."""
+    """numba's log gives +nan below zero; the reference `NAN`."""
     if x < 0.0:
-        return _NEG_NAN
+        return NAN
     return pymath.log(x)
 
 
