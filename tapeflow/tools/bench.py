@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from tapeflow.diagnostics import ToolError, report_errors
-from tapeflow.eval import jobs, kernels, markdown, plots, run, suites, summary
+from tapeflow.eval import jobs, kernels, markdown, run, summary
 from tapeflow.eval.bundled import SOURCE_TREE
+from tapeflow.eval.report import bench_report
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
@@ -274,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_start = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     with report_errors():
-        args, size, names, setups, planned = plan(argv)
+        args, size, _names, setups, planned = plan(argv)
         out_dir = Path(args.out)
         out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -287,7 +288,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
                    "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
     t_report = time.perf_counter()
-    t_plots = 0.0
 
     command = "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv))
     common = {
@@ -303,79 +303,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
-    texts: list[str] = []
-    per_machine: list[dict[str, Any]] = []
-    summaries: list[tuple[str, dict[str, Any]]] = []
-    failed = []
-    written_plots: list[str] = []
-    several = len(setups) > 1
-    table = args.kernel_table
-    suite_names = list(dict.fromkeys(suite for suite, _, _ in table.values()))
-    ratios = None
-    for label, machine, sweep, spm_bytes in setups:
-        by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
-        for r in results:
-            if r["machine"] == label:
-                by_kernel[r["kernel"]][r["variant"]] = r
-        for suite in suite_names:
-            mine = [n for n in names if table[n][0] == suite]
-            rows = [summary.summarize_kernel(n, size, by_kernel[n], machine,
-                                             common["tolerance"], table[n][1])
-                    for n in mine]  # fmt: skip
-            gm = summary.geomeans(rows)
-            name = machine.raw.get("meta", {}).get("name", "?")
-            header = {
-                **common,
-                "suite": suite,
-                "machine_name": name,
-                "machine_desc": markdown.machine_desc(machine, label, args.set),
-                "tapeflow_spec": jobs.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                                    args.depth, machine=label, sets=args.set),
-                "sweep": sweep,
-            }
-            texts.append(markdown.markdown(rows, gm, machine, size=size, header=header))
-            data = summary.to_json(rows, gm, header, machine)
-            if suite == "salam":
-                if ratios is None:
-                    ratios = suites.salam_ratios()
-                compare = summary.salam_comparison(rows, {n: table[n][1] for n in mine},
-                                                   ratios, args.salam_cache * 1024)
-                texts.append(markdown.salam_markdown(compare, name, args.salam_cache * 1024))
-                data["salam_comparison"] = compare
-            data["runs"] = [
-                {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                                       "compile_s", "shared_with", "error")}
-                for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
-                if r["machine"] == label and r["kernel"] in mine
-            ]
-            per_machine.append(data)
-            key = name if suite == "bundled" else f"{name} ({suite})"
-            summaries.append((key, gm))
-            if not args.no_plots:
-                t = time.perf_counter()
-                tag = (f"-{label}" if several else "") + ("" if suite == "bundled"
-                                                          else f"-{suite}")  # fmt: skip
-                try:
-                    written_plots += plots.write_bench_plots(rows, gm, out_dir, tag)
-                except ImportError as e:
-                    print(f"warning: no plots ({e}); pip install -e '.[bench]'",
-                          file=sys.stderr)  # fmt: skip
-                t_plots += time.perf_counter() - t
-            failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
-    several = several or len(suite_names) > 1
-    if several:
-        texts.append(markdown.summary_markdown(summaries))
-    text = "\n".join(texts)
-    blob = json.dumps({"header": common, "machines": per_machine,
-                       "summary": {name: gm for name, gm in summaries}},
+    report = bench_report(results, setups, args.kernel_table, size, common, sets=args.set,
+                          tile_bytes=args.tile_bytes, depth=args.depth,
+                          salam_cache=args.salam_cache * 1024,
+                          plot_dir=None if args.no_plots else out_dir)  # fmt: skip
+    text, several = "\n".join(report.texts), report.several
+    blob = json.dumps({"header": common, "machines": report.machines,
+                       "summary": {name: gm for name, gm in report.summaries}},
                       indent=1, default=_json_default)  # fmt: skip
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(blob + "\n")
-    written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *written_plots]
+    written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *report.plots]
     print(f"wrote {', '.join(written)}", file=sys.stderr)
     if args.timings:
-        phases["plots"] = t_plots
-        phases["report and files"] = time.perf_counter() - t_report - t_plots
+        phases["plots"] = report.plots_s
+        phases["report and files"] = time.perf_counter() - t_report - report.plots_s
         markdown.print_timings(phases, timings, sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
@@ -384,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text)
         if args.json:
             Path(args.json).write_text(blob + "\n")
+    failed = report.failed
     for label, r, by_kernel in failed:
         where = f"{label}: {r.kernel}" if several else r.kernel
         for e in r.errors:
