@@ -170,5 +170,3 @@ def machine_from_raw(raw: dict[str, Any], l2_size: int | None = None) -> Any:
     if l2_size is not None:
         table["l2"]["size"] = l2_size
     return validate(table)
-
-

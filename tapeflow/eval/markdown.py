@@ -254,7 +254,6 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     return "\n".join(out) + "\n"
 
 
-
 def machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -> str:
     """One line on `machine` for the report's header: where it comes from (defaults.toml,
     `machine_file`, the `--set` overrides `sets`) and its main figures."""

@@ -178,4 +178,3 @@ def progress_bar(total: int, enabled: bool, desc: str, unit: str = "run") -> Any
     except ImportError:
         return None
     return tqdm(total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, desc=desc)
-

@@ -33,7 +33,8 @@ class BenchReport:
     """More than one table (machines or suites): a summary table ends the Markdown."""
 
 
-def bench_report(results: Sequence[dict[str, Any]], setups: Sequence[tuple[str, Any, list[int], int]],
+def bench_report(results: Sequence[dict[str, Any]],
+                 setups: Sequence[tuple[str, Any, list[int], int]],
                  table: dict[str, tuple[str, Any, str]], size: str, common: dict[str, Any], *,
                  sets: Sequence[str], tile_bytes: int, depth: int, salam_cache: int,
                  plot_dir: Any = None) -> BenchReport:  # fmt: skip

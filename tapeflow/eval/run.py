@@ -346,9 +346,3 @@ def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[st
                 else:
                     notes.append(f"{variant}: {key} has shape {b.shape}, Enzyme {a.shape}")
     return ok, notes
-
-
-# ------------------------------------------------------------------------------------------
-# Summary
-
-

@@ -47,8 +47,6 @@ Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/r
   primal buffers the kernel overwrites) must be bit-identical across the three variants."""
 
 
-
-
 def geomean(values: Iterable[float]) -> float | None:
     vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
     if not vals:
@@ -271,7 +269,6 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
     }
 
 
-
 def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
                      ratios: dict[str, dict[int, float]], cache: int) -> list[dict[str, Any]]:
     """Suite salam: per kernel, our speedup with both designs' L2 (the cluster cache) at
@@ -319,4 +316,3 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
         ],
         "definitions": METRICS_DOC,
     }
-

@@ -409,4 +409,3 @@ def interrupted_message(out_dir: str | Path, spec: Spec) -> str:
     return (f"interrupted: {kept} of {len(spec.points)} points finished and are kept in "
             f"{where} ({RESULTS} and parts/; a point is written when all its variants are "
             "done); run the same command again to resume with the others")
-

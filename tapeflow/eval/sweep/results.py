@@ -125,6 +125,8 @@ def with_iso_sram(table: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------
+# What a run did, per kernel
+
 
 @dataclass
 class SweepStats:
@@ -204,4 +206,3 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
             front.append(i)
             best = points[i][1]
     return front
-

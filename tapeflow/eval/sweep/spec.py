@@ -292,5 +292,3 @@ def _machine_file(name: str, base: Path) -> str:
     if name.endswith(".toml") or "/" in name:
         return str(base / name)
     return name
-
-
