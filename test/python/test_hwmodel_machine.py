@@ -12,7 +12,14 @@ from tapeflow.hwmodel.config import load_machine, presets
 from tapeflow.hwmodel.model import simulate
 
 from tapeflow import runner
-from tapeflow.eval.jobs import MACHINES, Job, build_module, kernel_arguments, kernels, machine_from_raw
+from tapeflow.eval.jobs import (
+    MACHINES,
+    Job,
+    build_module,
+    kernel_arguments,
+    kernels,
+    machine_from_raw,
+)
 from tapeflow.eval.summary import iso_cycle_sram
 
 HWMODEL = Path(__file__).parents[2] / "hwmodel"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tapeflow.diagnostics import ToolError
 from tapeflow.eval.jobs import Job, pipeline_spec, set_text
 from tapeflow.eval.sweep.engine import pipeline_of
 from tapeflow.eval.sweep.spec import load_spec
-from tapeflow.diagnostics import ToolError
 
 
 def test_bench_job_passes_its_overrides_and_machine() -> None:
