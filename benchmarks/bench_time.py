@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tapeflow import bench  # noqa: E402
-from tapeflow.tools.bench import kernel_tasks, plan  # noqa: E402
+from tapeflow.eval.jobs import Job  # noqa: E402
+from tapeflow.eval.run import kernel_tasks, run_jobs_shared  # noqa: E402
+from tapeflow.tools.bench import plan  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,20 +34,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# size = {size}; machines: {', '.join(label for label, *_ in setups)}; "
           f"{len(jobs)} jobs in {len(names)} tasks")  # fmt: skip
     t0 = time.perf_counter()  # imports, numba's compilation of the cache kernels
-    bench.run_jobs_shared([bench.Job("pairwise", "enzyme", size="small", sweep=(65536,))])
+    run_jobs_shared([Job("pairwise", "enzyme", size="small", sweep=(65536,))])
     print(f"# warm-up (imports, JIT compilation; once per bench worker): "
           f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
     print(f"{'kernel':12} {'run (machine/variant...)':44} {'N':>3} {'compile':>8} "
           f"{'codegen':>8} {'run N':>8} {'run 1':>8} {'model':>7} {'execute':>8}")  # fmt: skip
     totals = dict.fromkeys(("task", "compile", "codegen", "execute", "models"), 0.0)
     for task in kernel_tasks(jobs):
-        shared = bench.run_jobs_shared(task)
+        shared = run_jobs_shared(task)
         totals["task"] += shared["cpu_s"]
         totals["compile"] += shared["compile_cpu_s"]
         by_name = {f"{j.machine_label or 'default'}/{j.variant}": j for j in task}
         for r in shared["runs"]:
             first = by_name[r["jobs"][0]]
-            one = bench.run_jobs_shared([dataclasses.replace(first, sweep=())])["runs"][0]
+            one = run_jobs_shared([dataclasses.replace(first, sweep=())])["runs"][0]
             n = r["machines"]
             model = (r["run_cpu_s"] - one["run_cpu_s"]) / (n - 1) if n > 1 else float("nan")
             execute = one["run_cpu_s"] - (model if n > 1 else 0.0)

@@ -5,7 +5,7 @@
 For each kernel and each variant of `tapeflow-bench` (Enzyme layout, regions only,
 TapeFlow): whether the gradient run leaves every memref argument bit-identical, and the
 simulated cycles, tape bytes and instruction counts of the C build and of the MLIR build
-(`tapeflow.bench.run_job`, the benchmark's own compile-and-simulate step).
+(`tapeflow.eval.run.run_job`, the benchmark's own compile-and-simulate step).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ if str(ROOT) not in sys.path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tapeflow import bench
+    from tapeflow.eval.jobs import VARIANTS, Job, kernels
+    from tapeflow.eval.run import run_job
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", choices=("small", "default"), default="small")
     p.add_argument("--kernels", default=None, help="comma-separated (default: all)")
     args = p.parse_args(argv)
-    names = args.kernels.split(",") if args.kernels else list(bench.kernels())
+    names = args.kernels.split(",") if args.kernels else list(kernels())
     print(f"| kernel | variant | gradients | cycles C / MLIR | tape bytes C / MLIR | "
           f"instructions C / MLIR |")  # fmt: skip
     print("|---|---|---|---:|---:|---:|")
@@ -34,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     total = 0
     for name in names:
         c_file = str(ROOT / "benchmarks" / "kernels" / "c" / f"{name}.c")
-        for variant in bench.VARIANTS:
+        for variant in VARIANTS:
             runs = [
-                bench.run_job(bench.Job(kernel=name, variant=variant, size=args.size,
+                run_job(Job(kernel=name, variant=variant, size=args.size,
                                         c_source=source))  # fmt: skip
                 for source in (c_file, "")
             ]

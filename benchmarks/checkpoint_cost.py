@@ -36,7 +36,8 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from tapeflow import bench  # noqa: E402
+from tapeflow.eval.jobs import MACHINES, kernel_arguments, pipeline_spec  # noqa: E402
+from tapeflow.eval.markdown import fmt_bytes, fmt_x  # noqa: E402
 
 TIME_LOOP_KERNELS = ("mass_spring", "lstm", "pwl", "ragged_rnn")
 """The bundled kernels whose outer loop carries a tape (jacobi2d's time loop caches nothing)."""
@@ -46,14 +47,14 @@ def _machines() -> dict[str, Any]:
     from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
 
     return {
-        name: load_machine(None if name == DEFAULT_MACHINE else name) for name in bench.MACHINES
+        name: load_machine(None if name == DEFAULT_MACHINE else name) for name in MACHINES
     }
 
 
 def _compile(kernel: str, size: str, spec: str) -> Any:
     from xdsl.passes import PassPipeline
 
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
     from tapeflow import runner
     from tapeflow.registry import get_all_passes, make_context
 
@@ -116,16 +117,16 @@ def _gradient_bits(sim: Any) -> list[bytes]:
 def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) -> list[dict]:
     from tapeflow.hwmodel.fastsim import simulate_fast_many
 
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     entry = KERNELS[kernel].grad_entry
     machines = _machines()
     rows: list[dict] = []
 
     def args() -> list[Any]:
-        return bench.kernel_arguments(kernel, size)
+        return kernel_arguments(kernel, size)
 
-    enzyme = _compile(kernel, size, bench.pipeline_spec("enzyme", 0, 0, 2))
+    enzyme = _compile(kernel, size, pipeline_spec("enzyme", 0, 0, 2))
     sims = simulate_fast_many(enzyme, entry, args(), list(machines.values()))
     reference: dict[str, list[bytes]] = {}
     recomputed: dict[tuple[str, int], int] = {}
@@ -134,7 +135,7 @@ def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) 
         reference[label] = _gradient_bits(sim)
     for label, machine in machines.items():
         spm = machine.spm_size
-        tf_spec = bench.pipeline_spec("tapeflow", spm, 0, 2)
+        tf_spec = pipeline_spec("tapeflow", spm, 0, 2)
         tf = simulate_fast_many(_compile(kernel, size, tf_spec), entry, args(), [machine])[0]
         assert _gradient_bits(tf) == reference[label], (kernel, label, "TapeFlow")
         base = _row(kernel, label, "TapeFlow", tf, 0, None)
@@ -198,9 +199,9 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         out.append(
             f"| {r['kernel']} | {r['machine']} | {r['variant']} | {r['cycles']:.4g} | "
-            f"{bench.fmt_x(r.get('cycles_vs_tapeflow'))} | {bench.fmt_bytes(r['tape_bytes'])} | "
-            f"{bench.fmt_bytes(r['snapshot_bytes'])} | {bench.fmt_bytes(r['footprint_bytes'])} | "
-            f"{bench.fmt_x(r.get('footprint_reduction'), 1)} | {r.get('extra_ops', '')} | "
+            f"{fmt_x(r.get('cycles_vs_tapeflow'))} | {fmt_bytes(r['tape_bytes'])} | "
+            f"{fmt_bytes(r['snapshot_bytes'])} | {fmt_bytes(r['footprint_bytes'])} | "
+            f"{fmt_x(r.get('footprint_reduction'), 1)} | {r.get('extra_ops', '')} | "
             f"{r.get('recomputed_steps', '')} |"
         )
     return "\n".join(out)

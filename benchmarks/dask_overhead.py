@@ -2,8 +2,8 @@
 
     python benchmarks/dask_overhead.py [--seconds 30]
 
-Starts a LocalCluster as `tapeflow.sweep.Pool` does (2 single-threaded worker processes,
-forkserver), once with Dask's default housekeeping and once with `sweep.HOUSEKEEPING`,
+Starts a LocalCluster as `tapeflow.eval.pool.Pool` does (2 single-threaded worker processes,
+forkserver), once with Dask's default housekeeping and once with `pool.HOUSEKEEPING`,
 lets it idle, and prints the CPU seconds the driver (scheduler and nannies) and each
 worker used per minute. What a run of `tapeflow-bench` or `tapeflow-sweep` saves is about
 that rate times its wall time (the rates are per process, whether tasks run or not; the
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tapeflow.sweep import HOUSEKEEPING, Pool  # noqa: E402
+from tapeflow.eval.pool import HOUSEKEEPING, Pool  # noqa: E402
 
 
 def _cpu_s() -> float:

@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     warm_up()
     load = os.getloadavg()[0]

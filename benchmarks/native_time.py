@@ -6,7 +6,7 @@
 
 The hardware model's presets predict cycles of machines that do not exist; this measures
 the machine it runs on. Each variant's `@<kernel>_grad` is compiled as `tapeflow-bench`
-compiles it (`tapeflow.bench.build_module`: the Enzyme layout is
+compiles it (`tapeflow.eval.jobs.build_module`: the Enzyme layout is
 `tapeflow-autodiff,tapeflow-lower-tape,tapeflow-cleanup`, TapeFlow the `tapeflow{...}`
 pipeline with the default machine's scratchpad size), except that TapeFlow's cost model
 decides for `machine=native`, as `tapeflow-exec -p tapeflow` does (`--machine` picks
@@ -49,7 +49,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from tapeflow import native  # noqa: E402
-from tapeflow.bench import Job, build_module, kernel_arguments, kernels  # noqa: E402
+from tapeflow.eval.jobs import Job, build_module, kernel_arguments, kernels  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
 from tapeflow.transforms.cost_model import NATIVE  # noqa: E402
 

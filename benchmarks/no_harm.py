@@ -7,7 +7,7 @@ For every bundled kernel (benchmarks/kernels), size and machine preset (default:
 `tapeflow-bench`'s, default-45nm and accel-salam), compiles the gradient the Enzyme way
 and the TapeFlow way (`tapeflow{... machine=NAME mode=M}`, as `tapeflow-bench` does: the
 pipeline's cost model decides for the machine the program is simulated on), runs both with
-`tapeflow.bench.run_jobs_shared`
+`tapeflow.eval.run.run_jobs_shared`
 (the benchmark's own compile-and-simulate step), checks that the gradients are
 bit-identical, and prints TapeFlow cycles / Enzyme-layout cycles per kernel and the worst
 ratio. The goal of issue 20 is a worst ratio of at most 1.01 with the default mode (auto).
@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tapeflow import bench  # noqa: E402
+from tapeflow.eval.jobs import MACHINES, Job, kernels, pipeline_spec  # noqa: E402
+from tapeflow.eval.run import compare_gradients, run_jobs_shared, simulate_many  # noqa: E402
 
 GOAL = 1.01
 
@@ -35,15 +36,15 @@ def measure(kernel: str, size: str, preset: str, mode: str) -> dict[str, object]
 
     machine = load_machine(preset)
     jobs = [
-        bench.Job(kernel=kernel, variant=v, size=size, machine=machine.raw,
+        Job(kernel=kernel, variant=v, size=size, machine=machine.raw,
                   machine_label=preset, spm_bytes=machine.spm_size, mode=mode)  # fmt: skip
         for v in ("enzyme", "tapeflow")
     ]
-    enzyme, tapeflow = bench.run_jobs_shared(jobs)["results"]
+    enzyme, tapeflow = run_jobs_shared(jobs)["results"]
     for r in (enzyme, tapeflow):
         if r["error"]:
             raise SystemExit(f"error: {kernel} {size} {preset} {r['variant']}: {r['error']}")
-    same, _ = bench.compare_gradients({"enzyme": enzyme, "regions": tapeflow, "tapeflow": tapeflow})
+    same, _ = compare_gradients({"enzyme": enzyme, "regions": tapeflow, "tapeflow": tapeflow})
     e, t = enzyme["report"], tapeflow["report"]
     return {"kernel": kernel, "size": size, "machine": preset, "enzyme": e["cycles"],
             "tapeflow": t["cycles"], "ratio": t["cycles"] / e["cycles"],
@@ -69,12 +70,12 @@ def stencil(preset: str, mode: str) -> dict[str, float]:
     for twin, scalars in (("dynamic", [9, 5]), ("fixed", [])):
         path = STENCILS / f"stencil_{twin}.c"
         for variant in ("enzyme", "tapeflow"):
-            spec = bench.pipeline_spec(variant, machine.spm_size, 0, 2, True, preset, mode)
+            spec = pipeline_spec(variant, machine.spm_size, 0, 2, True, preset, mode)
             module = compile_c(path.read_text(), str(path))
             PassPipeline.parse_spec(get_all_passes(), spec).apply(make_context(), module)
             u = np.random.default_rng(3).uniform(-1, 1, size=9)
             args = lambda: [u.copy(), np.zeros(9), *scalars, 1.0]  # noqa: E731
-            (sim,), _ = bench._simulate_many(module, "stencil_grad", args, [machine], "auto")
+            (sim,), _ = simulate_many(module, "stencil_grad", args, [machine], "auto")
             out[f"{twin}/{variant}"] = sim.report["cycles"]
             if variant == "tapeflow":
                 out[f"{twin}/dma"] = sim.report["dma"]["bytes"]
@@ -84,7 +85,7 @@ def stencil(preset: str, mode: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", default="small", help="small, default or small,default")
-    p.add_argument("--machine", default=",".join(bench.MACHINES))
+    p.add_argument("--machine", default=",".join(MACHINES))
     p.add_argument("--kernels", default=None, help="comma-separated (default: all)")
     p.add_argument("--mode", default="auto", choices=("auto", "always"))
     p.add_argument("--stencil", action="store_true",
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['dynamic/dma']:,} / {r['fixed/dma']:,} | "
                       f"{r['dynamic/enzyme']:,.0f} / {r['fixed/enzyme']:,.0f} |")  # fmt: skip
         return 0
-    names = args.kernels.split(",") if args.kernels else list(bench.kernels())
+    names = args.kernels.split(",") if args.kernels else list(kernels())
     print("| size | machine | kernel | Enzyme cycles | TapeFlow cycles | ratio | gradients |")
     print("|---|---|---|---:|---:|---:|---|")
     rows = []

@@ -68,7 +68,7 @@ def _digest(sim: Any, arg_names: list[str]) -> dict[str, Any]:
 
 
 def _run_fast(module: Any, entry: str, make_args: Any, machines: list[Any]) -> list[Any]:
-    """As `tapeflow.bench` runs a job: one compiled run for every machine, or op by op."""
+    """As `tapeflow.eval.run` runs a job: one compiled run for every machine, or op by op."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
     from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
     from tapeflow.hwmodel.model import simulate
@@ -86,21 +86,22 @@ def collect(kernels: list[str], sizes: list[str], stages: list[str], paths: list
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.hwmodel.model import simulate
 
-    from benchmarks.kernels import KERNELS
-    from tapeflow import bench
+    from tapeflow.eval.bundled import KERNELS
+    from tapeflow.eval.jobs import Job, build_module, kernel_arguments
+    from tapeflow.eval.run import argument_names
 
     machines = [load_machine(p) for p in PRESETS]
     out: dict[str, dict[str, Any]] = {}
     for name in kernels:
-        names = bench._argument_names(name)
+        names = argument_names(name)
         entry = KERNELS[name].grad_entry
         for size in sizes:
             def make_args(name: str = name, size: str = size) -> list[Any]:
-                return bench.kernel_arguments(name, size)
+                return kernel_arguments(name, size)
 
             for stage in stages:
                 t0 = time.perf_counter()
-                module = bench.build_module(bench.Job(name, stage, size))
+                module = build_module(Job(name, stage, size))
                 key = f"{name}/{size}/{stage}"
                 if "fast" in paths:
                     for preset, sim in zip(PRESETS, _run_fast(module, entry, make_args,
@@ -139,7 +140,7 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 1)[1],

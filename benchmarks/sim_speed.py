@@ -46,7 +46,7 @@ def _inputs(name: str, func_op) -> list:
         if str(ROOT.parent) not in sys.path:
             sys.path.insert(0, str(ROOT.parent))
         try:
-            from benchmarks.kernels import make_inputs
+            from tapeflow.eval.bundled import make_inputs
 
             return list(make_inputs(path.stem, path.parent.name, 0))
         except (ImportError, KeyError):

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels import KERNELS, make_inputs, primal_bytes  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs, primal_bytes  # noqa: E402
 from benchmarks.kernels.harness import parse  # noqa: E402
 
 

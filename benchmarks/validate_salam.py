@@ -82,7 +82,7 @@ def _inputs(kernel: Any, sizes: dict[str, int], seed: int = 0) -> list[np.ndarra
 def _module(kernel: Any, variant: str, spm_bytes: int, flags: list[str]) -> Any:
     from xdsl.passes import PassPipeline
 
-    from tapeflow.bench import pipeline_spec
+    from tapeflow.eval.jobs import pipeline_spec
     from tapeflow.frontends.c import compile_c
     from tapeflow.registry import get_all_passes, make_context
 
@@ -122,8 +122,8 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
     from tapeflow.hwmodel.fastsim import simulate_fast_many
     from xdsl.utils.exceptions import InterpretationError
 
-    from benchmarks.kernels.salam import KERNELS, load_results, salam_cache_sizes
-    from tapeflow.bench import machine_from_raw
+    from tapeflow.eval.suites import KERNELS, load_results, salam_cache_sizes
+    from tapeflow.eval.jobs import machine_from_raw
     from tapeflow.diagnostics import ToolError
 
     rows = load_results()
@@ -367,7 +367,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.kernels.salam import KERNELS
+    from tapeflow.eval.suites import KERNELS
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kernels", default="", help="comma-separated (default: all with CSV rows)")

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import math
 import os
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -342,6 +344,59 @@ def make_arguments(
     return values
 
 
+def read_inputs(specs: Sequence[str], func_op: func.FuncOp) -> dict[int | str, Any]:
+    """`make_arguments`' `inputs` from `--inputs` specs (the rule of tapeflow-run, -sim,
+    -exec and -bench): `data.npz` (its arrays by name or position), `P=a.npy` or
+    `NAME=a.npy` (one argument), or `a.npy` when `func_op` has one memref argument.
+    Raises `ToolError` naming the spec or file at fault."""
+    memrefs = [p for p, t in enumerate(func_op.function_type.inputs.data)
+               if isinstance(t, MemRefType)]  # fmt: skip
+    inputs: dict[int | str, Any] = {}
+
+    def put(key: int | str, value: Any) -> None:
+        if key in inputs:
+            raise ToolError(f"--inputs: '{key}' given twice")
+        inputs[key] = value
+
+    for spec in specs:
+        key, sep, path = spec.partition("=")
+        if not sep:
+            key, path = "", spec
+        data = load_array_file(path)
+        if isinstance(data, dict):
+            if key:
+                raise ToolError(f"--inputs {spec}: give an .npz file without a prefix")
+            for name, array in data.items():
+                put(name, array)
+        elif key:
+            put(key, data)
+        elif len(memrefs) == 1:
+            put(memrefs[0], data)
+        else:
+            raise ToolError(
+                f"--inputs {spec}: the function has {len(memrefs)} memref "
+                "arguments; say which one with P=file.npy"
+            )
+    return inputs
+
+
+def load_array_file(path: str) -> dict[str, Any] | Any:
+    """The array of a .npy file, or the arrays of a .npz file by name (all read now, so
+    a corrupt member is reported here)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            return data
+        with data:
+            return {name: data[name] for name in data.files}
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path}: is a directory") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise ToolError(f"{path}: not a valid .npy/.npz file ({e})") from None
+
+
 def shadowed(f: func.FuncOp) -> set[int]:
     """The positions of `f`'s arguments that `@f_grad` follows with a shadow: its float
     memrefs, except those marked `tapeflow.const` (Enzyme's `enzyme_const`)."""
@@ -450,13 +505,14 @@ def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
     return raw  # an opaque value (e.g. a tape cache): passed through
 
 
-def _arg_names(func_op: func.FuncOp) -> list[str | None]:
+def arg_names(func_op: func.FuncOp) -> list[str | None]:
+    """The source names of `func_op`'s arguments (`A` for `%A`; None when unnamed)."""
     return [arg.name_hint for arg in func_op.body.block.args]
 
 
 def _inputs_by_position(func_op: func.FuncOp, inputs: Mapping[int | str, Any]):
     n = len(func_op.function_type.inputs.data)
-    names = _arg_names(func_op)
+    names = arg_names(func_op)
     result: dict[int, Any] = {}
     for key, value in inputs.items():
         position: int | None = None

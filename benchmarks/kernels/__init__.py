@@ -1,20 +1,5 @@
-"""The bundled benchmark kernels: their files live here, their registry in the package.
-
-`tapeflow.bundled_kernels` defines the eleven kernels (sizes, arguments, inputs, NumPy
-references) and reads their MLIR files from this folder (`small/`, `default/`, made by
-`generate.py`); this module re-exports it, so scripts and tests keep writing
-`from benchmarks.kernels import KERNELS, make_inputs, reference`.
-"""
-
-from tapeflow.bundled_kernels import (  # noqa: F401
-    KERNELS,
-    ArgSpec,
-    Kernel,
-    kernel_dir,
-    make_inputs,
-    primal_bytes,
-    reference,
-    reference_grad,
-)
-
-KERNEL_DIR = kernel_dir()
+"""The bundled benchmark kernels' files: `small/` and `default/` MLIR (made by
+`generate.py`), their C twins in `c/`, and suite salam's C files and results in `salam/`.
+The kernels themselves (sizes, arguments, inputs, NumPy references) are defined in the
+package, `tapeflow.eval.bundled` (suite salam's in `tapeflow.eval.suites`), which reads
+this folder as data (`tapeflow.eval.bundled.kernel_dir`)."""

@@ -2,7 +2,7 @@
 
 Run `python benchmarks/kernels/generate.py` from the repository root after changing a
 template or a size; the generated files are committed. One template function per kernel
-takes the sizes (a dict, see `benchmarks/kernels/__init__.py:KERNELS`) and returns the
+takes the sizes (a dict, see `tapeflow/eval/bundled.py:KERNELS`) and returns the
 MLIR text of a module holding one `func.func` marked `tapeflow.autodiff` that returns a
 scalar f64 loss. Kernels use only func, scf.for (affine.for/load/store in jacobi2d, as
 PolyBench writes it), arith, math and memref, with static shapes, so every trip count is
@@ -576,7 +576,7 @@ def render(name: str, sizes: dict[str, int]) -> str:
 def main() -> None:
     root = Path(__file__).resolve().parent
     sys.path.insert(0, str(root.parent.parent))
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     for kernel in KERNELS.values():
         for size_name in ("small", "default"):

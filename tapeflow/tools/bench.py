@@ -6,7 +6,7 @@
     tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
     tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
 
-The logic lives in `tapeflow.bench`; this is the command line.
+The logic lives in `tapeflow.eval`; this is the command line.
 """
 
 from __future__ import annotations
@@ -15,11 +15,23 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from tapeflow.diagnostics import ToolError, report_errors
+from tapeflow.eval import jobs, kernels, markdown, run, summary
+from tapeflow.eval.bundled import SOURCE_TREE
+from tapeflow.eval.report import bench_report
+from tapeflow.eval.summary import METRICS_DOC
+from tapeflow.frontends.c import add_c_arguments, c_arguments
+from tapeflow.hwmodel.config import load_machine
+from tapeflow.transforms.layers import check_options
 
 _DESCRIPTION = """\
 Compiles every kernel of the suites (--suite: bundled, the eleven kernels of
@@ -68,7 +80,7 @@ one execution). L1 stays at the machine's size; the default sweep is L2 = max(4 
 doubling up to 4 MiB. Each machine is loaded once, by the driver, and every run gets that
 same description.
 
-tasks: one per kernel, longest first (tapeflow.bench.run_jobs_shared): each pipeline is
+tasks: one per kernel, longest first (tapeflow.eval.run.run_jobs_shared): each pipeline is
 compiled once, and each distinct program (the controls' three variants are one) runs once
 for all the machines; one per (kernel, variant) when there are fewer than two kernels per
 worker. --timings prints where the wall and CPU time went.
@@ -86,8 +98,6 @@ printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
 
 
 def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
-    from tapeflow.bench import METRICS_DOC
-
     p = argparse.ArgumentParser(
         prog="tapeflow-bench",
         description=_DESCRIPTION,
@@ -116,8 +126,6 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
                    "(default: tapeflow-run's seeded fill rule); repeatable")
-    from tapeflow.frontends.c import add_c_arguments
-
     # a kernel file's own -D/-I, carried to the workers (a C twin gets its kernel's sizes)
     add_c_arguments(p, "a kernel file k.c")
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
@@ -167,69 +175,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     return p
 
 
-def _is_file(entry: str) -> bool:
-    return entry.endswith((".c", ".mlir")) or "/" in entry
-
-
-def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size: str,
-                 clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
-    """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
-    Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
-    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError`
-    on an unknown suite or kernel, a missing file."""
-    from tapeflow import kernels as registry
-    from tapeflow.diagnostics import ToolError
-
-    suites = [s.strip() for s in suites_text.split(",") if s.strip()]
-    if "all" in suites:  # every suite that has kernels
-        suites = [s for s in registry.SUITES if s != "salam" or registry.salam_available()]
-    bad = [s for s in suites if s not in registry.SUITES]
-    if bad or not suites:
-        raise ToolError(f"--suite: unknown suite(s) {', '.join(map(repr, bad)) or 'none given'};"
-                        f" known: {', '.join(registry.SUITES)}")  # fmt: skip
-    known: dict[str, tuple[str, Any, str]] = {}
-    for suite in suites:
-        if suite == "bundled":
-            known.update({n: ("bundled", k, "") for n, k in registry.bundled().items()})
-        else:
-            known.update({f"salam/{n}": ("salam", k, "")
-                          for n, k in registry.salam_suite().items()})
-    if text is None:
-        return known
-    entries = [e.strip() for e in text.split(",") if e.strip()]
-    out: dict[str, tuple[str, Any, str]] = {}
-    unknown = []
-    for e in entries:
-        stem = Path(e).stem
-        if _is_file(e) and not Path(e).is_file():
-            raise ToolError(f"no such file: {e}")
-        if e.endswith(".c") and stem in registry.bundled():
-            out[stem] = ("bundled", registry.bundled()[stem], e)  # the C twin
-        elif _is_file(e):
-            k = registry.file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args))
-            label = k.name if k.name not in out and k.name not in known else e
-            out[label] = ("files", k, "")
-        elif e in known:
-            out[e] = known[e]
-        elif f"salam/{e}" in known:
-            out[f"salam/{e}"] = known[f"salam/{e}"]
-        else:
-            unknown.append(e)
-    if unknown or not out:
-        what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
-        raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)} "
-                        "(or a .c/.mlir file)")  # fmt: skip
-    return out
-
-
 def _sweep_list(text: str | None, machine: Any) -> list[int]:
-    from tapeflow.bench import default_sweep
-    from tapeflow.diagnostics import ToolError
-
     if text is not None and text.strip().lower() == "none":
         return []
     if text is None:
-        caps = default_sweep(machine)
+        caps = summary.default_sweep(machine)
     else:
         caps = []
         for part in text.split(","):
@@ -247,146 +197,13 @@ def _sweep_list(text: str | None, machine: Any) -> list[int]:
 
 def _machine_list(values: Sequence[str] | None) -> list[str]:
     """`--machine` values (repeated, or A,B; 'all' = the default run's machines)."""
-    from tapeflow.bench import MACHINES
-
     names: list[str] = []
     for value in values or ["all"]:
         for part in value.split(","):
             part = part.strip()
             if part:
-                names.extend(MACHINES if part == "all" else [part])
+                names.extend(jobs.MACHINES if part == "all" else [part])
     return list(dict.fromkeys(names))
-
-
-def _machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -> str:
-    from tapeflow.bench import fmt_bytes
-    from tapeflow.hwmodel.config import DEFAULT_MACHINE
-
-    m = machine.raw
-    parts = [
-        f"`{m.get('meta', {}).get('name', '?')}` (hwmodel/defaults.toml"
-        + (f" + {machine_file}" if machine_file and machine_file != DEFAULT_MACHINE else "")
-        + "".join(f" + --set {s}" for s in sets) + ")",
-        f"{m['core']['clock_ghz']} GHz {m['core']['issue_width']}-wide core",
-        f"L1 {fmt_bytes(machine.l1.size)} {machine.l1.assoc}-way",
-        f"L2 {fmt_bytes(machine.l2.size)} {machine.l2.assoc}-way",
-        f"stride prefetcher {'on' if m['prefetch']['enabled'] else 'off'}",
-        f"SPM {fmt_bytes(machine.spm_size)} ({machine.spm_access_energy_pj:.1f} pJ/64 b)",
-        f"DRAM {m['dram']['bandwidth']} B/cycle, {m['dram']['latency']} cycles, "
-        f"{m['dram']['energy_pj_per_byte']} pJ/B, shared by cache lines and DMA",
-        f"memory terms overlap: {m['core']['overlap']}",
-        f"DMA setup {m['dma']['setup']} cycles, {m['dma']['in_flight']} in flight",
-    ]
-    return "; ".join(parts)
-
-
-KERNEL_CPU_S = {"mlp": 242, "lstm": 198, "conv2d": 141, "gemm": 80, "ragged_rnn": 54,
-                "pwl": 47, "jacobi2d": 34, "softmax_ce": 20, "mass_spring": 18, "ba": 6,
-                "pairwise": 2}  # fmt: skip
-"""CPU seconds of each kernel's task in the default two-machine run (`--timings`, commit
-16d97ce, 2026-12-03): only their ORDER is used, to start the longest tasks first so that
-the workers finish together."""
-
-
-def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]:
-    """The jobs grouped into tasks (`tapeflow.bench.run_jobs_shared`: one compile per
-    pipeline, one run per distinct program for every machine), longest first: one task
-    per kernel, or per (kernel, variant) when there are fewer than two kernels per worker
-    (then the workers have enough tasks to share, and only the controls' identical
-    variants run more than once). An unknown kernel (a C twin of another name) counts as
-    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before regions."""
-    kernels = list(dict.fromkeys(job.kernel for job in jobs))
-    per_variant = len(kernels) < 2 * workers
-    tasks: dict[tuple[str, str], list[Any]] = {}
-    for job in jobs:
-        tasks.setdefault((job.kernel, job.variant if per_variant else ""), []).append(job)
-    middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
-    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle), k[1] == "regions"))
-    return [tuple(tasks[k]) for k in order]
-
-
-def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
-             timings: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    """Every job's result (the tasks of `kernel_tasks`, on a Dask LocalCluster when
-    `workers` > 1).
-    `timings` (when given) gets the cluster's start and stop times, each task's record
-    and the workers' CPU seconds."""
-    from tapeflow.bench import run_jobs_shared
-    from tapeflow.sweep import Pool, progress_bar, run_unordered
-
-    tasks = kernel_tasks(jobs, workers)
-    terminal = sys.stderr.isatty()
-    bar = progress_bar(len(tasks), progress and terminal, "tapeflow-bench", unit="task")
-    results: list[dict[str, Any]] = []
-    records: list[dict[str, Any]] = []
-
-    def done(task: dict[str, Any]) -> None:
-        records.append({k: v for k, v in task.items() if k != "results"})
-        results.extend(task["results"])
-        failed = sum(1 for r in task["results"] if r.get("error"))
-        what = (f"{','.join(task['kernels'])}: {len(task['runs'])} simulation run(s), "
-                f"{task['wall_s']:.0f} s" + (f", {failed} FAILED" if failed else ""))
-        if bar is not None:
-            bar.set_postfix_str(what)
-            bar.update(1)
-        elif progress:  # off a terminal: one line per finished task, no bar redraws
-            print(f"tapeflow-bench: {len(records)}/{len(tasks)} tasks done ({what})",
-                  file=sys.stderr, flush=True)  # fmt: skip
-
-    t0 = time.perf_counter()
-    try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
-        with Pool(workers=min(workers, len(tasks))) as pool:
-            t1 = time.perf_counter()
-            for task in run_unordered(pool, run_jobs_shared, tasks):
-                done(task)
-            t2 = time.perf_counter()
-            worker_cpu = pool.worker_cpu_s()
-        t3 = time.perf_counter()
-    finally:
-        if bar is not None:
-            bar.close()
-    if timings is not None:
-        timings.update(cluster_start_s=t1 - t0, tasks_s=t2 - t1, cluster_stop_s=t3 - t2,
-                       tasks=records, worker_cpu_s=worker_cpu)  # fmt: skip
-    return results
-
-
-def print_timings(phases: dict[str, float], timings: dict[str, Any], file: Any) -> None:
-    """Where the wall and CPU time of a run went (`--timings`), on `file`."""
-    import functools
-    import resource
-
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    driver = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-    workers = sum((timings["worker_cpu_s"] or {}).values())
-    tasks = timings["tasks"]
-    in_tasks = sum(t["cpu_s"] for t in tasks)
-    p = functools.partial(print, file=file)
-    p("timings: wall seconds by phase")
-    for name, secs in phases.items():
-        p(f"  {name:<22} {secs:8.1f}")
-    p(f"  {'total':<22} {sum(phases.values()):8.1f}")
-    if timings["worker_cpu_s"] is None:
-        p(f"timings: CPU seconds: {driver:.1f} (one process; in tasks {in_tasks:.1f})")
-    else:
-        p(f"timings: CPU seconds: driver (with the scheduler and nannies) {driver:.1f}, "
-          f"workers {workers:.1f} (in tasks {in_tasks:.1f}, the rest: imports and Dask), "
-          f"total {driver + workers:.1f}")  # fmt: skip
-    p("timings: tasks in the order they finished (worker pid, wall, CPU, compile), and each "
-      "simulation run in them (code generation, the run with its machines' models)")
-    for t in tasks:
-        p(f"  {','.join(t['kernels']):<12} pid {t['pid']:<7} wall {t['wall_s']:7.1f} "
-          f"cpu {t['cpu_s']:7.1f} compile {t['compile_s']:5.1f}")  # fmt: skip
-        for r in t["runs"]:
-            p(f"    {' '.join(r['jobs']):<60} {r['machines']:3d} machines "
-              f"codegen {r.get('codegen_s', 0.0):5.1f} run {r.get('run_s', 0.0):7.1f} "
-              f"({r['path']})")  # fmt: skip
-    per_worker: dict[int, float] = {}
-    for t in tasks:
-        per_worker[t["pid"]] = per_worker.get(t["pid"], 0.0) + t["wall_s"]
-    p("timings: busy wall seconds per worker (load balance): "
-      + ", ".join(f"pid {pid} {secs:.1f}" for pid, secs in per_worker.items()))
 
 
 def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[Any],
@@ -394,16 +211,9 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     """`tapeflow-bench`'s arguments, checked: (args, size, kernel names, one (label,
     machine, sweep, spm_bytes) per machine, the jobs). Raises `ToolError` on bad input;
     `--help` and argparse's own errors exit as argparse does."""
-    from tapeflow import bench
-    from tapeflow.diagnostics import ToolError
-    from tapeflow.hwmodel.config import load_machine
-    from tapeflow.transforms.layers import check_options
-
-    args = _parser(list(bench.kernels())).parse_args(argv)
+    args = _parser(list(jobs.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")
-    from tapeflow.frontends.c import c_arguments
-
-    table = kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args))
+    table = kernels.kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args))
     for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
         hit = [label for label in table if label in (name, f"salam/{name}")]
         if not hit:
@@ -430,12 +240,12 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     for label in _machine_list(args.machine):
         machine = load_machine(label, args.set)
         for assignment in args.set:  # the cost model is given them too
-            bench.set_text(assignment)
+            jobs.set_text(assignment)
         sweep = _sweep_list(args.sweep, machine)
         if salam and sweep:  # suite salam's comparison point is a sweep point
             sweep = sorted({*sweep, args.salam_cache * 1024})
         for cap in sweep:  # validate every sweep point before running anything
-            bench.machine_from_raw(machine.raw, cap)
+            jobs.machine_from_raw(machine.raw, cap)
         spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
         if spm_bytes > machine.spm_size:
             raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
@@ -447,8 +257,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
             raise ToolError(str(e)) from None
         setups.append((label, machine, sweep, spm_bytes))
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
-    jobs = [
-        bench.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
+    planned = [
+        jobs.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
                   machine_sets=tuple(args.set),
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
@@ -456,19 +266,16 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
                   file_kernel=table[n][1] if table[n][0] != "bundled" else None)
         for label, machine, sweep, spm_bytes in setups
         for n in names
-        for v in bench.VARIANTS
+        for v in jobs.VARIANTS
     ]
-    return args, size, names, setups, jobs
+    return args, size, names, setups, planned
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     t_start = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
-    from tapeflow import bench
-    from tapeflow.diagnostics import report_errors
-
     with report_errors():
-        args, size, names, setups, jobs = plan(argv)
+        args, size, _names, setups, planned = plan(argv)
         out_dir = Path(args.out)
         out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -476,19 +283,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     timings: dict[str, Any] = {}
     t0 = time.perf_counter()
     with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
-        results = run_jobs(jobs, args.jobs, not args.no_progress, timings)
+        results = run.run_jobs(planned, args.jobs, not args.no_progress, timings)
     wall = time.perf_counter() - t0
     phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
                    "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
     t_report = time.perf_counter()
-    t_plots = 0.0
 
     command = "tapeflow-bench" + ("" if not argv else " " + shlex.join(argv))
     common = {
         "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "wall_s": wall,
-        "jobs": min(args.jobs, len(kernel_tasks(jobs, args.jobs))),
+        "jobs": min(args.jobs, len(run.kernel_tasks(planned, args.jobs))),
         "size": size,
         "machines": [label for label, *_ in setups],
         "tolerance": args.tolerance / 100.0,
@@ -497,82 +303,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
-    texts: list[str] = []
-    per_machine: list[dict[str, Any]] = []
-    summary: list[tuple[str, dict[str, Any]]] = []
-    failed = []
-    plots: list[str] = []
-    several = len(setups) > 1
-    table = args.kernel_table
-    suites = list(dict.fromkeys(suite for suite, _, _ in table.values()))
-    ratios = None
-    for label, machine, sweep, spm_bytes in setups:
-        by_kernel: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in names}
-        for r in results:
-            if r["machine"] == label:
-                by_kernel[r["kernel"]][r["variant"]] = r
-        for suite in suites:
-            mine = [n for n in names if table[n][0] == suite]
-            rows = [bench.summarize_kernel(n, size, by_kernel[n], machine,
-                                           common["tolerance"], table[n][1])
-                    for n in mine]  # fmt: skip
-            gm = bench.geomeans(rows)
-            name = machine.raw.get("meta", {}).get("name", "?")
-            header = {
-                **common,
-                "suite": suite,
-                "machine_name": name,
-                "machine_desc": _machine_desc(machine, label, args.set),
-                "tapeflow_spec": bench.pipeline_spec("tapeflow", spm_bytes, args.tile_bytes,
-                                                     args.depth, machine=label, sets=args.set),
-                "sweep": sweep,
-            }
-            texts.append(bench.markdown(rows, gm, machine, size=size, header=header))
-            data = bench.to_json(rows, gm, header, machine)
-            if suite == "salam":
-                if ratios is None:
-                    from tapeflow.kernels import salam_ratios
-
-                    ratios = salam_ratios()
-                compare = bench.salam_comparison(rows, {n: table[n][1] for n in mine},
-                                                 ratios, args.salam_cache * 1024)
-                texts.append(bench.salam_markdown(compare, name, args.salam_cache * 1024))
-                data["salam_comparison"] = compare
-            data["runs"] = [
-                {k: r.get(k) for k in ("kernel", "variant", "spec", "path", "wall_s", "cpu_s",
-                                       "compile_s", "shared_with", "error")}
-                for r in sorted(results, key=lambda r: (names.index(r["kernel"]), r["variant"]))
-                if r["machine"] == label and r["kernel"] in mine
-            ]
-            per_machine.append(data)
-            key = name if suite == "bundled" else f"{name} ({suite})"
-            summary.append((key, gm))
-            if not args.no_plots:
-                t = time.perf_counter()
-                tag = (f"-{label}" if several else "") + ("" if suite == "bundled"
-                                                          else f"-{suite}")  # fmt: skip
-                try:
-                    plots += bench.write_plots(rows, gm, out_dir, tag)
-                except ImportError as e:
-                    print(f"warning: no plots ({e}); pip install -e '.[bench]'",
-                          file=sys.stderr)  # fmt: skip
-                t_plots += time.perf_counter() - t
-            failed += [(label, r, by_kernel) for r in rows if not r.grads_ok]
-    several = several or len(suites) > 1
-    if several:
-        texts.append(bench.summary_markdown(summary))
-    text = "\n".join(texts)
-    blob = json.dumps({"header": common, "machines": per_machine,
-                       "summary": {name: gm for name, gm in summary}},
+    report = bench_report(results, setups, args.kernel_table, size, common, sets=args.set,
+                          tile_bytes=args.tile_bytes, depth=args.depth,
+                          salam_cache=args.salam_cache * 1024,
+                          plot_dir=None if args.no_plots else out_dir)  # fmt: skip
+    text, several = "\n".join(report.texts), report.several
+    blob = json.dumps({"header": common, "machines": report.machines,
+                       "summary": {name: gm for name, gm in report.summaries}},
                       indent=1, default=_json_default)  # fmt: skip
     (out_dir / "results.md").write_text(text)
     (out_dir / "results.json").write_text(blob + "\n")
-    written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *plots]
+    written = [str(out_dir / "results.md"), str(out_dir / "results.json"), *report.plots]
     print(f"wrote {', '.join(written)}", file=sys.stderr)
     if args.timings:
-        phases["plots"] = t_plots
-        phases["report and files"] = time.perf_counter() - t_report - t_plots
-        print_timings(phases, timings, sys.stderr)
+        phases["plots"] = report.plots_s
+        phases["report and files"] = time.perf_counter() - t_report - report.plots_s
+        markdown.print_timings(phases, timings, sys.stderr)
     if args.json == "-":
         sys.stderr.write(text)
         sys.stdout.write(blob + "\n")
@@ -580,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text)
         if args.json:
             Path(args.json).write_text(blob + "\n")
+    failed = report.failed
     for label, r, by_kernel in failed:
         where = f"{label}: {r.kernel}" if several else r.kernel
         for e in r.errors:
@@ -601,12 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _git_commit() -> str | None:
     """`git describe --always --dirty` of the source tree, when it is a git checkout."""
-    import subprocess
-
-    from tapeflow.bundled_kernels import REPO_ROOT
-
     try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT,
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=SOURCE_TREE,
                              capture_output=True, text=True, timeout=10)  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
@@ -614,8 +357,6 @@ def _git_commit() -> str | None:
 
 
 def _json_default(x: Any) -> Any:
-    import numpy as np
-
     if isinstance(x, np.integer):
         return int(x)
     if isinstance(x, np.floating):

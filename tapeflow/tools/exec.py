@@ -29,12 +29,18 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from xdsl.passes import PassPipeline
+
+from tapeflow import native, runner
+from tapeflow.registry import get_all_passes, make_context
+from tapeflow.tools import run
+from tapeflow.tools.opt import check_pipeline
+from tapeflow.transforms.cost_model import NATIVE
+from tapeflow.transforms.pipeline import TapeFlowPipelinePass
+
 
 def _parser() -> argparse.ArgumentParser:
-    from tapeflow import native
-    from tapeflow.tools import run
-
-    p = run._parser()
+    p = run.parser()
     p.prog = "tapeflow-exec"
     p.description = (
         "Runs one function of an MLIR module natively and prints its results and its "
@@ -62,8 +68,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_natively(module: Any, name: str, args: Sequence[Any], options: argparse.Namespace) -> Any:
-    from tapeflow import native, runner
-
     tools = native.find_tools()
     if options.emit_mlir:
         types = runner.find_function(module, name).function_type.inputs.data
@@ -77,11 +81,6 @@ def _run_natively(module: Any, name: str, args: Sequence[Any], options: argparse
 def native_passes(text: str) -> list[Any]:
     """The passes of pipeline `text`, checked as `tapeflow-opt -p` checks them, with
     `machine=native` added to each `tapeflow{...}` that names no machine."""
-    from tapeflow.registry import get_all_passes
-    from tapeflow.tools.opt import check_pipeline
-    from tapeflow.transforms.cost_model import NATIVE
-    from tapeflow.transforms.pipeline import TapeFlowPipelinePass
-
     available = get_all_passes()
     specs = check_pipeline(text, available)
     for spec in specs:
@@ -92,18 +91,12 @@ def native_passes(text: str) -> list[Any]:
 
 
 def _apply_passes(module: Any, options: argparse.Namespace) -> None:
-    from xdsl.passes import PassPipeline
-
-    from tapeflow.registry import make_context
-
     if options.passes:
         PassPipeline(tuple(native_passes(options.passes))).apply(make_context(), module)
         module.verify()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tapeflow.tools import run
-
     return run.main(argv, parser=_parser, execute=_run_natively, prepare=_apply_passes)
 
 

@@ -12,15 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import zipfile
-import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from tapeflow.diagnostics import ToolError, read_source, report_errors
+from tapeflow import runner
+from tapeflow.diagnostics import read_source, report_errors
 from tapeflow.frontends import c as c_frontend
+from tapeflow.tools.common import ArgumentParser, parse_run_arguments, zero_positions
 
 _EPILOG = """\
 arguments of the function:
@@ -68,17 +66,9 @@ tape.pop on an empty cache) print `error: ...` on stderr and exit with status 1.
 """
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    """Usage errors look like every other error: `error: ...`, exit status 1."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"error: {message}", file=sys.stderr)
-        raise SystemExit(1)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(
+def parser() -> argparse.ArgumentParser:
+    """tapeflow-run's parser (tapeflow-exec adds its options to it)."""
+    parser = ArgumentParser(
         prog="tapeflow-run",
         description="Runs one function of an MLIR module in TapeFlow's interpreter and\n"
         "prints its results and its memref arguments afterwards.",
@@ -124,134 +114,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_array_file(path: str) -> dict[str, Any] | Any:
-    """The array of a .npy file, or the arrays of a .npz file by name (all read now, so
-    a corrupt member is reported here)."""
-    try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            return data
-        with data:
-            return {name: data[name] for name in data.files}
-    except FileNotFoundError:
-        raise ToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ToolError(f"{path}: is a directory") from None
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
-        raise ToolError(f"{path}: not a valid .npy/.npz file ({e})") from None
-
-
-def _read_inputs(specs: Sequence[str], memref_positions: list[int]) -> dict[int | str, Any]:
-    inputs: dict[int | str, Any] = {}
-
-    def put(key: int | str, value: Any) -> None:
-        if key in inputs:
-            raise ToolError(f"--inputs: '{key}' given twice")
-        inputs[key] = value
-
-    for spec in specs:
-        key, sep, path = spec.partition("=")
-        if not sep:
-            key, path = "", spec
-        data = _load_array_file(path)
-        if isinstance(data, dict):
-            if key:
-                raise ToolError(f"--inputs {spec}: give an .npz file without a prefix")
-            for name, array in data.items():
-                put(name, array)
-        elif key:
-            put(key, data)
-        elif len(memref_positions) == 1:
-            put(memref_positions[0], data)
-        else:
-            raise ToolError(
-                f"--inputs {spec}: the function has {len(memref_positions)} memref "
-                "arguments; say which one with P=file.npy"
-            )
-    return inputs
-
-
-def _zero_positions(specs: Sequence[str]) -> list[int]:
-    positions: list[int] = []
-    for spec in specs:
-        for part in spec.split(","):
-            try:
-                positions.append(int(part))
-            except ValueError:
-                raise ToolError(f"--zero: expected argument positions, got '{part}'") from None
-    return positions
-
-
-_SHORT = ("-h", "-e", "-q")  # short options of tapeflow-run/exec/sim
-
-
-def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Pulls the values of every `--args` out of argv, so that values argparse would
-    take for options (`-1e-3`, `-inf`, `-0x1p3`) still count as values. The values end
-    at the next token starting with `--`, or at a short option (`-h`, `-e`, `-q`)."""
-    rest: list[str] = []
-    scalars: list[str] = []
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        if token == "--args" or token.startswith("--args="):
-            if token.startswith("--args="):
-                scalars.append(token.split("=", 1)[1])
-            i += 1
-            stop = ("--", "-D", "-I")  # -D/-I: the C frontend's options
-            while i < len(argv) and not argv[i].startswith(stop) and argv[i] not in _SHORT:
-                scalars.append(argv[i])
-                i += 1
-            continue
-        rest.append(token)
-        i += 1
-    return rest, scalars
-
-
 Execute = Callable[[Any, str, list[Any], argparse.Namespace], Any]
 """Runs `(module, function name, argument values, parsed options)` to a `RunResult`."""
 
 
 def _interpret(module: Any, name: str, values: list[Any], _options: argparse.Namespace) -> Any:
-    from tapeflow import runner
-
     return runner.run_function(module, name, values)
 
 
 def main(
     argv: Sequence[str] | None = None,
     *,
-    parser: Callable[[], argparse.ArgumentParser] = _parser,
+    parser: Callable[[], argparse.ArgumentParser] = parser,
     execute: Execute = _interpret,
     prepare: Callable[[Any, argparse.Namespace], None] | None = None,
 ) -> int:
     """tapeflow-run; `tapeflow-exec` is this with its own `parser` (more options),
     `execute` (native code instead of the interpreter) and `prepare` (its `-p` pipeline,
     run on the module before the entry is looked up)."""
-    from xdsl.dialects.builtin import MemRefType
-
-    from tapeflow import runner
-
-    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
-    args = parser().parse_args(rest)
-    c_frontend.use_c_arguments(args)
-    args.args = scalars
+    args = parse_run_arguments(parser(), argv)
     with report_errors():
         text, name = read_source(args.file)
         module = runner.load_module(text, name)
         if prepare is not None:
             prepare(module, args)
         func_op = runner.find_function(module, args.entry)
-        memrefs = [
-            p for p, t in enumerate(func_op.function_type.inputs.data) if isinstance(t, MemRefType)
-        ]
         mirror, shadows = ({}, []) if args.plain_fill else runner.gradient_layout(module, func_op)
         values = runner.make_arguments(
             func_op,
             seed=args.seed,
-            inputs=_read_inputs(args.inputs, memrefs),
+            inputs=runner.read_inputs(args.inputs, func_op),
             scalars=args.args,
-            zero=[*_zero_positions(args.zero), *shadows],
+            zero=[*zero_positions(args.zero), *shadows],
             fill_positions=mirror,
             shape_of=runner.shadow_shapes(module, func_op),
         )

@@ -19,7 +19,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
+from tapeflow import runner
+from tapeflow.diagnostics import read_source, report_errors
 from tapeflow.frontends import c as c_frontend
+from tapeflow.hwmodel.config import load_machine
+from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
+from tapeflow.hwmodel.model import simulate
+from tapeflow.hwmodel.report import format_table, to_json
+from tapeflow.tools.common import ArgumentParser, parse_run_arguments, zero_positions
 
 _EPILOG = """\
 machine keys (see hwmodel/defaults.toml, every number with its source):
@@ -40,9 +47,7 @@ errors print `error: ...` on stderr and exit with status 1.
 
 
 def _parser() -> argparse.ArgumentParser:
-    from tapeflow.tools.run import _ArgumentParser
-
-    parser = _ArgumentParser(
+    parser = ArgumentParser(
         prog="tapeflow-sim",
         description="Runs one function of an MLIR module on TapeFlow's hardware model.",
         epilog=_EPILOG,
@@ -92,14 +97,10 @@ def _parser() -> argparse.ArgumentParser:
 def run_simulation(module, entry, values, machine, path: str = "auto", backend: str = "auto"):
     """The `SimResult` of `entry(*values)` on `path`; the report says which path ran
     (auto: `simulate_auto`, the fast path unless it meets one of its limits)."""
-    from tapeflow.hwmodel.model import simulate
-
     if path == "interp":
         sim = simulate(module, entry, values, machine, backend=backend)
         sim.report["path"] = "interp"
         return sim
-    from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
-
     if path == "auto":
         return simulate_auto(module, entry, values, machine, backend=backend)
     sim = simulate_fast(module, entry, values, machine, backend=backend)
@@ -140,34 +141,18 @@ def progress(label: str, stream: TextIO | None, after: float = 3.0) -> Iterator[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from xdsl.dialects.builtin import MemRefType
-
-    from tapeflow import runner
-    from tapeflow.diagnostics import read_source, report_errors
-    from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.report import format_table, to_json
-    from tapeflow.tools.run import _read_inputs, _take_scalars, _zero_positions
-
-    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
-    args = _parser().parse_args(rest)
-    c_frontend.use_c_arguments(args)
-    args.args = scalars
+    args = parse_run_arguments(_parser(), argv)
     with report_errors():
         machine = load_machine(args.machine, args.set)
         text, name = read_source(args.file)
         module = runner.load_module(text, name)
         func_op = runner.find_function(module, args.entry)
-        memrefs = [
-            p
-            for p, t in enumerate(func_op.function_type.inputs.data)
-            if isinstance(t, MemRefType)
-        ]
         values = runner.make_arguments(
             func_op,
             seed=args.seed,
-            inputs=_read_inputs(args.inputs, memrefs),
+            inputs=runner.read_inputs(args.inputs, func_op),
             scalars=args.args,
-            zero=_zero_positions(args.zero),
+            zero=zero_positions(args.zero),
             shape_of=runner.shadow_shapes(module, func_op),
         )
         entry = func_op.sym_name.data

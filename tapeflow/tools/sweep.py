@@ -4,16 +4,24 @@
     tapeflow-sweep spec.toml --scheduler tcp://host:8786
     tapeflow-sweep --plot plots --out sweep-out      # re-plot from the Parquet file
 
-The logic lives in `tapeflow.sweep`; this is the command line.
+The logic lives in `tapeflow.eval.sweep`; this is the command line.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from tapeflow.diagnostics import ToolError, report_errors
+from tapeflow.eval.plots import write_sweep_plots
+from tapeflow.eval.pool import Pool
+from tapeflow.eval.sweep.engine import interrupted_message, run_sweep
+from tapeflow.eval.sweep.results import RESULTS, read_results, summary
+from tapeflow.eval.sweep.spec import SPEC_DOC, load_spec
 
 _DESCRIPTION = """\
 Compiles and simulates every point of a grid (kernels, sizes, machine presets or files,
@@ -56,8 +64,6 @@ exit status: 0 when every row ran without error; 1 otherwise, or for a bad spec
 
 
 def _parser() -> argparse.ArgumentParser:
-    from tapeflow.sweep import SPEC_DOC
-
     p = argparse.ArgumentParser(
         prog="tapeflow-sweep", description=_DESCRIPTION, epilog=_EPILOG + "\n" + SPEC_DOC,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -85,12 +91,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tapeflow.diagnostics import ToolError, report_errors
-
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     with report_errors():
-        from tapeflow import sweep
-
         if args.spec is None and args.plot is None:
             raise ToolError("give a SPEC.toml to run, or --plot DIR to re-plot --out's results")
         if args.workers < 1:
@@ -99,36 +101,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.heatmap and len(heatmap) != 2:
             raise ToolError("--heatmap expects two axes, X,Y")
         out = Path(args.out)
-        spec = sweep.load_spec(args.spec) if args.spec else None
+        spec = load_spec(args.spec) if args.spec else None
         if spec is None:
-            table = sweep.read_results(out)
+            table = read_results(out)
             if table is None:
-                raise ToolError(f"no results in '{out}' (no {sweep.RESULTS} nor parts)")
+                raise ToolError(f"no results in '{out}' (no {RESULTS} nor parts)")
         else:
             out.mkdir(parents=True, exist_ok=True)
             try:
-                with sweep.Pool(args.workers, args.scheduler, args.memory_limit) as pool:
-                    stats = sweep.run_sweep(spec, out, pool, progress=not args.no_progress)
+                with Pool(args.workers, args.scheduler, args.memory_limit) as pool:
+                    stats = run_sweep(spec, out, pool, progress=not args.no_progress)
             except KeyboardInterrupt:
-                print(sweep.interrupted_message(out, spec), file=sys.stderr)
+                print(interrupted_message(out, spec), file=sys.stderr)
                 return 130
-            table = sweep.read_results(out)
+            table = read_results(out)
             where = args.scheduler or (f"LocalCluster, {args.workers} workers"
                                        if args.workers > 1 else "in process")  # fmt: skip
             print(f"tapeflow-sweep {args.spec}: {stats.points} points "
-                  f"({stats.points_skipped} already in {out / sweep.RESULTS}), "
+                  f"({stats.points_skipped} already in {out / RESULTS}), "
                   f"{stats.rows} rows written ({stats.errors} with an error) in "
                   f"{stats.wall_s:.1f} s ({where})")  # fmt: skip
             print(f"  compiled {stats.compiles_run} IR ({stats.compiles_cached} cached), "
                   f"simulated {stats.simulations_run} (IR, machine) pairs "
                   f"({stats.simulations_cached} cached) in {stats.tasks} tasks")  # fmt: skip
         if args.summary_json and spec is not None:
-            import json
-
             Path(args.summary_json).write_text(json.dumps(
-                sweep.summary(table, stats, args.scheduler or args.workers), indent=1) + "\n")
+                summary(table, stats, args.scheduler or args.workers), indent=1) + "\n")
         if args.plot:
-            paths = sweep.write_plots(table, args.plot,
+            paths = write_sweep_plots(table, args.plot,
                                       heatmap or (spec.heatmap if spec else []),
                                       spec.axes if spec else [])  # fmt: skip
             pngs = [p.name for p in paths if p.suffix == ".png"]

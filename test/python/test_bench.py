@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tapeflow import bench
+from tapeflow.eval.jobs import (
+    DEFAULT_SWEEP,
+    MACHINES,
+    VARIANTS,
+    Job,
+    build_module,
+    kernel_arguments,
+)
+from tapeflow.eval.bundled import SOURCE_TREE
+from tapeflow.eval.run import compare_gradients, run_job, run_jobs_shared
+from tapeflow.eval.summary import cache_needed, default_sweep, geomean
 from tapeflow.hwmodel.config import load_machine
 
 COLUMNS = (
@@ -68,14 +78,14 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
 
     everything = json.loads((out / "r.json").read_text())
     assert everything == json.loads((out / "o" / "results.json").read_text())
-    assert everything["header"]["machines"] == list(bench.MACHINES)
-    assert [d["header"]["machine_name"] for d in everything["machines"]] == list(bench.MACHINES)
-    assert set(everything["summary"]) == set(bench.MACHINES)
+    assert everything["header"]["machines"] == list(MACHINES)
+    assert [d["header"]["machine_name"] for d in everything["machines"]] == list(MACHINES)
+    assert set(everything["summary"]) == set(MACHINES)
     # One table per machine, then the summary with one row per machine.
-    assert text.count("| kernel | tape (Enzyme) |") == len(bench.MACHINES)
+    assert text.count("| kernel | tape (Enzyme) |") == len(MACHINES)
     summary = text[text.index("## Summary"):].splitlines()
     assert [line.split("|")[1].strip() for line in summary if line.startswith("| `")] == [
-        f"`{m}`" for m in bench.MACHINES]
+        f"`{m}`" for m in MACHINES]
     data = everything["machines"][0]
     kernels = {k["kernel"]: k for k in data["kernels"]}
     assert set(kernels) == {"gemm", "softmax_ce", "pairwise"}
@@ -88,11 +98,11 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     # Small sizes: the tape fits the L1 share, so TapeFlow's cost model keeps Enzyme's
     # layout (docs/CONTRACTS.md, "The cost model of mode=auto"): no scratchpad used.
     assert g["sram"]["tapeflow_spm_high_water_bytes"] == 0
-    assert set(g["variants"]) == set(bench.VARIANTS)
+    assert set(g["variants"]) == set(VARIANTS)
     assert g["speedup"]["tapeflow"] == pytest.approx(
         g["variants"]["enzyme"]["cycles"] / g["variants"]["tapeflow"]["cycles"])
-    assert {p["l2_bytes"] for p in g["sweep"]} == set(bench.DEFAULT_SWEEP)
-    assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(bench.DEFAULT_SWEEP)
+    assert {p["l2_bytes"] for p in g["sweep"]} == set(DEFAULT_SWEEP)
+    assert {p["l2_bytes"] for p in g["sweep_tapeflow"]} == set(DEFAULT_SWEEP)
     # Whole-chip SRAM (issue 18): L1 + L2 + the scratchpad's capacity for TapeFlow, L1 + L2
     # for the Enzyme layout (which never touches the scratchpad), from the machine table.
     # At these sizes the cost model keeps Enzyme's layout: TapeFlow's program has no
@@ -123,8 +133,8 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert all(r["path"] == "fast" for r in data["runs"])
     accel = {k["kernel"]: k for k in everything["machines"][1]["kernels"]}
     assert {p["l2_bytes"] for p in accel["gemm"]["sweep"]} == set(
-        bench.default_sweep(load_machine("accel-salam")))
-    for m in bench.MACHINES:
+        default_sweep(load_machine("accel-salam")))
+    for m in MACHINES:
         for png in ("speedup", "energy", "sram"):
             path = out / "o" / f"{png}-{m}.png"
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
@@ -174,33 +184,33 @@ def _fake(grads: dict[str, np.ndarray]) -> dict[str, object]:
 
 def test_compare_gradients_is_bitwise() -> None:
     g = {"A": np.array([1.0, -2.0, 3.5]), "dA": np.array([0.25, 0.0, -1.0])}
-    same = {v: _fake(g) for v in bench.VARIANTS}
-    assert bench.compare_gradients(same) == (True, [])
-    off = {v: _fake(g) for v in bench.VARIANTS}
+    same = {v: _fake(g) for v in VARIANTS}
+    assert compare_gradients(same) == (True, [])
+    off = {v: _fake(g) for v in VARIANTS}
     off["tapeflow"]["grads"]["dA"][1] = -0.0  # equal as floats, not as bits
-    ok, notes = bench.compare_gradients(off)
+    ok, notes = compare_gradients(off)
     assert not ok
     assert "tapeflow: dA differs" in notes[0]
     assert "1 of 3 elements" in notes[0]
-    off = {v: _fake(g) for v in bench.VARIANTS}
+    off = {v: _fake(g) for v in VARIANTS}
     off["regions"]["grads"]["dA"][2] = np.nextafter(-1.0, 0.0)
-    ok, notes = bench.compare_gradients(off)
+    ok, notes = compare_gradients(off)
     assert not ok
     assert notes[0].startswith("regions: dA differs")
-    missing = {v: _fake(g) for v in bench.VARIANTS}
+    missing = {v: _fake(g) for v in VARIANTS}
     del missing["regions"]["grads"]["A"]
-    assert bench.compare_gradients(missing)[0] is False
+    assert compare_gradients(missing)[0] is False
 
 
 def test_cache_needed() -> None:
     sweep = [{"l2_bytes": c, "cache_bytes": c + 1, "cycles": cyc}
              for c, cyc in ((1, 200.0), (2, 104.0), (4, 101.0), (8, 100.0))]  # fmt: skip
-    need = bench.cache_needed(sweep, 0.05)
+    need = cache_needed(sweep, 0.05)
     assert need["l2_bytes"] == 2
     assert need["best_cycles"] == 100.0
     assert not need["at_smallest"]
-    assert bench.cache_needed(sweep, 0.0)["l2_bytes"] == 8
-    assert bench.cache_needed(sweep, 1.0)["at_smallest"]
+    assert cache_needed(sweep, 0.0)["l2_bytes"] == 8
+    assert cache_needed(sweep, 1.0)["at_smallest"]
 
 
 def test_sweep_matches_op_by_op_runs() -> None:
@@ -213,16 +223,16 @@ def test_sweep_matches_op_by_op_runs() -> None:
     sets = ["l1.size=512", "l1.assoc=2", "l2.assoc=4", "l2.size=2048"]
     raw = load_machine(None, sets).raw
     sweep = (256, 512, 1024, 2048, 4096)
-    job = bench.Job("mass_spring", "enzyme", size="small", machine=raw, sweep=sweep)
-    res = bench.run_job(job)
+    job = Job("mass_spring", "enzyme", size="small", machine=raw, sweep=sweep)
+    res = run_job(job)
     assert res["error"] is None, res.get("traceback")
     assert res["path"] == "fast"
     cycles = [p["cycles"] for p in res["sweep"]]
     assert len(set(cycles)) > 1
-    module = bench.build_module(job)
+    module = build_module(job)
     for p in res["sweep"]:
         machine = load_machine(None, [*sets, f"l2.size={p['l2_bytes']}"])
-        args = bench.kernel_arguments("mass_spring", "small")
+        args = kernel_arguments("mass_spring", "small")
         r = simulate(module, "mass_spring_grad", args, machine).report
         assert p["cycles"] == r["cycles"], p
         assert p["dram_bytes"] == r["dram"]["bytes_read"] + r["dram"]["bytes_written"]
@@ -244,18 +254,18 @@ def test_shared_runs_equal_separate_runs() -> None:
     """One kernel's jobs on two machines (what `tapeflow-bench --machine all` gives one
     task): one run per distinct program serves every machine and sweep point, and each
     job's result is the one it gets alone."""
-    machines = [load_machine(name) for name in bench.MACHINES]
-    jobs = [bench.Job("mass_spring", v, size="small", machine=m.raw, machine_label=label,
+    machines = [load_machine(name) for name in MACHINES]
+    jobs = [Job("mass_spring", v, size="small", machine=m.raw, machine_label=label,
                       sweep=(8192, 65536, m.l2.size) if v != "regions" else ())
-            for m, label in zip(machines, bench.MACHINES, strict=True)
-            for v in bench.VARIANTS]  # fmt: skip
-    task = bench.run_jobs_shared(jobs)
+            for m, label in zip(machines, MACHINES, strict=True)
+            for v in VARIANTS]  # fmt: skip
+    task = run_jobs_shared(jobs)
     assert len(task["runs"]) == 3  # one per variant, not one per (variant, machine)
     assert {r["machines"] for r in task["runs"]} == {2, 6}  # own L2 and 2 more, x2
     assert [(r["variant"], r["machine"]) for r in task["results"]] == [
         (j.variant, j.machine_label) for j in jobs]
     for job, shared in zip(jobs, task["results"], strict=True):
-        _same_result(shared, bench.run_job(job))
+        _same_result(shared, run_job(job))
         assert len(shared["shared_with"]) == 1
 
 
@@ -264,12 +274,12 @@ def test_controls_share_one_run() -> None:
     regions-only variants: one run. TapeFlow's pipeline hoists index arithmetic (cse, licm)
     before forming regions, which orders the same ops differently: its own run, with the
     same instructions and cycles."""
-    jobs = [bench.Job("pairwise", v, size="small") for v in bench.VARIANTS]
-    task = bench.run_jobs_shared(jobs)
+    jobs = [Job("pairwise", v, size="small") for v in VARIANTS]
+    task = run_jobs_shared(jobs)
     assert [r["jobs"] for r in task["runs"]] == [
         ["default/enzyme", "default/regions"], ["default/tapeflow"]]
     for job, shared in zip(jobs, task["results"], strict=True):
-        _same_result(shared, bench.run_job(job))
+        _same_result(shared, run_job(job))
     reports = [r["report"] for r in task["results"]]
     assert len({(r["cycles"], r["ops"]["instructions"], r["tape_bytes"]) for r in reports}) == 1
 
@@ -278,25 +288,25 @@ def test_shared_run_failure_stays_with_its_job() -> None:
     """A machine whose scratchpad cannot hold TapeFlow's tiles fails its own job only,
     as it would alone; the other machine's job of the same program still runs."""
     small = load_machine(None, ["spm.size=256"])  # the small kernel's tiles take 768 B
-    ok = bench.Job("mass_spring", "tapeflow", size="small", machine_label="default",
+    ok = Job("mass_spring", "tapeflow", size="small", machine_label="default",
                    mode="always")  # fmt: skip
-    bad = bench.Job("mass_spring", "tapeflow", size="small", machine=small.raw,
+    bad = Job("mass_spring", "tapeflow", size="small", machine=small.raw,
                     machine_label="tiny-spm", mode="always")  # fmt: skip
-    task = bench.run_jobs_shared([ok, bad])
+    task = run_jobs_shared([ok, bad])
     good, failed = task["results"]
-    _same_result(good, bench.run_job(ok))
+    _same_result(good, run_job(ok))
     assert failed["machine"] == "tiny-spm"
-    assert failed["error"] == bench.run_job(bad)["error"]
+    assert failed["error"] == run_job(bad)["error"]
     assert "scratchpad overflow" in failed["error"]
 
 
 def test_tasks_longest_first() -> None:
     """One task per kernel, longest first, when every worker gets two or more; else one
     per (kernel, variant), so that a short kernel list still keeps every worker busy."""
-    from tapeflow.tools.bench import KERNEL_CPU_S, kernel_tasks
+    from tapeflow.eval.run import KERNEL_CPU_S, kernel_tasks
 
-    jobs = [bench.Job(k, v, machine_label=m) for m in bench.MACHINES
-            for k in ("pairwise", "mlp", "gemm", "lstm") for v in bench.VARIANTS]  # fmt: skip
+    jobs = [Job(k, v, machine_label=m) for m in MACHINES
+            for k in ("pairwise", "mlp", "gemm", "lstm") for v in VARIANTS]  # fmt: skip
     tasks = kernel_tasks(jobs, workers=2)
     assert [t[0].kernel for t in tasks] == ["mlp", "lstm", "gemm", "pairwise"]
     assert all(len(t) == 6 and {j.kernel for j in t} == {t[0].kernel} for t in tasks)
@@ -305,30 +315,31 @@ def test_tasks_longest_first() -> None:
     assert [(t[0].kernel, t[0].variant) for t in tasks[:3]] == [
         ("mlp", "enzyme"), ("mlp", "tapeflow"), ("mlp", "regions")]
     assert len(tasks) == 12
-    assert all({j.machine_label for j in t} == set(bench.MACHINES) for t in tasks)
+    assert all({j.machine_label for j in t} == set(MACHINES) for t in tasks)
 
 
 def test_geomean_excludes_controls() -> None:
-    assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
-    assert bench.geomean([None, 0.0]) is None
+    assert geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert geomean([None, 0.0]) is None
 
 
 def test_gradient_mismatch_fails_loudly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A variant whose gradient differs in one bit: the table says so, exit status 1."""
+    from tapeflow.eval import run as eval_run
     from tapeflow.tools import bench as cli
 
-    real = bench.run_jobs_shared
+    real = run_jobs_shared
 
-    def corrupt(jobs: list[bench.Job]) -> dict[str, Any]:
+    def corrupt(jobs: list[Job]) -> dict[str, Any]:
         out = real(jobs)
         for r in out["results"]:
             if r["variant"] == "tapeflow":
                 r["grads"]["dA"].view(np.uint64)[0, 0] ^= 1
         return out
 
-    monkeypatch.setattr(bench, "run_jobs_shared", corrupt)
+    monkeypatch.setattr(eval_run, "run_jobs_shared", corrupt)
     status = cli.main(["--quick", "--kernels", "gemm", "--jobs", "1", "--no-progress",
                        "--no-plots", "--sweep", "none", "--machine", "default-45nm",
                        "--out", str(tmp_path)])  # fmt: skip
@@ -346,7 +357,7 @@ def test_package_imports_nothing_from_benchmarks() -> None:
     hardware model, dialects, transforms) imports `benchmarks` or edits `sys.path`."""
     import ast
 
-    root = Path(bench.__file__).resolve().parents[1]
+    root = SOURCE_TREE
     offenders = []
     for folder in ("tapeflow", "hwmodel", "dialects", "transforms"):
         for path in sorted((root / folder).rglob("*.py")):
@@ -368,7 +379,7 @@ def test_package_imports_nothing_from_benchmarks() -> None:
 def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     """`scripts/bench --out rel` writes under the caller's directory (issue 22 item 10:
     it used to land in the repository root)."""
-    script = Path(bench.__file__).resolve().parents[1] / "scripts" / "bench"
+    script = SOURCE_TREE / "scripts" / "bench"
     proc = subprocess.run(
         ["bash", str(script), "--quick", "--kernels", "pairwise", "--machine", "default-45nm",
          "--jobs", "1", "--sweep", "none", "--no-plots", "--no-progress", "--out", "rel"],
@@ -378,43 +389,74 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     assert (tmp_path / "rel" / "results.json").is_file()
 
 
-def _standin_registry(tmp_path: Path, sizes: str) -> None:
-    """A suite registry module in the form of benchmarks/kernels/salam/ (KERNELS), one
-    kernel `chain` (chain.c, written by the caller) at `sizes`."""
-    (tmp_path / "__init__.py").write_text(
-        "from dataclasses import dataclass\nfrom pathlib import Path\nimport numpy as np\n"
-        "from tapeflow.bundled_kernels import ArgSpec\n\n"
-        "@dataclass(frozen=True)\nclass K:\n    name: str\n    entry: str\n    csv: str\n"
-        "    sizes: dict\n    args: tuple\n"
-        "    path = Path(__file__).parent / 'chain.c'\n"
-        "    def defines(self, size):\n"
-        "        return [f'-D{k}={v}' for k, v in self.sizes[size].items()]\n"
-        "    def inputs(self, size, seed=0):\n"
-        "        n = self.sizes[size]['N']\n"
-        "        return [np.random.default_rng(seed).uniform(-1, 1, n)]\n"
-        "    def footprint_bytes(self, size):\n        return 8 * self.sizes[size]['N']\n\n"
-        f"KERNELS = {{'chain': K('chain', 'chain', 'logsum', {sizes}, "
-        "(ArgSpec('x', 'input', lambda s: (s['N'],)),))}\n")
+def _standin_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sizes: dict) -> None:
+    """Suite salam replaced by one stand-in kernel `chain` (chain.c in `tmp_path`, written
+    by the caller, as `$TAPEFLOW_SALAM`) at `sizes`, in the form of `suites.KERNELS`."""
+    from tapeflow.eval import suites
+    from tapeflow.eval.bundled import ArgSpec
+
+    chain = suites.SalamKernel(
+        name="chain", entry="chain", theirs="", commit="", sizes=sizes,
+        args=(ArgSpec("x", "input", lambda s: (s["N"],)),),
+        make=lambda s, rng: [rng.uniform(-1, 1, s["N"])],
+        reference=lambda s, x: 0.0, csv="logsum",
+    )  # fmt: skip
+    monkeypatch.setattr(suites, "KERNELS", {"chain": chain})
+    monkeypatch.setenv("TAPEFLOW_SALAM", str(tmp_path))
 
 
-def test_suite_kernels_take_their_bench_sizes(tmp_path: Path) -> None:
+def test_suite_kernels_take_their_bench_sizes(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """A suite kernel runs at its `bench` sizes when it names them (one too slow at the
     paper's `real` sizes for the full bench), else at `real`; --quick at `small`."""
-    from tapeflow import kernels
+    from tapeflow.eval import kernels
 
-    _standin_registry(tmp_path, "{'real': {'N': 64}, 'bench': {'N': 16}, 'small': {'N': 4}}")
-    [k] = kernels.salam_suite(str(tmp_path)).values()
+    _standin_suite(monkeypatch, tmp_path,
+                   {"real": {"N": 64}, "bench": {"N": 16}, "small": {"N": 4}})  # fmt: skip
+    [k] = kernels.salam_suite().values()
     assert (k.size("default"), k.size("small")) == ("bench", "small")
     assert k.primal_bytes("default") == 8 * 16
     assert [a.shape for a in k.grad_arguments("small")[:2]] == [(4,), (4,)]
     assert k.argument_names() == ["x", "dx", "seed"]
 
 
-def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
-    """Suite salam from a registry module (a stand-in kernel and result CSV written here,
-    in the form of benchmarks/kernels/salam/): its own table, and per kernel our speedup
-    at the 16 KiB cluster cache beside gem5-SALAM's orig/ad from the CSV."""
-    import os
+def test_suite_salam_without_its_folder_says_where_it_looked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """No folder for suite salam's files: one error naming the folder it looked in."""
+    from tapeflow.diagnostics import ToolError
+    from tapeflow.eval import kernels
+
+    monkeypatch.setenv("TAPEFLOW_SALAM", str(tmp_path / "nowhere"))
+    with pytest.raises(ToolError, match="suite salam: no folder .*nowhere"):
+        kernels.salam_suite()
+
+
+def test_kernel_dir_says_where_it_looked(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The kernel folder's one rule: `$TAPEFLOW_KERNELS`, else the source tree's
+    benchmarks/kernels; neither a folder (a wheel without TAPEFLOW_KERNELS): one error
+    naming where it looked."""
+    from tapeflow.diagnostics import ToolError
+    from tapeflow.eval import bundled
+
+    monkeypatch.delenv("TAPEFLOW_KERNELS", raising=False)
+    assert bundled.kernel_dir() == SOURCE_TREE / "benchmarks" / "kernels"
+    monkeypatch.setenv("TAPEFLOW_KERNELS", str(tmp_path / "k"))
+    with pytest.raises(ToolError, match=r"no kernel folder: looked in \$TAPEFLOW_KERNELS"):
+        bundled.kernel_dir()
+    monkeypatch.delenv("TAPEFLOW_KERNELS")
+    monkeypatch.setattr(bundled, "SOURCE_TREE", tmp_path / "site-packages")
+    with pytest.raises(ToolError, match="site-packages.*TAPEFLOW_KERNELS is not set"):
+        bundled.kernel_dir()
+
+
+def test_suite_salam_puts_gem5_salams_speedup_beside_ours(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Suite salam (a stand-in kernel and result CSV written here, in the form of
+    benchmarks/kernels/salam/): its own table, and per kernel our speedup at the 16 KiB
+    cluster cache beside gem5-SALAM's orig/ad from the CSV."""
+    from tapeflow.tools import bench as cli
 
     pytest.importorskip("clang.cindex", reason="suite salam is C: it needs libclang (extra 'c')")
 
@@ -423,20 +465,16 @@ def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> Non
         "double chain(double x[N]) { double s = 0.0;\n"
         "  for (int i = 0; i < N; i++) s = tanh(s + x[i]);\n  return s * s; }\n"
         "void g(double *x, double *dx) { __enzyme_autodiff((void *)chain, enzyme_dup, x, dx); }\n")
-    _standin_registry(tmp_path, "{'real': {'N': 64}, 'small': {'N': 8}}")
+    _standin_suite(monkeypatch, tmp_path, {"real": {"N": 64}, "small": {"N": 8}})
     cols = "benchmark,variant,accounting,cache_bytes,total_cycles"
     (tmp_path / "gem5_salam_results.csv").write_text(
         f"# stand-in\n{cols}\nlogsum,orig,total,16384,300\nlogsum,ad,total,16384,200\n"
         "logsum,orig,pure,16384,1\nlogsum,ad,total,8192,7\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tapeflow.tools.bench", "--suite", "salam", "--quick",
-         "--machine", "accel-salam", "--jobs", "1", "--no-plots", "--no-progress",
-         "--out", str(tmp_path / "o")],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "TAPEFLOW_SALAM": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert "## tapeflow-bench: suite salam, small sizes, machine `accel-salam`" in proc.stdout
+    status = cli.main(["--suite", "salam", "--quick", "--machine", "accel-salam", "--jobs", "1",
+                       "--no-plots", "--no-progress", "--out", str(tmp_path / "o")])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "## tapeflow-bench: suite salam, small sizes, machine `accel-salam`" in out
     data = json.loads((tmp_path / "o" / "results.json").read_text())["machines"][0]
     [row] = data["salam_comparison"]
     assert row["speedup_gem5_salam"] == pytest.approx(300 / 200)
@@ -444,4 +482,4 @@ def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> Non
     e = {p["l2_bytes"]: p["cycles"] for p in k["sweep"]}[16384]
     t = {p["l2_bytes"]: p["cycles"] for p in k["sweep_tapeflow"]}[16384]
     assert row["speedup_ours"] == pytest.approx(e / t)
-    assert f"| salam/chain | logsum | {e / t:.2f}x | 1.50x |" in proc.stdout
+    assert f"| salam/chain | logsum | {e / t:.2f}x | 1.50x |" in out

@@ -275,7 +275,7 @@ def test_two_dimensional_offsets_and_array_parameters():
 @pytest.mark.parametrize("name", sorted(p.stem for p in C_KERNELS.glob("*.c")))
 def test_c_kernel_matches_mlir_twin(name: str):
     """The C kernel's signature, loss and gradient equal its MLIR twin's, bit for bit."""
-    import benchmarks.kernels as kernels
+    from tapeflow.eval import bundled as kernels
 
     kernel = kernels.KERNELS[name]
     path = C_KERNELS / f"{name}.c"
@@ -300,7 +300,7 @@ def test_c_kernel_matches_mlir_twin(name: str):
 
 
 def test_c_kernels_cover_every_bundled_kernel():
-    import benchmarks.kernels as kernels
+    from tapeflow.eval import bundled as kernels
 
     assert {p.stem for p in C_KERNELS.glob("*.c")} == set(kernels.KERNELS)
 
@@ -308,7 +308,7 @@ def test_c_kernels_cover_every_bundled_kernel():
 @pytest.mark.parametrize("name", ["gemm", "lstm", "mass_spring"])
 def test_c_kernel_default_size_signature(name: str):
     """`-D` with the default sizes gives the default MLIR twin's signature."""
-    import benchmarks.kernels as kernels
+    from tapeflow.eval import bundled as kernels
 
     kernel = kernels.KERNELS[name]
     defines = [f"-D{k}={v}" for k, v in kernel.sizes["default"].items()]

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from helpers.pipelines import apply, grad_args, run  # noqa: E402
 
-from benchmarks.kernels import KERNELS  # noqa: E402
+from tapeflow.eval.bundled import KERNELS  # noqa: E402
 
 TIME_LOOP_KERNELS = ("mass_spring", "lstm", "ragged_rnn", "pwl")
 

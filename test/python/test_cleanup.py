@@ -13,7 +13,7 @@ import pytest
 from xdsl.dialects import func
 from xdsl.transforms.canonicalize import CanonicalizePass
 
-from tapeflow.bench import VARIANTS, pipeline_spec
+from tapeflow.eval.jobs import VARIANTS, pipeline_spec
 from tapeflow.registry import make_context
 
 from helpers.pipelines import KERNELS, apply, grad_args, op_counts, run

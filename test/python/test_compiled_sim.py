@@ -482,7 +482,7 @@ MEDIUM = {"gemm": {"M": 24, "N": 16, "K": 4}, "lstm": {"T": 12, "B": 4, "I": 4, 
 @pytest.mark.parametrize("name", sorted(MEDIUM))
 def test_medium_size_many_batches_identical(name: str, stage: str):
     """Larger runs (tens of thousands of ops): many batches, evictions, many DMA tiles."""
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
     from benchmarks.kernels.generate import TEMPLATES
 
     kernel = KERNELS[name]

@@ -11,10 +11,18 @@ import pytest
 from tapeflow.hwmodel.config import load_machine, presets
 from tapeflow.hwmodel.model import simulate
 
-from tapeflow import bench, runner
+from tapeflow import runner
+from tapeflow.eval.jobs import (
+    MACHINES,
+    Job,
+    build_module,
+    kernel_arguments,
+    kernels,
+    machine_from_raw,
+)
+from tapeflow.eval.summary import iso_cycle_sram
 
 HWMODEL = Path(__file__).parents[2] / "hwmodel"
-MACHINES = bench.MACHINES
 
 
 def sim(text: str, entry: str, args, machine):
@@ -79,11 +87,11 @@ def test_presets_load_by_name():
 def _kernel_run(kernel: str, variant: str, machine, size: str = "default"):
     from tapeflow.hwmodel.fastsim import simulate_auto
 
-    job = bench.Job(kernel=kernel, variant=variant, size=size, machine=machine.raw,
+    job = Job(kernel=kernel, variant=variant, size=size, machine=machine.raw,
                     spm_bytes=machine.spm_size, mode="always")  # fmt: skip
-    module = bench.build_module(job)
-    args = bench.kernel_arguments(kernel, size)
-    return simulate_auto(module, bench.kernels()[kernel].grad_entry, args, machine).report
+    module = build_module(job)
+    args = kernel_arguments(kernel, size)
+    return simulate_auto(module, kernels()[kernel].grad_entry, args, machine).report
 
 
 @pytest.mark.parametrize("name", MACHINES)
@@ -378,7 +386,7 @@ def test_cache_energy_per_access_scales_with_capacity():
     for kib in (32, 128, 4096):
         s = load_machine(overrides=[f"l2.size={kib * 1024}"])
         assert s.l2.access_energy_pj == pytest.approx(100.0 * (kib / 1024) ** exp)
-    small, big = (bench.machine_from_raw(m.raw, c) for c in (32 * 1024, 1024 * 1024))
+    small, big = (machine_from_raw(m.raw, c) for c in (32 * 1024, 1024 * 1024))
     assert small.l2.access_energy_pj < big.l2.access_energy_pj
     # A report charges the scaled energy.
     text = STRIDED.format(n=8192, lines=1024, work=0)
@@ -398,19 +406,19 @@ def test_sram_for_the_same_cycles():
     enzyme = pts(300, 200, 120, 100)  # 1, 2, 4, 8 KiB
     tapeflow = pts(150, 110, 100, 100)
     own = {"enzyme": 100.0, "tapeflow": 100.0}
-    r = bench.iso_cycle_sram(enzyme, tapeflow, own, spm=512)
+    r = iso_cycle_sram(enzyme, tapeflow, own, spm=512)
     assert r["enzyme_sram_for_tapeflow_cycles_bytes"] == 8 * 1024
     assert r["tapeflow_sram_for_enzyme_cycles_bytes"] == 4 * 1024 + 512
     assert r["iso_ratio"] == pytest.approx(8192 / (4096 + 512))
     # TapeFlow faster: the baseline never reaches its cycles within the sweep, so the
     # common-target ratio is missing (bounded only), not a number.
-    r = bench.iso_cycle_sram(enzyme, tapeflow, {"enzyme": 100.0, "tapeflow": 90.0}, spm=0)
+    r = iso_cycle_sram(enzyme, tapeflow, {"enzyme": 100.0, "tapeflow": 90.0}, spm=0)
     assert r["enzyme_sram_for_tapeflow_cycles_bytes"] is None
     assert r["tapeflow_sram_for_enzyme_cycles_bytes"] == 4 * 1024
     assert r["iso_target_cycles"] == 90.0
     assert r["iso_ratio"] is None
     # Baseline faster: the target is its cycles.
-    r = bench.iso_cycle_sram(enzyme, tapeflow, {"enzyme": 120.0, "tapeflow": 150.0}, spm=0)
+    r = iso_cycle_sram(enzyme, tapeflow, {"enzyme": 120.0, "tapeflow": 150.0}, spm=0)
     assert r["iso_target_cycles"] == 120.0
     assert r["iso_ratio"] == pytest.approx(4096 / 2048)  # 4 KiB reach 120; 2 KiB reach 110
 
@@ -426,11 +434,11 @@ def test_fast_path_identical_on_the_presets(name: str, variant: str):
     from helpers.sim import assert_identical
 
     machine = load_machine(name)
-    job = bench.Job(kernel="mass_spring", variant=variant, size="small", machine=machine.raw,
+    job = Job(kernel="mass_spring", variant=variant, size="small", machine=machine.raw,
                     spm_bytes=1024, mode="always")  # fmt: skip
-    module = bench.build_module(job)
-    ref, _ = assert_identical(module, bench.kernels()["mass_spring"].grad_entry,
-                              bench.kernel_arguments("mass_spring", "small"), machine,
+    module = build_module(job)
+    ref, _ = assert_identical(module, kernels()["mass_spring"].grad_entry,
+                              kernel_arguments("mass_spring", "small"), machine,
                               fast_batch=97)  # fmt: skip
     if variant == "tapeflow":
         assert ref.report["dma"]["transfers"] > 0

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels import KERNELS, make_inputs, reference_grad  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs, reference_grad  # noqa: E402
 from benchmarks.kernels.harness import interpreter, parse, run, to_memref  # noqa: E402
 from tapeflow.registry import make_context  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Every benchmark kernel parses, verifies, and its interpreted primal loss equals NumPy's.
 
-The NumPy references (`benchmarks/kernels/__init__.py`) are written independently of the
+The NumPy references (`tapeflow/eval/bundled.py`) are written independently of the
 MLIR (vectorised, other summation order), so agreement is to rounding: rtol 1e-12.
 """
 
@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels import KERNELS, make_inputs, reference  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs, reference  # noqa: E402
 from benchmarks.kernels import generate  # noqa: E402
 from benchmarks.kernels.harness import parse, run  # noqa: E402
 

@@ -148,3 +148,47 @@ def test_tests_share_code_through_helpers_only():
             for p in sorted((ROOT / "benchmarks").rglob("*.py")) for n in _imported_names(p)
             if n.split(".")[0] in ("helpers", "fuzz", "conftest")]  # fmt: skip
     assert not bad, "\n  ".join(["imports between test modules:", *bad])
+
+
+def test_the_harness_sits_above_the_library():
+    """tapeflow/eval (the evaluation harness) is imported by the command-line tools and
+    by nothing else of the library, and never imports a tool."""
+    graph = _graph()
+    up = sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs
+                if b.startswith("tapeflow.eval") and not a.startswith(("tapeflow.eval",
+                                                                       "tapeflow.tools")))
+    assert not up, "library modules import tapeflow.eval:\n  " + "\n  ".join(up)
+    tools = sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs
+                   if a.startswith("tapeflow.eval") and b.startswith("tapeflow.tools"))
+    assert not tools, "tapeflow.eval imports a tool:\n  " + "\n  ".join(tools)
+
+
+def _harness_files() -> list[Path]:
+    return sorted([*(ROOT / "tapeflow" / "eval").rglob("*.py"),
+                   *(ROOT / "tapeflow" / "tools").glob("*.py")])  # fmt: skip
+
+
+def test_the_harness_loads_no_file_as_code():
+    """No module of the harness or the tools executes a file (`exec`, an importlib file
+    load): an import the walker above could not see. Suites are data it reads."""
+    loads = []
+    for path in _harness_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            called = node.func if isinstance(node, ast.Call) else None
+            name = (called.attr if isinstance(called, ast.Attribute) else
+                    called.id if isinstance(called, ast.Name) else "")  # fmt: skip
+            if name in ("exec", "exec_module", "spec_from_file_location", "run_path"):
+                loads.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    assert not loads, "files executed as code:\n  " + "\n  ".join(loads)
+
+
+def test_the_harness_and_tools_import_no_private_names():
+    """Between the harness's and the tools' modules only public names cross: what two
+    tools share is in tapeflow/tools/common.py, what a tool needs of the harness public."""
+    private = []
+    for path in _harness_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tapeflow"):
+                private += [f"{path.relative_to(ROOT)}:{node.lineno} {node.module}.{a.name}"
+                            for a in node.names if a.name.startswith("_")]  # fmt: skip
+    assert not private, "private names imported:\n  " + "\n  ".join(private)

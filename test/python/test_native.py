@@ -43,7 +43,7 @@ from tapeflow.runner import (
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels import KERNELS, make_inputs  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs  # noqa: E402
 from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff  # noqa: E402
 
 needs_mlir = pytest.mark.skipif(

@@ -11,11 +11,11 @@ from functools import cache
 import numpy as np
 import pytest
 
-from benchmarks.kernels.salam import (
+from tapeflow.eval.suites import (
     KERNELS,
-    SALAM_DIR,
     load_results,
     salam_cache_sizes,
+    salam_dir,
     salam_speedup,
 )
 
@@ -125,7 +125,7 @@ def _gradient(module, k, arrays) -> list[np.ndarray]:
 def test_manifest_matches_the_files():
     """One file per kernel named after the benchmark; the macros' defaults are the real
     sizes; CSV names are benchmarks of the results table."""
-    assert {p.stem for p in SALAM_DIR.glob("*.c")} == set(KERNELS)
+    assert {p.stem for p in salam_dir().glob("*.c")} == set(KERNELS)
     csv_names = {r["benchmark"] for r in load_results()}
     for name, k in KERNELS.items():
         text = k.path.read_text()
@@ -185,7 +185,7 @@ def _bits(arrays: list[np.ndarray]) -> list[bytes]:
 @pytest.mark.parametrize("name", NAMES)
 def test_gradients_bit_identical_across_variants(name: str):
     """Enzyme layout, regions only and TapeFlow (a scratchpad small enough to stream)."""
-    from tapeflow.bench import VARIANTS, pipeline_spec
+    from tapeflow.eval.jobs import VARIANTS, pipeline_spec
 
     k = KERNELS[name]
     arrays = k.inputs("small", seed=3)

@@ -19,7 +19,18 @@ import pytest
 pytest.importorskip("dask.distributed", reason="the sweep needs Dask (extra 'sweep')")
 pytest.importorskip("pyarrow", reason="the sweep writes Parquet with pyarrow (extra 'sweep')")
 
-from tapeflow import bench, sweep  # noqa: E402
+from tapeflow.eval.jobs import Job, default_raw, machine_from_raw  # noqa: E402
+from tapeflow.eval.plots import write_sweep_plots  # noqa: E402
+from tapeflow.eval.pool import Pool  # noqa: E402
+from tapeflow.eval.run import run_job  # noqa: E402
+from tapeflow.eval.sweep.engine import (  # noqa: E402
+    flatten_report,
+    gradients_digest,
+    interrupted_message,
+    run_sweep,
+)
+from tapeflow.eval.sweep.results import RESULTS, SweepStats, pareto_front, read_results  # noqa: E402
+from tapeflow.eval.sweep.spec import Point, load_spec  # noqa: E402
 
 L2 = (262144, 1048576)
 SPM = (4096, 8192, 32768)
@@ -38,7 +49,7 @@ def cluster() -> Any:
     import dask
     from dask.distributed import LocalCluster
 
-    # as sweep.Pool starts its own (forkserver: workers end without a slow finalisation)
+    # as Pool starts its own (forkserver: workers end without a slow finalisation)
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                          memory_limit="1GiB", dashboard_address=":0") as c:  # fmt: skip
@@ -53,20 +64,20 @@ def spec_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rows(out: Path) -> list[dict[str, Any]]:
-    return sorted(sweep.read_results(out).to_pylist(),
+    return sorted(read_results(out).to_pylist(),
                   key=lambda r: (r["point_id"], r["variant"]))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def full_run(cluster: Any, spec_file: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sweep.SweepStats]:  # fmt: skip
+             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SweepStats]:  # fmt: skip
     out = tmp_path_factory.mktemp("full")
-    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
-        stats = sweep.run_sweep(sweep.load_spec(spec_file), out, pool, progress=False)
+    with Pool(scheduler=cluster.scheduler_address) as pool:
+        stats = run_sweep(load_spec(spec_file), out, pool, progress=False)
     return out, stats
 
 
-def test_rows_equal_single_process_runs(full_run: tuple[Path, sweep.SweepStats]) -> None:
+def test_rows_equal_single_process_runs(full_run: tuple[Path, SweepStats]) -> None:
     out, stats = full_run
     rows = _rows(out)
     assert stats.points == 12
@@ -74,24 +85,24 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, sweep.SweepStats])
     assert stats.errors == 0
     assert not list((out / "parts").glob("*.parquet"))  # merged into results.parquet
     assert Counter((r["point_id"], r["variant"]) for r in rows).most_common(1)[0][1] == 1
-    machine = bench.machine_from_raw(bench._default_raw())
+    machine = machine_from_raw(default_raw())
     reference: dict[tuple[Any, ...], dict[str, Any]] = {}
     for r in rows:
         spm = r["spm-bytes"] if r["variant"] == "tapeflow" else 0
         key = (r["kernel"], r["variant"], r["l2.size"], spm)
         if key not in reference:
-            raw = bench.machine_from_raw(machine.raw, r["l2.size"]).raw
-            reference[key] = bench.run_job(bench.Job(
+            raw = machine_from_raw(machine.raw, r["l2.size"]).raw
+            reference[key] = run_job(Job(
                 kernel=r["kernel"], variant=r["variant"], size="small", machine=raw,
                 machine_sets=(f"l2.size={r['l2.size']}",),  # what the cost model is told
                 spm_bytes=r["spm-bytes"]))  # fmt: skip
         ref = reference[key]
         assert ref["error"] is None
-        expected = sweep.flatten_report({k: v for k, v in ref["report"].items() if k != "path"})
+        expected = flatten_report({k: v for k, v in ref["report"].items() if k != "path"})
         got = {k: v for k, v in r.items() if k.startswith("report.") and v is not None}
         assert got == expected, (key, set(got.items()) ^ set(expected.items()))
         assert r["path"] == ref["path"] == "fast"
-        assert r["grads_sha256"] == sweep.gradients_digest(ref["grads"])
+        assert r["grads_sha256"] == gradients_digest(ref["grads"])
         assert r["grads_identical"] is True
         assert r["pipeline"] == ref["spec"]
         base = reference[(r["kernel"], "enzyme", r["l2.size"], 0)]["report"]
@@ -123,11 +134,11 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, sweep.SweepStats])
 
 
 def test_worker_killed_mid_sweep(cluster: Any, spec_file: Path, tmp_path: Path,
-                                 full_run: tuple[Path, sweep.SweepStats]) -> None:  # fmt: skip
+                                 full_run: tuple[Path, SweepStats]) -> None:  # fmt: skip
     killed: list[tuple[int, int, int]] = []
 
-    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
-        def kill_one(point: sweep.Point, stats: sweep.SweepStats) -> None:
+    with Pool(scheduler=cluster.scheduler_address) as pool:
+        def kill_one(point: Point, stats: SweepStats) -> None:
             if killed:
                 return
             busy = pool.client.processing()
@@ -136,7 +147,7 @@ def test_worker_killed_mid_sweep(cluster: Any, spec_file: Path, tmp_path: Path,
             os.kill(pid, signal.SIGKILL)
             killed.append((pid, stats.rows, len(busy[addr])))
 
-        stats = sweep.run_sweep(sweep.load_spec(spec_file), tmp_path, pool, progress=False,
+        stats = run_sweep(load_spec(spec_file), tmp_path, pool, progress=False,
                                 on_point=kill_one)  # fmt: skip
     assert killed
     pid, rows_then, tasks_then = killed[0]
@@ -152,31 +163,31 @@ def test_worker_killed_mid_sweep(cluster: Any, spec_file: Path, tmp_path: Path,
 
 
 def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
-                                full_run: tuple[Path, sweep.SweepStats]) -> None:  # fmt: skip
+                                full_run: tuple[Path, SweepStats]) -> None:  # fmt: skip
     class Stop(Exception):
         pass
 
-    def stop_after_five(point: sweep.Point, stats: sweep.SweepStats) -> None:
+    def stop_after_five(point: Point, stats: SweepStats) -> None:
         if stats.rows >= 15:
             raise Stop
 
-    spec = sweep.load_spec(spec_file)
-    with sweep.Pool(scheduler=cluster.scheduler_address) as pool, pytest.raises(Stop):
-        sweep.run_sweep(spec, tmp_path, pool, progress=False, on_point=stop_after_five)
-    assert not (tmp_path / sweep.RESULTS).exists()  # interrupted before the merge
-    partial = sweep.read_results(tmp_path).to_pylist()
+    spec = load_spec(spec_file)
+    with Pool(scheduler=cluster.scheduler_address) as pool, pytest.raises(Stop):
+        run_sweep(spec, tmp_path, pool, progress=False, on_point=stop_after_five)
+    assert not (tmp_path / RESULTS).exists()  # interrupted before the merge
+    partial = read_results(tmp_path).to_pylist()
     done = {r["point_id"] for r in partial}
     # What the CLI prints on Ctrl-C names the points that are kept (issue 22 item 7: it
     # used to point at OUT/parts/ before any existed).
     assert f"interrupted: {len(done)} of 12 points finished and are kept in {tmp_path}" in (
-        sweep.interrupted_message(tmp_path, spec))
-    assert "nothing is kept" in sweep.interrupted_message(tmp_path / "empty", spec)
+        interrupted_message(tmp_path, spec))
+    assert "nothing is kept" in interrupted_message(tmp_path / "empty", spec)
     assert 5 <= len(done) < 12
     assert len(partial) == 3 * len(done)
     first_sims = len(list((tmp_path / "cache" / "sim").rglob("*.json")))
 
-    with sweep.Pool(scheduler=cluster.scheduler_address) as pool:
-        stats = sweep.run_sweep(spec, tmp_path, pool, progress=False)
+    with Pool(scheduler=cluster.scheduler_address) as pool:
+        stats = run_sweep(spec, tmp_path, pool, progress=False)
     assert stats.points_skipped == len(done)
     assert stats.rows == 3 * (12 - len(done))
     # nothing simulated twice: the first run's simulations came from the cache
@@ -185,14 +196,14 @@ def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
 
 
 def test_one_more_machine_value_simulates_only_new_points(
-    tmp_path: Path, full_run: tuple[Path, sweep.SweepStats]
+    tmp_path: Path, full_run: tuple[Path, SweepStats]
 ) -> None:
     out = tmp_path / "out"
     shutil.copytree(full_run[0], out)
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(SPEC.replace(str(list(L2)), str([*L2, 524288])))
-    with sweep.Pool(workers=1) as pool:  # in process: the same engine without Dask
-        stats = sweep.run_sweep(sweep.load_spec(spec_file), out, pool, progress=False)
+    with Pool(workers=1) as pool:  # in process: the same engine without Dask
+        stats = run_sweep(load_spec(spec_file), out, pool, progress=False)
     assert stats.points == 18
     assert stats.points_skipped == 12
     assert stats.compiles_run == 2 * len(SPM)  # TapeFlow's, for the new machine; no other
@@ -207,9 +218,9 @@ def test_one_more_machine_value_simulates_only_new_points(
     assert [r for r in rows if r["l2.size"] != 524288] == list(old.values())
 
 
-def test_plots_and_their_data(full_run: tuple[Path, sweep.SweepStats], tmp_path: Path) -> None:
-    table = sweep.read_results(full_run[0])
-    paths = sweep.write_plots(table, tmp_path, ["l2.size", "spm-bytes"])
+def test_plots_and_their_data(full_run: tuple[Path, SweepStats], tmp_path: Path) -> None:
+    table = read_results(full_run[0])
+    paths = write_sweep_plots(table, tmp_path, ["l2.size", "spm-bytes"])
     names = {p.name for p in paths}
     for stem in ("heatmap_speedup", "heatmap_energy_ratio_on_chip", "cycles_vs_sram", "pareto"):
         assert f"{stem}.png" in names
@@ -234,7 +245,7 @@ def test_plots_and_their_data(full_run: tuple[Path, sweep.SweepStats], tmp_path:
 
 def test_pareto_front() -> None:
     pts = [(4.0, 10.0), (1.0, 30.0), (2.0, 20.0), (2.0, 25.0), (8.0, 10.0), (16.0, 5.0)]
-    assert sweep.pareto_front(pts) == [1, 2, 0, 5]
+    assert pareto_front(pts) == [1, 2, 0, 5]
 
 
 def test_spec_grid_with_machine_files_and_presets(tmp_path: Path) -> None:
@@ -245,7 +256,7 @@ def test_spec_grid_with_machine_files_and_presets(tmp_path: Path) -> None:
     spec_file.write_text('kernels = "gemm"\nsizes = "small"\nseed = [0, 1]\n'
                          'machines = ["default-45nm", "dram-hbm2", "m/small-l2.toml"]\n'
                          '[pass]\ndepth = [2, 3]\n')  # fmt: skip
-    spec = sweep.load_spec(spec_file)
+    spec = load_spec(spec_file)
     assert len(spec.points) == 3 * 2 * 2
     assert len({p.id for p in spec.points}) == 12
     by_machine = {p.columns["machine"]: p.machine for p in spec.points}
@@ -257,7 +268,7 @@ def test_spec_grid_with_machine_files_and_presets(tmp_path: Path) -> None:
 
 
 def test_cli_against_a_scheduler(cluster: Any, spec_file: Path, tmp_path: Path,
-                                 full_run: tuple[Path, sweep.SweepStats],
+                                 full_run: tuple[Path, SweepStats],
                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """`--scheduler ADDRESS`: a finished sweep's rerun connects, skips every point, plots."""
     from tapeflow.tools.sweep import main
@@ -268,7 +279,7 @@ def test_cli_against_a_scheduler(cluster: Any, spec_file: Path, tmp_path: Path,
                  "--plot", str(tmp_path / "plots"), "--no-progress"])  # fmt: skip
     text = capsys.readouterr().out
     assert code == 0
-    assert f"12 points (12 already in {out / sweep.RESULTS}), 0 rows written" in text
+    assert f"12 points (12 already in {out / RESULTS}), 0 rows written" in text
     assert f"({cluster.scheduler_address})" in text
     assert "plots: heatmap_speedup.png" in text
     assert _rows(out) == _rows(full_run[0])

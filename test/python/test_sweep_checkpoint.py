@@ -14,7 +14,13 @@ import pytest
 
 pytest.importorskip("pyarrow", reason="the sweep writes Parquet with pyarrow (extra 'sweep')")
 
-from tapeflow import bench, runner, sweep
+from tapeflow import runner
+from tapeflow.eval import jobs
+from tapeflow.eval.jobs import VARIANTS, default_raw, kernel_arguments, machine_from_raw
+from tapeflow.eval.pool import Pool
+from tapeflow.eval.sweep.engine import compile_task, pipeline_of, run_sweep
+from tapeflow.eval.sweep.results import SweepStats, read_results, summary
+from tapeflow.eval.sweep.spec import Point, SpecError, load_spec
 
 SNAPSHOTS = (1, 3)
 SPEC = f"""\
@@ -47,15 +53,15 @@ def test_report_counts_snapshot_allocs(path: str) -> None:
     from tapeflow.hwmodel.fastsim import simulate_fast_many
     from tapeflow.hwmodel.model import simulate
 
-    kernel = bench.kernels()["mass_spring"]
-    point = sweep.Point({}, "mass_spring", "small", 0, {}, 32768, 0, 2, 2, "binomial")
+    kernel = jobs.kernels()["mass_spring"]
+    point = Point({}, "mass_spring", "small", 0, {}, 32768, 0, 2, 2, "binomial")
     reports = {}
     for v in ("tapeflow", "checkpoint"):
-        out = sweep.compile_task("mass_spring", "small", sweep.pipeline_of(v, point))
+        out = compile_task("mass_spring", "small", pipeline_of(v, point))
         assert out["error"] is None
         module = runner.load_module(out["ir"], "mass_spring.mlir")  # as the sweep's tasks
-        args = bench.kernel_arguments("mass_spring", "small")
-        machine = bench.machine_from_raw(bench._default_raw())
+        args = kernel_arguments("mass_spring", "small")
+        machine = machine_from_raw(default_raw())
         if path == "fast":
             sim = simulate_fast_many(module, kernel.grad_entry, args, [machine])[0]
         else:
@@ -73,21 +79,21 @@ def test_report_counts_snapshot_allocs(path: str) -> None:
 def test_spec_axes(tmp_path: Path) -> None:
     path = tmp_path / "spec.toml"
     path.write_text(SPEC)
-    spec = sweep.load_spec(path)
+    spec = load_spec(path)
     assert spec.variants == ("enzyme", "regions", "tapeflow", "checkpoint")
     assert spec.axes[-2:] == ["snapshots", "schedule"]
     assert [(p.snapshots, p.schedule) for p in spec.points] == [(s, "binomial") for s in SNAPSHOTS]
-    assert [sweep.pipeline_of("checkpoint", p) for p in spec.points] == [
+    assert [pipeline_of("checkpoint", p) for p in spec.points] == [
         f"tapeflow{{spm-bytes={p.spm_bytes} tile-bytes=0 depth=2 cleanup=true "
         f"checkpoint=binomial-{p.snapshots}}}" for p in spec.points]  # fmt: skip
     # without the axis: neither the variant nor its columns (point ids as before)
     path.write_text('kernels = ["mass_spring"]\n')
-    plain = sweep.load_spec(path)
-    assert plain.variants == bench.VARIANTS
+    plain = load_spec(path)
+    assert plain.variants == VARIANTS
     assert "snapshots" not in plain.points[0].columns
     path.write_text('kernels = ["mass_spring"]\n[pass]\nsnapshots = 4\nschedule = '
                     '["binomial", "periodic"]\n')  # fmt: skip
-    assert [p.schedule for p in sweep.load_spec(path).points] == ["binomial", "periodic"]
+    assert [p.schedule for p in load_spec(path).points] == ["binomial", "periodic"]
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [
@@ -100,25 +106,25 @@ def test_spec_axes(tmp_path: Path) -> None:
 def test_spec_errors(tmp_path: Path, text: str, where: str, message: str) -> None:
     path = tmp_path / "spec.toml"
     path.write_text(f'kernels = ["mass_spring"]\n{text}\n')
-    with pytest.raises(sweep.SpecError) as e:
-        sweep.load_spec(path)
+    with pytest.raises(SpecError) as e:
+        load_spec(path)
     assert str(e.value).startswith(str(tmp_path / where) + ": "), str(e.value)
     assert message in str(e.value)
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sweep.SweepStats, Any]:
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SweepStats, Any]:
     root = tmp_path_factory.mktemp("ckpt")
     (root / "spec.toml").write_text(SPEC)
-    spec = sweep.load_spec(root / "spec.toml")
-    with sweep.Pool(1) as pool:
-        stats = sweep.run_sweep(spec, root / "out", pool, progress=False)
+    spec = load_spec(root / "spec.toml")
+    with Pool(1) as pool:
+        stats = run_sweep(spec, root / "out", pool, progress=False)
     return root, stats, spec
 
 
-def test_checkpoint_rows(run: tuple[Path, sweep.SweepStats, Any]) -> None:
+def test_checkpoint_rows(run: tuple[Path, SweepStats, Any]) -> None:
     root, stats, _ = run
-    rows = sweep.read_results(root / "out").to_pylist()
+    rows = read_results(root / "out").to_pylist()
     assert stats.errors == 0
     assert len(rows) == 4 * len(SNAPSHOTS)
     # the three bench variants ignore the snapshot count: compiled and simulated once
@@ -144,13 +150,13 @@ def test_checkpoint_rows(run: tuple[Path, sweep.SweepStats, Any]) -> None:
     assert slots.pop() > 0
 
 
-def test_summary_and_plot(run: tuple[Path, sweep.SweepStats, Any],
+def test_summary_and_plot(run: tuple[Path, SweepStats, Any],
                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     from tapeflow.tools.sweep import main
 
     root, stats, _ = run
-    table = sweep.read_results(root / "out")
-    ck = sweep.summary(table, stats, 1)["kernels"]["mass_spring"]["checkpoint"]
+    table = read_results(root / "out")
+    ck = summary(table, stats, 1)["kernels"]["mass_spring"]["checkpoint"]
     assert [c["snapshots"] for c in ck] == list(SNAPSHOTS)
     rows = {(r["snapshots"], r["variant"]): r for r in table.to_pylist()}
     for c in ck:

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import tape_stats  # noqa: E402
-from benchmarks.kernels import KERNELS  # noqa: E402
+from tapeflow.eval.bundled import KERNELS  # noqa: E402
 
 # Kernels where Enzyme caches nothing (linear stencil; functions of unchanged inputs).
 NO_TAPE = {"jacobi2d", "ba", "pairwise"}
@@ -47,7 +47,7 @@ def test_static_size_equals_counted_pushes(name: str):
 
 def test_growable_stack_size_is_the_number_of_steps():
     """ragged_rnn pushes one value per RNN step: sum(lens) elements of 8 bytes."""
-    from benchmarks.kernels import make_inputs
+    from tapeflow.eval.bundled import make_inputs
 
     lens = make_inputs("ragged_rnn", "small", 0)[3]
     stat = tape_stats.kernel_stats("ragged_rnn", "small")

@@ -33,7 +33,7 @@ from tapeflow.upstream import (
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kernels import KERNELS  # noqa: E402
+from tapeflow.eval.bundled import KERNELS  # noqa: E402
 
 needs_bindings = pytest.mark.skipif(
     not upstream.bindings_available(),

@@ -15,18 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[3]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.kernels.salam import KERNELS, salam_speedup  # noqa: E402
-from tapeflow.bench import pipeline_spec  # noqa: E402
+from tapeflow.eval.jobs import pipeline_spec
+from tapeflow.eval.suites import KERNELS, salam_speedup
 
 
 def cycles(name: str, variant: str, machine: str, cache_bytes: int, spm_bytes: int,

@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.passes import PassPipeline
 
-from benchmarks.kernels import KERNELS
-from tapeflow.bench import kernel_arguments
+from tapeflow.eval.bundled import KERNELS
+from tapeflow.eval.jobs import kernel_arguments
 from tapeflow.dialects import region
 from tapeflow.diagnostics import parse_module
 from tapeflow.registry import get_all_passes, make_context

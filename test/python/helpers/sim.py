@@ -112,13 +112,13 @@ STAGES = {
 
 
 def kernel_names() -> list[str]:
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     return list(KERNELS)
 
 
 def stage_module(name: str, stage: str):
-    from benchmarks.kernels import KERNELS
+    from tapeflow.eval.bundled import KERNELS
 
     kernel = KERNELS[name]
     module = runner.load_module(kernel.source("small"), f"{name}.mlir")

@@ -6,14 +6,15 @@ Every kernel gives the bench the same few things: its `name`, the gradient's ent
 by a zero shadow when it has one, `runner.shadowed`, then the seed 1.0), `argument_names()`
 (their names, for the gradient check) and `primal_bytes(size)`.
 
-- Suite `bundled` (`SUITES`): the eleven kernels of `tapeflow.bundled_kernels`, MLIR
-  files in `kernel_dir()` (benchmarks/kernels of the source tree, or `$TAPEFLOW_KERNELS`)
-  with hand-written inputs and NumPy references.
-- Suite `salam`: gem5-SALAM's AD benchmarks written in C (`kernel_dir()/salam/`, or
-  `$TAPEFLOW_SALAM`): its registry module `KERNELS` gives per kernel the C file, the
-  entry function, `-D` sizes (`real`: theirs, run by default unless the kernel names
-  smaller `bench` sizes for the full bench's time; `small`: --quick), inputs and the
-  name of gem5-SALAM's result CSV (`SuiteKernel`).
+- Suite `bundled` (`SUITES`): the eleven kernels of `tapeflow.eval.bundled`, MLIR files
+  in `bundled.kernel_dir()` (`$TAPEFLOW_KERNELS`, else benchmarks/kernels of the source
+  tree) with hand-written inputs and NumPy references.
+- Suite `salam`: gem5-SALAM's AD benchmarks written in C, defined in
+  `tapeflow.eval.suites` (`KERNELS`: per kernel the entry function, `-D` sizes (`real`:
+  theirs, run by default unless the kernel names smaller `bench` sizes for the full
+  bench's time; `small`: --quick), inputs and the name of gem5-SALAM's result CSV),
+  their C files in `suites.salam_dir()` (`$TAPEFLOW_SALAM`, else the kernel folder's
+  salam/) (`SuiteKernel`).
 - A kernel file (`FileKernel`, `tapeflow-bench --kernels k.c,k.mlir`): its one function
   marked for differentiation (`tapeflow.autodiff`, which the C frontend puts on the
   function handed to `__enzyme_autodiff`). Inputs: tapeflow-run's documented fill rule
@@ -21,35 +22,35 @@ by a zero shadow when it has one, `runner.shadowed`, then the seed 1.0), `argume
   `default_rng([seed, p]).uniform(-1, 1)`, integer memrefs zeros), or arrays given by
   name or position (`--inputs`, as tapeflow-run's); scalar arguments must be given.
 
-The package imports nothing from benchmarks/: kernel files are data it reads.
+The package imports nothing from benchmarks/: kernel files are data it reads, found by
+the one rule of `bundled.kernel_dir`.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import os
-import sys
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
 
-from tapeflow import bundled_kernels
-from tapeflow.bundled_kernels import kernel_dir, shadow_names, with_shadows
+from tapeflow import runner
 from tapeflow.diagnostics import ToolError
+from tapeflow.eval import suites
+from tapeflow.eval.bundled import KERNELS as BUNDLED
+from tapeflow.eval.bundled import shadow_names, with_shadows
+from tapeflow.frontends.c import compile_c
 
 AUTODIFF_ATTR = "tapeflow.autodiff"
 SUITES = ("bundled", "salam")
 """`tapeflow-bench --suite` values; `bundled` is the default."""
-SALAM_RESULTS = "gem5_salam_results.csv"
 
 
 def bundled() -> dict[str, Any]:
-    """The bundled suite: name -> `bundled_kernels.Kernel`."""
-    return bundled_kernels.KERNELS
+    """The bundled suite: name -> `bundled.Kernel`."""
+    return BUNDLED
 
 
 def grad_arguments(primal_values: list[Any], shadowed: Container[int]) -> list[Any]:
@@ -66,8 +67,6 @@ def grad_arguments(primal_values: list[Any], shadowed: Container[int]) -> list[A
 
 def marked_functions(module: Any) -> list[str]:
     """Names of the functions with a body marked `tapeflow.autodiff`."""
-    from xdsl.dialects import func
-
     return [op.sym_name.data for op in module.walk()
             if isinstance(op, func.FuncOp) and AUTODIFF_ATTR in op.attributes
             and op.body.blocks]  # fmt: skip
@@ -104,25 +103,18 @@ class FileKernel:
         return _load_file(self.file, self.source(), self.clang_args)
 
     def _primal(self, size: str) -> Any:
-        from tapeflow.runner import find_function
-
-        return find_function(self.load(size), self.function)
+        return runner.find_function(self.load(size), self.function)
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
-        from tapeflow.runner import make_arguments, shadowed
-
         f = self._primal(size)
-        inputs = _read_inputs(self.inputs, f)
-        values = make_arguments(f, seed, inputs)
-        return grad_arguments(values, shadowed(f))
+        values = runner.make_arguments(f, seed, runner.read_inputs(self.inputs, f))
+        return grad_arguments(values, runner.shadowed(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
-        from tapeflow.runner import _arg_names, shadowed
-
         f = self._primal(size)
         out: list[str] = []
-        with_shadow = shadowed(f)
-        for p, n in enumerate(_arg_names(f)):
+        with_shadow = runner.shadowed(f)
+        for p, n in enumerate(runner.arg_names(f)):
             out.append(n or f"arg{p}")
             if p in with_shadow:
                 out.append("d" + out[-1])
@@ -131,32 +123,15 @@ class FileKernel:
 
     def primal_bytes(self, size: str = "default", seed: int = 0) -> int:
         f = self._primal(size)
-        from tapeflow.runner import make_arguments
-
-        values = make_arguments(f, seed, _read_inputs(self.inputs, f))
+        values = runner.make_arguments(f, seed, runner.read_inputs(self.inputs, f))
         return sum(int(v.nbytes) for v in values if isinstance(v, np.ndarray))
 
 
 def _load_file(path: str, text: str, clang_args: tuple[str, ...] = ()) -> Any:
     """The module of a C (compiled with `clang_args`) or MLIR kernel file."""
-    from tapeflow import runner
-
     if path.endswith(".c"):
-        from tapeflow.frontends.c import compile_c
-
         return compile_c(text, path, list(clang_args))
     return runner.load_module(text, path)
-
-
-def _read_inputs(specs: tuple[str, ...], f: Any) -> dict[int | str, Any]:
-    from xdsl.dialects.builtin import MemRefType
-
-    from tapeflow.tools.run import _read_inputs as read
-
-    if not specs:
-        return {}
-    memrefs = [p for p, t in enumerate(f.function_type.inputs.data) if isinstance(t, MemRefType)]
-    return read(list(specs), memrefs)
 
 
 def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
@@ -186,53 +161,24 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
     return kernel
 
 
-def salam_dir(directory: str | None = None) -> Path:
-    """Suite salam's folder: `directory`, `$TAPEFLOW_SALAM`, else `kernel_dir()/salam`."""
-    return Path(directory or os.environ.get("TAPEFLOW_SALAM") or kernel_dir() / "salam")
-
-
 SUITE_SIZES = {"default": ("bench", "real"), "small": ("small",)}
-"""A suite registry's size names for the bench's, first found first: `real` sizes are
-the paper's; a kernel too slow for the full bench's 10 minutes at them names smaller
-`bench` sizes (the README of the suite says which and why)."""
-
-
-@functools.cache
-def suite_registry(directory: str) -> Any:
-    """The registry module of a suite folder (its `__init__.py`, with `KERNELS`), loaded
-    from the file: a suite is data the package reads, not a package it imports. The
-    module may import from tapeflow (e.g. `tapeflow.bundled_kernels.ArgSpec`)."""
-    path = Path(directory) / "__init__.py"
-    spec = importlib.util.spec_from_file_location(f"tapeflow_suite_{Path(directory).name}",
-                                                  path)  # fmt: skip
-    if spec is None or spec.loader is None:
-        raise ToolError(f"{path}: cannot load a suite registry from it")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    except ImportError as e:
-        del sys.modules[spec.name]
-        raise ToolError(f"{path}: cannot load the suite's registry: {e} (a suite registry "
-                        "imports from tapeflow, e.g. tapeflow.bundled_kernels.ArgSpec, "
-                        "not from benchmarks)") from None
-    if not isinstance(getattr(module, "KERNELS", None), dict):
-        raise ToolError(f"{path}: a suite registry defines KERNELS (name -> kernel)")
-    return module
+"""Suite salam's size names for the bench's, first found first: `real` sizes are the
+paper's; a kernel too slow for the full bench's 10 minutes at them names smaller `bench`
+sizes (the README of the suite says which and why)."""
 
 
 @dataclass(frozen=True)
 class SuiteKernel:
-    """A kernel of a suite registry (`suite_registry`), by folder and name (picklable):
-    its C file (`path`, `defines(size)`, `entry`), inputs (`inputs(size, seed)`, argument
-    kinds `args`), `csv` (gem5-SALAM's name) and `footprint_bytes(size)`."""
+    """A kernel of suite salam (`suites.KERNELS`) whose C file is in `directory`, by name
+    (picklable): its C file (`defines(size)`, `entry`), inputs (`inputs(size, seed)`,
+    argument kinds `args`), `csv` (gem5-SALAM's name) and `footprint_bytes(size)`."""
 
     directory: str
     key: str
 
     @property
     def kernel(self) -> Any:
-        return suite_registry(self.directory).KERNELS[self.key]
+        return suites.KERNELS[self.key]
 
     @property
     def name(self) -> str:
@@ -247,17 +193,19 @@ class SuiteKernel:
         return self.kernel.csv or ""
 
     def size(self, size: str) -> str:
-        """The registry's size name for the bench's `size`."""
+        """The suite's size name for the bench's `size`."""
         names = SUITE_SIZES[size]
         return next((n for n in names if n in self.kernel.sizes), names[-1])
 
     def load(self, size: str = "default") -> Any:
-        from tapeflow.frontends.c import compile_c
-
         k = self.kernel
-        path = str(k.path)
-        return compile_c(Path(path).read_text(), path, k.defines(self.size(size)),
-                         functions=[k.entry])  # fmt: skip
+        path = Path(self.directory) / f"{k.name}.c"
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise ToolError(f"{path}: cannot read suite salam's kernel {k.name}: "
+                            f"{e.strerror}") from None  # fmt: skip
+        return compile_c(text, str(path), k.defines(self.size(size)), functions=[k.entry])
 
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
         return with_shadows(self.kernel.args, self.kernel.inputs(self.size(size), seed))
@@ -270,39 +218,71 @@ class SuiteKernel:
 
 
 def salam_suite(directory: str | None = None) -> dict[str, SuiteKernel]:
-    """Suite salam: name -> kernel, from the folder's registry module (`__init__.py` with
-    `KERNELS`: see `SuiteKernel` for what each entry gives)."""
-    root = salam_dir(directory)
-    if not salam_available(str(root)):
-        raise ToolError(f"suite salam: no kernels yet: {root / '__init__.py'} defines no "
-                        "KERNELS")  # fmt: skip
-    return {n: SuiteKernel(str(root), n) for n in suite_registry(str(root)).KERNELS}
+    """Suite salam: name -> kernel, every kernel of `suites.KERNELS` with its C file in
+    `suites.salam_dir(directory)`; raises `ToolError` saying where it looked when that is
+    not a folder."""
+    root = suites.salam_dir(directory)
+    if not root.is_dir():
+        raise ToolError(f"suite salam: no folder {root} ($TAPEFLOW_SALAM, else the "
+                        "kernel folder's salam/: see tapeflow.eval.bundled.kernel_dir)")
+    return {n: SuiteKernel(str(root), n) for n in suites.KERNELS}
 
 
-def salam_available(directory: str | None = None) -> bool:
-    """Whether suite salam has kernels yet (its registry module names KERNELS)."""
-    init = salam_dir(directory) / "__init__.py"
-    return init.is_file() and "KERNELS" in init.read_text()
+def salam_available() -> bool:
+    """Whether suite salam's C files are there (`suites.salam_dir()` is a folder)."""
+    try:
+        return suites.salam_dir().is_dir()
+    except ToolError:
+        return False
 
 
-def salam_ratios(directory: str | None = None) -> dict[str, dict[int, float]]:
-    """gem5-SALAM's own speedups from its result CSVs (`gem5_salam_results.csv` of suite
-    salam, a data file whose header cites its sources): benchmark -> {cluster-cache bytes:
-    orig/ad total cycles}; empty when the file is not there."""
-    import csv
+def _is_file(entry: str) -> bool:
+    return entry.endswith((".c", ".mlir")) or "/" in entry
 
-    path = salam_dir(directory) / SALAM_RESULTS
-    if not path.is_file():
-        return {}
-    cycles: dict[tuple[str, str, int], int] = {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(line for line in f if not line.startswith("#")):
-            if row["accounting"] == "total":
-                key = (row["benchmark"], row["variant"], int(row["cache_bytes"]))
-                cycles[key] = int(row["total_cycles"])
-    out: dict[str, dict[int, float]] = {}
-    for (name, variant, cache), orig in cycles.items():
-        ad = cycles.get((name, "ad", cache))
-        if variant == "orig" and ad:
-            out.setdefault(name, {})[cache] = orig / ad
+
+def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size: str,
+                 clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
+    """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
+    Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
+    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError`
+    on an unknown suite or kernel, a missing file."""
+    chosen = [s.strip() for s in suites_text.split(",") if s.strip()]
+    if "all" in chosen:  # every suite that has kernels
+        chosen = [s for s in SUITES if s != "salam" or salam_available()]
+    bad = [s for s in chosen if s not in SUITES]
+    if bad or not chosen:
+        raise ToolError(f"--suite: unknown suite(s) {', '.join(map(repr, bad)) or 'none given'};"
+                        f" known: {', '.join(SUITES)}")  # fmt: skip
+    known: dict[str, tuple[str, Any, str]] = {}
+    for suite in chosen:
+        if suite == "bundled":
+            known.update({n: ("bundled", k, "") for n, k in bundled().items()})
+        else:
+            known.update({f"salam/{n}": ("salam", k, "")
+                          for n, k in salam_suite().items()})
+    if text is None:
+        return known
+    entries = [e.strip() for e in text.split(",") if e.strip()]
+    out: dict[str, tuple[str, Any, str]] = {}
+    unknown = []
+    for e in entries:
+        stem = Path(e).stem
+        if _is_file(e) and not Path(e).is_file():
+            raise ToolError(f"no such file: {e}")
+        if e.endswith(".c") and stem in bundled():
+            out[stem] = ("bundled", bundled()[stem], e)  # the C twin
+        elif _is_file(e):
+            k = file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args))
+            label = k.name if k.name not in out and k.name not in known else e
+            out[label] = ("files", k, "")
+        elif e in known:
+            out[e] = known[e]
+        elif f"salam/{e}" in known:
+            out[f"salam/{e}"] = known[f"salam/{e}"]
+        else:
+            unknown.append(e)
+    if unknown or not out:
+        what = ", ".join(repr(n) for n in unknown) if unknown else "none given"
+        raise ToolError(f"unknown kernel(s) {what}; valid kernels: {', '.join(known)} "
+                        "(or a .c/.mlir file)")  # fmt: skip
     return out

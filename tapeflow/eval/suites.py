@@ -1,36 +1,46 @@
-"""gem5-SALAM's AD benchmarks: their published results and our C kernels of them.
+"""Suite salam: gem5-SALAM's AD benchmarks, their published results and our C kernels.
 
-`gem5_salam_results.csv` holds the result CSVs of sfu-arch/gem5-SALAM (branch
-new_tapeman, `8ILP_cache_results/`) as one table; its header comment cites the files and
-commits, README.md documents every column. `load_results()` reads it, `salam_speedup()`
-gives their orig/ad total-cycle ratio at one cluster-cache size.
+The suite's files are data in `salam_dir()` (`$TAPEFLOW_SALAM`, else the kernel folder's
+salam/: benchmarks/kernels/salam of the source tree): one C file per benchmark and
+`gem5_salam_results.csv`, the result CSVs of sfu-arch/gem5-SALAM (branch new_tapeman,
+`8ILP_cache_results/`) as one table; its header comment cites the files and commits, the
+folder's README.md documents every column and has the per-kernel table.
+`load_results()` reads it, `salam_speedup()` gives their orig/ad total-cycle ratio at
+one cluster-cache size, `salam_ratios()` all of them.
 
-`KERNELS` is the manifest of our C kernels (`<name>.c`, one per benchmark): entry
-function, their source and commit, real and small sizes (-D macros), arguments, inputs,
-NumPy loss and the benchmark's name in the CSV. README.md has the per-kernel table.
+`KERNELS` is the suite's manifest, defined here so that the package reads the folder as
+data and executes nothing from it: per kernel the entry function, their source and
+commit, real and small sizes (-D macros), arguments, inputs, NumPy loss and the
+benchmark's name in the CSV.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from tapeflow.bundled_kernels import ArgSpec
+from tapeflow.eval.bundled import ArgSpec, kernel_dir
 
-SALAM_DIR = Path(__file__).resolve().parent
-RESULTS_CSV = SALAM_DIR / "gem5_salam_results.csv"
+RESULTS = "gem5_salam_results.csv"
 
 _TEXT_COLUMNS = ("benchmark", "variant", "accounting", "label", "source_path", "source_commit")
 _FLOAT_COLUMNS = ("fw_bw_mb", "rev_bw_mb", "total_bw_mb", "bin_zero_bw_mb")
 
 
-def load_results(path: Path = RESULTS_CSV) -> list[dict[str, int | float | str]]:
-    """Every row of the results table, counts as int, bandwidths (MB) as float."""
-    with open(path, newline="") as f:
+def salam_dir(directory: str | None = None) -> Path:
+    """Suite salam's folder: `directory`, `$TAPEFLOW_SALAM`, else `kernel_dir()/salam`."""
+    return Path(directory or os.environ.get("TAPEFLOW_SALAM") or kernel_dir() / "salam")
+
+
+def load_results(path: Path | None = None) -> list[dict[str, int | float | str]]:
+    """Every row of the results table (`salam_dir()`'s `RESULTS` by default), counts as
+    int, bandwidths (MB) as float."""
+    with open(path or salam_dir() / RESULTS, newline="") as f:
         reader = csv.DictReader(line for line in f if not line.startswith("#"))
         rows = []
         for row in reader:
@@ -65,6 +75,22 @@ def salam_cache_sizes(benchmark: str, rows: list[dict] | None = None) -> list[in
     have = {v: {r["cache_bytes"] for r in rows if r["benchmark"] == benchmark and r["variant"] == v}
             for v in ("orig", "ad")}
     return sorted(have["orig"] & have["ad"])
+
+
+def salam_ratios(directory: str | None = None) -> dict[str, dict[int, float]]:
+    """gem5-SALAM's own speedups, from `salam_dir(directory)`'s results table: benchmark
+    -> {cluster-cache bytes: orig/ad total cycles}; empty when the file is not there."""
+    path = salam_dir(directory) / RESULTS
+    if not path.is_file():
+        return {}
+    cycles = {(r["benchmark"], r["variant"], r["cache_bytes"]): r["total_cycles"]
+              for r in load_results(path) if r["accounting"] == "total"}  # fmt: skip
+    out: dict[str, dict[int, float]] = {}
+    for (name, variant, cache), orig in cycles.items():
+        ad = cycles.get((name, "ad", cache))
+        if variant == "orig" and ad:
+            out.setdefault(str(name), {})[int(cache)] = int(orig) / int(ad)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,7 +128,7 @@ class SalamKernel:
 
     @property
     def path(self) -> Path:
-        return SALAM_DIR / f"{self.name}.c"
+        return salam_dir() / f"{self.name}.c"
 
     def defines(self, size: str = "small") -> list[str]:
         """The `-D` flags of one size (`real` needs none: the file's defaults)."""

@@ -1,0 +1,348 @@
+"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel three ways.
+
+One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
+way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
+seed)`, zero shadows, seed 1.0) on the compiled fast path (`hwmodel.fastsim`; the op-by-op
+model when the compiler rejects an op), and returns the hardware model's report and every
+memref argument after the run (the gradients). A job with a `sweep` (the Enzyme layout's,
+by default) runs the program ONCE for the machine and every swept L2 capacity
+(`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
+costs one cache simulation per point, not one execution). `tapeflow-bench` runs the jobs
+of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
+machines share each run, and variants that compile to the same IR share it too.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.printer import Printer
+
+from tapeflow.eval.jobs import (
+    VARIANTS,
+    Job,
+    build_module,
+    default_raw,
+    kernel_of,
+    kernels,
+    machine_from_raw,
+)
+from tapeflow.eval.pool import Pool, progress_bar, run_unordered
+from tapeflow.hwmodel.compiled import UnsupportedOpError
+from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
+from tapeflow.hwmodel.model import simulate
+
+
+def simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
+                   backend: str, timings: dict[str, float] | None = None,
+                   ) -> tuple[list[Any], str]:  # fmt: skip
+    """One `SimResult` per machine, from ONE compiled run (`simulate_fast_many`), or from
+    op-by-op runs when the fast-path compiler rejects an op. `timings` (when given) gets
+    `codegen_s` (compiling the IR to Python), `run_s` (the run and every machine's
+    model) and `run_cpu_s` (its CPU seconds)."""
+    t0 = time.perf_counter()
+    try:
+        program = compiled(module)
+    except UnsupportedOpError:
+        program = None
+    t1, c1 = time.perf_counter(), time.process_time()
+    if program is None:
+        sims = [simulate(module, entry, make_args(), m, backend=backend) for m in machines]
+        path = "interp"
+    else:
+        sims = simulate_fast_many(program, entry, make_args(), machines, backend=backend)
+        path = "fast"
+    if timings is not None:
+        timings.update(codegen_s=t1 - t0, run_s=time.perf_counter() - t1,
+                       run_cpu_s=time.process_time() - c1)  # fmt: skip
+    return sims, path
+
+
+def run_job(job: Job) -> dict[str, Any]:
+    """Compiles and simulates one job; never raises (errors come back as `error`)."""
+    return run_jobs_shared([job])["results"][0]
+
+
+def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
+    """`run_job` of every job, doing nothing twice (one task of `tapeflow-bench`: the
+    jobs of one kernel): each pipeline is compiled once; jobs whose IR is the same text
+    (the controls: an empty tape gives every variant the same program) share a
+    simulation; and each distinct program runs ONCE for every machine and swept L2
+    capacity its jobs need (`simulate_fast_many`), so the machines of a run share it, not
+    only a sweep's capacities. A shared run that fails is redone job by job, so that an
+    error stays with the job that causes it. Never raises (errors come back per job).
+
+    Returns `results` (one per job, in order, as `run_job`'s), `runs` (one record per
+    simulation run: the jobs it served, its machine count, codegen and run seconds),
+    `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s`
+    and worker `pid`. Jobs of the controls share one run, so their bit-identical
+    gradients follow from their identical IR."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    results: list[dict[str, Any]] = [{} for _ in jobs]
+    modules: dict[tuple[str, ...], tuple[Any, str]] = {}
+    compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
+    shared: dict[tuple[Any, ...], list[int]] = {}
+    for i, job in enumerate(jobs):
+        try:
+            raw = job.machine or default_raw()
+            machine_from_raw(raw)  # a bad machine fails its own job, not a shared run
+            key = _compile_key(job)
+            if key not in modules:
+                t, c = time.perf_counter(), time.process_time()
+                module = build_module(job)
+                modules[key] = (module, _ir_digest(module))
+                compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
+        except BaseException as e:
+            results[i] = _job_error(job, e)
+            continue
+        digest = modules[key][1]
+        window = raw["core"]["window_ops"]  # one run needs one phase window
+        shared.setdefault((digest, job.size, job.seed, job.backend, window), []).append(i)
+    records: list[dict[str, Any]] = []
+    for members in shared.values():
+        group = [jobs[i] for i in members]
+        module = modules[_compile_key(group[0])][0]
+        try:
+            outs, record = _run_shared(module, group, compile_s)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            if len(members) == 1:
+                outs, record = [_job_error(group[0], e)], None
+            else:  # redo each job alone: the error goes to the job that has it
+                alone = [run_jobs_shared([job]) for job in group]
+                outs = [a["results"][0] for a in alone]
+                records += [r for a in alone for r in a["runs"]]
+                record = None
+        for i, out in zip(members, outs, strict=True):
+            results[i] = out
+        if record is not None:
+            records.append(record)
+    return {"kernels": sorted({job.kernel for job in jobs}), "results": results,
+            "runs": records, "compile_s": sum(w for w, _ in compile_s.values()),
+            "compile_cpu_s": sum(c for _, c in compile_s.values()),
+            "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+            "pid": os.getpid()}  # fmt: skip
+
+
+def _compile_key(job: Job) -> tuple[Any, ...]:
+    return (job.kernel, job.size, job.spec, job.c_source, job.file_kernel)
+
+
+def _ir_digest(module: Any) -> str:
+    """sha256 of the printed IR: equal digests, the same program."""
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return hashlib.sha256(out.getvalue().encode()).hexdigest()
+
+
+def _job_header(job: Job) -> dict[str, Any]:
+    return {"kernel": job.kernel, "variant": job.variant, "spec": job.spec,
+            "machine": job.machine_label, "error": None}  # fmt: skip
+
+
+def _job_error(job: Job, e: BaseException) -> dict[str, Any]:
+    """The job's result for an exception being handled (reported per job by the driver)."""
+    if isinstance(e, KeyboardInterrupt):
+        raise e
+    return {**_job_header(job), "error": f"{type(e).__name__}: {e}".strip(),
+            "traceback": traceback.format_exc()}  # fmt: skip
+
+
+def _job_machines(job: Job) -> dict[int, Any]:
+    """L2 capacity -> machine: the job's own machine first, then its sweep's others."""
+    raw = job.machine or default_raw()
+    machine = machine_from_raw(raw)
+    out = {machine.l2.size: machine}
+    for cap in job.sweep:
+        if cap not in out:
+            out[cap] = machine_from_raw(raw, cap)
+    return out
+
+
+def _run_shared(module: Any, jobs: Sequence[Job],
+                compile_s: dict[tuple[str, ...], tuple[float, float]],
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    """Jobs with the same program, inputs and backend: ONE run for the union of their
+    machines (each distinct machine table once); each job's result from its machines."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    first = jobs[0]
+    kernel = kernel_of(first)
+    per_job = [_job_machines(job) for job in jobs]
+    index: dict[str, int] = {}  # a machine table (its JSON) -> its place in `machines`
+    machines: list[Any] = []
+    slots: list[dict[int, int]] = []  # per job: L2 capacity -> its machine's place
+    for mine in per_job:
+        slots.append({})
+        for cap, m in mine.items():
+            key = json.dumps(m.raw, sort_keys=True)
+            if key not in index:
+                index[key] = len(machines)
+                machines.append(m)
+            slots[-1][cap] = index[key]
+    timings: dict[str, float] = {}
+    sims, path = simulate_many(
+        module, kernel.grad_entry,
+        lambda: kernel.grad_arguments(first.size, first.seed), machines,
+        first.backend, timings,
+    )  # fmt: skip
+    run = sims[0].run
+    grads = {}
+    names = kernel.argument_names(first.size)
+    for p in run.memref_positions:
+        grads[names[p]] = np.asarray(run.arguments[p])
+    for i, r in enumerate(run.results):
+        grads[f"result{i}"] = np.asarray(r)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    names_of = [f"{job.machine_label or 'default'}/{job.variant}" for job in jobs]
+    outs = []
+    for job, mine, slot, me in zip(jobs, per_job, slots, names_of, strict=True):
+        by_cap = {cap: sims[i].report for cap, i in slot.items()}
+        own = next(iter(mine.values()))
+        report = copy.deepcopy(by_cap[own.l2.size])
+        report["path"] = path
+        sweep = []
+        for cap in job.sweep:
+            r = by_cap[cap]
+            sweep.append({
+                "l2_bytes": cap, "cache_bytes": own.l1.size + cap, "cycles": r["cycles"],
+                "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+                "l2_misses": r["levels"]["L2"]["misses"],
+                "on_chip_pj": r["energy"]["on_chip_pj"],
+            })  # fmt: skip
+        compile_wall, compile_cpu = compile_s[_compile_key(job)]
+        outs.append({
+            **_job_header(job), "report": report, "path": path, "sweep": sweep,
+            "grads": grads, "compile_s": compile_wall,
+            "wall_s": compile_wall + wall, "cpu_s": compile_cpu + cpu,
+            "shared_with": [n for n in names_of if n != me],
+        })  # fmt: skip
+    record = {"kernel": first.kernel, "jobs": names_of, "machines": len(machines),
+              "path": path, "wall_s": wall, "cpu_s": cpu, **timings}  # fmt: skip
+    return outs, record
+
+
+def argument_names(name: str) -> list[str]:
+    """Names of `@<name>_grad`'s arguments: `A`, `dA` (shadow), ..., `seed`."""
+    return kernels()[name].argument_names()
+
+
+# ------------------------------------------------------------------------------------------
+# Tasks: the jobs of one kernel together
+
+
+KERNEL_CPU_S = {"mlp": 242, "lstm": 198, "conv2d": 141, "gemm": 80, "ragged_rnn": 54,
+                "pwl": 47, "jacobi2d": 34, "softmax_ce": 20, "mass_spring": 18, "ba": 6,
+                "pairwise": 2}  # fmt: skip
+"""CPU seconds of each kernel's task in the default two-machine run (`--timings`, commit
+16d97ce, 2026-12-03): only their ORDER is used, to start the longest tasks first so that
+the workers finish together."""
+
+
+def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]:
+    """The jobs grouped into tasks (`run_jobs_shared`: one compile per
+    pipeline, one run per distinct program for every machine), longest first: one task
+    per kernel, or per (kernel, variant) when there are fewer than two kernels per worker
+    (then the workers have enough tasks to share, and only the controls' identical
+    variants run more than once). An unknown kernel (a C twin of another name) counts as
+    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before regions."""
+    kernels = list(dict.fromkeys(job.kernel for job in jobs))
+    per_variant = len(kernels) < 2 * workers
+    tasks: dict[tuple[str, str], list[Any]] = {}
+    for job in jobs:
+        tasks.setdefault((job.kernel, job.variant if per_variant else ""), []).append(job)
+    middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
+    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle), k[1] == "regions"))
+    return [tuple(tasks[k]) for k in order]
+
+
+def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
+             timings: dict[str, Any] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Every job's result (the tasks of `kernel_tasks`, on a Dask LocalCluster when
+    `workers` > 1).
+    `timings` (when given) gets the cluster's start and stop times, each task's record
+    and the workers' CPU seconds."""
+    tasks = kernel_tasks(jobs, workers)
+    terminal = sys.stderr.isatty()
+    bar = progress_bar(len(tasks), progress and terminal, "tapeflow-bench", unit="task")
+    results: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+
+    def done(task: dict[str, Any]) -> None:
+        records.append({k: v for k, v in task.items() if k != "results"})
+        results.extend(task["results"])
+        failed = sum(1 for r in task["results"] if r.get("error"))
+        what = (f"{','.join(task['kernels'])}: {len(task['runs'])} simulation run(s), "
+                f"{task['wall_s']:.0f} s" + (f", {failed} FAILED" if failed else ""))
+        if bar is not None:
+            bar.set_postfix_str(what)
+            bar.update(1)
+        elif progress:  # off a terminal: one line per finished task, no bar redraws
+            print(f"tapeflow-bench: {len(records)}/{len(tasks)} tasks done ({what})",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    t0 = time.perf_counter()
+    try:  # the sweep engine's pool: in process for one worker, else a Dask LocalCluster
+        with Pool(workers=min(workers, len(tasks))) as pool:
+            t1 = time.perf_counter()
+            for task in run_unordered(pool, run_jobs_shared, tasks):
+                done(task)
+            t2 = time.perf_counter()
+            worker_cpu = pool.worker_cpu_s()
+        t3 = time.perf_counter()
+    finally:
+        if bar is not None:
+            bar.close()
+    if timings is not None:
+        timings.update(cluster_start_s=t1 - t0, tasks_s=t2 - t1, cluster_stop_s=t3 - t2,
+                       tasks=records, worker_cpu_s=worker_cpu)  # fmt: skip
+    return results
+
+
+# ------------------------------------------------------------------------------------------
+# Comparing gradients
+
+
+def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[str]]:
+    """Bit-for-bit comparison of every variant's final arguments with the Enzyme layout's.
+    Returns (identical, messages)."""
+    base = results.get("enzyme")
+    if base is None or base.get("grads") is None:
+        return False, ["no Enzyme-layout result to compare with"]
+    ok = True
+    notes: list[str] = []
+    for variant in VARIANTS[1:]:
+        other = results.get(variant)
+        if other is None or other.get("grads") is None:
+            ok = False
+            notes.append(f"{variant}: no result")
+            continue
+        for key, a in base["grads"].items():
+            b = other["grads"].get(key)
+            if b is None:
+                ok = False
+                notes.append(f"{variant}: argument {key} missing")
+                continue
+            if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
+                ok = False
+                if a.shape == b.shape and a.size:
+                    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                    bad = int(np.count_nonzero(a.view(np.uint8).reshape(a.size, -1)
+                                               != b.view(np.uint8).reshape(b.size, -1)
+                                               ) if a.dtype == b.dtype else a.size)  # fmt: skip
+                    notes.append(f"{variant}: {key} differs from the Enzyme layout's in "
+                                 f"{bad} of {a.size} elements (max |diff| "
+                                 f"{float(np.nanmax(diff)):.3g})")  # fmt: skip
+                else:
+                    notes.append(f"{variant}: {key} has shape {b.shape}, Enzyme {a.shape}")
+    return ok, notes
