@@ -56,11 +56,12 @@ Where things are. `unit` (`CFrontend`, `compile_c`) drives one translation unit:
 parses it (`headers` supplies Clang's builtin headers), `enzyme` reads Enzyme's calls and
 attributes, `types` maps C types to IR types. Each function is a `builder.FunctionBuilder`,
 made of parts that each own one kind of C construct: `stmt` (statements, dispatched by
-cursor kind through `Statements.STATEMENTS`), `loops`, `expr` (expressions, through
-`Expressions.EXPRESSIONS`), `calls`, `pointers`, `structs` and `memory`; `function` holds
+cursor kind through `stmt.STATEMENTS`), `loops`, `expr` (expressions, through
+`expr.EXPRESSIONS`), `calls`, `pointers`, `structs` and `memory`; `function` holds
 their shared state (`FunctionState`) and `trees` the questions asked of a statement before
-it is translated. To add a C construct, add its cursor kind to the table of `stmt` or
-`expr` and its method to the part it belongs to.
+it is translated, `libc` what the C library's functions are (math ops, allocators, dropped
+output calls), `arguments` the `-D`/`-I` of the tools. To add a C construct, add its cursor kind to `STATEMENTS` or `EXPRESSIONS`
+and its method to the part it belongs to.
 
 The parts are mixins of one class rather than collaborating objects: every part reads and
 writes the same per-function state (`vals`, `bufs`, the loop flags) and calls the others

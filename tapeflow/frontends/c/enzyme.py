@@ -39,8 +39,6 @@ from .types import (
 
 
 AUTODIFF_ATTR = "tapeflow.autodiff"
-
-
 ENZYME_ENTRY = "__enzyme_autodiff"
 
 
@@ -62,8 +60,6 @@ def is_entry(name: str) -> bool:
 
 
 ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
-
-
 # Enzyme's function attributes that are honoured: `_noblock` is `enzyme_inactive` here (it
 # only tells Enzyme's activity analysis not to stop at the call); `enzyme_nofree` and
 # `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway.
@@ -74,8 +70,6 @@ _ENZYME_ATTRIBUTES = ("enzyme_inactive", "enzyme_inactive_noblock", "enzyme_nofr
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
 # after the user's own `-I` directories.
 INCLUDE_DIR = str(Path(__file__).resolve().parent / "include")
-
-
 CONST_ARG_ATTR = "tapeflow.const"
 
 

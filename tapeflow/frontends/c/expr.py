@@ -1,10 +1,11 @@
-"""Expressions: dispatch by cursor kind (`Expressions.EXPRESSIONS`), assignment, loads and
+"""Expressions: dispatch by cursor kind (`EXPRESSIONS`), assignment, loads and
 stores of array elements, conversions between C's arithmetic types, operators.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NoReturn
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -22,6 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from .calls import Calls
 from .clang import (
     ADDR_OF,
     DEREF,
@@ -102,60 +104,84 @@ class Expressions(FunctionState):
         return self.load(buf, idx, t), buf.elem
 
     def rvalue(self, e, discard: bool = False) -> SSAValue:
-        k = e.kind.name
-        kids = children(e)
-        if k == "PAREN_EXPR":
-            return self.rvalue(kids[0], discard)
-        if k in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR"):
-            exprs = [x for x in kids if x.kind.is_expression()]
-            if len(exprs) != 1:
-                unsupported(e, f"the expression '{self.text(e)}'")
-            inner = exprs[0]
-            if is_buffer_type(e.type):
-                unsupported(e, "a pointer used as a value (index it instead)")
-            folded = evaluate(inner) if is_float(e.type) and not has_effects(inner) else None
-            if folded is not None:  # `x * M` with `#define M 4`: one f64 constant, as written
-                return self.const(folded, scalar_type(e.type, e), e)
-            return self.convert(self.rvalue(inner, discard), e.type, e)
-        if k in ("INTEGER_LITERAL", "FLOATING_LITERAL", "CHARACTER_LITERAL", "UNARY_EXPR", "CXX_UNARY_EXPR"):
-            v = evaluate(e)
-            if v is None:
-                unsupported(e, f"the expression '{self.text(e)}'")
-            return self.const(v, scalar_type(e.type, e), e)
-        if k == "DECL_REF_EXPR":
-            return self.variable(e)
-        if k in ("ARRAY_SUBSCRIPT_EXPR", "MEMBER_REF_EXPR"):
-            if (field := self.struct_field(e)) is not None:
-                return self.current(field, None, e)
-            buf, idx = self.access(e)
-            return self.load(buf, idx, e)
-        if k in ("BINARY_OPERATOR", "UNARY_OPERATOR") and is_int(e.type) and assigns(e) is None:
-            folded = evaluate(e)  # integer constant expressions (`2 * H`, `N - 1`) fold
+        """The value of expression `e`, translated by the method its cursor kind names in
+        `EXPRESSIONS` (`discard`: only its effect is used)."""
+        translate = EXPRESSIONS.get(e.kind.name)
+        if translate is None:
+            unsupported(e, f"the expression '{self.text(e)}' ({e.kind.name.lower()})")
+        return translate(self, e, discard)
+
+    def paren(self, e, discard: bool) -> SSAValue:
+        return self.rvalue(children(e)[0], discard)
+
+    def cast(self, e, discard: bool) -> SSAValue:
+        """An explicit or implicit conversion; of a float constant expression, one constant."""
+        exprs = [x for x in children(e) if x.kind.is_expression()]
+        if len(exprs) != 1:
+            unsupported(e, f"the expression '{self.text(e)}'")
+        inner = exprs[0]
+        if is_buffer_type(e.type):
+            unsupported(e, "a pointer used as a value (index it instead)")
+        folded = evaluate(inner) if is_float(e.type) and not has_effects(inner) else None
+        if folded is not None:  # `x * M` with `#define M 4`: one f64 constant, as written
+            return self.const(folded, scalar_type(e.type, e), e)
+        return self.convert(self.rvalue(inner, discard), e.type, e)
+
+    def literal(self, e, discard: bool) -> SSAValue:
+        """A literal or `sizeof`: Clang's value of it."""
+        v = evaluate(e)
+        if v is None:
+            unsupported(e, f"the expression '{self.text(e)}'")
+        return self.const(v, scalar_type(e.type, e), e)
+
+    def decl_ref(self, e, discard: bool) -> SSAValue:
+        return self.variable(e)
+
+    def element(self, e, discard: bool) -> SSAValue:
+        """`a[i]`, `p->x`, `s.x`: a struct field's scalar or a load."""
+        if (field := self.struct_field(e)) is not None:
+            return self.current(field, None, e)
+        buf, idx = self.access(e)
+        return self.load(buf, idx, e)
+
+    def folded_int(self, e) -> SSAValue | None:
+        """An integer constant expression (`2 * H`, `N - 1`) as one constant, else None."""
+        if is_int(e.type) and assigns(e) is None:
+            folded = evaluate(e)
             if isinstance(folded, int) and not has_effects(e):
                 return self.const(folded, INDEX, e)
-        if k == "BINARY_OPERATOR":
-            return self.binary(e, binary_op(e), kids)
-        if k == "COMPOUND_ASSIGNMENT_OPERATOR" and self.is_view(kids[0]):
+        return None
+
+    def binary_operator(self, e, discard: bool) -> SSAValue:
+        if (folded := self.folded_int(e)) is not None:
+            return folded
+        return self.binary(e, binary_op(e), children(e))
+
+    def unary_operator(self, e, discard: bool) -> SSAValue:
+        if (folded := self.folded_int(e)) is not None:
+            return folded
+        return self.unary(e, unary_op(e), children(e)[0])
+
+    def compound_assignment(self, e, discard: bool) -> SSAValue:
+        """`x op= y` (on a pointer view, `p += n` moves it)."""
+        kids = children(e)
+        if self.is_view(kids[0]):
             if binary_op(e) not in ("+=", "-="):
                 unsupported(e, f"'{binary_op(e)}' on a pointer")
             amount = self.index(self.rvalue(kids[1]), kids[1])
             return self.move_pointer(kids[0], e, amount=amount, minus=binary_op(e) == "-=")
-        if k == "COMPOUND_ASSIGNMENT_OPERATOR":
-            op = binary_op(e)[:-1]
-            old, old_type = self.read_lvalue(kids[0])
-            rhs = self.rvalue(kids[1])
-            work = e.type if is_float(old_type) or not is_float(kids[1].type) else kids[1].type
-            new = self.arith(op, self.convert(old, work, e), self.convert(rhs, work, e), work, e)
-            return self.assign(kids[0], new, e)
-        if k == "UNARY_OPERATOR":
-            return self.unary(e, unary_op(e), kids[0])
-        if k == "CONDITIONAL_OPERATOR":
-            return self.conditional(e, kids)
-        if k == "CALL_EXPR":
-            return self.call(e, discard)
-        if k == "INIT_LIST_EXPR":
-            unsupported(e, "an initializer list here")
-        unsupported(e, f"the expression '{self.text(e)}' ({k.lower()})")
+        op = binary_op(e)[:-1]
+        old, old_type = self.read_lvalue(kids[0])
+        rhs = self.rvalue(kids[1])
+        work = e.type if is_float(old_type) or not is_float(kids[1].type) else kids[1].type
+        new = self.arith(op, self.convert(old, work, e), self.convert(rhs, work, e), work, e)
+        return self.assign(kids[0], new, e)
+
+    def conditional_operator(self, e, discard: bool) -> SSAValue:
+        return self.conditional(e, children(e))
+
+    def init_list(self, e, discard: bool) -> NoReturn:
+        unsupported(e, "an initializer list here")
 
     def text(self, c) -> str:
         return " ".join(t.spelling for t in c.get_tokens())[:60]
@@ -425,3 +451,25 @@ class Expressions(FunctionState):
         if isinstance(v, Stale):
             unsupported(c, v.why)
         return v  # type: ignore[return-value]
+
+
+# Cursor kind -> the method that translates an expression of that kind (`rvalue`).
+EXPRESSIONS: dict[str, Callable[..., SSAValue]] = {
+    "PAREN_EXPR": Expressions.paren,
+    "UNEXPOSED_EXPR": Expressions.cast,
+    "CSTYLE_CAST_EXPR": Expressions.cast,
+    "INTEGER_LITERAL": Expressions.literal,
+    "FLOATING_LITERAL": Expressions.literal,
+    "CHARACTER_LITERAL": Expressions.literal,
+    "UNARY_EXPR": Expressions.literal,
+    "CXX_UNARY_EXPR": Expressions.literal,
+    "DECL_REF_EXPR": Expressions.decl_ref,
+    "ARRAY_SUBSCRIPT_EXPR": Expressions.element,
+    "MEMBER_REF_EXPR": Expressions.element,
+    "BINARY_OPERATOR": Expressions.binary_operator,
+    "UNARY_OPERATOR": Expressions.unary_operator,
+    "COMPOUND_ASSIGNMENT_OPERATOR": Expressions.compound_assignment,
+    "CONDITIONAL_OPERATOR": Expressions.conditional_operator,
+    "CALL_EXPR": Calls.call,
+    "INIT_LIST_EXPR": Expressions.init_list,
+}

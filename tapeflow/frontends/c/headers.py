@@ -6,14 +6,10 @@ come from here, the same on every machine.
 from __future__ import annotations
 
 
+# Virtual files (Clang's unsaved files): the Enzyme declarations a file lacks, and the
+# folder of the builtin headers.
 PRELUDE = "/tapeflow-c-frontend/enzyme-declarations.h"
-
-
-# The wheel ships libclang without Clang's builtin headers; the C library's headers
-# (<stdlib.h>, <stdio.h>) include these, so the frontend provides them itself, the same
-# on every machine.
 BUILTIN_DIR = "/tapeflow-c-frontend/include"
-
 
 BUILTIN_HEADERS = {
     "stddef.h": """#ifndef _TAPEFLOW_STDDEF_H

@@ -15,11 +15,7 @@ from .clang import walk
 
 # Output calls in translated code are dropped (with a remark): they do not change results.
 _OUTPUT_CALLS = ("printf", "fprintf", "puts", "putchar", "fflush")
-
-
 MEM_CALLS = ("memcpy", "memmove", "memset")
-
-
 ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 
 
@@ -55,8 +51,6 @@ BUILTIN_CONSTANTS = {
 
 
 ARITY = {"pow": 2, "atan2": 2, "copysign": 2, "fma": 3, "fmax": 2, "fmin": 2}
-
-
 MATH: dict[str, Callable[..., Operation]] = {
     "sin": math.SinOp, "cos": math.CosOp, "tan": math.TanOp, "asin": math.AsinOp,
     "acos": math.AcosOp, "atan": math.AtanOp, "sinh": math.SinhOp, "cosh": math.CoshOp,

@@ -240,6 +240,10 @@ class Loops(FunctionState):
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
 
+    def while_stmt(self, s) -> None:
+        cond, body = children(s)
+        self.while_loop(s, cond, [body])
+
     def do_while(self, s) -> None:
         body, cond = children(s)
         self.while_loop(s, cond, [body], test_first=False)

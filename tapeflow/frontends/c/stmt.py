@@ -1,4 +1,4 @@
-"""Statements: dispatch by cursor kind (`Statements.STATEMENTS`), blocks with `break`,
+"""Statements: dispatch by cursor kind (`STATEMENTS`), blocks with `break`,
 `continue` and early `return` as i1 flags, declarations, `if` and `switch` as `scf.if`.
 """
 
@@ -23,6 +23,7 @@ from .clang import (
 from .enzyme import ENZYME_ENTRY, is_entry
 from .function import FunctionState, Unset
 from .libc import MEM_CALLS, is_assert, is_output_call
+from .loops import Loops
 from .trees import jumps, loop_returns, returns, switch_break
 from .types import INDEX, array_shape, is_int, refuse_union, scalar_type, type_kind
 
@@ -31,55 +32,56 @@ class Statements(FunctionState):
     """Statements of the C subset; `stmt` dispatches on the cursor kind."""
 
     def stmt(self, s) -> None:
-        k = s.kind.name
-        if k == "COMPOUND_STMT":
-            self.block_items(children(s))
-        elif k == "DECL_STMT":
-            for d in s.get_children():
-                self.decl(d)
-        elif k == "NULL_STMT":
-            pass
-        elif k == "FOR_STMT":
-            self.for_stmt(s)
-        elif k == "WHILE_STMT":
-            cond, body = children(s)
-            self.while_loop(s, cond, [body])
-        elif k == "DO_STMT":
-            self.do_while(s)
-        elif k == "IF_STMT":
-            self.if_stmt(s)
-        elif k == "RETURN_STMT":
-            if self.ret is None:
-                unsupported(s, "'return' before the end of the function")
-            flag, value = self.ret
-            kids = children(s)
-            if value is not None and kids:
-                result_type = self.sig.cursor.result_type
-                self.vals[value] = self.convert(self.rvalue(kids[0]), result_type, s)
-            self.vals[flag] = self.const(1, i1, s)
-            if self.loops:  # leaves every loop around it: a break here, then see block_items
-                loop = self.loops[-1]
-                false = self.const(0, i1, s)
-                self.vals[loop.go] = false
-                assert loop.running is not None
-                self.vals[loop.running] = false
-        elif k in ("BREAK_STMT", "CONTINUE_STMT"):
-            loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
-            false = self.const(0, i1, s)
-            self.vals[loop.go] = false
-            if k == "BREAK_STMT":
-                assert loop.running is not None
-                self.vals[loop.running] = false
-        elif k in ("GOTO_STMT", "LABEL_STMT", "INDIRECT_GOTO_STMT"):
-            unsupported(s, "goto and labels")
-        elif k == "SWITCH_STMT":
-            self.switch_stmt(s)
+        """One statement, translated by the method its cursor kind names in `STATEMENTS`;
+        an expression is evaluated for its effect, a loop under a hint pragma as the loop."""
+        translate = STATEMENTS.get(s.kind.name)
+        if translate is not None:
+            translate(self, s)
         elif s.kind.is_expression():
             self.effect(s)
         elif loop_hint(s) is not None:
             self.stmt(loop_hint(s))
         else:
-            unsupported(s, f"the statement {k.lower()}")
+            unsupported(s, f"the statement {s.kind.name.lower()}")
+
+    def compound_stmt(self, s) -> None:
+        self.block_items(children(s))
+
+    def decl_stmt(self, s) -> None:
+        for d in s.get_children():
+            self.decl(d)
+
+    def null_stmt(self, s) -> None:
+        pass
+
+    def return_stmt(self, s) -> None:
+        """A `return` before the end: sets the returned flag and value (`self.ret`)."""
+        if self.ret is None:
+            unsupported(s, "'return' before the end of the function")
+        flag, value = self.ret
+        kids = children(s)
+        if value is not None and kids:
+            result_type = self.sig.cursor.result_type
+            self.vals[value] = self.convert(self.rvalue(kids[0]), result_type, s)
+        self.vals[flag] = self.const(1, i1, s)
+        if self.loops:  # leaves every loop around it: a break here, then see block_items
+            loop = self.loops[-1]
+            false = self.const(0, i1, s)
+            self.vals[loop.go] = false
+            assert loop.running is not None
+            self.vals[loop.running] = false
+
+    def jump_stmt(self, s) -> None:
+        """`break` or `continue`: clears the loop's flags (`Loop`)."""
+        loop = self.loops[-1]  # Clang rejects a jump outside a loop (switch is refused)
+        false = self.const(0, i1, s)
+        self.vals[loop.go] = false
+        if s.kind.name == "BREAK_STMT":
+            assert loop.running is not None
+            self.vals[loop.running] = false
+
+    def goto_stmt(self, s) -> None:
+        unsupported(s, "goto and labels")
 
     def block_items(self, items: list) -> None:
         """A statement list; after a statement that may `break`/`continue`, the rest runs
@@ -307,3 +309,22 @@ class Statements(FunctionState):
         op = self.emit(scf.IfOp(flag, types, then_region, else_region), s)
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
+
+
+# Cursor kind -> the method that translates a statement of that kind.
+STATEMENTS: dict[str, Callable[..., None]] = {
+    "COMPOUND_STMT": Statements.compound_stmt,
+    "DECL_STMT": Statements.decl_stmt,
+    "NULL_STMT": Statements.null_stmt,
+    "FOR_STMT": Loops.for_stmt,
+    "WHILE_STMT": Loops.while_stmt,
+    "DO_STMT": Loops.do_while,
+    "IF_STMT": Statements.if_stmt,
+    "RETURN_STMT": Statements.return_stmt,
+    "BREAK_STMT": Statements.jump_stmt,
+    "CONTINUE_STMT": Statements.jump_stmt,
+    "GOTO_STMT": Statements.goto_stmt,
+    "LABEL_STMT": Statements.goto_stmt,
+    "INDIRECT_GOTO_STMT": Statements.goto_stmt,
+    "SWITCH_STMT": Statements.switch_stmt,
+}

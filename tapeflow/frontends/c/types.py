@@ -13,8 +13,6 @@ from .clang import unsupported
 
 
 INDEX = IndexType()
-
-
 _INT_KINDS = {
     "BOOL", "CHAR_U", "UCHAR", "CHAR_S", "SCHAR", "SHORT", "USHORT", "INT", "UINT", "LONG",
     "ULONG", "LONGLONG", "ULONGLONG",
