@@ -5,9 +5,9 @@ helpers on cursors: operator kinds, constant evaluation, locations, the one erro
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Iterator
 from typing import NoReturn
-import ctypes
 
 from tapeflow.diagnostics import ToolError
 

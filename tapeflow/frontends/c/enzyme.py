@@ -6,9 +6,9 @@ specialization a non-default activity gets, and Enzyme's function attributes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
-import re
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (

@@ -9,10 +9,9 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from .clang import (
-    ADDR_OF,
     DEREF,
     POST_DEC,
     POST_INC,
@@ -23,7 +22,6 @@ from .clang import (
     decl_key,
     evaluate,
     strip,
-    strip_casts,
     unary_op,
     unsupported,
 )
@@ -438,72 +436,3 @@ class Structs(FunctionState):
             return [self.convert(self.rvalue(e), rt, s)]
         values = self.struct_value(e)
         return [self.convert(v, lt, s) for v, (_, lt) in zip(values, scalar_leaves(rt), strict=True)]
-
-    def struct_arguments(
-        self, p, a, group: list[Attribute]
-    ) -> tuple[list[SSAValue], SSAValue | None]:
-        """A call's IR arguments for the struct parameter `p` (the fields of a struct by
-        value, the memrefs of a pointer to a struct with integer fields) and, for a
-        pointer into an array of them (`&ps[i]`), its offset in structs."""
-        if as_struct(p.type) is not None:
-            values = self.struct_value(a)
-            leaves = scalar_leaves(p.type)
-            return [self.convert(v, lt, a) for v, (_, lt) in zip(values, leaves, strict=True)], None
-        off = None
-        if (place := self.struct_address(a)) is not None:
-            refs = self.spill(place, group, a)
-        else:
-            buf, off = self.pointer(a)
-            if not buf.mixed() and (off is not None or len(group) != 1):
-                unsupported(a, f"'{self.text(a)}' as a '{p.type.spelling}' argument")
-            refs = buf.parts()
-        out = []
-        for ref, t in zip(refs, group, strict=True):
-            if ref.type != t:
-                ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
-            out.append(ref)
-        return out, off
-
-    def struct_address(self, a):
-        """(key, path, type) of the struct by value `s` (or `s.inner`) in `&s`, or None."""
-        c = strip_casts(a)
-        if c.kind.name != "UNARY_OPERATOR" or unary_op(c) != ADDR_OF:
-            return None
-        place = self.struct_place(children(c)[0])
-        return place if place is not None and as_struct(place[2]) is not None else None
-
-    def spill(self, place, group: list[Attribute], a) -> list[SSAValue]:
-        """`g(&s)` for a struct by value `s`: its fields stored into stack memrefs in the
-        layout of a struct pointer (one per kind), read back into `s` after the call."""
-        key, prefix, record = place
-        if any(k[0] == key for k, _, _ in self.spilled):
-            unsupported(a, f"'{self.text(a)}' passed twice to one call")
-        kinds = [kind for kind in "fi" if count_scalars(record, kind)]
-        refs = {}
-        for kind, t in zip(kinds, group, strict=True):
-            # the callee's own type (`memref<?xf64>`: a dynamic size), so no memref.cast;
-            # one per struct and kind in the entry block, as `&x`'s cells (address_argument)
-            cell = ((key, prefix, kind), t)
-            if cell not in self.address_cells:
-                n = self.const(count_scalars(record, kind), INDEX, a)
-                dynamic = [n] if t.get_shape()[0] == DYNAMIC_INDEX else []
-                op = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), dynamic_sizes=dynamic)
-                op.location = self.unit._loc(a)
-                self.address_cells[cell] = op  # type: ignore[index]
-            refs[kind] = self.address_cells[cell].results[0]  # type: ignore[index]
-        seen = dict.fromkeys(kinds, 0)
-        for path, lt in scalar_leaves(record):
-            kind = leaf_kind(lt)
-            idx = self.const(seen[kind], INDEX, a)
-            seen[kind] += 1
-            field = (key, (*prefix, *path))
-            v = self.to_memory(self.current(field, None, a), refs[kind].type, a)
-            self.emit(memref.StoreOp.get(v, refs[kind], [idx]), a)
-            self.spilled.append((field, refs[kind], idx))
-        return [refs[kind] for kind in kinds]
-
-    def reload_spilled(self, c) -> None:
-        """After a call: the fields of the structs passed as `&s`, from their memrefs."""
-        for field, ref, idx in self.spilled:
-            self.vals[field] = self.load(Buffer(ref, None), [idx], c)
-        self.spilled = []

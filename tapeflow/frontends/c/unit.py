@@ -5,9 +5,9 @@ and adds the module's globals; `compile_c` is its entry point.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-import sys
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
@@ -46,9 +46,9 @@ from .enzyme import (
     AUTODIFF_ATTR,
     ENZYME_DECLS,
     ENZYME_ENTRY,
-    EnzymeCalls,
     INCLUDE_DIR,
     LETTER,
+    EnzymeCalls,
     default_activity,
     is_entry,
 )
@@ -78,6 +78,7 @@ from .types import (
 @dataclass
 class CFrontend(EnzymeCalls):
     """Translates one C file; `compile()` returns the module."""
+
     text: str
     name: str
     clang_args: Sequence[str] = ()
@@ -87,6 +88,7 @@ class CFrontend(EnzymeCalls):
     # remarks (dropped output calls, asserts), printed once the file compiles: a refused
     # file gives its one `error:` line only
     remarks: list[str] = field(default_factory=list)
+
     def compile(self) -> ModuleOp:
         tu = self._parse()
         defs = self.defs = {}
@@ -146,6 +148,7 @@ class CFrontend(EnzymeCalls):
         for g in reversed(list(getattr(self, "global_ops", {}).values())):
             module.body.block.insert_op_before(g, module.body.block.first_op)
         return module
+
     def global_buffer(self, c, d) -> SSAValue:
         """A fresh `memref.get_global` of `d` (not inserted), creating the module's
         `memref.global` for it on first use: its C initializer (constants) or zeros."""
@@ -197,6 +200,7 @@ class CFrontend(EnzymeCalls):
         ref = memref.GetGlobalOp(name, self.global_ops[name].type).results[0]
         ref.name_hint = name
         return ref
+
     def _parse(self):
         ci = cindex()
         args = ["-x", "c", "-std=gnu11", "-isystem", BUILTIN_DIR, *self.clang_args,
@@ -234,10 +238,12 @@ class CFrontend(EnzymeCalls):
             where = f"{loc.file.name}:{loc.line}:{loc.column}" if loc.file else self.name
             raise ToolError(f"{where}: {errors[0].spelling}")
         return tu
+
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location
         name = loc.file.name if loc.file else self.name
         return FileLineColLoc(StringAttr(name), IntAttr(loc.line), IntAttr(loc.column))
+
     def view_variant(self, name: str, at: tuple[int, ...]) -> str:
         """The function `name_at<i>[_<j>]`: `name` whose pointer parameters `at` are views
         into the caller's arrays, their element offsets as extra trailing `index`
@@ -253,6 +259,7 @@ class CFrontend(EnzymeCalls):
             self.variants[(name, at)] = variant
             self.pending.append((name, at, variant))
         return self.variants[(name, at)]
+
     def dropped(self, name: str) -> bool:
         """Whether calls to `name` are not translated as calls: a function
         `enzyme_function_like` a <math.h> one (its op instead), or an `enzyme_inactive`
@@ -260,6 +267,7 @@ class CFrontend(EnzymeCalls):
         if name in self.function_like:
             return True
         return name in self.inactive and type_kind(self.defs[name].result_type) == "VOID"
+
     def _reachable(self, roots: list[str], defs) -> list[str]:
         """`roots` and every function they call, in source order; recursion is an error."""
         seen: set[str] = set()
@@ -284,6 +292,7 @@ class CFrontend(EnzymeCalls):
         for r in roots:
             visit(r, [])
         return [n for n in defs if n in seen]
+
     def _signature(self, c) -> Function:
         params = list(c.get_arguments())
         groups = [self._param_types(c, p) for p in params]
@@ -295,6 +304,7 @@ class CFrontend(EnzymeCalls):
         else:
             results = [] if type_kind(rt) == "VOID" else value_types(rt, c)
         return Function(c, c.spelling, params, types, results, groups)
+
     def _param_types(self, c, p) -> list[Attribute]:
         """A parameter's IR arguments: one, except for structs (README "C kernels"): a
         pointer to a struct with integer fields is its float memref and its integer
@@ -320,6 +330,7 @@ class CFrontend(EnzymeCalls):
         if as_struct(t) is not None:
             return value_types(t, p)
         return [scalar_type(t, p)]
+
     def pointer_result(self, fn) -> Attribute:
         """The IR result of a function returning a pointer, by what it points into (read
         from the C): into its parameter `k`, the element offset (an `index`; the caller
@@ -339,8 +350,10 @@ class CFrontend(EnzymeCalls):
             return INDEX
         shape, elem = array_shape(fn.result_type, fn)
         return MemRefType(element_type(elem, fn), [DYNAMIC_INDEX])
+
     def _targets(self) -> set[str]:
         return {fn.spelling for _, fn in self._enzyme_calls(self.defs)}
+
     def points_into(self, e, fn, seen: set) -> tuple:
         """What the pointer expression `e` of function `fn` points into: ("param", k),
         ("alloc",) (a malloc of `fn`'s own), or an error."""
