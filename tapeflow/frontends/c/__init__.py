@@ -60,8 +60,8 @@ cursor kind through `stmt.STATEMENTS`), `loops`, `expr` (expressions, through
 `expr.EXPRESSIONS`), `calls`, `pointers`, `structs` and `memory`; `function` holds
 their shared state (`FunctionState`) and `trees` the questions asked of a statement before
 it is translated, `libc` what the C library's functions are (math ops, allocators, dropped
-output calls), `arguments` the `-D`/`-I` of the tools. To add a C construct, add its cursor kind to `STATEMENTS` or `EXPRESSIONS`
-and its method to the part it belongs to.
+output calls), `arguments` the `-D`/`-I` of the tools. To add a C construct, add its cursor
+kind to `STATEMENTS` or `EXPRESSIONS` and its method to the part it belongs to.
 
 The parts are mixins of one class rather than collaborating objects: every part reads and
 writes the same per-function state (`vals`, `bufs`, the loop flags) and calls the others

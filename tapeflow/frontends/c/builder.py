@@ -34,7 +34,8 @@ from .types import (
 
 
 class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, Memory):
-    """Emits one function; `vals` maps each scalar variable to its current SSA value."""
+    """Emits one function: `build` binds the parameters (and the globals the body reads),
+    translates the body with the parts, and puts the constants at the top."""
 
     def build(self) -> func.FuncOp:
         sig = self.sig

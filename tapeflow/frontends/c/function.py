@@ -119,7 +119,9 @@ def void_element_type(scope, d):
     one type."""
     found = {}
     for c in walk(scope):
-        if c.kind.name not in ("CSTYLE_CAST_EXPR", "UNEXPOSED_EXPR") or type_kind(c.type) != "POINTER":
+        if c.kind.name not in ("CSTYLE_CAST_EXPR", "UNEXPOSED_EXPR"):
+            continue
+        if type_kind(c.type) != "POINTER":
             continue
         pointee = c.type.get_canonical().get_pointee()
         if type_kind(pointee) == "VOID":

@@ -133,7 +133,8 @@ class Loops(FunctionState):
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
         if decl_key(var) in self.vals:
-            self.vals[decl_key(var)] = Stale(f"reading the counter '{var.spelling}' after its for loop")
+            why = f"reading the counter '{var.spelling}' after its for loop"
+            self.vals[decl_key(var)] = Stale(why)
 
     def canonical_for(self, init, cond, inc, body):
         """(counter, lb, ub, inclusive, step) when the loop is an `scf.for`, else None."""
@@ -156,12 +157,14 @@ class Loops(FunctionState):
         if c.kind.name != "BINARY_OPERATOR" or binary_op(c) not in ("<", "<=", "!="):
             return None
         lhs, ub = children(c)
-        if strip(lhs).kind.name != "DECL_REF_EXPR" or decl_key(strip(lhs).referenced) != decl_key(var):
+        counter = strip(lhs)
+        if counter.kind.name != "DECL_REF_EXPR" or decl_key(counter.referenced) != decl_key(var):
             return None
         step = step_of(inc, var)
         if step is None or step <= 0 or (binary_op(c) == "!=" and step != 1):
             return None
-        written = {decl_key(t.referenced) for t in map(assigned_target, walk(body)) if t is not None}
+        targets = map(assigned_target, walk(body))
+        written = {decl_key(t.referenced) for t in targets if t is not None}
         if decl_key(var) in written:
             return None
         stored = stored_buffers(body)

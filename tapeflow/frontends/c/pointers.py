@@ -101,7 +101,8 @@ class Pointers(FunctionState):
                 return self.cells[decl_key(d)], None
             if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not in_struct(inner):
                 base = strip(children(inner)[0])
-                if type_kind(base.type) == "POINTER" and type_kind(base.type.get_pointee()) == "RECORD":
+                pointee = base.type.get_pointee() if type_kind(base.type) == "POINTER" else None
+                if pointee is not None and type_kind(pointee) == "RECORD":
                     if is_struct_pointer(base.type):  # &ps[i]: struct i, counted in structs
                         return self.struct_offset(inner, c)
                     buf, at, _ = self.member(inner)  # &ps[i]: the i-th struct

@@ -156,7 +156,8 @@ class Statements(FunctionState):
             self.struct_local(d, exprs)
         else:
             scalar_type(t, d)
-            self.vals[decl_key(d)] = self.convert(self.rvalue(exprs[-1]), t, d) if exprs else Unset()
+            value = self.convert(self.rvalue(exprs[-1]), t, d) if exprs else Unset()
+            self.vals[decl_key(d)] = value
 
     def effect(self, e) -> SSAValue | None:
         """An expression evaluated for its effect (its value is returned, if any)."""

@@ -435,4 +435,5 @@ class Structs(FunctionState):
         if as_struct(rt) is None:
             return [self.convert(self.rvalue(e), rt, s)]
         values = self.struct_value(e)
-        return [self.convert(v, lt, s) for v, (_, lt) in zip(values, scalar_leaves(rt), strict=True)]
+        leaves = scalar_leaves(rt)
+        return [self.convert(v, lt, s) for v, (_, lt) in zip(values, leaves, strict=True)]

@@ -158,7 +158,8 @@ def step_of(inc, var) -> int | None:
     k = c.kind.name
     if k == "UNARY_OPERATOR" and unary_op(c) in (PRE_INC, POST_INC):
         t = strip(children(c)[0])
-        return 1 if t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var) else None
+        is_counter = t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var)
+        return 1 if is_counter else None
     if k == "COMPOUND_ASSIGNMENT_OPERATOR" and binary_op(c) == "+=":
         t, amount = children(c)
         t = strip(t)
