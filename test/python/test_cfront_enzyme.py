@@ -69,7 +69,7 @@ def test_enzyme_header_is_package_data():
 
     root = Path(__file__).resolve().parents[2]
     data = tomllib.loads((root / "pyproject.toml").read_text())
-    patterns = data["tool"]["setuptools"]["package-data"]["tapeflow.frontends"]
+    patterns = data["tool"]["setuptools"]["package-data"]["tapeflow.frontends.c"]
     package = Path(INCLUDE_DIR).parent
     shipped = {p for pat in patterns for p in package.glob(pat)}
     assert Path(INCLUDE_DIR, "enzyme", "enzyme.h") in shipped

@@ -1,0 +1,236 @@
+"""Calls: `<math.h>` functions as `math` ops, calls of the file's functions (`&x`
+out-parameters, pointers into arrays, structs by value).
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, f64, i32, i64
+from xdsl.ir import Attribute, SSAValue
+
+from .clang import ADDR_OF, children, decl_key, strip, strip_casts, unary_op, unsupported
+from .function import Buffer, FunctionState
+from .libc import BUILTIN_CONSTANTS, MATH
+from .types import (
+    INDEX,
+    as_struct,
+    count_scalars,
+    element_type,
+    flat_memref,
+    is_struct_pointer,
+    leaf_kind,
+    scalar_leaves,
+    scalar_type,
+)
+
+
+class Calls(FunctionState):
+    """Calls of `<math.h>` functions and of the file's own functions."""
+
+    def call(self, e, discard: bool) -> SSAValue:
+        name = e.spelling
+        args = list(e.get_arguments())
+        if name == "posix_memalign":
+            return self.posix_memalign(e)
+        if name in self.unit.function_like:
+            name = self.unit.function_like[name]
+        elif self.unit.dropped(name):
+            if not discard:
+                unsupported(e, f"the value of the void function '{name}'")
+            return None  # type: ignore[return-value]
+        if name in self.unit.signatures:
+            sig = self.unit.signatures[name]
+            values = []
+            at: list[int] = []
+            offsets: list[SSAValue] = []
+            cells: list[tuple[SSAValue, object]] = []  # `&x` of scalars, copied back
+            bufs: dict[int, Buffer] = {}  # for `pointer_call`
+            for n, (p, a, group) in enumerate(zip(sig.params, args, sig.groups, strict=True)):
+                if (
+                    as_struct(p.type) is not None or len(group) != 1 or is_struct_pointer(p.type)
+                    or self.struct_address(a) is not None
+                ):
+                    refs, off = self.struct_arguments(p, a, group)
+                    values.extend(refs)
+                    if off is not None:  # `ke(&ps[i])`: the variant taking i as well
+                        at.append(n)
+                        offsets.append(off)
+                    continue
+                t = group[0]
+                if isinstance(t, MemRefType) and self.scalar_address(a) is not None:
+                    values.append(self.address_argument(a, t, cells))
+                    continue
+                if isinstance(t, MemRefType):
+                    buf, off = self.pointer(a)
+                    bufs[n] = buf
+                    if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
+                        t = flat_memref(t)  # `g(x + i*M)` for `double a[][M]`: a flat view
+                        off = off if off is not None else self.const(0, INDEX, a)
+                    if off is not None:  # `g(a + k)`: the variant of g taking k as well
+                        if t.get_num_dims() != 1:
+                            unsupported(a, "a pointer into a multi-dimensional array passed as an array parameter")
+                        at.append(n)
+                        offsets.append(off)
+                    ref = buf.ref
+                    if ref.type != t:
+                        ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
+                    values.append(ref)
+                else:
+                    values.append(self.convert(self.rvalue(a), p.type, a))
+            self.call_bufs = bufs
+            if at:
+                name = self.unit.view_variant(name, tuple(at))
+            op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
+            for ref, d in cells:
+                zero = self.const(0, INDEX, e)
+                self.vals[decl_key(d)] = self.convert(self.load(Buffer(ref, d.type), [zero], e), d.type, e)
+            self.reload_spilled(e)
+            if as_struct(sig.cursor.result_type) is not None:  # a struct: its fields
+                fields = list(op.results)
+                if e.spelling in self.unit.inactive:
+                    fields = [self.stop_derivative(v, e) for v in fields]
+                return fields  # type: ignore[return-value]
+            if not op.results:
+                if not discard:
+                    unsupported(e, f"the value of the void function '{name}'")
+                return None  # type: ignore[return-value]
+            if e.spelling in self.unit.inactive:
+                return self.stop_derivative(op.results[0], e)
+            return op.results[0]
+        if name.startswith("__builtin_"):  # Clang's spellings of <math.h> (and INFINITY)
+            name = name[len("__builtin_"):]
+            if name in BUILTIN_CONSTANTS:
+                return self.const(BUILTIN_CONSTANTS[name], scalar_type(e.type, e), e)
+        maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
+        if maker is None:
+            if name in ("malloc", "calloc"):
+                unsupported(e, f"{name} outside a pointer declaration")
+            unsupported(e, f"call to '{name}' (not defined in this file, nor a <math.h> function "
+                         "that tapeflow-cc translates)")
+        ctype = e.type
+        values = [self.convert(self.rvalue(a), ctype, a) for a in args]
+        op = maker(*values)
+        return self.emit(op, e).results[0]
+
+    def scalar_address(self, a):
+        """The scalar local (or parameter) `x` of an argument `&x`, or None."""
+        c = strip_casts(a)
+        if c.kind.name != "UNARY_OPERATOR" or unary_op(c) != ADDR_OF:
+            return None
+        inner = strip(children(c)[0])
+        d = inner.referenced if inner.kind.name == "DECL_REF_EXPR" else None
+        if d is None or decl_key(d) not in self.vals or decl_key(d) in self.views:
+            return None
+        return d
+
+    def address_refusal(self, e) -> NoReturn:
+        d = self.scalar_address(e)
+        if d is not None:
+            unsupported(
+                e, f"'&{d.spelling}' other than as an argument of a call to a function of the file"
+            )
+        unsupported(e, "taking an address ('&')")
+
+    def address_argument(self, a, t: MemRefType, cells: list) -> SSAValue:
+        """`&x` passed to a function taking a pointer: a one-element `memref.alloca` of
+        the parameter's type (in the entry block: in a loop, the stack would grow each
+        iteration) holding `x`, read back into `x` after the call (the callee reads and
+        writes `x` through it, as an out-parameter). The scalar stays an SSA value
+        elsewhere, so `&x` is only a call argument."""
+        d = self.scalar_address(a)
+        if t.element_type != element_type(d.type, a):
+            unsupported(a, f"'&{d.spelling}' passed as a pointer to another type")
+        if any(decl_key(d) == decl_key(other) for _, other in cells):
+            unsupported(a, f"'&{d.spelling}' passed twice to one call (they would alias)")
+        if (decl_key(d), t) not in self.address_cells:  # one per variable, in the entry block
+            one = self.const(1, INDEX, a)
+            dynamic = [one] if t.get_shape()[0] == DYNAMIC_INDEX else []
+            op = memref.AllocaOp.get(t.element_type, shape=list(t.get_shape()), dynamic_sizes=dynamic)
+            op.location = self.unit._loc(a)
+            op.results[0].name_hint = f"{d.spelling}_cell"
+            self.address_cells[(decl_key(d), t)] = op
+        ref = self.address_cells[(decl_key(d), t)].results[0]
+        value = self.to_memory(self.convert(self.current(decl_key(d), d, a), d.type, a), t, a)
+        self.emit(memref.StoreOp.get(value, ref, [self.const(0, INDEX, a)]), a)
+        cells.append((ref, d))
+        return ref
+
+    def stop_derivative(self, v: SSAValue, c) -> SSAValue:
+        """`v`, through a bitcast to an integer and back: the same bits, but the AD's
+        activity analysis does not follow integers, so no derivative flows through it
+        (the result of an `enzyme_inactive` function)."""
+        if not isinstance(v.type, (Float64Type, Float32Type)):
+            return v
+        bits = self.emit(arith.BitcastOp(v, i64 if v.type == f64 else i32), c).results[0]
+        return self.emit(arith.BitcastOp(bits, v.type), c).results[0]
+
+    def struct_arguments(
+        self, p, a, group: list[Attribute]
+    ) -> tuple[list[SSAValue], SSAValue | None]:
+        """A call's IR arguments for the struct parameter `p` (the fields of a struct by
+        value, the memrefs of a pointer to a struct with integer fields) and, for a
+        pointer into an array of them (`&ps[i]`), its offset in structs."""
+        if as_struct(p.type) is not None:
+            values = self.struct_value(a)
+            leaves = scalar_leaves(p.type)
+            return [self.convert(v, lt, a) for v, (_, lt) in zip(values, leaves, strict=True)], None
+        off = None
+        if (place := self.struct_address(a)) is not None:
+            refs = self.spill(place, group, a)
+        else:
+            buf, off = self.pointer(a)
+            if not buf.mixed() and (off is not None or len(group) != 1):
+                unsupported(a, f"'{self.text(a)}' as a '{p.type.spelling}' argument")
+            refs = buf.parts()
+        out = []
+        for ref, t in zip(refs, group, strict=True):
+            if ref.type != t:
+                ref = self.emit(memref.CastOp.get(ref, t), a).results[0]
+            out.append(ref)
+        return out, off
+
+    def struct_address(self, a):
+        """(key, path, type) of the struct by value `s` (or `s.inner`) in `&s`, or None."""
+        c = strip_casts(a)
+        if c.kind.name != "UNARY_OPERATOR" or unary_op(c) != ADDR_OF:
+            return None
+        place = self.struct_place(children(c)[0])
+        return place if place is not None and as_struct(place[2]) is not None else None
+
+    def spill(self, place, group: list[Attribute], a) -> list[SSAValue]:
+        """`g(&s)` for a struct by value `s`: its fields stored into stack memrefs in the
+        layout of a struct pointer (one per kind), read back into `s` after the call."""
+        key, prefix, record = place
+        if any(k[0] == key for k, _, _ in self.spilled):
+            unsupported(a, f"'{self.text(a)}' passed twice to one call")
+        kinds = [kind for kind in "fi" if count_scalars(record, kind)]
+        refs = {}
+        for kind, t in zip(kinds, group, strict=True):
+            # the callee's own type (`memref<?xf64>`: a dynamic size), so no memref.cast;
+            # one per struct and kind in the entry block, as `&x`'s cells (address_argument)
+            cell = ((key, prefix, kind), t)
+            if cell not in self.address_cells:
+                n = self.const(count_scalars(record, kind), INDEX, a)
+                dynamic = [n] if t.get_shape()[0] == DYNAMIC_INDEX else []
+                op = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), dynamic_sizes=dynamic)
+                op.location = self.unit._loc(a)
+                self.address_cells[cell] = op  # type: ignore[index]
+            refs[kind] = self.address_cells[cell].results[0]  # type: ignore[index]
+        seen = dict.fromkeys(kinds, 0)
+        for path, lt in scalar_leaves(record):
+            kind = leaf_kind(lt)
+            idx = self.const(seen[kind], INDEX, a)
+            seen[kind] += 1
+            field = (key, (*prefix, *path))
+            v = self.to_memory(self.current(field, None, a), refs[kind].type, a)
+            self.emit(memref.StoreOp.get(v, refs[kind], [idx]), a)
+            self.spilled.append((field, refs[kind], idx))
+        return [refs[kind] for kind in kinds]
+
+    def reload_spilled(self, c) -> None:
+        """After a call: the fields of the structs passed as `&s`, from their memrefs."""
+        for field, ref, idx in self.spilled:
+            self.vals[field] = self.load(Buffer(ref, None), [idx], c)
+        self.spilled = []
