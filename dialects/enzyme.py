@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from typing import ClassVar, Generic
 
 from typing_extensions import TypeVar
-
 from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (

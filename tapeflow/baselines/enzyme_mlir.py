@@ -84,7 +84,8 @@ def enzyme_call() -> ModuleType:
     if f"enzyme-ad=={version}" != ENZYME_AD:
         raise PassFailedException(f"needs {ENZYME_AD} (its pass syntax), found {version}")
     spec = importlib.util.spec_from_file_location("enzyme_call", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     library = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(library)
     return library
@@ -316,10 +317,8 @@ def gradient_agreement(
         run = run_function_native if native else run_function
         runs.append(run(module, grad.sym_name.data, args, ctx=ctx))
     ours, theirs = runs
-    errors = {
-        f"arg{p}": relative_error(a, b) for p, (a, b) in enumerate(zip(ours.arguments, theirs.arguments))
-    }
-    errors.update(
-        {f"result{i}": relative_error(a, b) for i, (a, b) in enumerate(zip(ours.results, theirs.results))}
-    )
+    pairs = enumerate(zip(ours.arguments, theirs.arguments, strict=True))
+    errors = {f"arg{p}": relative_error(a, b) for p, (a, b) in pairs}
+    results = enumerate(zip(ours.results, theirs.results, strict=True))
+    errors.update({f"result{i}": relative_error(a, b) for i, (a, b) in results})
     return errors

@@ -40,7 +40,7 @@ class _Init(RewritePattern):
     def match_and_rewrite(self, op: enzyme.InitOp, rewriter: PatternRewriter) -> None:
         new = tape.InitOp(op.cache.type.element_type)
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 class _Push(RewritePattern):
@@ -48,7 +48,7 @@ class _Push(RewritePattern):
     def match_and_rewrite(self, op: enzyme.PushOp, rewriter: PatternRewriter) -> None:
         new = tape.PushOp(op.cache, op.value)
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 class _Pop(RewritePattern):
@@ -56,7 +56,7 @@ class _Pop(RewritePattern):
     def match_and_rewrite(self, op: enzyme.PopOp, rewriter: PatternRewriter) -> None:
         new = tape.PopOp(op.cache)
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 class _Store(RewritePattern):
@@ -64,7 +64,7 @@ class _Store(RewritePattern):
     def match_and_rewrite(self, op: enzyme.StoreOp, rewriter: PatternRewriter) -> None:
         new = memref.StoreOp.get(op.value, op.memref, op.indices)
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 class _Load(RewritePattern):
@@ -72,7 +72,7 @@ class _Load(RewritePattern):
     def match_and_rewrite(self, op: enzyme.LoadOp, rewriter: PatternRewriter) -> None:
         new = memref.LoadOp.get(op.memref, op.indices)
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 def _entry_position(op: Operation, entry: Block) -> Operation | None:
@@ -111,9 +111,10 @@ def _forward_references(init: enzyme.InitOp) -> bool:
         defined = isinstance(after, Operation) and after.parent_block() is entry
     if not defined:
         return False
+    first = entry.get_operation_index(after) if after is not None else -1
     for pop in pops:
         at = _entry_position(pop, entry)
-        if at is None or (after is not None and entry.get_operation_index(at) <= entry.get_operation_index(after)):
+        if at is None or entry.get_operation_index(at) <= first:
             return False
     for pop in pops:
         pop.results[0].replace_all_uses_with(value)
