@@ -46,7 +46,7 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -63,22 +63,6 @@ class CacheType(ParametrizedAttribute, TypeAttribute, Generic[_T]):
 
     def __init__(self, element_type: _T):
         super().__init__(element_type)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        start = parser.pos
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.ANGLE, parser.parse_type, " in enzyme.Cache"
-        )
-        if len(types) != 1:
-            parser.raise_error(
-                f"!enzyme.Cache takes one element type, got {len(types)}", start, parser.pos
-            )
-        return tuple(types)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
 
     @staticmethod
     def constr(element: AttrConstraint = AnyAttr()) -> ParamAttrConstraint:
@@ -166,9 +150,13 @@ def _print_access(printer: Printer, memref: SSAValue, indices, sizes) -> None:
     printer.print_attribute(memref.type)
 
 
-def _verify_access(memref_type: Attribute, indices: Sequence[SSAValue], sizes) -> None:
+def _verify_access(
+    memref_type: Attribute, indices: Sequence[SSAValue], sizes, element: Attribute
+) -> None:
     if not isinstance(memref_type, MemRefType):
         raise VerifyException(f"expected a memref, got {memref_type}")
+    if element != memref_type.get_element_type():
+        raise VerifyException(f"accesses a {element} in a memref of {memref_type.element_type}")
     rank = len(memref_type.get_shape())
     if len(indices) != rank:
         raise VerifyException(f"expected {rank} indices, got {len(indices)}")
@@ -210,12 +198,7 @@ class StoreOp(IRDLOperation):
         _print_access(printer, self.memref, self.indices, self.sizes)
 
     def verify_(self) -> None:
-        _verify_access(self.memref.type, self.indices, self.sizes)
-        assert isinstance(self.memref.type, MemRefType)
-        if self.value.type != self.memref.type.get_element_type():
-            raise VerifyException(
-                f"stores a {self.value.type} into a memref of {self.memref.type.element_type}"
-            )
+        _verify_access(self.memref.type, self.indices, self.sizes, self.value.type)
 
 
 @irdl_op_definition
@@ -247,12 +230,7 @@ class LoadOp(IRDLOperation):
         _print_access(printer, self.memref, self.indices, self.sizes)
 
     def verify_(self) -> None:
-        _verify_access(self.memref.type, self.indices, self.sizes)
-        assert isinstance(self.memref.type, MemRefType)
-        if self.result.type != self.memref.type.get_element_type():
-            raise VerifyException(
-                f"loads a {self.result.type} from a memref of {self.memref.type.element_type}"
-            )
+        _verify_access(self.memref.type, self.indices, self.sizes, self.result.type)
 
 
 Enzyme = Dialect("enzyme", [InitOp, PushOp, PopOp, StoreOp, LoadOp], [CacheType])
