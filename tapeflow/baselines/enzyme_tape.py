@@ -24,55 +24,24 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.rewriter import Rewriter
 
 from tapeflow.dialects import enzyme, tape
 
 
-class _Init(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: enzyme.InitOp, rewriter: PatternRewriter) -> None:
-        new = tape.InitOp(op.cache.type.element_type)
-        new.location = op.location
-        rewriter.replace(op, new)
-
-
-class _Push(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: enzyme.PushOp, rewriter: PatternRewriter) -> None:
-        new = tape.PushOp(op.cache, op.value)
-        new.location = op.location
-        rewriter.replace(op, new)
-
-
-class _Pop(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: enzyme.PopOp, rewriter: PatternRewriter) -> None:
-        new = tape.PopOp(op.cache)
-        new.location = op.location
-        rewriter.replace(op, new)
-
-
-class _Store(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: enzyme.StoreOp, rewriter: PatternRewriter) -> None:
-        new = memref.StoreOp.get(op.value, op.memref, op.indices)
-        new.location = op.location
-        rewriter.replace(op, new)
-
-
-class _Load(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: enzyme.LoadOp, rewriter: PatternRewriter) -> None:
-        new = memref.LoadOp.get(op.memref, op.indices)
-        new.location = op.location
-        rewriter.replace(op, new)
+def _tape_twin(op: Operation) -> Operation | None:
+    """The `tape`/`memref` op that does what the `enzyme` op `op` does (None: not one)."""
+    if isinstance(op, enzyme.InitOp):
+        return tape.InitOp(op.cache.type.element_type)
+    if isinstance(op, enzyme.PushOp):
+        return tape.PushOp(op.cache, op.value)
+    if isinstance(op, enzyme.PopOp):
+        return tape.PopOp(op.cache)
+    if isinstance(op, enzyme.StoreOp):
+        return memref.StoreOp.get(op.value, op.memref, op.indices)
+    if isinstance(op, enzyme.LoadOp):
+        return memref.LoadOp.get(op.memref, op.indices)
+    return None
 
 
 def _entry_position(op: Operation, entry: Block) -> Operation | None:
@@ -132,10 +101,13 @@ def import_enzyme_tape(module: ModuleOp) -> None:
     """Rewrites every `enzyme` op of `module` into TapeFlow's `tape` and `memref` ops."""
     for init in [op for op in module.walk() if isinstance(op, enzyme.InitOp)]:
         _forward_references(init)
-    patterns = [_Init(), _Push(), _Pop(), _Store(), _Load()]
-    PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(module)  # type: ignore[arg-type]
-    # The cache values changed type (!enzyme.Cache -> !tape.cache) in place through
-    # replace_op; their users are the tape ops made above.
+    # In program order, so each cache is a tape.cache before its pushes and pops are
+    # rewritten; nothing else is touched (no pattern walker: it would also erase dead ops).
+    for op in list(module.walk()):
+        twin = _tape_twin(op)
+        if twin is not None:
+            twin.location = op.location
+            Rewriter.replace_op(op, twin)
 
 
 @dataclass(frozen=True)
