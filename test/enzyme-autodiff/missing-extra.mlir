@@ -8,4 +8,4 @@ func.func @f(%x: memref<4xf64>) -> f64 attributes {tapeflow.autodiff} {
   %a = memref.load %x[%c0] : memref<4xf64>
   func.return %a : f64
 }
-// CHECK: error: Enzyme-MLIR is not installed: it is TapeFlow's optional extra `enzyme` (`pip install --no-deps enzyme-ad==0.0.16`; scripts/setup installs it)
+// CHECK: error: pass-pipeline:1:1: Enzyme-MLIR is not installed: it is TapeFlow's optional extra `enzyme` (`pip install --no-deps enzyme-ad==0.0.16`; scripts/setup installs it)
