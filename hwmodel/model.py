@@ -204,7 +204,6 @@ def classify(op: Operation) -> str:
     return ""  # unknown: charged as `int`, and listed in the report
 
 
-
 def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
     """(loads, stores, in the scratchpad, bytes) one execution of a memory op is charged
     (the listener's rule, which `fastsim.op_charges` reuses); None for other ops."""
