@@ -17,6 +17,9 @@ if importlib.util.find_spec("clang") is not None:
 for module in ("pyarrow", "matplotlib"):
     if importlib.util.find_spec(module) is not None:
         config.available_features.add(module)
+# enzyme-autodiff's tests (test/enzyme-autodiff) need Enzyme-MLIR (extra `enzyme`).
+if importlib.util.find_spec("enzyme_ad") is not None:
+    config.available_features.add("enzyme")
 # tapeflow-exec's tests (test/tapeflow-exec) need upstream MLIR's tools on PATH.
 if shutil.which("mlir-opt-22") and shutil.which("mlir-runner-22"):
     config.available_features.add("mlir-native")

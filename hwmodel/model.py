@@ -168,13 +168,21 @@ _FREE = {
     "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
     "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
     "memref.expand_shape", "memref.view", "memref.dim", "memref.global", "tape.init",
-    "tape.free", "region.alloc", "region.dealloc", "stream.fifo_alloc",
+    "tape.free", "enzyme.init", "region.alloc", "region.dealloc", "stream.fifo_alloc",
     "stream.fifo_dealloc", "stream.release", "stream.acquire_write", "stream.acquire_read",
     "stream.wait", "scf.for", "affine.for",
     "scf.while", "func.func", "builtin.module", "scf.execute_region",
     "builtin.unrealized_conversion_cast",
 }  # fmt: skip
 _BRANCH = {"scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br"}
+
+_ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store",
+               "enzyme.load", "enzyme.store")  # fmt: skip
+_CACHE_OPS = ("tape.push", "tape.pop", "enzyme.push", "enzyme.pop")
+# Enzyme-MLIR's tape ops (enzyme-autodiff) cost what their tape/memref twins cost (an
+# enzyme.load/store's trailing sizes operands are not indices: zip stops at the rank).
+_ENZYME_OPS = ("enzyme.push", "enzyme.pop", "enzyme.load", "enzyme.store")
+
 
 def classify(op: Operation) -> str:
     """The op class (a key of `[ops.*]`) that `op` is charged as."""
@@ -189,14 +197,11 @@ def classify(op: Operation) -> str:
     if cls is not None:
         return cls
     if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
-                "tape.pop", "region.read", "region.write"):  # fmt: skip
+                "tape.pop", "region.read", "region.write", *_ENZYME_OPS):  # fmt: skip
         return "mem"
     if name in ("stream.commit", "stream.prefetch"):
         return "dma"
     return ""  # unknown: charged as `int`, and listed in the report
-
-
-_ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store")
 
 
 def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
@@ -208,9 +213,9 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
         load = name.endswith("load")
         return (int(load), int(not load), is_spm(mtype.memory_space),
                 element_bytes(mtype.element_type))  # fmt: skip
-    if name in ("tape.push", "tape.pop"):
+    if name in _CACHE_OPS:
         size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
-        return (0, 1, False, size) if name == "tape.push" else (1, 0, False, size)
+        return (0, 1, False, size) if name.endswith("push") else (1, 0, False, size)
     if name in ("region.write", "region.read"):
         ttype = op.operands[0].type
         sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
@@ -744,8 +749,8 @@ class HardwareModel(Interpreter.Listener):
         if name in _ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
-        elif name in ("tape.push", "tape.pop"):
-            h = (_TPUSH if name == "tape.push" else _TPOP, ci, ch, pc)
+        elif name in _CACHE_OPS:
+            h = (_TPUSH if name.endswith("push") else _TPOP, ci, ch, pc)
         elif name in ("region.write", "region.read"):
             rec = op.operands[0].type.record  # type: ignore[attr-defined]
             h = (_RWRITE if name == "region.write" else _RREAD, ci, ch, rec.size,

@@ -60,6 +60,7 @@ RUNNER_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
 LIBRARY_DIRS = ("/usr/lib/llvm-22/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu")
 
 MLIR_OPT_PIPELINE = (
+    "--expand-strided-metadata",  # memref.subview (Enzyme-MLIR's cache slices), to affine
     "--lower-affine",
     "--convert-scf-to-cf",
     "--convert-math-to-llvm",

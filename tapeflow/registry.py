@@ -25,6 +25,7 @@ TAPEFLOW_DIALECTS = {
     "tape": ("tapeflow.dialects.tape", "Tape"),
     "region": ("tapeflow.dialects.region", "Region"),
     "stream": ("tapeflow.dialects.stream", "Stream"),
+    "enzyme": ("tapeflow.dialects.enzyme", "Enzyme"),
 }
 
 # The upstream dialects a kernel or a lowered program may use.
@@ -56,6 +57,8 @@ TAPEFLOW_PASSES = {
     "tapeflow": ("tapeflow.transforms.pipeline", "TapeFlowPipelinePass"),
     "tapeflow-cleanup": ("tapeflow.transforms.pipeline", "CleanupPass"),
     "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
+    "enzyme-autodiff": ("tapeflow.baselines.enzyme_mlir", "EnzymeAutodiffPass"),
+    "enzyme-import-tape": ("tapeflow.baselines.enzyme_tape", "ImportEnzymeTapePass"),
 }
 
 

@@ -32,14 +32,17 @@ Layout rule, per cache (chosen in this order):
    increments it, a pop decrements it and loads. Addresses still increase in the forward
    sweep and decrease in the reverse sweep; conditional pushes are packed (no holes).
 
-3. **Stack, sized at run time** (trip counts unknown at compile time but fixed before the
-   loops start: bounds that are function arguments or values computed before the nest).
-   Like 2, with `memref<?xT>` allocated right before the outermost loop around the first
-   push, its size computed there from the bounds: what Enzyme does for a loop whose trip
-   count is known on entry.
+3. **Stack, sized at run time** (trip counts unknown at compile time but known at the
+   nest's entry: bounds that are function arguments, values computed before the nest, or
+   integer arithmetic on those recomputed inside it, as C's `i < n - 1` is in every
+   iteration of a time loop). Like 2, with `memref<?xT>` allocated once, right before the
+   outermost loop around the first push, its size computed there from the bounds (the
+   arithmetic copied there): what Enzyme does for a loop whose trip count is known on
+   entry (its CacheUtility sizes the allocation from the loop limits, after LICM).
 
 4. **Stack, growable** (an iteration count known only as the loop runs: `scf.while`, a
-   bound loaded from memory inside the nest). As Enzyme's `EnzymeToMemRef`:
+   bound loaded from memory inside the nest); only then does a cache grow. As Enzyme's
+   `EnzymeToMemRef`:
    `{elements, size, capacity}` = a `memref<memref<?xT>>` slot holding the current buffer,
    a `memref<index>` size and a `memref<index>` capacity. The initial capacity is
    `tape.init`'s `capacity` hint (else 16); a push on a full buffer doubles it (allocate,
@@ -411,6 +414,43 @@ def _defined_before(value: SSAValue, anchor: Operation) -> bool:
     return False
 
 
+_REMATERIALIZABLE = (
+    arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.IndexCastOp,
+    arith.MaxSIOp, arith.MinSIOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp,
+)  # fmt: skip
+"""Integer ops that cannot trap: a loop bound they compute from values available before
+a nest is known at the nest's entry, and is recomputed there (what LLVM's LICM and
+scalar evolution give Enzyme's CacheUtility)."""
+
+
+def _known_at(value: SSAValue, anchor: Operation, depth: int = 0) -> bool:
+    """Whether `value` is available before `anchor`, or computable there by
+    `_REMATERIALIZABLE` ops from values that are (a run-time trip count known at entry)."""
+    if _defined_before(value, anchor):
+        return True
+    owner = value.owner
+    if depth > 16 or not isinstance(owner, _REMATERIALIZABLE):
+        return False
+    return all(_known_at(v, anchor, depth + 1) for v in owner.operands)
+
+
+def _available(at: At, value: SSAValue, anchor: Operation, copies: dict) -> SSAValue:
+    """`value` at `at` (before `anchor`): itself, or a copy of the ops computing it."""
+    if _defined_before(value, anchor):
+        return value
+    if value not in copies:
+        owner = value.owner
+        assert isinstance(owner, Operation)
+        operands = [_available(at, v, anchor, copies) for v in owner.operands]
+        clone = owner.clone()
+        for i, v in enumerate(operands):
+            clone.operands[i] = v
+        at.op(clone)
+        for old, new in zip(owner.results, clone.results):
+            copies[old] = new
+    return copies[value]
+
+
 def _runtime_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> _RuntimeStack | None:
     """Trip counts unknown at compile time but fixed before the loops start (bounds are
     arguments or values computed before the nest): the capacity is computed at run time."""
@@ -441,7 +481,7 @@ def _runtime_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> _RuntimeS
             return None
         for o in around:
             if isinstance(o, scf.ForOp):
-                if not all(_defined_before(v, anchor) for v in (o.lb, o.ub, o.step)):
+                if not all(_known_at(v, anchor) for v in (o.lb, o.ub, o.step)):
                     return None
     return _RuntimeStack(anchor, sites)
 
@@ -530,13 +570,17 @@ def _runtime_count(at: At, layout: _RuntimeStack) -> SSAValue:
     the trip counts max(0, ceil((ub - lb) / step)) of the loops around them."""
     zero, one = at.index(0), at.index(1)
     total = zero
+    copies: dict[SSAValue, SSAValue] = {}
     for around in layout.sites:
         count = one
         for o in around:
             if isinstance(o, scf.ForOp):
-                span = at.val(arith.SubiOp(o.ub, o.lb))
-                step_m1 = at.val(arith.SubiOp(o.step, one))
-                trips = at.val(arith.DivSIOp(at.val(arith.AddiOp(span, step_m1)), o.step))
+                lb, ub, step = (
+                    _available(at, v, layout.anchor, copies) for v in (o.lb, o.ub, o.step)
+                )
+                span = at.val(arith.SubiOp(ub, lb))
+                step_m1 = at.val(arith.SubiOp(step, one))
+                trips = at.val(arith.DivSIOp(at.val(arith.AddiOp(span, step_m1)), step))
                 positive = at.val(arith.CmpiOp(trips, zero, "sgt"))
                 trips = at.val(arith.SelectOp(positive, trips, zero))
                 count = at.val(arith.MuliOp(count, trips))

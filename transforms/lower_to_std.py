@@ -207,6 +207,9 @@ class LowerToStdPass(ModulePass):
     name = "tapeflow-lower-to-std"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from tapeflow.baselines.enzyme_tape import import_enzyme_tape
+
+        import_enzyme_tape(op)  # Enzyme-MLIR's caches (enzyme-autodiff) are tape caches
         lower_stream_and_regions(op)
         lower_tape(op)
         check_upstream_only(op)

@@ -3,7 +3,7 @@
 `make_interpreter` registers xDSL's standard implementations, then `extra_ops` (the
 arith and math ops of the semantics table `tapeflow.semantics`, replacing xDSL's, and
 the memref, scf, affine and cf ops xDSL 0.74 lacks or gets wrong), and TapeFlow's three
-dialects.
+dialects, and the `enzyme` ops Enzyme-MLIR's gradients keep.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ def make_interpreter(
     listeners: Sequence[Interpreter.Listener] = (),
 ) -> Interpreter:
     """An interpreter for `module` that knows every op TapeFlow emits or accepts."""
+    from tapeflow.interpreters.enzyme import EnzymeFunctions
     from tapeflow.interpreters.extra_ops import register_extra_ops
     from tapeflow.interpreters.region import RegionFunctions
     from tapeflow.interpreters.stream import StreamFunctions
@@ -34,4 +35,5 @@ def make_interpreter(
     interpreter.register_implementations(TapeFunctions())
     interpreter.register_implementations(RegionFunctions())
     interpreter.register_implementations(StreamFunctions())
+    interpreter.register_implementations(EnzymeFunctions())
     return interpreter

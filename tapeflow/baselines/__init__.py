@@ -1,0 +1,1 @@
+"""Real tools TapeFlow is measured against (optional extras), behind TapeFlow's passes."""

@@ -1,0 +1,324 @@
+"""`enzyme-autodiff`: the gradient real Enzyme-MLIR makes, in place of our AD's.
+
+Enzyme-MLIR ships in the `enzyme-ad` wheel (Enzyme-JAX) as one self-contained library,
+`enzyme_ad/jax/enzyme_call.so`, built on LLVM/MLIR trunk. It is loaded by its path so
+that jax, which the wheel's package imports, is never needed (the optional extra
+`enzyme`; the wheel is installed with `--no-deps`). Its `run_pass_pipeline` runs
+
+    enzyme-wrap{infn=F outfn=F_grad argTys=... retTys=... mode=ReverseModeCombined},
+    remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize
+
+on the module's text, and the result is parsed back with its cache ops as the `enzyme`
+dialect. The activities are ours (`tapeflow.runner.shadowed`): float memrefs not marked
+`tapeflow.const` are `enzyme_dup`, float scalars `enzyme_active`, the rest
+`enzyme_const`; float results are `enzyme_active`. So `@F_grad` has our AD's name and
+calling convention (each shadow after its primal, the seeds last, the active scalars'
+gradients returned), and every tool runs it as it runs ours.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import io
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, PassFailedException
+
+from tapeflow.diagnostics import location_of, op_error, parse_module
+from tapeflow.runner import _is_float, shadowed
+from tapeflow.transforms.autodiff import AUTODIFF_ATTR
+
+ENZYME_AD = "enzyme-ad==0.0.16"
+"""The pinned wheel: Enzyme-MLIR's pass names and syntax follow Enzyme's trunk."""
+
+EXTRA = "enzyme"
+MISSING = (
+    f"Enzyme-MLIR is not installed: it is TapeFlow's optional extra `{EXTRA}` "
+    f"(`pip install --no-deps {ENZYME_AD}`; scripts/setup installs it)"
+)
+
+CLEANUP = "remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize"
+"""What follows `enzyme-wrap`: Enzyme's own simplifications of the tape it made. Not
+`canonicalize` first: in 0.0.16 it hoists the pushes of loop-invariant values out of the
+forward loop while their pops stay in the reverse one (small lstm then pops an empty
+cache)."""
+
+
+def available() -> bool:
+    """Whether the `enzyme` extra is installed (without loading it)."""
+    return _library_path() is not None
+
+
+def _library_path() -> Path | None:
+    spec = importlib.util.find_spec("enzyme_ad")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        path = Path(root) / "jax" / "enzyme_call.so"
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def enzyme_call() -> ModuleType:
+    """Enzyme-MLIR's library, loaded by its path (not through `enzyme_ad.jax`, which
+    imports jax)."""
+    path = _library_path()
+    if path is None:
+        raise PassFailedException(MISSING)
+    version = importlib.metadata.version("enzyme-ad")
+    if f"enzyme-ad=={version}" != ENZYME_AD:
+        raise PassFailedException(f"needs {ENZYME_AD} (its pass syntax), found {version}")
+    spec = importlib.util.spec_from_file_location("enzyme_call", path)
+    assert spec is not None
+    assert spec.loader is not None
+    library = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(library)
+    return library
+
+
+def activities(f: func.FuncOp) -> tuple[list[str], list[str]]:
+    """`enzyme-wrap`'s argTys and retTys for `f`: our AD's activities."""
+    dup = shadowed(f)
+    const = {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+    args = [
+        "enzyme_dup" if p in dup
+        else "enzyme_active" if _is_float(t) and p not in const
+        else "enzyme_const"
+        for p, t in enumerate(f.function_type.inputs.data)
+    ]  # fmt: skip
+    results = [
+        "enzyme_active" if _is_float(t) else "enzyme_const" for t in f.function_type.outputs.data
+    ]
+    return args, results
+
+
+def wrap_pipeline(f: func.FuncOp, grad_name: str) -> str:
+    """The pass pipeline that makes `@grad_name` from `f` in Enzyme-MLIR."""
+    args, results = activities(f)
+    wrap = (
+        f"enzyme-wrap{{infn={f.sym_name.data} outfn={grad_name} argTys={','.join(args)} "
+        f"retTys={','.join(results)} mode=ReverseModeCombined}}"
+    )
+    return f"{wrap},{CLEANUP}"
+
+
+def run_pipeline(text: str, pipeline: str) -> str:
+    """Enzyme-MLIR's `run_pass_pipeline` on `text`. A failure is a ValueError carrying
+    Enzyme's own diagnostic (which the library writes to the process's stderr, so it is
+    captured here rather than printed)."""
+    library = enzyme_call()
+    with tempfile.TemporaryFile(mode="w+b") as captured:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            _, out = library.run_pass_pipeline([], text, pipeline)
+            return out
+        except ValueError as e:
+            captured.seek(0)
+            diagnostic = captured.read().decode(errors="replace")
+            raise ValueError(diagnostic.strip() or str(e)) from None
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+_DIAGNOSTIC = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\): error: ([^\n]*)')
+_OP_NAME = re.compile(r'"([a-z_]+\.[a-z_.]+)"\(')
+
+
+def enzyme_error(f: func.FuncOp, diagnostic: str) -> str:
+    """One located line from Enzyme's diagnostic: its location and first line, with the
+    name of the op it dumps (not the dump)."""
+    found = _DIAGNOSTIC.search(diagnostic)
+    if found is None:
+        return op_error(f, f"Enzyme-MLIR cannot differentiate it: {' '.join(diagnostic.split())}")
+    file, line, col, message = found.groups()
+    message = message.strip()
+    op = _OP_NAME.search(diagnostic, found.start(4))
+    if op is not None:
+        cut = message.find(" %")
+        message = f"{message[:cut] if cut >= 0 else message} ('{op.group(1)}')"
+    where = f"{file}:{line}:{col}" if file != "-" else location_of(f) or "<input>"
+    return f"{where}: Enzyme-MLIR cannot differentiate @{f.sym_name.data}: {message}"
+
+
+def _enzyme_input(module: ModuleOp, generic: bool = False) -> str:
+    """`module` as Enzyme-MLIR reads it: our markers dropped, our locations kept (so the
+    ops of Enzyme's output point at the user's file)."""
+    clean = module.clone()
+    for op in clean.walk():
+        if isinstance(op, func.FuncOp):
+            op.attributes.pop(AUTODIFF_ATTR, None)
+            if op.arg_attrs is not None:
+                op.arg_attrs = builtin.ArrayAttr(
+                    [
+                        builtin.DictionaryAttr(
+                            {k: v for k, v in d.data.items() if not k.startswith("tapeflow.")}
+                        )
+                        for d in op.arg_attrs
+                    ]
+                )
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic, print_debuginfo=True).print_op(clean)
+    return out.getvalue()
+
+
+_ALIAS = re.compile(r"^(#loc\d*) = (loc\(.*\))$", re.M)
+_ALIAS_USE = re.compile(r"loc\((#loc\d*)\)")
+_IV_LOC = re.compile(r"(%[\w$.-]+) loc\([^()]*\) =")
+_FILE_LOC = re.compile(r'^loc\("[^"]*":\d+:\d+\)$')
+_FUSED_FIRST = re.compile(r"^loc\(fused(?:<[^>]*>)?\[(#loc\d*)")
+
+
+def inline_locations(text: str) -> str:
+    """Enzyme's output with its `#locN = loc(...)` aliases substituted (xDSL 0.74 reads
+    `loc("file":line:col)` but not aliases); a fused location becomes its first part."""
+    aliases = dict(_ALIAS.findall(text))
+
+    def resolve(name: str, depth: int = 0) -> str:
+        location = aliases.get(name, "")
+        if _FILE_LOC.match(location):
+            return location
+        first = _FUSED_FIRST.match(location)
+        if first and depth < 8:
+            return resolve(first.group(1), depth + 1)
+        return "loc(unknown)"
+
+    body = _ALIAS_USE.sub(lambda m: resolve(m.group(1)), _ALIAS.sub("", text))
+    # xDSL does not read a location on a loop's induction variable (`affine.for %i loc(..) =`).
+    return _IV_LOC.sub(r"\1 =", body)
+
+
+def differentiate(module: ModuleOp, f: func.FuncOp, grad_name: str, ctx: Context):
+    """The functions Enzyme-MLIR adds to `module` to make `@grad_name` from `f`, parsed
+    with TapeFlow's dialects; an error located at `f` with Enzyme's own message."""
+    pipeline = wrap_pipeline(f, grad_name)
+    try:
+        try:
+            text = run_pipeline(_enzyme_input(module), pipeline)
+        except ValueError as e:
+            if "Failed to parse module" not in str(e) and "to begin a region" not in str(e):
+                raise
+            # xDSL 0.74 prints some custom forms' locations where MLIR does not read
+            # them (`scf.while ... -> (f64) loc(..) {`); their generic form it reads.
+            text = run_pipeline(_enzyme_input(module, generic=True), pipeline)
+    except ValueError as e:
+        raise PassFailedException(enzyme_error(f, str(e))) from None
+    try:
+        out = parse_module(ctx, inline_locations(text), "<enzyme-mlir>")
+    except ParseError as e:
+        raise PassFailedException(
+            op_error(f, f"Enzyme-MLIR's output does not parse here: {e.msg}")
+        ) from None
+    known = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
+    added = [op for op in out.ops if isinstance(op, func.FuncOp) and op.sym_name.data not in known]
+    for op in added:
+        op.detach()
+        op.sym_visibility = None  # Enzyme makes its functions private; ours are public
+    return added
+
+
+@dataclass(frozen=True)
+class EnzymeAutodiffPass(ModulePass):
+    """Adds `@f_grad` beside each `@f` marked `tapeflow.autodiff` (or named by
+    `functions=a,b`), made by real Enzyme-MLIR instead of `tapeflow-autodiff`.
+
+    Same calling convention as `tapeflow-autodiff`'s; the tape is Enzyme's: buffers it
+    sized itself, and `enzyme.init/push/pop` caches where it could not
+    (`enzyme-import-tape` makes them `tape` caches for TapeFlow's passes).
+    """
+
+    name = "enzyme-autodiff"
+
+    functions: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        named = {n for n in self.functions.split(",") if n}
+        targets = [
+            f
+            for f in op.ops
+            if isinstance(f, func.FuncOp)
+            and (AUTODIFF_ATTR in f.attributes or f.sym_name.data in named)
+        ]
+        missing = named - {f.sym_name.data for f in targets}
+        if missing:
+            raise PassFailedException(f"enzyme-autodiff: no function named {sorted(missing)}")
+        for f in targets:
+            grad_name = f"{f.sym_name.data}_grad"
+            if any(isinstance(g, func.FuncOp) and g.sym_name.data == grad_name for g in op.ops):
+                raise PassFailedException(op_error(f, f"@{grad_name} already exists"))
+            after = f
+            for added in differentiate(op, f, grad_name, ctx):
+                op.body.block.insert_op_after(added, after)
+                after = added
+
+
+def relative_error(ours, theirs) -> float:
+    """The largest `|a - b| / max(|a|, |b|)` over the entries (0 where both are 0)."""
+    import numpy as np
+
+    a = np.asarray(ours, dtype=np.float64).ravel()
+    b = np.asarray(theirs, dtype=np.float64).ravel()
+    scale = np.maximum(np.abs(a), np.abs(b))
+    nonzero = scale > 0
+    if not nonzero.any():
+        return 0.0
+    return float(np.max(np.abs(a - b)[nonzero] / scale[nonzero]))
+
+
+def gradient_agreement(
+    text: str, name: str, filename: str = "<kernel>", seed: float = 1.0, native: bool = False
+):
+    """Runs `@name_grad` as `tapeflow-autodiff` and as Enzyme-MLIR make it, with
+    tapeflow-run's arguments and seed `seed`, in the interpreter or natively
+    (`tapeflow-exec`'s path): {argument or result: relative error}."""
+    from tapeflow.native import run_function_native
+    from tapeflow.registry import make_context
+    from tapeflow.runner import (
+        find_function,
+        gradient_layout,
+        load_module,
+        make_arguments,
+        run_function,
+        shadow_shapes,
+    )
+    from tapeflow.transforms.autodiff import AutodiffPass
+
+    runs = []
+    for make in (AutodiffPass, EnzymeAutodiffPass):
+        ctx = make_context()
+        module = load_module(text, filename, ctx)
+        make().apply(ctx, module)
+        grad = find_function(module, f"{name}_grad")
+        mirror, shadows = gradient_layout(module, grad)
+        scalars = [seed] * sum(
+            1 for t in grad.function_type.inputs.data if not isinstance(t, builtin.MemRefType)
+        )
+        args = make_arguments(
+            grad, scalars=scalars, zero=shadows, fill_positions=mirror,
+            shape_of=shadow_shapes(module, grad),
+        )  # fmt: skip
+        run = run_function_native if native else run_function
+        runs.append(run(module, grad.sym_name.data, args, ctx=ctx))
+    ours, theirs = runs
+    pairs = enumerate(zip(ours.arguments, theirs.arguments, strict=True))
+    errors = {f"arg{p}": relative_error(a, b) for p, (a, b) in pairs}
+    results = enumerate(zip(ours.results, theirs.results, strict=True))
+    errors.update({f"result{i}": relative_error(a, b) for i, (a, b) in results})
+    return errors

@@ -1,0 +1,182 @@
+"""enzyme-autodiff (real Enzyme-MLIR, extra `enzyme`) and enzyme-import-tape.
+
+Tests that run Enzyme-MLIR skip, naming the extra, when it is not installed; the dialect,
+the activity rule and the error without the extra are tested everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.baselines import enzyme_mlir
+from tapeflow.registry import make_context
+from tapeflow.runner import (
+    find_function,
+    gradient_layout,
+    load_module,
+    make_arguments,
+    run_function,
+    shadow_shapes,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
+needs_enzyme = pytest.mark.skipif(
+    not enzyme_mlir.available(),
+    reason="needs the optional extra `enzyme` (pip install --no-deps enzyme-ad==0.0.16)",
+)
+
+SIGNATURE = """
+func.func @k(%x: memref<4xf64>, %idx: memref<4xi32>, %s: f64, %n: index,
+             %c: memref<4xf64> {tapeflow.const}, %t: f64 {tapeflow.const}) -> (f64, index) {
+  %z = arith.constant 0 : index
+  func.return %s, %z : f64, index
+}
+"""
+
+
+def test_activities_follow_runner_shadowed():
+    module = load_module(SIGNATURE)
+    f = find_function(module, "k")
+    args, results = enzyme_mlir.activities(f)
+    assert args == [
+        "enzyme_dup", "enzyme_const", "enzyme_active", "enzyme_const", "enzyme_const",
+        "enzyme_const",
+    ]  # fmt: skip
+    assert results == ["enzyme_active", "enzyme_const"]
+
+
+def test_missing_extra_names_it(monkeypatch):
+    monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: None)
+    enzyme_mlir.enzyme_call.cache_clear()
+    try:
+        marked = SIGNATURE.replace("index) {", "index) attributes {tapeflow.autodiff} {")
+        module = load_module(marked)
+        with pytest.raises(PassFailedException, match="optional extra `enzyme`"):
+            enzyme_mlir.EnzymeAutodiffPass().apply(make_context(), module)
+    finally:
+        enzyme_mlir.enzyme_call.cache_clear()
+
+
+def test_inline_locations_resolves_aliases_and_fused():
+    text = (
+        'func.func @f() {\n  "test.op"() : () -> () loc(#loc2)\n} loc(#loc1)\n'
+        '#loc1 = loc("k.mlir":1:1)\n#loc3 = loc("k.mlir":7:5)\n'
+        "#loc2 = loc(fused[#loc3, #loc1])\n"
+    )
+    out = enzyme_mlir.inline_locations(text)
+    assert 'loc("k.mlir":7:5)' in out
+    assert "#loc" not in out
+
+
+def test_enzyme_error_is_one_located_line():
+    module = load_module(SIGNATURE, "k.mlir")
+    f = find_function(module, "k")
+    diagnostic = (
+        'loc("k.mlir":4:3): error: could not compute the adjoint for this operation '
+        '%2 = "math.erf"(%1) : (f64) -> f64\n'
+    )
+    assert enzyme_mlir.enzyme_error(f, diagnostic) == (
+        "k.mlir:4:3: Enzyme-MLIR cannot differentiate @k: could not compute the adjoint "
+        "for this operation ('math.erf')"
+    )
+
+
+@needs_enzyme
+@pytest.mark.parametrize("kernel", SMALL, ids=lambda p: p.stem)
+def test_gradient_agrees_with_ours(kernel):
+    """Different programs, so not bit identity: 1e-12 relative error per entry."""
+    errors = enzyme_mlir.gradient_agreement(kernel.read_text(), kernel.stem, str(kernel))
+    assert errors
+    assert max(errors.values()) <= 1e-12, errors
+
+
+def _run_grad(kernel: Path, passes) -> tuple[list, object]:
+    """@kernel_grad's final arguments and results after `passes`, in the interpreter."""
+    ctx = make_context()
+    module = load_module(kernel.read_text(), str(kernel), ctx)
+    for p in passes:
+        p.apply(ctx, module)
+    grad = find_function(module, f"{kernel.stem}_grad")
+    mirror, shadows = gradient_layout(module, grad)
+    args = make_arguments(
+        grad, scalars=[1.0], zero=shadows, fill_positions=mirror,
+        shape_of=shadow_shapes(module, grad),
+    )  # fmt: skip
+    result = run_function(module, grad.sym_name.data, args, ctx=ctx)
+    return [*result.arguments, *result.results], module
+
+
+def _tapeflow_passes():
+    from tapeflow.transforms.layers import LayersPass
+    from tapeflow.transforms.lower_tape import LowerTapePass
+    from tapeflow.transforms.regions import RegionsPass
+    from tapeflow.transforms.stream import StreamPass
+
+    from tapeflow.baselines.enzyme_tape import ImportEnzymeTapePass
+
+    return {
+        "import": [ImportEnzymeTapePass()],
+        "regions": [ImportEnzymeTapePass(), RegionsPass()],
+        "streamed": [
+            ImportEnzymeTapePass(),
+            RegionsPass(),
+            LayersPass(spm_bytes=1024),
+            StreamPass(),
+            LowerTapePass(),
+        ],
+    }
+
+
+@needs_enzyme
+@pytest.mark.parametrize("stage", ["import", "regions", "streamed"])
+@pytest.mark.parametrize("kernel", SMALL, ids=lambda p: p.stem)
+def test_tapeflow_on_enzymes_tape_is_bit_identical(kernel, stage):
+    """TapeFlow's passes on Enzyme-MLIR's own tape keep Enzyme's gradient bit for bit."""
+    enzyme = enzyme_mlir.EnzymeAutodiffPass()
+    theirs, _ = _run_grad(kernel, [enzyme])
+    ours, module = _run_grad(kernel, [enzyme, *_tapeflow_passes()[stage]])
+    assert not any(op.name.startswith("enzyme.") for op in module.walk())
+    for a, b in zip(theirs, ours, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@needs_enzyme
+def test_import_forwards_memref_references():
+    """Small lstm: Enzyme pushes 21 buffers (one each, at every iteration); each pop is
+    that buffer, so only its 11 caches of scalars become tape caches."""
+    from tapeflow.dialects import enzyme, tape
+
+    from tapeflow.baselines.enzyme_tape import ImportEnzymeTapePass
+
+    kernel = next(k for k in SMALL if k.stem == "lstm")
+    ctx = make_context()
+    module = load_module(kernel.read_text(), str(kernel), ctx)
+    enzyme_mlir.EnzymeAutodiffPass().apply(ctx, module)
+    caches = [op.cache.type.element_type for op in module.walk() if isinstance(op, enzyme.InitOp)]
+    assert len(caches) == 32
+    ImportEnzymeTapePass().apply(ctx, module)
+    imported = [op for op in module.walk() if isinstance(op, tape.InitOp)]
+    assert len(imported) == len([t for t in caches if not t.name == "memref"]) == 11
+
+
+@needs_enzyme
+def test_simulated_as_its_tape_twin():
+    """The hardware model charges enzyme.push/pop/load/store as tape.push/pop and
+    memref.load/store: no op of Enzyme's output is left unclassified."""
+    from tapeflow.hwmodel.model import simulate
+
+    kernel = next(k for k in SMALL if k.stem == "pairwise")
+    ctx = make_context()
+    module = load_module(kernel.read_text(), str(kernel), ctx)
+    enzyme_mlir.EnzymeAutodiffPass().apply(ctx, module)
+    assert any(op.name == "enzyme.store" for op in module.walk())
+    grad = find_function(module, "pairwise_grad")
+    mirror, shadows = gradient_layout(module, grad)
+    args = make_arguments(grad, scalars=[1.0], zero=shadows, fill_positions=mirror)
+    report = simulate(module, "pairwise_grad", args).report
+    assert report["ops"]["unclassified"] == {}
+    assert report["ops"]["by_class"]["mem"] > 0
