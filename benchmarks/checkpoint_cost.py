@@ -87,7 +87,7 @@ def recomputed_steps(module: Any, entry: str, args: list[Any]) -> int:
     replayed taped once and the forward sweep runs each step untaped once, so recomputed =
     adv - seg."""
     from tapeflow.hwmodel.compiled import CompiledModule
-    from tapeflow.hwmodel.fastsim import run_compiled
+    from tapeflow.simulate import run_compiled
     from xdsl.dialects import func, scf
 
     program = CompiledModule(module)
@@ -114,7 +114,7 @@ def _gradient_bits(sim: Any) -> list[bytes]:
 
 
 def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) -> list[dict]:
-    from tapeflow.hwmodel.fastsim import simulate_fast_many
+    from tapeflow.simulate import simulate_fast_many
 
     from benchmarks.kernels import KERNELS
 

@@ -26,7 +26,7 @@ Translation (one Python function per `func.func`):
   (`_FunctionCompiler.ranges`: constants, induction variables of loops with constant
   positive steps and integer bounds, +, -, * and affine maps of those); a failing check
   runs the interpreter's implementation of the op, so the error is the interpreter's.
-- Errors: interpreter errors keep their one located line (`runner.runtime_error`);
+- Errors: interpreter errors keep their one located line (`interpreters.runtime_error`);
   Python's limits on the generated code (e.g. 21 nested loops) raise
   `UnsupportedOpError` at compile time and trace-encoding limits `FastPathLimit` during
   a run, on which `simulate_auto` falls back to the op-by-op path.
@@ -109,6 +109,7 @@ from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
 from tapeflow.dialects.region import is_spm
+from tapeflow.interpreters import runtime_error
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
@@ -1892,14 +1893,12 @@ class CompiledModule:
 
     def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The interpreter's own implementation of `op` (no listeners); its errors are
-        reported as the op-by-op run reports them (`runner.runtime_error`)."""
+        reported as the op-by-op run reports them (`interpreters.runtime_error`)."""
         try:
             return self.fallback_interpreter().run_op(op, args)
         except (RecursionError, FastPathLimit):
             raise
         except Exception as error:
-            from tapeflow.runner import runtime_error
-
             raise runtime_error(error, [op]) from error
 
     # -- running ---------------------------------------------------------------------------

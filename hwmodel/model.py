@@ -1,6 +1,6 @@
 """The hardware model: an xDSL `Interpreter.Listener` that charges every op it sees run.
 
-`simulate(module, entry, args, machine)` runs `entry` through
+`tapeflow.simulate.simulate(module, entry, args, machine)` runs `entry` through
 `tapeflow.interpreters.make_interpreter(module, listeners=[model])`, so the values it
 computes are the interpreter's, bit for bit; the listener only counts. What it charges:
 
@@ -121,7 +121,6 @@ e_L1/e_L2 scale with the level's capacity by the scratchpad's law
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,7 +148,6 @@ from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
 from tapeflow.semantics.memory import record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
@@ -991,33 +989,3 @@ class HardwareModel(Interpreter.Listener):
     def tape_cache_bytes(self) -> int:
         """Peak bytes of un-lowered `tape.cache`s (as Enzyme-style arrays)."""
         return sum(peak for _, _, peak in self._tapes.values())
-
-
-@dataclass
-class SimResult:
-    run: Any
-    """The `tapeflow.runner.RunResult` of the call (results, arguments after the run)."""
-    model: HardwareModel
-    report: dict[str, Any]
-
-
-def simulate(
-    module: ModuleOp,
-    entry: str,
-    args: Sequence[Any] = (),
-    machine: Machine | None = None,
-    *,
-    backend: str = "auto",
-    batch: int = 1 << 16,
-    prefetch: bool | None = None,
-) -> SimResult:
-    """Runs `entry(*args)` with the model listening (through `tapeflow.runner`, so values
-    and errors are exactly `tapeflow-run`'s); returns the run, the model and its report."""
-    from tapeflow.hwmodel.report import build_report
-
-    from tapeflow import runner
-
-    model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
-    run = runner.run_function(module, entry, args, listeners=[model])
-    report = build_report(model, runner.format_json(run)["results"])
-    return SimResult(run, model, report)

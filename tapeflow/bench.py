@@ -235,8 +235,8 @@ def _simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[A
     `codegen_s` (compiling the IR to Python), `run_s` (the run and every machine's
     model) and `run_cpu_s` (its CPU seconds)."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
-    from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.hwmodel.fastsim import compiled
+    from tapeflow.simulate import simulate, simulate_fast_many
 
     t0 = time.perf_counter()
     try:

@@ -66,7 +66,8 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import LOCATED, ToolError, op_error, parse_module, verify_module
+from tapeflow.diagnostics import ToolError, op_error, parse_module, verify_module
+from tapeflow.interpreters import runtime_error
 
 __all__ = [
     "RunResult",
@@ -497,20 +498,6 @@ class _OpStack(Interpreter.Listener):
 
     def did_interpret_op(self, op: Operation, results: Any) -> None:
         self.stack.pop()
-
-
-def runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
-    """`error` of a run as one located line (the innermost op of `stack`), as every path
-    (op-by-op, fast) reports it."""
-    message = str(error)
-    if isinstance(error, MemoryError):
-        message = "out of memory"
-    elif not isinstance(error, InterpretationError) or not message:
-        detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
-        message = f"runtime error: {detail}"
-    if stack and not LOCATED.match(message):
-        message = op_error(stack[-1], message)
-    return InterpretationError(message)
 
 
 def run_function(

@@ -92,13 +92,13 @@ def _parser() -> argparse.ArgumentParser:
 def run_simulation(module, entry, values, machine, path: str = "auto", backend: str = "auto"):
     """The `SimResult` of `entry(*values)` on `path`; the report says which path ran
     (auto: `simulate_auto`, the fast path unless it meets one of its limits)."""
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
 
     if path == "interp":
         sim = simulate(module, entry, values, machine, backend=backend)
         sim.report["path"] = "interp"
         return sim
-    from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
+    from tapeflow.simulate import simulate_auto, simulate_fast
 
     if path == "auto":
         return simulate_auto(module, entry, values, machine, backend=backend)

@@ -21,8 +21,7 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow import runner
 from tapeflow.hwmodel.compiled import CompiledModule, UnsupportedOpError
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast, simulate_fast_many
-from tapeflow.hwmodel.model import simulate
+from tapeflow.simulate import simulate, simulate_auto, simulate_fast, simulate_fast_many
 from tapeflow.registry import get_all_passes, make_context
 
 from fuzz.program import SIM_FEATURES, generate, sim_arguments
@@ -43,7 +42,7 @@ def interpreter_counts(module, entry: str, args) -> Any:
 
 
 def compiled_counts(module, entry: str, args) -> Any:
-    from tapeflow.hwmodel.fastsim import run_compiled
+    from tapeflow.simulate import run_compiled
 
     run, trace = run_compiled(CompiledModule(module), entry, copy.deepcopy(args))
     return run, trace.op_counts()
