@@ -69,14 +69,14 @@ def snapshot_bytes(module: Any) -> int:
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType
 
-    from benchmarks.tape_stats import element_bytes
+    from tapeflow.dialects.region import element_size
 
     total = 0
     for op in module.walk():
         if isinstance(op, memref.AllocOp) and SNAPSHOT_ATTR in op.attributes:
             t = op.memref.type
             assert isinstance(t, MemRefType)
-            total += int(np.prod(t.get_shape())) * element_bytes(t.element_type)
+            total += int(np.prod(t.get_shape())) * element_size(t.element_type)
     return total
 
 

@@ -101,14 +101,14 @@ from xdsl.ir.affine import (
 )
 from xdsl.traits import IsTerminator as _IsTerminator
 from xdsl.utils.comparisons import to_signed
-from xdsl.utils.exceptions import DiagnosticException, InterpretationError
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError, VerifyException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
-from tapeflow.dialects.region import is_spm
+from tapeflow.dialects.region import element_size, field_size, is_spm
 from tapeflow.interpreters import runtime_error
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
@@ -662,21 +662,6 @@ def simple_body(block: Block) -> bool:
     )
 
 
-def _elsize(t: Any) -> int:
-    if isinstance(t, IndexType):
-        return INDEX_BITWIDTH // 8
-    w = _int_width(t)
-    if w is not None:
-        return max(1, (w + 7) // 8)
-    if isinstance(t, builtin.Float64Type):
-        return 8
-    if isinstance(t, builtin.Float32Type):
-        return 4
-    if isinstance(t, builtin.Float16Type | builtin.BFloat16Type):
-        return 2
-    raise TypeError(f"no element size for {t}")
-
-
 class _FunctionCompiler:
     def __init__(self, cm: CompiledModule, fn: func.FuncOp):
         self.cm = cm
@@ -763,8 +748,8 @@ class _FunctionCompiler:
                 self.emit(indent, f"{name}_a = _RID({name})")
         elif t.name == "tape.cache":
             try:
-                size = _elsize(t.element_type)  # type: ignore[attr-defined]
-            except TypeError:
+                size = field_size(t.element_type)  # type: ignore[attr-defined]
+            except VerifyException:
                 raise UnsupportedOpError(origin, f"fast path: tape of {t}") from None
             self.prov[value] = f"{name}_a"
             self.emit(indent, f"{name}_a = _TID({name}, {size})")
@@ -776,8 +761,8 @@ class _FunctionCompiler:
             raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
         shape = list(t.get_shape())
         try:
-            esize = 8 if isinstance(t.element_type, MemRefType) else _elsize(t.element_type)
-        except TypeError:
+            esize = element_size(t.element_type)
+        except VerifyException:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
         self.locals.update((data, f"{name}_a"))
@@ -1668,7 +1653,7 @@ def _tape_init(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 
 
 def _tape_elsize(op: Operation) -> int:
-    return _elsize(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+    return field_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
 
 
 @emitter("tape.push")

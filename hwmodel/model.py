@@ -142,14 +142,14 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
-from tapeflow.dialects.region import is_spm
+from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics import cost_class
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
 from tapeflow.semantics.memory import record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
@@ -205,13 +205,13 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
         mtype = op.memref.type  # type: ignore[attr-defined]
         load = name.endswith("load")
         return (int(load), int(not load), is_spm(mtype.memory_space),
-                element_bytes(mtype.element_type))  # fmt: skip
+                element_size(mtype.element_type))  # fmt: skip
     if name in ("tape.push", "tape.pop"):
-        size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        size = element_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
         return (0, 1, False, size) if name == "tape.push" else (1, 0, False, size)
     if name in ("region.write", "region.read"):
         ttype = op.operands[0].type
-        sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
+        sizes = [element_size(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
         n = len(sizes)
         write = name == "region.write"
         return (0 if write else n, n if write else 0, ttype.in_spm, sum(sizes))  # type: ignore[attr-defined]
@@ -270,16 +270,6 @@ def pc_count(op: Operation) -> int:
     if op.name == "memref.copy":
         return 2
     return 1
-
-
-def element_bytes(t: Attribute) -> int:
-    """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
-    from tapeflow.dialects.region import field_size
-    from xdsl.dialects.builtin import MemRefType
-
-    if isinstance(t, MemRefType):
-        return 8
-    return field_size(t)
 
 
 def buffer_memory(array: Any) -> tuple[Any, int, int, int]:
@@ -752,7 +742,7 @@ class HardwareModel(Interpreter.Listener):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
             h = (_ALLOC, ci, is_spm(mtype.memory_space),  # type: ignore[attr-defined]
-                 element_bytes(mtype.element_type), is_tape,  # type: ignore[attr-defined]
+                 element_size(mtype.element_type), is_tape,  # type: ignore[attr-defined]
                  "tapeflow.snapshot" in op.attributes)  # checkpoint.SNAPSHOT_ATTR  # fmt: skip
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
