@@ -79,7 +79,7 @@ def native_passes(text: str) -> list[Any]:
     `machine=native` added to each `tapeflow{...}` that names no machine."""
     from tapeflow.registry import get_all_passes
     from tapeflow.tools.opt import check_pipeline
-    from tapeflow.transforms.cost_model import NATIVE
+    from tapeflow.transforms.analysis.cost_model import NATIVE
     from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
     available = get_all_passes()
