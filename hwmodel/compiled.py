@@ -108,6 +108,7 @@ from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
+from tapeflow.dialects import region, stream
 from tapeflow.dialects.region import element_size, field_size, is_spm
 from tapeflow.interpreters import runtime_error
 from tapeflow.interpreters.extra_ops import ObjectStorage
@@ -646,9 +647,7 @@ _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
 EVENT_NAMES = frozenset(
     (
         "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
-        "region.alloc", "region.dealloc", "stream.fifo_alloc", "stream.fifo_dealloc",
-        "stream.acquire_write", "stream.acquire_read", "stream.commit", "stream.prefetch",
-        "stream.release", "stream.wait",
+        region.AllocOp.name, region.DeallocOp.name, *stream.OPS,
     )
 )  # fmt: skip
 """Ops run as events (`Trace.event`): the interpreter's implementation, model hooks."""
@@ -1730,10 +1729,7 @@ def _region_read(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 # -- stream ------------------------------------------------------------------------------
 
 
-@emitter(
-    "stream.fifo_alloc", "stream.fifo_dealloc", "stream.acquire_write", "stream.acquire_read",
-    "stream.commit", "stream.prefetch", "stream.release", "stream.wait",
-)  # fmt: skip
+@emitter(*sorted(stream.OPS))
 def _stream_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.event(op, indent)
 

@@ -39,6 +39,7 @@ from tapeflow.hwmodel.compiled import MEMREF, RECORDS, TAPE, CompiledModule, Tra
 from tapeflow.hwmodel.config import OP_CLASSES
 from tapeflow.hwmodel.model import MEM_COLUMNS, HardwareModel, classify
 from tapeflow.hwmodel.model import mem_columns, memory_charges
+from tapeflow.dialects import stream
 from tapeflow.semantics.memory import tape_base
 
 _NCLS = len(OP_CLASSES)
@@ -48,8 +49,7 @@ _FREE = _CLASS_INDEX["free"]
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
 _NCOLS = _NCLS + len(MEM_COLUMNS)
 
-_TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.acquire_read",
-          "stream.wait")  # fmt: skip
+_TIMED = stream.DMA_OPS | stream.WAIT_OPS
 
 
 def op_charges(op: Operation) -> np.ndarray:

@@ -142,6 +142,7 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
+from tapeflow.dialects import region, stream, tape
 from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics import cost_class
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
@@ -165,10 +166,9 @@ _TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T
 _FREE = {
     "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
     "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
-    "memref.expand_shape", "memref.view", "memref.dim", "memref.global", "tape.init",
-    "tape.free", "region.alloc", "region.dealloc", "stream.fifo_alloc",
-    "stream.fifo_dealloc", "stream.release", "stream.acquire_write", "stream.acquire_read",
-    "stream.wait", "scf.for", "affine.for",
+    "memref.expand_shape", "memref.view", "memref.dim", "memref.global", tape.InitOp.name,
+    tape.FreeOp.name, region.AllocOp.name, region.DeallocOp.name,
+    *(stream.OPS - stream.DMA_OPS), "scf.for", "affine.for",
     "scf.while", "func.func", "builtin.module", "scf.execute_region",
     "builtin.unrealized_conversion_cast",
 }  # fmt: skip
@@ -186,15 +186,16 @@ def classify(op: Operation) -> str:
     cls = cost_class(name)  # scalar ops: the table's class (tapeflow.semantics)
     if cls is not None:
         return cls
-    if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
-                "tape.pop", "region.read", "region.write"):  # fmt: skip
+    if name in _ACCESS_OPS or name in _TAPE_OPS or name in _RECORD_OPS:
         return "mem"
-    if name in ("stream.commit", "stream.prefetch"):
+    if name in stream.DMA_OPS:
         return "dma"
     return ""  # unknown: charged as `int`, and listed in the report
 
 
 _ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store")
+_TAPE_OPS = (tape.PushOp.name, tape.PopOp.name)
+_RECORD_OPS = (region.WriteOp.name, region.ReadOp.name)
 
 
 def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
@@ -206,14 +207,14 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
         load = name.endswith("load")
         return (int(load), int(not load), is_spm(mtype.memory_space),
                 element_size(mtype.element_type))  # fmt: skip
-    if name in ("tape.push", "tape.pop"):
+    if name in _TAPE_OPS:
         size = element_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
-        return (0, 1, False, size) if name == "tape.push" else (1, 0, False, size)
-    if name in ("region.write", "region.read"):
+        return (0, 1, False, size) if name == tape.PushOp.name else (1, 0, False, size)
+    if name in _RECORD_OPS:
         ttype = op.operands[0].type
         sizes = [element_size(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
         n = len(sizes)
-        write = name == "region.write"
+        write = name == region.WriteOp.name
         return (0 if write else n, n if write else 0, ttype.in_spm, sum(sizes))  # type: ignore[attr-defined]
     return None
 
@@ -265,7 +266,7 @@ def pc_count(op: Operation) -> int:
     """How many PCs (instruction addresses) `op` occupies: one per field for a
     region.read/write (each field is its own load/store instruction), two for memref.copy
     (its load and its store), one otherwise. PCs are numbered in first-execution order."""
-    if op.name in ("region.read", "region.write"):
+    if op.name in _RECORD_OPS:
         return max(1, len(op.operands[0].type.record.field_types))  # type: ignore[attr-defined]
     if op.name == "memref.copy":
         return 2
@@ -732,11 +733,11 @@ class HardwareModel(Interpreter.Listener):
         if name in _ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
-        elif name in ("tape.push", "tape.pop"):
-            h = (_TPUSH if name == "tape.push" else _TPOP, ci, ch, pc)
-        elif name in ("region.write", "region.read"):
+        elif name in _TAPE_OPS:
+            h = (_TPUSH if name == tape.PushOp.name else _TPOP, ci, ch, pc)
+        elif name in _RECORD_OPS:
             rec = op.operands[0].type.record  # type: ignore[attr-defined]
-            h = (_RWRITE if name == "region.write" else _RREAD, ci, ch, rec.size,
+            h = (_RWRITE if name == region.WriteOp.name else _RREAD, ci, ch, rec.size,
                  record_fields(rec), pc)  # fmt: skip
         elif name in ("memref.alloc", "memref.alloca"):
             mtype = op.results[0].type
@@ -748,19 +749,19 @@ class HardwareModel(Interpreter.Listener):
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
             h = (_COPY, ci, pc, (pc + 1) & PC_MASK)
-        elif name == "region.alloc":
+        elif name == region.AllocOp.name:
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
-        elif name == "region.dealloc":
+        elif name == region.DeallocOp.name:
             h = (_RDEALLOC, ci)
-        elif name == "stream.fifo_alloc":
+        elif name == stream.FifoAllocOp.name:
             h = (_FIFO, ci)
-        elif name == "stream.fifo_dealloc":
+        elif name == stream.FifoDeallocOp.name:
             h = (_FDEALLOC, ci)
-        elif name in ("stream.commit", "stream.prefetch"):
-            h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch")
-        elif name in ("stream.acquire_write", "stream.acquire_read"):
+        elif name in stream.DMA_OPS:
+            h = (_DMA, ci, "commit" if name == stream.CommitOp.name else "prefetch")
+        elif name in (stream.AcquireWriteOp.name, stream.AcquireReadOp.name):
             h = (_ACQUIRE, ci, name)
-        elif name == "stream.wait":
+        elif name == stream.WaitOp.name:
             h = (_WAIT, ci, name)
         self._handlers[op] = h
         return h
