@@ -204,7 +204,7 @@ def from_numpy(
     return ShapedArray(ptr, list(data.shape))
 
 
-def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: int):
+def checked_array(position: int, array: Any, memref_type: MemRefType[Any], bw: int):
     """`array` as an ndarray of the memref's dtype, or ToolError if it does not fit."""
     el_type = memref_type.get_element_type()
     arr = np.asarray(array)
@@ -322,7 +322,7 @@ def make_arguments(
     for p, t in enumerate(arg_types):
         if isinstance(t, MemRefType):
             if p in by_position:
-                values.append(_check_array(p, by_position[p], t, index_bitwidth))
+                values.append(checked_array(p, by_position[p], t, index_bitwidth))
                 continue
             _check_size(func_op, p, t, index_bitwidth)
             source = (shape_of or {}).get(p)
@@ -339,7 +339,7 @@ def make_arguments(
                 values.append(_default_fill(fill_p, t, seed, index_bitwidth))
         else:
             raw = by_position[p] if p in by_position else given_scalars[p]
-            values.append(_scalar(raw, t, index_bitwidth))
+            values.append(scalar_value(raw, t, index_bitwidth))
     return values
 
 
@@ -431,7 +431,8 @@ def _check_size(func_op: func.FuncOp, position: int, t: MemRefType[Any], bw: int
         )
 
 
-def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
+def scalar_value(raw: Any, t: Attribute, bw: int) -> Value:
+    """A Python, NumPy or text scalar as the interpreter's value of type `t`."""
     from tapeflow.interpreters.extra_ops import round_float
 
     if isinstance(raw, np.ndarray) and raw.shape == ():
@@ -551,9 +552,9 @@ def call_arguments(args: Sequence[Any], arg_types: Sequence[Attribute], bw: int)
             if isinstance(value, ShapedArray):
                 values.append(value)
             else:
-                values.append(from_numpy(_check_array(p, value, t, bw), t, bw))
+                values.append(from_numpy(checked_array(p, value, t, bw), t, bw))
         else:
-            values.append(_scalar(value, t, bw))
+            values.append(scalar_value(value, t, bw))
     return values
 
 

@@ -68,7 +68,7 @@ tape.pop on an empty cache) print `error: ...` on stderr and exit with status 1.
 """
 
 
-class _ArgumentParser(argparse.ArgumentParser):
+class ToolArgumentParser(argparse.ArgumentParser):
     """Usage errors look like every other error: `error: ...`, exit status 1."""
 
     def error(self, message: str):  # type: ignore[override]
@@ -78,7 +78,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(
+    parser = ToolArgumentParser(
         prog="tapeflow-run",
         description="Runs one function of an MLIR module in TapeFlow's interpreter and\n"
         "prints its results and its memref arguments afterwards.",
@@ -171,7 +171,7 @@ def _read_inputs(specs: Sequence[str], memref_positions: list[int]) -> dict[int 
     return inputs
 
 
-def _zero_positions(specs: Sequence[str]) -> list[int]:
+def zero_positions(specs: Sequence[str]) -> list[int]:
     positions: list[int] = []
     for spec in specs:
         for part in spec.split(","):
@@ -185,7 +185,7 @@ def _zero_positions(specs: Sequence[str]) -> list[int]:
 _SHORT = ("-h", "-e", "-q")  # short options of tapeflow-run/exec/sim
 
 
-def _take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+def take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Pulls the values of every `--args` out of argv, so that values argparse would
     take for options (`-1e-3`, `-inf`, `-0x1p3`) still count as values. The values end
     at the next token starting with `--`, or at a short option (`-h`, `-e`, `-q`)."""
@@ -232,7 +232,7 @@ def main(
 
     from tapeflow import runner
 
-    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
+    rest, scalars = take_scalars(list(sys.argv[1:] if argv is None else argv))
     args = parser().parse_args(rest)
     c_frontend.use_c_arguments(args)
     args.args = scalars
@@ -251,7 +251,7 @@ def main(
             seed=args.seed,
             inputs=_read_inputs(args.inputs, memrefs),
             scalars=args.args,
-            zero=[*_zero_positions(args.zero), *shadows],
+            zero=[*zero_positions(args.zero), *shadows],
             fill_positions=mirror,
             shape_of=runner.shadow_shapes(module, func_op),
         )

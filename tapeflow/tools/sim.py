@@ -40,9 +40,9 @@ errors print `error: ...` on stderr and exit with status 1.
 
 
 def _parser() -> argparse.ArgumentParser:
-    from tapeflow.tools.run import _ArgumentParser
+    from tapeflow.tools.run import ToolArgumentParser
 
-    parser = _ArgumentParser(
+    parser = ToolArgumentParser(
         prog="tapeflow-sim",
         description="Runs one function of an MLIR module on TapeFlow's hardware model.",
         epilog=_EPILOG,
@@ -146,9 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tapeflow.diagnostics import read_source, report_errors
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.hwmodel.report import format_table, to_json
-    from tapeflow.tools.run import _read_inputs, _take_scalars, _zero_positions
+    from tapeflow.tools.run import _read_inputs, take_scalars, zero_positions
 
-    rest, scalars = _take_scalars(list(sys.argv[1:] if argv is None else argv))
+    rest, scalars = take_scalars(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(rest)
     c_frontend.use_c_arguments(args)
     args.args = scalars
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             inputs=_read_inputs(args.inputs, memrefs),
             scalars=args.args,
-            zero=_zero_positions(args.zero),
+            zero=zero_positions(args.zero),
             shape_of=runner.shadow_shapes(module, func_op),
         )
         entry = func_op.sym_name.data
