@@ -62,6 +62,16 @@ def _called(node: ast.AST) -> str | None:
     return None
 
 
+def _source(node: ast.ImportFrom, name: str, is_package: bool) -> str:
+    """The absolute module `from ... import` reads from, in module `name`."""
+    base = node.module or ""
+    if node.level:
+        anchor = name.split(".")
+        anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
+        base = ".".join([*anchor, *([base] if base else [])])
+    return base
+
+
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The modules `name` (at `path`) imports, anywhere in its text."""
     is_package = path.name == "__init__.py"
@@ -78,11 +88,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = name.split(".")
-                anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
-                base = ".".join([*anchor, *([base] if base else [])])
+            base = _source(node, name, is_package)
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 found.add(sub if sub in modules else base)
@@ -297,11 +303,7 @@ def _private_imports() -> list[str]:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if not isinstance(node, ast.ImportFrom):
                 continue
-            base = node.module or ""
-            if node.level:
-                anchor = name.split(".")
-                anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
-                base = ".".join([*anchor, *([base] if base else [])])
+            base = _source(node, name, is_package)
             for alias in node.names:
                 private = alias.name.startswith("_") and not alias.name.startswith("__")
                 if private and base != name:
