@@ -335,7 +335,7 @@ def load_spec(path: str | Path) -> Spec:
     from tapeflow import bench
     from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
     from tapeflow.transforms import checkpoint
-    from tapeflow.transforms.layers import check_options
+    from tapeflow.transforms.options import check_options
 
     where = str(path)
     try:

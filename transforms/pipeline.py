@@ -14,9 +14,10 @@ machine=M set=K mode=auto|always}` (`TapeFlowOptions`, transforms/options.py) ru
 
 on the primal program: reverse-mode AD, then one record per region instance, layers
 whose `D` tile buffers fit the `N`-byte scratchpad (default: machine `M`'s `spm.size`;
-tiles capped at `T` bytes when `T` > 0), and tiles streamed through a DRAM FIFO with `D`-deep prefetching. Options are
-validated by the passes that use them; `policy` and `functions` are passed to the AD pass
-unchanged (`functions` empty: every function marked `tapeflow.autodiff`).
+tiles capped at `T` bytes when `T` > 0), and tiles streamed through a DRAM FIFO with
+`D`-deep prefetching. Options are validated by the passes that use them; `policy` and
+`functions` are passed to the AD pass unchanged (`functions` empty: every function
+marked `tapeflow.autodiff`).
 
 Which region loops are streamed: with `mode=always`, every one `tapeflow-regions` can
 form (the pipeline before issue 20, for ablation). With `mode=auto` (the default), only

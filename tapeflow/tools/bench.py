@@ -397,7 +397,7 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     from tapeflow import bench
     from tapeflow.diagnostics import ToolError
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.transforms.layers import check_options
+    from tapeflow.transforms.options import check_options
 
     args = _parser(list(bench.kernels())).parse_args(argv)
     size = args.size or ("small" if args.quick else "default")

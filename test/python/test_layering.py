@@ -82,7 +82,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
         found.update(node.value for node in ast.walk(tree)
                      if isinstance(node, ast.Constant) and node.value in modules)  # fmt: skip
     if calls.intersection(_EXECUTES):
-        assert name in DYNAMIC_LOADS, f"{name} executes code from a file: declare it in DYNAMIC_LOADS"
+        assert name in DYNAMIC_LOADS, f"{name} executes code: declare it in DYNAMIC_LOADS"
         found.update(DYNAMIC_LOADS[name])
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -202,7 +202,6 @@ def test_tests_share_code_through_helpers_only():
 # ---------------------------------------------------------------------------------------
 # Direction
 
-LIBRARY = ("tapeflow.",)
 TOOLS = "tapeflow.tools"
 EVAL = "tapeflow.eval"
 

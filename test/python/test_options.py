@@ -64,7 +64,8 @@ def test_the_tapeflow_default_scratchpad_is_its_machines(tmp_path: Path):
     assert small == _text("tapeflow{spm-bytes=128 policy=cache-all mode=always}")
     default = _text("tapeflow{policy=cache-all mode=always}")
     assert small != default
-    assert default == _text(f"tapeflow{{spm-bytes={DEFAULT_SPM_BYTES} policy=cache-all mode=always}}")
+    spelled = f"tapeflow{{spm-bytes={DEFAULT_SPM_BYTES} policy=cache-all mode=always}}"
+    assert default == _text(spelled)
 
 
 def test_transforms_alone_cannot_load_a_machine():
