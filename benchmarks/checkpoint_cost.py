@@ -70,14 +70,14 @@ def snapshot_bytes(module: Any) -> int:
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType
 
-    from benchmarks.tape_stats import element_bytes
+    from tapeflow.dialects.region import element_size
 
     total = 0
     for op in module.walk():
         if isinstance(op, memref.AllocOp) and SNAPSHOT_ATTR in op.attributes:
             t = op.memref.type
             assert isinstance(t, MemRefType)
-            total += int(np.prod(t.get_shape())) * element_bytes(t.element_type)
+            total += int(np.prod(t.get_shape())) * element_size(t.element_type)
     return total
 
 
@@ -88,7 +88,7 @@ def recomputed_steps(module: Any, entry: str, args: list[Any]) -> int:
     replayed taped once and the forward sweep runs each step untaped once, so recomputed =
     adv - seg."""
     from tapeflow.hwmodel.compiled import CompiledModule
-    from tapeflow.hwmodel.fastsim import run_compiled
+    from tapeflow.simulate import run_compiled
     from xdsl.dialects import func, scf
 
     program = CompiledModule(module)
@@ -115,7 +115,7 @@ def _gradient_bits(sim: Any) -> list[bytes]:
 
 
 def measure(kernel: str, size: str, snapshots: list[int], schedules: list[str]) -> list[dict]:
-    from tapeflow.hwmodel.fastsim import simulate_fast_many
+    from tapeflow.simulate import simulate_fast_many
 
     from tapeflow.eval.bundled import KERNELS
 

@@ -12,7 +12,7 @@ For each kernel and pipeline stage (`lower-tape`: the Enzyme-layout baseline,
 - `model@default`: the op-by-op model on the first `--model-ops` ops of the same run (a
   whole default-size run would take many minutes): its rates over that prefix;
 - `fast@small` and `model@small`: the compiled path and the op-by-op model
-  (`hwmodel.model.simulate`, an interpreter listener) on the small size, where the
+  (`tapeflow.simulate.simulate`, an interpreter listener) on the small size, where the
   op-by-op model finishes in seconds, and their ratio; the two reports are compared
   (`same` = identical reports).
 `--baseline REV` (e.g. `HEAD~1`) also runs this measurement with the code of git revision
@@ -86,7 +86,7 @@ def timed(fn: Any) -> tuple[Any, float, float]:
 
 def fast_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
     from tapeflow.hwmodel.compiled import CompiledModule, Trace
-    from tapeflow.hwmodel.fastsim import run_compiled, simulate_fast
+    from tapeflow.simulate import run_compiled, simulate_fast
 
     program, t_compile, _ = timed(lambda: CompiledModule(module))
 
@@ -107,7 +107,7 @@ def fast_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
 
 
 def model_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
 
     result, t_cpu, t_wall = timed(lambda: simulate(module, entry, copy.deepcopy(args)))
     ops, acc = counts(result.report)
@@ -211,7 +211,7 @@ class Baseline:
 
 def warm_up() -> None:
     from tapeflow import runner
-    from tapeflow.hwmodel.fastsim import simulate_fast
+    from tapeflow.simulate import simulate_fast
 
     text = """func.func @f(%a: memref<4096xf64>) -> f64 {
   %c0 = arith.constant 0 : index
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"this tree is {b['cpu_s'] / r['cpu_s']:.2f}x faster")  # fmt: skip
             if args.sweep:
                 from tapeflow.hwmodel.config import load_machine
-                from tapeflow.hwmodel.fastsim import simulate_fast_many
+                from tapeflow.simulate import simulate_fast_many
 
                 sizes = [int(x) for x in args.sweep.split(",")]
                 machines = [load_machine(overrides=[f"l2.size={n}"]) for n in sizes]

@@ -51,7 +51,7 @@ import numpy as np  # noqa: E402
 from tapeflow import native  # noqa: E402
 from tapeflow.eval.jobs import Job, build_module, kernel_arguments, kernels  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
-from tapeflow.transforms.cost_model import NATIVE  # noqa: E402
+from tapeflow.transforms.analysis.cost_model import NATIVE  # noqa: E402
 
 VARIANTS = ("enzyme", "tapeflow")
 """The variants compared; `--regions` puts `regions` (regions only: `tapeflow-autodiff,

@@ -7,7 +7,7 @@ machine preset (default-45nm, accel-salam) on the simulation paths:
 
 - `fast`: the compiled path as `tapeflow-bench` runs it (`simulate_fast_many`, one run
   for both presets; the op-by-op model when the compiler rejects an op);
-- `interp`: the op-by-op listener (`hwmodel.model.simulate`), small sizes only;
+- `interp`: the op-by-op listener (`tapeflow.simulate.simulate`), small sizes only;
 - `jit`: the compiled path with every loop nest's numba kernel forced on
   (`Trace.jit_after = jit_min_ops = 0`), small sizes only, when asked (`--paths`).
 
@@ -70,8 +70,8 @@ def _digest(sim: Any, arg_names: list[str]) -> dict[str, Any]:
 def _run_fast(module: Any, entry: str, make_args: Any, machines: list[Any]) -> list[Any]:
     """As `tapeflow.eval.run` runs a job: one compiled run for every machine, or op by op."""
     from tapeflow.hwmodel.compiled import UnsupportedOpError
-    from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.hwmodel.fastsim import compiled
+    from tapeflow.simulate import simulate, simulate_fast_many
 
     try:
         program = compiled(module)
@@ -84,7 +84,7 @@ def collect(kernels: list[str], sizes: list[str], stages: list[str], paths: list
             log: Any = sys.stderr) -> dict[str, dict[str, Any]]:  # fmt: skip
     from tapeflow.hwmodel import compiled as C
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
 
     from tapeflow.eval.bundled import KERNELS
     from tapeflow.eval.jobs import Job, build_module, kernel_arguments

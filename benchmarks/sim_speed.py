@@ -71,7 +71,7 @@ def measure(name: str, text: str, backend: str, op_by_op: bool = True,
             entry: str | None = None, scalars: list[str] | None = None) -> dict[str, float]:
     import json
 
-    from tapeflow.hwmodel.fastsim import simulate_fast
+    from tapeflow.simulate import simulate_fast
 
     module = runner.load_module(text, name)
     func_op = runner.find_function(module, entry)

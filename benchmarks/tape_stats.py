@@ -32,19 +32,7 @@ if str(ROOT) not in sys.path:
 
 from tapeflow.eval.bundled import KERNELS, make_inputs, primal_bytes  # noqa: E402
 from benchmarks.kernels.harness import parse  # noqa: E402
-
-
-def element_bytes(t) -> int:
-    text = str(t)
-    if text == "index":
-        return 8
-    if text == "i1":
-        return 1
-    width = getattr(t, "bitwidth", None) or getattr(t, "width", None)
-    if width is not None:
-        w = width.data if hasattr(width, "data") else int(width)
-        return max(1, (w + 7) // 8)
-    raise ValueError(f"unknown element type {text}")
+from tapeflow.dialects.region import element_size  # noqa: E402
 
 
 @dataclass
@@ -84,7 +72,7 @@ def _autodiff_module(name: str, size: str):
 def _count_pushes(module, entry: str, args: list) -> Counter[int]:
     """Pushes per cache (id of its `tape.init`) in a run of `entry` on the fast path."""
     from tapeflow.hwmodel.compiled import CompiledModule
-    from tapeflow.hwmodel.fastsim import run_compiled
+    from tapeflow.simulate import run_compiled
 
     program = CompiledModule(module)
     _, trace = run_compiled(program, entry, args)
@@ -143,7 +131,7 @@ def kernel_stats(name: str, size: str = "default", count: bool = False) -> Kerne
         if static[id(init)] is not None and not count:
             n = static[id(init)]
         stat.caches.append(
-            CacheStat(str(element), layout, n, None if n is None else n * element_bytes(element))
+            CacheStat(str(element), layout, n, None if n is None else n * element_size(element))
         )
     return stat
 

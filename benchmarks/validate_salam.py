@@ -119,7 +119,7 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
     appended to `failed` (name, reason)."""
     from tapeflow.hwmodel.compiled import FastPathLimit
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.fastsim import simulate_fast_many
+    from tapeflow.simulate import simulate_fast_many
     from xdsl.utils.exceptions import InterpretationError
 
     from tapeflow.eval.suites import KERNELS, load_results, salam_cache_sizes

@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     NoneAttr,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
@@ -65,11 +66,14 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 INDEX_BYTES = 8
-"""Byte size (and alignment) of an `index` field: a 64-bit target."""
+"""Byte size (and alignment) of an `index` field and of a pointer: a 64-bit target."""
 
 
 def field_size(field: Attribute) -> int:
-    """Byte size of one record field; its natural alignment is the same number."""
+    """Byte size of one value of a scalar type, as memory stores it (a record field, a
+    memref or tape element); its natural alignment is the same number. The one rule:
+    the interpreter's storage (xDSL's `compile_time_size`) and LLVM's alloc size agree
+    (i1 and i8 1 byte, i24 4, index 8, f16 and bf16 2)."""
     if isinstance(field, IndexType):
         return INDEX_BYTES
     if isinstance(field, IntegerType | AnyFloat):
@@ -77,6 +81,14 @@ def field_size(field: Attribute) -> int:
         # Natural alignment is a power of two: i24 -> 4 bytes, f80 -> 16 bytes.
         return 1 << (nbytes - 1).bit_length()
     raise VerifyException(f"record fields must be integer, index or float types, got {field}")
+
+
+def element_size(element: Attribute) -> int:
+    """Byte size of one memref element: a scalar's `field_size`; a memref of memrefs holds
+    pointers (a growable tape's buffer slot)."""
+    if isinstance(element, MemRefType):
+        return INDEX_BYTES
+    return field_size(element)
 
 
 @irdl_attr_definition

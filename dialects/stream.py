@@ -418,3 +418,12 @@ Stream = Dialect(
     ],
     [SpmAttr, FifoType, TokenType],
 )
+
+OPS = frozenset(op.name for op in Stream.operations)
+"""Every stream op: events of a run (each runs with the model around it), never compute."""
+
+DMA_OPS = frozenset({CommitOp.name, PrefetchOp.name})
+"""The ops that start a DMA transfer between DRAM and the scratchpad (op class `dma`)."""
+
+WAIT_OPS = frozenset({AcquireWriteOp.name, AcquireReadOp.name, WaitOp.name})
+"""The ops that wait for a DMA transfer."""

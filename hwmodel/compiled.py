@@ -26,7 +26,7 @@ Translation (one Python function per `func.func`):
   (`_FunctionCompiler.ranges`: constants, induction variables of loops with constant
   positive steps and integer bounds, +, -, * and affine maps of those); a failing check
   runs the interpreter's implementation of the op, so the error is the interpreter's.
-- Errors: interpreter errors keep their one located line (`runner.runtime_error`);
+- Errors: interpreter errors keep their one located line (`interpreters.runtime_error`);
   Python's limits on the generated code (e.g. 21 nested loops) raise
   `UnsupportedOpError` at compile time and trace-encoding limits `FastPathLimit` during
   a run, on which `simulate_auto` falls back to the op-by-op path.
@@ -101,14 +101,16 @@ from xdsl.ir.affine import (
 )
 from xdsl.traits import IsTerminator as _IsTerminator
 from xdsl.utils.comparisons import to_signed
-from xdsl.utils.exceptions import DiagnosticException, InterpretationError
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError, VerifyException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
 from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
-from tapeflow.dialects.region import is_spm
+from tapeflow.dialects import region, stream
+from tapeflow.dialects.region import element_size, field_size, is_spm
+from tapeflow.interpreters import runtime_error
 from tapeflow.interpreters.extra_ops import ObjectStorage
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, SCALARS, cmpu, scalar_type, wrap
@@ -645,9 +647,7 @@ _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
 EVENT_NAMES = frozenset(
     (
         "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
-        "region.alloc", "region.dealloc", "stream.fifo_alloc", "stream.fifo_dealloc",
-        "stream.acquire_write", "stream.acquire_read", "stream.commit", "stream.prefetch",
-        "stream.release", "stream.wait",
+        region.AllocOp.name, region.DeallocOp.name, *stream.OPS,
     )
 )  # fmt: skip
 """Ops run as events (`Trace.event`): the interpreter's implementation, model hooks."""
@@ -659,21 +659,6 @@ def simple_body(block: Block) -> bool:
         not op.regions and not isinstance(op, func.CallOp) and op.name not in EVENT_NAMES
         for op in block.ops
     )
-
-
-def _elsize(t: Any) -> int:
-    if isinstance(t, IndexType):
-        return INDEX_BITWIDTH // 8
-    w = _int_width(t)
-    if w is not None:
-        return max(1, (w + 7) // 8)
-    if isinstance(t, builtin.Float64Type):
-        return 8
-    if isinstance(t, builtin.Float32Type):
-        return 4
-    if isinstance(t, builtin.Float16Type | builtin.BFloat16Type):
-        return 2
-    raise TypeError(f"no element size for {t}")
 
 
 class _FunctionCompiler:
@@ -762,8 +747,8 @@ class _FunctionCompiler:
                 self.emit(indent, f"{name}_a = _RID({name})")
         elif t.name == "tape.cache":
             try:
-                size = _elsize(t.element_type)  # type: ignore[attr-defined]
-            except TypeError:
+                size = field_size(t.element_type)  # type: ignore[attr-defined]
+            except VerifyException:
                 raise UnsupportedOpError(origin, f"fast path: tape of {t}") from None
             self.prov[value] = f"{name}_a"
             self.emit(indent, f"{name}_a = _TID({name}, {size})")
@@ -775,8 +760,8 @@ class _FunctionCompiler:
             raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
         shape = list(t.get_shape())
         try:
-            esize = 8 if isinstance(t.element_type, MemRefType) else _elsize(t.element_type)
-        except TypeError:
+            esize = element_size(t.element_type)
+        except VerifyException:
             raise UnsupportedOpError(origin, f"fast path: memref of {t.element_type}") from None
         data = f"{name}_d"
         self.locals.update((data, f"{name}_a"))
@@ -1667,7 +1652,7 @@ def _tape_init(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 
 
 def _tape_elsize(op: Operation) -> int:
-    return _elsize(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+    return field_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
 
 
 @emitter("tape.push")
@@ -1744,10 +1729,7 @@ def _region_read(c: _FunctionCompiler, op: Operation, indent: int) -> None:
 # -- stream ------------------------------------------------------------------------------
 
 
-@emitter(
-    "stream.fifo_alloc", "stream.fifo_dealloc", "stream.acquire_write", "stream.acquire_read",
-    "stream.commit", "stream.prefetch", "stream.release", "stream.wait",
-)  # fmt: skip
+@emitter(*sorted(stream.OPS))
 def _stream_event(c: _FunctionCompiler, op: Operation, indent: int) -> None:
     c.event(op, indent)
 
@@ -1892,14 +1874,12 @@ class CompiledModule:
 
     def run_op(self, op: Operation, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The interpreter's own implementation of `op` (no listeners); its errors are
-        reported as the op-by-op run reports them (`runner.runtime_error`)."""
+        reported as the op-by-op run reports them (`interpreters.runtime_error`)."""
         try:
             return self.fallback_interpreter().run_op(op, args)
         except (RecursionError, FastPathLimit):
             raise
         except Exception as error:
-            from tapeflow.runner import runtime_error
-
             raise runtime_error(error, [op]) from error
 
     # -- running ---------------------------------------------------------------------------

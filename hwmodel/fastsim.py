@@ -1,4 +1,4 @@
-"""`simulate_fast`: the hardware model's report from a compiled run (`hwmodel.compiled`).
+"""`ModelTrace`: the hardware model's counts from a compiled run (`hwmodel.compiled`).
 
 The op-by-op model (`tapeflow.hwmodel.model.HardwareModel`, an interpreter listener) is the
 reference. This adapter drives the *same* `HardwareModel` object from a compiled run, so
@@ -21,8 +21,9 @@ that the cache simulator, the DMA/timing code and `build_report` are the model's
   at the next flush: the cache runs up to each end (`CacheSim.access_batch_cuts`, one
   call per batch) and `HardwareModel.close_phases_at` closes them with those counts.
 
-`simulate_fast` returns the same `SimResult` as `tapeflow.hwmodel.model.simulate`;
-`simulate_auto` falls back to the op-by-op path when the compiler does not support an op.
+`tapeflow.simulate.simulate_fast` runs a program with this trace and returns the same
+`SimResult` as the op-by-op `tapeflow.simulate.simulate`; `simulate_auto` falls back to the
+op-by-op path when the compiler does not support an op.
 """
 
 from __future__ import annotations
@@ -34,19 +35,11 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from tapeflow.diagnostics import op_error
-from tapeflow.hwmodel.compiled import (
-    MEMREF,
-    RECORDS,
-    TAPE,
-    CompiledModule,
-    FastPathLimit,
-    Trace,
-    UnsupportedOpError,
-)
-from tapeflow.hwmodel.config import OP_CLASSES, Machine
-from tapeflow.hwmodel.model import MEM_COLUMNS, HardwareModel, SimResult, classify
+from tapeflow.hwmodel.compiled import MEMREF, RECORDS, TAPE, CompiledModule, Trace
+from tapeflow.hwmodel.config import OP_CLASSES
+from tapeflow.hwmodel.model import MEM_COLUMNS, HardwareModel, classify
 from tapeflow.hwmodel.model import mem_columns, memory_charges
+from tapeflow.dialects import stream
 from tapeflow.semantics.memory import tape_base
 
 _NCLS = len(OP_CLASSES)
@@ -56,8 +49,7 @@ _FREE = _CLASS_INDEX["free"]
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
 _NCOLS = _NCLS + len(MEM_COLUMNS)
 
-_TIMED = ("stream.commit", "stream.prefetch", "stream.acquire_write", "stream.acquire_read",
-          "stream.wait")  # fmt: skip
+_TIMED = stream.DMA_OPS | stream.WAIT_OPS
 
 
 def op_charges(op: Operation) -> np.ndarray:
@@ -222,131 +214,7 @@ def _segment_charges(program: CompiledModule) -> np.ndarray:
     return out
 
 
-def _results_json(run: Any) -> Any:
-    """`runner.format_json(run)["results"]` without formatting every argument array."""
-    from dataclasses import replace
-
-    from tapeflow import runner
-
-    return runner.format_json(replace(run, memref_positions=[]))["results"]
-
-
 def compiled(module: ModuleOp) -> CompiledModule:
     """`CompiledModule(module)` (compile once and pass the program around to reuse it:
     nothing is cached here, since passes mutate modules in place)."""
     return CompiledModule(module)
-
-
-def run_compiled(
-    program: CompiledModule, name: str, args: Sequence[Any], trace: Trace | None = None
-) -> tuple[Any, Trace]:
-    """As `tapeflow.runner.run_function` (NumPy arrays in and out, same `RunResult`), on
-    the compiled path. Returns the `RunResult` and the trace."""
-    from xdsl.utils.exceptions import InterpretationError
-
-    from tapeflow import runner
-    from tapeflow.diagnostics import ToolError
-
-    func_op = runner.find_function(program.module, name)
-    arg_types = list(func_op.function_type.inputs.data)
-    result_types = list(func_op.function_type.outputs.data)
-    if len(args) != len(arg_types):
-        raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
-    bw = 64
-    values = runner.call_arguments(args, arg_types, bw)
-    try:
-        raw_results, trace = program.run(func_op.sym_name.data, tuple(values), trace)
-    except RecursionError:
-        raise InterpretationError(f"@{name}: recursion too deep") from None
-    except (FastPathLimit, ToolError):
-        raise
-    except InterpretationError as error:  # one located line, as the op-by-op run reports it
-        raise runner.runtime_error(error, [func_op]) from error
-    except Exception as error:  # a Python error in the generated code: a limit of this path
-        message = f"fast path: {type(error).__name__}: {error}"
-        raise FastPathLimit(op_error(func_op, message)) from error
-    run = runner.run_result(name, args, values, raw_results, arg_types, result_types, bw)
-    return run, trace
-
-
-def simulate_fast(
-    module: ModuleOp | CompiledModule,
-    entry: str,
-    args: Sequence[Any] = (),
-    machine: Machine | None = None,
-    *,
-    backend: str = "auto",
-    batch: int = 1 << 16,
-    prefetch: bool | None = None,
-) -> SimResult:
-    """As `tapeflow.hwmodel.model.simulate` (same arguments, same `SimResult` and report),
-    from a compiled run. Raises `UnsupportedOpError` (naming the op) for IR the compiler
-    does not handle; `simulate_auto` falls back instead."""
-    from tapeflow.hwmodel.report import build_report
-
-    program = module if isinstance(module, CompiledModule) else compiled(module)
-    model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
-    trace = ModelTrace(program, model, batch)
-    run, _ = run_compiled(program, entry, args, trace)
-    trace.sync()
-    report = build_report(model, _results_json(run))
-    return SimResult(run, model, report)
-
-
-def simulate_fast_many(
-    module: ModuleOp | CompiledModule,
-    entry: str,
-    args: Sequence[Any],
-    machines: Sequence[Machine | None],
-    *,
-    backend: str = "auto",
-    batch: int = 1 << 16,
-    prefetch: bool | None = None,
-) -> list[SimResult]:
-    """`simulate_fast` on several machines from ONE run of the program (e.g. the baseline's
-    cache-capacity sweep): each result equals `simulate(module, entry, args, machine)`.
-    The machines must accept the same program (a scratchpad overflow on one fails all)."""
-    from tapeflow.hwmodel.report import build_report
-
-    program = module if isinstance(module, CompiledModule) else compiled(module)
-    models = [HardwareModel(m, backend=backend, batch=batch, prefetch=prefetch) for m in machines]
-    trace = ModelTrace(program, models, batch)
-    run, _ = run_compiled(program, entry, args, trace)
-    trace.sync()
-    results = _results_json(run)
-    return [SimResult(run, model, build_report(model, results)) for model in models]
-
-
-def simulate_auto(
-    module: ModuleOp,
-    entry: str,
-    args: Sequence[Any] = (),
-    machine: Machine | None = None,
-    **kwargs: Any,
-) -> SimResult:
-    """`simulate_fast`, or the op-by-op `simulate` when the fast path cannot run the
-    program: an op it does not compile, Python's limits on the generated code, or a limit
-    of its trace encoding met during the run (the op-by-op run then starts from copies
-    of the `ShapedArray` arguments taken before, which the fast run writes in place;
-    NumPy arrays are only written at the end of a run). `SimResult.report["path"]` says
-    which path ran."""
-    import copy
-
-    from xdsl.interpreters.shaped_array import ShapedArray
-
-    from tapeflow.hwmodel.model import simulate
-
-    try:
-        program = compiled(module)
-    except UnsupportedOpError:
-        sim = simulate(module, entry, args, machine, **kwargs)
-    else:
-        fresh = [copy.deepcopy(a) if isinstance(a, ShapedArray) else a for a in args]
-        try:
-            sim = simulate_fast(program, entry, args, machine, **kwargs)
-            sim.report["path"] = "fast"
-            return sim
-        except FastPathLimit:
-            sim = simulate(module, entry, fresh, machine, **kwargs)
-    sim.report["path"] = "interp"
-    return sim

@@ -1,6 +1,6 @@
 """The hardware model: an xDSL `Interpreter.Listener` that charges every op it sees run.
 
-`simulate(module, entry, args, machine)` runs `entry` through
+`tapeflow.simulate.simulate(module, entry, args, machine)` runs `entry` through
 `tapeflow.interpreters.make_interpreter(module, listeners=[model])`, so the values it
 computes are the interpreter's, bit for bit; the listener only counts. What it charges:
 
@@ -121,7 +121,6 @@ e_L1/e_L2 scale with the level's capacity by the scratchpad's law
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,15 +142,15 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
-from tapeflow.dialects.region import is_spm
+from tapeflow.dialects import enzyme, region, stream, tape
+from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics import cost_class
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
 from tapeflow.semantics.memory import record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
@@ -167,21 +166,21 @@ _TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T
 _FREE = {
     "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
     "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
-    "memref.expand_shape", "memref.view", "memref.dim", "memref.global", "tape.init",
-    "tape.free", "enzyme.init", "region.alloc", "region.dealloc", "stream.fifo_alloc",
-    "stream.fifo_dealloc", "stream.release", "stream.acquire_write", "stream.acquire_read",
-    "stream.wait", "scf.for", "affine.for",
+    "memref.expand_shape", "memref.view", "memref.dim", "memref.global", tape.InitOp.name,
+    tape.FreeOp.name, enzyme.InitOp.name, region.AllocOp.name, region.DeallocOp.name,
+    *(stream.OPS - stream.DMA_OPS), "scf.for", "affine.for",
     "scf.while", "func.func", "builtin.module", "scf.execute_region",
     "builtin.unrealized_conversion_cast",
 }  # fmt: skip
 _BRANCH = {"scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br"}
 
-_ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store",
-               "enzyme.load", "enzyme.store")  # fmt: skip
-_CACHE_OPS = ("tape.push", "tape.pop", "enzyme.push", "enzyme.pop")
 # Enzyme-MLIR's tape ops (enzyme-autodiff) cost what their tape/memref twins cost (an
 # enzyme.load/store's trailing sizes operands are not indices: zip stops at the rank).
-_ENZYME_OPS = ("enzyme.push", "enzyme.pop", "enzyme.load", "enzyme.store")
+_ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store",
+               enzyme.LoadOp.name, enzyme.StoreOp.name)  # fmt: skip
+_PUSH_OPS = (tape.PushOp.name, enzyme.PushOp.name)
+_TAPE_OPS = (*_PUSH_OPS, tape.PopOp.name, enzyme.PopOp.name)
+_RECORD_OPS = (region.WriteOp.name, region.ReadOp.name)
 
 
 def classify(op: Operation) -> str:
@@ -196,10 +195,9 @@ def classify(op: Operation) -> str:
     cls = cost_class(name)  # scalar ops: the table's class (tapeflow.semantics)
     if cls is not None:
         return cls
-    if name in ("memref.load", "memref.store", "affine.load", "affine.store", "tape.push",
-                "tape.pop", "region.read", "region.write", *_ENZYME_OPS):  # fmt: skip
+    if name in _ACCESS_OPS or name in _TAPE_OPS or name in _RECORD_OPS:
         return "mem"
-    if name in ("stream.commit", "stream.prefetch"):
+    if name in stream.DMA_OPS:
         return "dma"
     return ""  # unknown: charged as `int`, and listed in the report
 
@@ -212,15 +210,15 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
         mtype = op.memref.type  # type: ignore[attr-defined]
         load = name.endswith("load")
         return (int(load), int(not load), is_spm(mtype.memory_space),
-                element_bytes(mtype.element_type))  # fmt: skip
-    if name in _CACHE_OPS:
-        size = element_bytes(op.operands[0].type.element_type)  # type: ignore[attr-defined]
-        return (0, 1, False, size) if name.endswith("push") else (1, 0, False, size)
-    if name in ("region.write", "region.read"):
+                element_size(mtype.element_type))  # fmt: skip
+    if name in _TAPE_OPS:
+        size = element_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        return (0, 1, False, size) if name in _PUSH_OPS else (1, 0, False, size)
+    if name in _RECORD_OPS:
         ttype = op.operands[0].type
-        sizes = [element_bytes(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
+        sizes = [element_size(f) for f in ttype.record.field_types]  # type: ignore[attr-defined]
         n = len(sizes)
-        write = name == "region.write"
+        write = name == region.WriteOp.name
         return (0 if write else n, n if write else 0, ttype.in_spm, sum(sizes))  # type: ignore[attr-defined]
     return None
 
@@ -272,21 +270,11 @@ def pc_count(op: Operation) -> int:
     """How many PCs (instruction addresses) `op` occupies: one per field for a
     region.read/write (each field is its own load/store instruction), two for memref.copy
     (its load and its store), one otherwise. PCs are numbered in first-execution order."""
-    if op.name in ("region.read", "region.write"):
+    if op.name in _RECORD_OPS:
         return max(1, len(op.operands[0].type.record.field_types))  # type: ignore[attr-defined]
     if op.name == "memref.copy":
         return 2
     return 1
-
-
-def element_bytes(t: Attribute) -> int:
-    """Bytes of one element; a memref element (a buffer slot) is a pointer, 8 bytes."""
-    from tapeflow.dialects.region import field_size
-    from xdsl.dialects.builtin import MemRefType
-
-    if isinstance(t, MemRefType):
-        return 8
-    return field_size(t)
 
 
 def buffer_memory(array: Any) -> tuple[Any, int, int, int]:
@@ -749,35 +737,35 @@ class HardwareModel(Interpreter.Listener):
         if name in _ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
-        elif name in _CACHE_OPS:
-            h = (_TPUSH if name.endswith("push") else _TPOP, ci, ch, pc)
-        elif name in ("region.write", "region.read"):
+        elif name in _TAPE_OPS:
+            h = (_TPUSH if name in _PUSH_OPS else _TPOP, ci, ch, pc)
+        elif name in _RECORD_OPS:
             rec = op.operands[0].type.record  # type: ignore[attr-defined]
-            h = (_RWRITE if name == "region.write" else _RREAD, ci, ch, rec.size,
+            h = (_RWRITE if name == region.WriteOp.name else _RREAD, ci, ch, rec.size,
                  record_fields(rec), pc)  # fmt: skip
         elif name in ("memref.alloc", "memref.alloca"):
             mtype = op.results[0].type
             is_tape = any(k.startswith("tapeflow.tape") for k in op.attributes)
             h = (_ALLOC, ci, is_spm(mtype.memory_space),  # type: ignore[attr-defined]
-                 element_bytes(mtype.element_type), is_tape,  # type: ignore[attr-defined]
+                 element_size(mtype.element_type), is_tape,  # type: ignore[attr-defined]
                  "tapeflow.snapshot" in op.attributes)  # checkpoint.SNAPSHOT_ATTR  # fmt: skip
         elif name == "memref.dealloc":
             h = (_DEALLOC, ci)
         elif name == "memref.copy":
             h = (_COPY, ci, pc, (pc + 1) & PC_MASK)
-        elif name == "region.alloc":
+        elif name == region.AllocOp.name:
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
-        elif name == "region.dealloc":
+        elif name == region.DeallocOp.name:
             h = (_RDEALLOC, ci)
-        elif name == "stream.fifo_alloc":
+        elif name == stream.FifoAllocOp.name:
             h = (_FIFO, ci)
-        elif name == "stream.fifo_dealloc":
+        elif name == stream.FifoDeallocOp.name:
             h = (_FDEALLOC, ci)
-        elif name in ("stream.commit", "stream.prefetch"):
-            h = (_DMA, ci, "commit" if name == "stream.commit" else "prefetch")
-        elif name in ("stream.acquire_write", "stream.acquire_read"):
+        elif name in stream.DMA_OPS:
+            h = (_DMA, ci, "commit" if name == stream.CommitOp.name else "prefetch")
+        elif name in (stream.AcquireWriteOp.name, stream.AcquireReadOp.name):
             h = (_ACQUIRE, ci, name)
-        elif name == "stream.wait":
+        elif name == stream.WaitOp.name:
             h = (_WAIT, ci, name)
         self._handlers[op] = h
         return h
@@ -996,33 +984,3 @@ class HardwareModel(Interpreter.Listener):
     def tape_cache_bytes(self) -> int:
         """Peak bytes of un-lowered `tape.cache`s (as Enzyme-style arrays)."""
         return sum(peak for _, _, peak in self._tapes.values())
-
-
-@dataclass
-class SimResult:
-    run: Any
-    """The `tapeflow.runner.RunResult` of the call (results, arguments after the run)."""
-    model: HardwareModel
-    report: dict[str, Any]
-
-
-def simulate(
-    module: ModuleOp,
-    entry: str,
-    args: Sequence[Any] = (),
-    machine: Machine | None = None,
-    *,
-    backend: str = "auto",
-    batch: int = 1 << 16,
-    prefetch: bool | None = None,
-) -> SimResult:
-    """Runs `entry(*args)` with the model listening (through `tapeflow.runner`, so values
-    and errors are exactly `tapeflow-run`'s); returns the run, the model and its report."""
-    from tapeflow.hwmodel.report import build_report
-
-    from tapeflow import runner
-
-    model = HardwareModel(machine, backend=backend, batch=batch, prefetch=prefetch)
-    run = runner.run_function(module, entry, args, listeners=[model])
-    report = build_report(model, runner.format_json(run)["results"])
-    return SimResult(run, model, report)

@@ -511,13 +511,13 @@ def run_function_native(
 
 
 def argument_value(position: int, value: Any, typ: Attribute) -> Any:
-    from tapeflow.runner import _check_array, _scalar, to_numpy
+    from tapeflow.runner import checked_array, scalar_value, to_numpy
 
     if isinstance(typ, MemRefType):
         if isinstance(value, ShapedArray):
             return to_numpy(value, typ.get_element_type())
-        return _check_array(position, value, typ, 64)
-    return _scalar(value, typ, 64)
+        return checked_array(position, value, typ, 64)
+    return scalar_value(value, typ, 64)
 
 
 def _parse_integers(output: str) -> np.ndarray:

@@ -54,7 +54,7 @@ TAPEFLOW_PASSES = {
     "tapeflow-lower-regions": ("tapeflow.transforms.lower_regions", "LowerRegionsPass"),
     "tapeflow-layers": ("tapeflow.transforms.layers", "LayersPass"),
     "tapeflow-stream": ("tapeflow.transforms.stream", "StreamPass"),
-    "tapeflow": ("tapeflow.transforms.pipeline", "TapeFlowPipelinePass"),
+    "tapeflow": ("tapeflow.machines", "TapeFlowPass"),  # loads its machine= by name
     "tapeflow-cleanup": ("tapeflow.transforms.pipeline", "CleanupPass"),
     "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
     "enzyme-autodiff": ("tapeflow.baselines.enzyme_mlir", "EnzymeAutodiffPass"),

@@ -68,7 +68,9 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import LOCATED, ToolError, op_error, parse_module, verify_module
+from tapeflow.convention import is_float_type, shadowed
+from tapeflow.diagnostics import ToolError, op_error, parse_module, verify_module
+from tapeflow.interpreters import runtime_error
 
 __all__ = [
     "RunResult",
@@ -83,9 +85,7 @@ __all__ = [
     "parse_scalar",
     "run_function",
     "run_result",
-    "runtime_error",
     "shadow_shapes",
-    "shadowed",
     "to_numpy",
 ]
 
@@ -205,7 +205,7 @@ def from_numpy(
     return ShapedArray(ptr, list(data.shape))
 
 
-def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: int):
+def checked_array(position: int, array: Any, memref_type: MemRefType[Any], bw: int):
     """`array` as an ndarray of the memref's dtype, or ToolError if it does not fit."""
     el_type = memref_type.get_element_type()
     arr = np.asarray(array)
@@ -231,10 +231,6 @@ def _check_array(position: int, array: Any, memref_type: MemRefType[Any], bw: in
 # Arguments
 
 
-def _is_float(t: Attribute) -> bool:
-    return isinstance(t, Float64Type | Float32Type | Float16Type | BFloat16Type)
-
-
 def parse_scalar(text: str, type_: Attribute, index_bitwidth: int = 64) -> float | int | bool:
     """A scalar of type `type_` from its command-line spelling.
 
@@ -244,7 +240,7 @@ def parse_scalar(text: str, type_: Attribute, index_bitwidth: int = 64) -> float
     """
     from tapeflow.interpreters.extra_ops import round_float
 
-    if _is_float(type_):
+    if is_float_type(type_):
         try:
             value = float.fromhex(text) if "0x" in text.lower() else float(text)
         except ValueError:
@@ -274,7 +270,7 @@ def _default_fill(position: int, memref_type: MemRefType[Any], seed: int, bw: in
             f"argument {position} ({memref_type}) has a dynamic shape: give its data with --inputs"
         )
     dt = _dtype(el_type, bw)
-    if _is_float(el_type):
+    if is_float_type(el_type):
         rng = np.random.default_rng([seed, position])
         draws = rng.uniform(-1.0, 1.0, size=math.prod(shape))
         return draws.astype(dt).reshape(shape)
@@ -323,7 +319,7 @@ def make_arguments(
     for p, t in enumerate(arg_types):
         if isinstance(t, MemRefType):
             if p in by_position:
-                values.append(_check_array(p, by_position[p], t, index_bitwidth))
+                values.append(checked_array(p, by_position[p], t, index_bitwidth))
                 continue
             _check_size(func_op, p, t, index_bitwidth)
             source = (shape_of or {}).get(p)
@@ -340,7 +336,7 @@ def make_arguments(
                 values.append(_default_fill(fill_p, t, seed, index_bitwidth))
         else:
             raw = by_position[p] if p in by_position else given_scalars[p]
-            values.append(_scalar(raw, t, index_bitwidth))
+            values.append(scalar_value(raw, t, index_bitwidth))
     return values
 
 
@@ -395,17 +391,6 @@ def load_array_file(path: str) -> dict[str, Any] | Any:
         raise ToolError(f"{path}: is a directory") from None
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
         raise ToolError(f"{path}: not a valid .npy/.npz file ({e})") from None
-
-
-def shadowed(f: func.FuncOp) -> set[int]:
-    """The positions of `f`'s arguments that `@f_grad` follows with a shadow: its float
-    memrefs, except those marked `tapeflow.const` (Enzyme's `enzyme_const`)."""
-    const = {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
-    return {
-        p
-        for p, t in enumerate(f.function_type.inputs.data)
-        if p not in const and isinstance(t, MemRefType) and _is_float(t.get_element_type())
-    }
 
 
 def gradient_layout(module: ModuleOp, func_op: func.FuncOp) -> tuple[dict[int, int], list[int]]:
@@ -485,7 +470,8 @@ def _check_size(func_op: func.FuncOp, position: int, t: MemRefType[Any], bw: int
         )
 
 
-def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
+def scalar_value(raw: Any, t: Attribute, bw: int) -> Value:
+    """A Python, NumPy or text scalar as the interpreter's value of type `t`."""
     from tapeflow.interpreters.extra_ops import round_float
 
     if isinstance(raw, np.ndarray) and raw.shape == ():
@@ -496,7 +482,7 @@ def _scalar(raw: Any, t: Attribute, bw: int) -> Value:
         raise ToolError(f"an argument of type {t} cannot take the complex value {raw!r}")
     if isinstance(raw, str):
         return parse_scalar(raw, t, bw)
-    if _is_float(t) and isinstance(raw, int | float) and not isinstance(raw, bool):
+    if is_float_type(t) and isinstance(raw, int | float) and not isinstance(raw, bool):
         return round_float(t, float(raw))
     if isinstance(t, IntegerType | IndexType) and isinstance(raw, int):
         return parse_scalar(str(int(raw)), t, bw)
@@ -555,20 +541,6 @@ class _OpStack(Interpreter.Listener):
         self.stack.pop()
 
 
-def runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
-    """`error` of a run as one located line (the innermost op of `stack`), as every path
-    (op-by-op, fast) reports it."""
-    message = str(error)
-    if isinstance(error, MemoryError):
-        message = "out of memory"
-    elif not isinstance(error, InterpretationError) or not message:
-        detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
-        message = f"runtime error: {detail}"
-    if stack and not LOCATED.match(message):
-        message = op_error(stack[-1], message)
-    return InterpretationError(message)
-
-
 def run_function(
     module: ModuleOp,
     name: str,
@@ -620,9 +592,9 @@ def call_arguments(args: Sequence[Any], arg_types: Sequence[Attribute], bw: int)
             if isinstance(value, ShapedArray):
                 values.append(value)
             else:
-                values.append(from_numpy(_check_array(p, value, t, bw), t, bw))
+                values.append(from_numpy(checked_array(p, value, t, bw), t, bw))
         else:
-            values.append(_scalar(value, t, bw))
+            values.append(scalar_value(value, t, bw))
     return values
 
 
@@ -656,7 +628,7 @@ def run_result(
 def _to_python(value: Any, t: Attribute, bw: int) -> Value:
     if isinstance(t, MemRefType) and isinstance(value, ShapedArray):
         return to_numpy(value, t.get_element_type(), bw)
-    if _is_float(t):
+    if is_float_type(t):
         return float(value)
     if isinstance(t, IntegerType) and t.width.data == 1:
         return bool(value)

@@ -53,7 +53,8 @@ from dataclasses import dataclass
 
 from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
 from tapeflow.transforms.builder import At
-from tapeflow.transforms.index_utils import LOOP_ATTR, const_int
+from tapeflow.transforms.analysis.constants import const_int
+from tapeflow.transforms.index_utils import LOOP_ATTR
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1

@@ -17,25 +17,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
+from tapeflow.transforms.analysis.constants import const_int, trip_count
 
 LOOP_ATTR = "tapeflow.loop"
 """The discardable attribute that ties a forward loop to its reverse loop (CONTRACTS.md)."""
-
-
-def const_int(value: SSAValue) -> int | None:
-    """The integer of an `arith.constant` of integer/index type, else None."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-def const_trip_count(loop: scf.ForOp) -> int | None:
-    """The trip count of `loop` when its bounds and (positive) step are constants."""
-    lb, ub, step = const_int(loop.lb), const_int(loop.ub), const_int(loop.step)
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return max(0, -(-(ub - lb) // step))
 
 
 class IndexBuilder:
@@ -140,7 +125,7 @@ class IndexBuilder:
     def trip_count(self, loop: scf.ForOp) -> SSAValue:
         """max(0, ceil((ub - lb) / step)): the number of iterations `loop` runs."""
         lb, ub, step = loop.lb, loop.ub, loop.step
-        known = const_trip_count(loop)
+        known = trip_count(loop)
         if known is not None:
             return self.const(known)
         return self.max(self.ceildiv(self.sub(ub, lb), step), self.const(0))

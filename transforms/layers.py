@@ -66,9 +66,9 @@ times `depth`, needs. Regions strip-mining the same loop (two segments of one bo
 region spanning the loop another region is in) share its layers, with the smallest `L`.
 Straight-line regions (one record) are not layered; they stay in DRAM.
 
-Options: `spm-bytes` (> 0, default 32768: the default machine's `spm.size`), `depth`
-(>= 1, default 2: the number of tile buffers per region `tapeflow-stream` will use),
-`tile-bytes` (>= 0, default 0 = no cap).
+Options (defaults in transforms/options.py): `spm-bytes` (> 0, default the default
+machine's `spm.size`), `depth` (>= 1, default 2: the number of tile buffers per region
+`tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).
 """
 
 from __future__ import annotations
@@ -76,13 +76,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tapeflow.dialects import region
+from tapeflow.transforms.analysis.constants import const_int, trip_count
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     check_steps,
-    const_int,
-    const_trip_count,
     prune_constants,
 )
+from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_SPM_BYTES, check_options
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
@@ -233,7 +233,7 @@ def spanned_loops(r: LoopRegion, records: int) -> tuple[int, int]:
     """
     span, per_iteration = 0, 1
     for loop in reversed(r.fwd[1:]):
-        n = const_trip_count(loop)
+        n = trip_count(loop)
         if n is None or LAYER_ATTR in loop.attributes or 2 * per_iteration * max(n, 1) > records:
             break
         span += 1
@@ -330,19 +330,11 @@ def _nest_records(r: LoopRegion) -> int | None:
     """The number of records `r`'s whole nest writes (at least 1), if constant."""
     total = 1
     for loop in r.fwd:
-        n = const_trip_count(loop)
+        n = trip_count(loop)
         if n is None:
             return None
         total *= max(n, 1)
     return total
-
-
-def check_options(name: str, **options: int) -> None:
-    for key, (value, minimum) in options.items():  # type: ignore[misc]
-        if value < minimum:
-            raise PassFailedException(
-                f"{name}: option {key.replace('_', '-')} must be >= {minimum}, got {value}"
-            )
 
 
 @dataclass(frozen=True)
@@ -351,16 +343,16 @@ class LayersPass(ModulePass):
 
     name = "tapeflow-layers"
 
-    spm_bytes: int = 32768
-    depth: int = 2
+    spm_bytes: int = DEFAULT_SPM_BYTES
+    depth: int = DEFAULT_DEPTH
     tile_bytes: int = 0
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(
             self.name,
-            spm_bytes=(self.spm_bytes, 1),  # type: ignore[arg-type]
-            depth=(self.depth, 1),  # type: ignore[arg-type]
-            tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
+            spm_bytes=(self.spm_bytes, 1),
+            depth=(self.depth, 1),
+            tile_bytes=(self.tile_bytes, 0),
         )
         check_steps(op)
         plans: list[tuple[list[LoopRegion], int, dict[int, int]]] = []

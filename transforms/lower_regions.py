@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, tape
-from tapeflow.transforms.index_utils import const_int, erase_dead
+from tapeflow.transforms.analysis.constants import const_int
+from tapeflow.transforms.index_utils import erase_dead
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import IntegerAttr, i64

@@ -67,21 +67,20 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from tapeflow import semantics
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import tape
+from tapeflow.transforms.analysis.constants import fold_int, trip_count
 from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
+from tapeflow.transforms.index_utils import loop_id
 
 DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
-
-LOOP_ID_ATTR = "tapeflow.loop"
 
 TAPE_ATTR = "tapeflow.tape"
 """Unit attribute on the `memref.alloc` of every tape buffer (the cached values)."""
@@ -89,71 +88,6 @@ TAPE_ATTR = "tapeflow.tape"
 TAPE_META_ATTR = "tapeflow.tape_meta"
 """Unit attribute on the allocs of a stack's bookkeeping (stack pointer, size, capacity,
 buffer slot), so that a cost model can tell tape data from tape metadata."""
-
-_FOLDABLE = {  # integer ops folded by their semantics (wrapping at the result's width)
-    "arith.addi": lambda a, b, w: semantics.wrap(a + b, w),
-    "arith.subi": lambda a, b, w: semantics.wrap(a - b, w),
-    "arith.muli": lambda a, b, w: semantics.wrap(a * b, w),
-    **{name: semantics.SCALARS[name].fn for name in (
-        "arith.maxsi", "arith.minsi", "arith.divsi", "arith.divui", "arith.ceildivsi",
-        "arith.floordivsi", "arith.remsi", "arith.remui")},
-}
-
-
-_CMPI = {  # arith.cmpi predicates on signed (index) values
-    0: lambda a, b: a == b,
-    1: lambda a, b: a != b,
-    2: lambda a, b: a < b,
-    3: lambda a, b: a <= b,
-    4: lambda a, b: a > b,
-    5: lambda a, b: a >= b,
-}
-
-
-def constant_value(value: SSAValue, depth: int = 0) -> int | None:
-    """The integer `value` always holds, if it folds from constants; else None."""
-    op = value.owner
-    if not isinstance(op, Operation) or depth > 32:
-        return None
-    if isinstance(op, arith.ConstantOp):
-        attr = op.value
-        return attr.value.data if isinstance(attr, IntegerAttr) else None
-    if isinstance(op, arith.IndexCastOp):
-        return constant_value(op.input, depth + 1)
-    if isinstance(op, arith.SelectOp):
-        cond = constant_value(op.cond, depth + 1)
-        if cond is None:
-            return None
-        return constant_value(op.lhs if cond else op.rhs, depth + 1)
-    if isinstance(op, arith.CmpiOp):
-        a = constant_value(op.lhs, depth + 1)
-        b = constant_value(op.rhs, depth + 1)
-        predicate = _CMPI.get(op.predicate.value.data)
-        if a is None or b is None or predicate is None:
-            return None
-        return int(predicate(a, b))
-    fold = _FOLDABLE.get(op.name)
-    if fold is not None:
-        a = constant_value(op.operands[0], depth + 1)
-        b = constant_value(op.operands[1], depth + 1)
-        t = op.results[0].type
-        w = 64 if isinstance(t, IndexType) else t.width.data
-        if a is None or b is None:
-            return None
-        try:
-            return fold(a, b, w)
-        except semantics.Guard:  # a division by zero: not a constant
-            return None
-    return None
-
-
-def trip_count(loop: scf.ForOp) -> int | None:
-    """Constant trip count of `loop`, or None when a bound or the step is not constant."""
-    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return max(0, -(-(ub - lb) // step))
-
 
 def _enclosing(op: Operation, scope: Operation | None) -> list[Operation] | None:
     """The ops around `op` up to `scope` (the op holding the cache's `tape.init`: its
@@ -169,13 +103,6 @@ def _enclosing(op: Operation, scope: Operation | None) -> list[Operation] | None
     if parent is None:
         return None
     return chain[::-1]
-
-
-def _loop_id(op: Operation) -> object | None:
-    attr = op.attributes.get(LOOP_ID_ATTR)
-    if isinstance(attr, IntegerAttr):
-        return attr.value.data
-    return None
 
 
 def _at(point: InsertPoint) -> At:
@@ -221,20 +148,20 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
     if around is None or not all(isinstance(o, scf.ForOp) for o in around):
         return None
     loops: list[scf.ForOp] = around  # type: ignore[assignment]
-    counts = [trip_count(loop) for loop in loops]
+    counts = [trip_count(loop, fold=True) for loop in loops]
     if any(c is None for c in counts):
         return None
-    ids = [_loop_id(loop) for loop in loops]
+    ids = [loop_id(loop) for loop in loops]
     if any(i is None for i in ids):
         return None
     for pop in pops:
         rev = _enclosing(pop, scope)
         if rev is None or len(rev) != len(loops):
             return None
-        for r, loop_id, n in zip(rev, ids, counts, strict=True):
-            if not isinstance(r, scf.ForOp) or _loop_id(r) != loop_id:
+        for r, want, n in zip(rev, ids, counts, strict=True):
+            if not isinstance(r, scf.ForOp) or loop_id(r) != want:
                 return None
-            if (constant_value(r.lb), constant_value(r.step), constant_value(r.ub)) != (0, 1, n):
+            if (fold_int(r.lb), fold_int(r.step), fold_int(r.ub)) != (0, 1, n):
                 return None
     return _Indexed([c for c in counts if c is not None], loops)
 
@@ -245,7 +172,7 @@ def value_range(value: SSAValue, ivs: dict[SSAValue, tuple[int, int]],
     enclosing loops' induction variables; None when unknown."""
     if value in ivs:
         return ivs[value]
-    c = constant_value(value)
+    c = fold_int(value)
     if c is not None:
         return (c, c)
     op = value.owner
@@ -277,7 +204,7 @@ def value_range(value: SSAValue, ivs: dict[SSAValue, tuple[int, int]],
 
 def _max_trip_count(loop: scf.ForOp, ivs: dict[SSAValue, tuple[int, int]]) -> int | None:
     """The largest trip count `loop` can have (its bounds may depend on outer ivs)."""
-    step = constant_value(loop.step)
+    step = fold_int(loop.step)
     lb = value_range(loop.lb, ivs)
     ub = value_range(loop.ub, ivs)
     if step is None or step <= 0 or lb is None or ub is None:
@@ -307,7 +234,7 @@ def _evaluate(value: SSAValue, env: dict[SSAValue, np.ndarray], n: int,
     (int64 arrays); None when it depends on anything else (memory, a float)."""
     if value in env:
         return env[value]
-    c = constant_value(value)
+    c = fold_int(value)
     if c is not None:
         return np.full(n, c, dtype=np.int64)
     op = value.owner
@@ -518,7 +445,7 @@ class _LoopIndices:
     def normalized(self, loop: scf.ForOp) -> SSAValue:
         """`(iv - lb) / step` of a forward loop (the iv itself when lb = 0, step = 1)."""
         iv = loop.body.block.args[0]
-        lb, step = constant_value(loop.lb), constant_value(loop.step)
+        lb, step = fold_int(loop.lb), fold_int(loop.step)
         if lb == 0 and step == 1:
             return iv
         key = (id(loop), "fwd")

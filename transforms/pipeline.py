@@ -1,7 +1,7 @@
 """`tapeflow`: the whole TapeFlow pipeline in one pass.
 
 `tapeflow{spm-bytes=N tile-bytes=T depth=D policy=P functions=f,g checkpoint=S-K cleanup=C
-machine=M mode=auto|always}` runs
+machine=M set=K mode=auto|always}` (`TapeFlowOptions`, transforms/options.py) runs
 
     tapeflow-autodiff{policy=P functions=f,g}
     tapeflow-checkpoint{schedule=S snapshots=K}       (when checkpoint is given)
@@ -13,17 +13,18 @@ machine=M mode=auto|always}` runs
     tapeflow-cleanup                                  (when C is true)
 
 on the primal program: reverse-mode AD, then one record per region instance, layers
-whose `D` tile buffers fit the `N`-byte scratchpad (tiles capped at `T` bytes when
-`T` > 0), and tiles streamed through a DRAM FIFO with `D`-deep prefetching. Options are
-validated by the passes that use them; `policy` and `functions` are passed to the AD pass
-unchanged (`functions` empty: every function marked `tapeflow.autodiff`).
+whose `D` tile buffers fit the `N`-byte scratchpad (default: machine `M`'s `spm.size`;
+tiles capped at `T` bytes when `T` > 0), and tiles streamed through a DRAM FIFO with
+`D`-deep prefetching. Options are validated by the passes that use them; `policy` and
+`functions` are passed to the AD pass unchanged (`functions` empty: every function
+marked `tapeflow.autodiff`).
 
 Which region loops are streamed: with `mode=always`, every one `tapeflow-regions` can
 form (the pipeline before issue 20, for ablation). With `mode=auto` (the default), only
-those where `tapeflow.transforms.cost_model` finds that streaming pays on machine `M`
-(default `default-45nm`, the tools' default machine; a preset name or a machine TOML;
-`native`: no DMA engine), decided from the IR and the machine description alone
-(docs/CONTRACTS.md, "The cost model of mode=auto"); every other cache is lowered exactly
+those where `tapeflow.transforms.analysis.cost_model` finds that streaming pays on machine
+`M` (default: the tools' default machine; a preset name or a machine TOML; `native`: no
+DMA engine), decided from the IR and the machine description alone (docs/CONTRACTS.md,
+"The cost model of mode=auto"); every other cache is lowered exactly
 as the Enzyme-layout baseline lowers it (`tapeflow-lower-tape`), so a program where
 nothing pays compiles to the baseline's layout.
 
@@ -36,6 +37,12 @@ ops whose operands are defined outside an `scf.for`: loop-invariant trip-count a
 arithmetic; divisions are not speculatable and stay, unless folded) and a last `cse`.
 It only removes or moves pure computations, so results stay bit-identical
 (`test/python/test_cleanup.py`).
+
+The machine reaches the pass as `MachineCosts` (plain numbers): transforms/ does not import
+the hardware model, so `TapeFlowPipelinePass.machine_costs` cannot load one by name. The
+`tapeflow` pass the tools register (`tapeflow.machines.TapeFlowPass`, tapeflow/registry.py)
+overrides it to load `machine=` through the machine description; a caller that has
+loaded its machine passes the costs in (`tapeflow.machines.pipeline`).
 """
 
 from __future__ import annotations
@@ -45,18 +52,21 @@ import functools
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, tape
-from tapeflow.hwmodel.config import DEFAULT_MACHINE
-from tapeflow.transforms.cost_model import (
-    MODES,
+from tapeflow.transforms.analysis.cost_model import (
     Decision,
     MachineCosts,
     cache_bytes,
-    cache_remark,
     decide,
-    machine_costs,
     nest_trip_count,
 )
-from tapeflow.transforms.layers import LayersPass, check_options
+from tapeflow.transforms.analysis.remarks import cache_remark
+from tapeflow.transforms.layers import LayersPass
+from tapeflow.transforms.options import (
+    DEFAULT_SPM_BYTES,
+    MODES,
+    TapeFlowOptions,
+    check_options,
+)
 from tapeflow.transforms.lower_tape import LowerTapePass
 from tapeflow.transforms.regions import RegionGroup, form_regions
 from tapeflow.transforms.stream import StreamPass
@@ -92,29 +102,29 @@ def hoist_invariants(ctx: Context, op: builtin.ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class TapeFlowPipelinePass(ModulePass):
+class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
     """Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup)."""
 
     name = "tapeflow"
 
-    spm_bytes: int = 32768
-    tile_bytes: int = 0
-    depth: int = 2
-    policy: str = "min-tape"
-    functions: tuple[str, ...] = ()
-    checkpoint: str = ""
-    """`schedule-snapshots` (e.g. `binomial-8`, or `"binomial:8"` quoted): run
-    `tapeflow-checkpoint` after autodiff."""
-    cleanup: bool = False
-    """Run `tapeflow-cleanup` (canonicalize, cse, licm) at the end, as `tapeflow-bench` does."""
-    machine: str = DEFAULT_MACHINE
-    """The machine the cost model decides for: a preset name or a machine TOML file."""
-    set: tuple[str, ...] = ()
-    """Machine key overrides the cost model applies to `machine` (`"l2.size=262144"`,
-    quoted: as `tapeflow-sim --set`), so that it decides for the machine simulated."""
-    mode: str = "auto"
-    """`auto`: stream a region loop only where the cost model says it pays; `always`:
-    every region loop (the pipeline before the cost model, for ablation)."""
+    def machine_costs(self) -> MachineCosts:
+        """The costs of `machine` with the overrides `set`. transforms/ cannot load a
+        machine; the pass the tools register loads it (module docstring)."""
+        raise PassFailedException(
+            f"{self.name}: machine '{self.machine or 'default'}': no machine loader (run the "
+            "`tapeflow` pass of tapeflow.registry, or give the costs: tapeflow.machines)"
+        )
+
+    def _machine(self) -> tuple[MachineCosts | None, int]:
+        """The costs the cost model decides with (None with mode=always) and the scratchpad
+        budget (`spm-bytes`, else the machine's `spm.size`)."""
+        needed = self.mode == "auto" or (self.spm_bytes is None and self.machine)
+        costs = self.machine_costs() if needed else None
+        if self.spm_bytes is not None:
+            spm_bytes = self.spm_bytes
+        else:
+            spm_bytes = costs.spm_bytes if costs is not None else DEFAULT_SPM_BYTES
+        return (costs if self.mode == "auto" else None), spm_bytes
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from tapeflow.transforms.autodiff import AutodiffPass
@@ -126,19 +136,15 @@ class TapeFlowPipelinePass(ModulePass):
         if "functions" in ad_options:
             kwargs["functions"] = tuple(self.functions)
         # Validate every option before changing anything.
-        layers = LayersPass(spm_bytes=self.spm_bytes, depth=self.depth, tile_bytes=self.tile_bytes)
-        stream = StreamPass(tile_bytes=self.tile_bytes, depth=self.depth)
-        check_options(
-            self.name,
-            spm_bytes=(self.spm_bytes, 1),  # type: ignore[arg-type]
-            depth=(self.depth, 1),  # type: ignore[arg-type]
-            tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
-        )
+        given = {} if self.spm_bytes is None else {"spm_bytes": (self.spm_bytes, 1)}
+        check_options(self.name, **given, depth=(self.depth, 1), tile_bytes=(self.tile_bytes, 0))
         if self.mode not in MODES:
             raise PassFailedException(
                 f"{self.name}: option mode must be one of {', '.join(MODES)}, got '{self.mode}'"
             )
-        costs = machine_costs(self.machine, self.set) if self.mode == "auto" else None
+        costs, spm_bytes = self._machine()
+        layers = LayersPass(spm_bytes=spm_bytes, depth=self.depth, tile_bytes=self.tile_bytes)
+        stream = StreamPass(tile_bytes=self.tile_bytes, depth=self.depth)
         checkpoint = None
         if self.checkpoint:
             from tapeflow.transforms.checkpoint import CheckpointPass, parse_spec
@@ -158,7 +164,7 @@ class TapeFlowPipelinePass(ModulePass):
         if costs is None:
             form_regions(op, _stream_all)
         else:
-            form_regions(op, functools.partial(_select, costs, self.spm_bytes, self.depth))
+            form_regions(op, functools.partial(_select, costs, spm_bytes, self.depth))
         layers.apply(ctx, op)
         stream.apply(ctx, op)
         if costs is not None and any(isinstance(o, tape.InitOp) for o in op.walk()):

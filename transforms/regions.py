@@ -58,11 +58,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tapeflow.dialects import region, tape
-from tapeflow.transforms.cost_model import cache_remark, describe, remark
+from tapeflow.transforms.analysis.remarks import cache_remark, describe, remark
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     check_steps,
-    const_int,
     defined_outside,
     loop_id,
     nest_level_index,

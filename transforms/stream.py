@@ -48,10 +48,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, stream
+from tapeflow.transforms.analysis.constants import const_int
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     check_steps,
-    const_int,
     erase_dead,
     nest_level_index,
     prune_constants,
@@ -60,10 +60,10 @@ from tapeflow.transforms.layers import (
     LAYER_ATTR,
     SPM_BYTES_ATTR,
     LoopRegion,
-    check_options,
     find_loop_regions,
     layer_regions,
 )
+from tapeflow.transforms.options import DEFAULT_DEPTH, check_options
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.arith import CmpiOp, RemSIOp, SelectOp
@@ -406,13 +406,13 @@ class StreamPass(ModulePass):
     name = "tapeflow-stream"
 
     tile_bytes: int = 0
-    depth: int = 2
+    depth: int = DEFAULT_DEPTH
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         check_options(
             self.name,
-            tile_bytes=(self.tile_bytes, 0),  # type: ignore[arg-type]
-            depth=(self.depth, 1),  # type: ignore[arg-type]
+            tile_bytes=(self.tile_bytes, 0),
+            depth=(self.depth, 1),
         )
         check_steps(op)
         fns = [o for o in op.walk() if isinstance(o, func.FuncOp)]

@@ -9,7 +9,7 @@ that jax, which the wheel's package imports, is never needed (the optional extra
     remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize
 
 on the module's text, and the result is parsed back with its cache ops as the `enzyme`
-dialect. The activities are ours (`tapeflow.runner.shadowed`): float memrefs not marked
+dialect. The activities are ours (`tapeflow.convention.shadowed`): float memrefs not marked
 `tapeflow.const` are `enzyme_dup`, float scalars `enzyme_active`, the rest
 `enzyme_const`; float results are `enzyme_active`. So `@F_grad` has our AD's name and
 calling convention (each shadow after its primal, the seeds last, the active scalars'
@@ -38,7 +38,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from tapeflow.diagnostics import location_of, op_error, parse_module
-from tapeflow.runner import _is_float, shadowed
+from tapeflow.convention import is_float_type, shadowed
 from tapeflow.transforms.autodiff import AUTODIFF_ATTR
 
 ENZYME_AD = "enzyme-ad==0.0.16"
@@ -97,12 +97,12 @@ def activities(f: func.FuncOp) -> tuple[list[str], list[str]]:
     const = {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
     args = [
         "enzyme_dup" if p in dup
-        else "enzyme_active" if _is_float(t) and p not in const
+        else "enzyme_active" if is_float_type(t) and p not in const
         else "enzyme_const"
         for p, t in enumerate(f.function_type.inputs.data)
     ]  # fmt: skip
     results = [
-        "enzyme_active" if _is_float(t) else "enzyme_const" for t in f.function_type.outputs.data
+        "enzyme_active" if is_float_type(t) else "enzyme_const" for t in f.function_type.outputs.data
     ]
     return args, results
 
@@ -267,58 +267,3 @@ class EnzymeAutodiffPass(ModulePass):
             for added in differentiate(op, f, grad_name, ctx):
                 op.body.block.insert_op_after(added, after)
                 after = added
-
-
-def relative_error(ours, theirs) -> float:
-    """The largest `|a - b| / max(|a|, |b|)` over the entries (0 where both are 0)."""
-    import numpy as np
-
-    a = np.asarray(ours, dtype=np.float64).ravel()
-    b = np.asarray(theirs, dtype=np.float64).ravel()
-    scale = np.maximum(np.abs(a), np.abs(b))
-    nonzero = scale > 0
-    if not nonzero.any():
-        return 0.0
-    return float(np.max(np.abs(a - b)[nonzero] / scale[nonzero]))
-
-
-def gradient_agreement(
-    text: str, name: str, filename: str = "<kernel>", seed: float = 1.0, native: bool = False
-):
-    """Runs `@name_grad` as `tapeflow-autodiff` and as Enzyme-MLIR make it, with
-    tapeflow-run's arguments and seed `seed`, in the interpreter or natively
-    (`tapeflow-exec`'s path): {argument or result: relative error}."""
-    from tapeflow.native import run_function_native
-    from tapeflow.registry import make_context
-    from tapeflow.runner import (
-        find_function,
-        gradient_layout,
-        load_module,
-        make_arguments,
-        run_function,
-        shadow_shapes,
-    )
-    from tapeflow.transforms.autodiff import AutodiffPass
-
-    runs = []
-    for make in (AutodiffPass, EnzymeAutodiffPass):
-        ctx = make_context()
-        module = load_module(text, filename, ctx)
-        make().apply(ctx, module)
-        grad = find_function(module, f"{name}_grad")
-        mirror, shadows = gradient_layout(module, grad)
-        scalars = [seed] * sum(
-            1 for t in grad.function_type.inputs.data if not isinstance(t, builtin.MemRefType)
-        )
-        args = make_arguments(
-            grad, scalars=scalars, zero=shadows, fill_positions=mirror,
-            shape_of=shadow_shapes(module, grad),
-        )  # fmt: skip
-        run = run_function_native if native else run_function
-        runs.append(run(module, grad.sym_name.data, args, ctx=ctx))
-    ours, theirs = runs
-    pairs = enumerate(zip(ours.arguments, theirs.arguments, strict=True))
-    errors = {f"arg{p}": relative_error(a, b) for p, (a, b) in pairs}
-    results = enumerate(zip(ours.results, theirs.results, strict=True))
-    errors.update({f"result{i}": relative_error(a, b) for i, (a, b) in results})
-    return errors

@@ -3,7 +3,7 @@
 Every kernel gives the bench the same few things: its `name`, the gradient's entry
 `grad_entry`, `load(size)` (the primal module, marked `tapeflow.autodiff`),
 `grad_arguments(size, seed)` (`@<f>_grad`'s arguments: each primal argument followed
-by a zero shadow when it has one, `runner.shadowed`, then the seed 1.0), `argument_names()`
+by a zero shadow when it has one, `convention.shadowed`, then the seed 1.0), `argument_names()`
 (their names, for the gradient check) and `primal_bytes(size)`.
 
 - Suite `bundled` (`SUITES`): the eleven kernels of `tapeflow.eval.bundled`, MLIR files
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 
-from tapeflow import runner
+from tapeflow import convention, runner
 from tapeflow.diagnostics import ToolError
 from tapeflow.eval import suites
 from tapeflow.eval.bundled import KERNELS as BUNDLED
@@ -55,7 +55,7 @@ def bundled() -> dict[str, Any]:
 
 def grad_arguments(primal_values: list[Any], shadowed: Container[int]) -> list[Any]:
     """`@<f>_grad`'s arguments from `@<f>`'s: a zero shadow after each argument in
-    `shadowed` (`runner.shadowed`), then the seed 1.0 (README, "The AD calling convention")."""
+    `shadowed` (`convention.shadowed`), then the seed 1.0 (README, "The AD calling convention")."""
     args: list[Any] = []
     for p, value in enumerate(primal_values):
         args.append(value)
@@ -108,12 +108,12 @@ class FileKernel:
     def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
         f = self._primal(size)
         values = runner.make_arguments(f, seed, runner.read_inputs(self.inputs, f))
-        return grad_arguments(values, runner.shadowed(f))
+        return grad_arguments(values, convention.shadowed(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
         f = self._primal(size)
         out: list[str] = []
-        with_shadow = runner.shadowed(f)
+        with_shadow = convention.shadowed(f)
         for p, n in enumerate(runner.arg_names(f)):
             out.append(n or f"arg{p}")
             if p in with_shadow:

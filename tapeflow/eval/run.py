@@ -39,8 +39,8 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled import UnsupportedOpError
-from tapeflow.hwmodel.fastsim import compiled, simulate_fast_many
-from tapeflow.hwmodel.model import simulate
+from tapeflow.hwmodel.fastsim import compiled
+from tapeflow.simulate import simulate, simulate_fast_many
 
 
 def simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],

@@ -14,6 +14,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters import register_implementations
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from tapeflow.diagnostics import LOCATED, op_error
 
 
 def make_interpreter(
@@ -37,3 +41,17 @@ def make_interpreter(
     interpreter.register_implementations(StreamFunctions())
     interpreter.register_implementations(EnzymeFunctions())
     return interpreter
+
+
+def runtime_error(error: BaseException, stack: list[Operation]) -> InterpretationError:
+    """`error` of a run as one located line (the innermost op of `stack`), as every path
+    (op-by-op, fast) reports it."""
+    message = str(error)
+    if isinstance(error, MemoryError):
+        message = "out of memory"
+    elif not isinstance(error, InterpretationError) or not message:
+        detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        message = f"runtime error: {detail}"
+    if stack and not LOCATED.match(message):
+        message = op_error(stack[-1], message)
+    return InterpretationError(message)

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import enzyme
-from tapeflow.interpreters.extra_ops import _offset
+from tapeflow.interpreters.extra_ops import element_offset
 
 
 def _check_sizes(op: enzyme.LoadOp | enzyme.StoreOp, array: Any, sizes: Any) -> None:
@@ -58,7 +58,7 @@ class EnzymeFunctions(InterpreterFunctions):
         value, array = args[:2]
         indices = args[2 : 2 + len(op.indices)]
         _check_sizes(op, array, args[2 + len(op.indices) :])
-        array.data_ptr[_offset(op, array, indices)] = value
+        array.data_ptr[element_offset(op, array, indices)] = value
         return ()
 
     @impl(enzyme.LoadOp)
@@ -66,4 +66,4 @@ class EnzymeFunctions(InterpreterFunctions):
         array = args[0]
         indices = args[1 : 1 + len(op.indices)]
         _check_sizes(op, array, args[1 + len(op.indices) :])
-        return (array.data_ptr[_offset(op, array, indices)],)
+        return (array.data_ptr[element_offset(op, array, indices)],)

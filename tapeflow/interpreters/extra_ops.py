@@ -306,7 +306,7 @@ def _mixed(static: Sequence[int], dynamic: Sequence[int]) -> list[int]:
     return [next(values) if v == builtin.DYNAMIC_INDEX else v for v in static]
 
 
-def _offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> int:
+def element_offset(op: Operation, array: ShapedArray[Any], indices: Sequence[int]) -> int:
     shape = array.shape
     if len(indices) != len(shape):
         raise _fail(op, f"{len(indices)} indices for a memref of rank {len(shape)}")
@@ -334,12 +334,12 @@ class CheckedMemRefFunctions(InterpreterFunctions):
     @impl(memref.LoadOp)
     def run_load(self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues):
         array, *indices = args
-        return (array.data_ptr[_offset(op, array, indices)],)
+        return (array.data_ptr[element_offset(op, array, indices)],)
 
     @impl(memref.StoreOp)
     def run_store(self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues):
         value, array, *indices = args
-        array.data_ptr[_offset(op, array, indices)] = value
+        array.data_ptr[element_offset(op, array, indices)] = value
         return ()
 
     @impl(memref.GetGlobalOp)
@@ -492,7 +492,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         kind = op.kind.value.data
         if kind not in _RMW_KINDS:
             raise _fail(op, f"atomic_rmw kind {kind} is not supported")
-        offset = _offset(op, array, indices)
+        offset = element_offset(op, array, indices)
         old = array.data_ptr[offset]
         el_type = op.memref.type.get_element_type()
         name = _RMW_KINDS[kind]
@@ -610,14 +610,14 @@ class AffineOverrideFunctions(InterpreterFunctions):
         array, *operands = args
         assert op.map is not None
         indices = _eval_map(op.map, operands)
-        return (array.data_ptr[_offset(op, array, indices)],)
+        return (array.data_ptr[element_offset(op, array, indices)],)
 
     @impl(affine.StoreOp)
     def run_store(self, interpreter: Interpreter, op: affine.StoreOp, args: PythonValues):
         value, array, *operands = args
         assert op.map is not None
         indices = _eval_map(op.map, operands)
-        array.data_ptr[_offset(op, array, indices)] = value
+        array.data_ptr[element_offset(op, array, indices)] = value
         return ()
 
     @impl(affine.ApplyOp)

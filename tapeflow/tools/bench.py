@@ -31,7 +31,7 @@ from tapeflow.eval.report import bench_report
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.transforms.layers import check_options
+from tapeflow.transforms.options import check_options
 
 _DESCRIPTION = """\
 Compiles every kernel of the suites (--suite: bundled, the eleven kernels of

@@ -35,7 +35,7 @@ from tapeflow import native, runner
 from tapeflow.registry import get_all_passes, make_context
 from tapeflow.tools import run
 from tapeflow.tools.opt import check_pipeline
-from tapeflow.transforms.cost_model import NATIVE
+from tapeflow.transforms.analysis.cost_model import NATIVE
 from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
 

@@ -23,9 +23,8 @@ from tapeflow import runner
 from tapeflow.diagnostics import read_source, report_errors
 from tapeflow.frontends import c as c_frontend
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast
-from tapeflow.hwmodel.model import simulate
 from tapeflow.hwmodel.report import format_table, to_json
+from tapeflow.simulate import simulate, simulate_auto, simulate_fast
 from tapeflow.tools.common import ArgumentParser, parse_run_arguments, zero_positions
 
 _EPILOG = """\

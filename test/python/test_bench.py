@@ -217,7 +217,7 @@ def test_sweep_matches_op_by_op_runs() -> None:
     """Each point of the sweep (one run, several machines) equals the op-by-op model's
     run on a machine with that L2; the sweep sees the capacity."""
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
     from tapeflow.transforms.autodiff import AutodiffPass  # noqa: F401  (registered)
 
     sets = ["l1.size=512", "l1.assoc=2", "l2.assoc=4", "l2.size=2048"]

@@ -239,7 +239,7 @@ def test_rnn_through_pointer_offsets_has_its_mlir_twins_tape():
     bytes on the hardware model; the C gradient is the finite difference."""
     from pathlib import Path
 
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
 
     from tapeflow.diagnostics import parse_module
 

@@ -21,8 +21,7 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow import runner
 from tapeflow.hwmodel.compiled import CompiledModule, UnsupportedOpError
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.hwmodel.fastsim import simulate_auto, simulate_fast, simulate_fast_many
-from tapeflow.hwmodel.model import simulate
+from tapeflow.simulate import simulate, simulate_auto, simulate_fast, simulate_fast_many
 from tapeflow.registry import get_all_passes, make_context
 
 from fuzz.program import SIM_FEATURES, generate, sim_arguments
@@ -43,7 +42,7 @@ def interpreter_counts(module, entry: str, args) -> Any:
 
 
 def compiled_counts(module, entry: str, args) -> Any:
-    from tapeflow.hwmodel.fastsim import run_compiled
+    from tapeflow.simulate import run_compiled
 
     run, trace = run_compiled(CompiledModule(module), entry, copy.deepcopy(args))
     return run, trace.op_counts()
@@ -319,6 +318,36 @@ def test_element_types_and_dynamic_shapes():
         np.array([5, 7], dtype=np.int64),
     ]
     check_against_interpreter(ELEMENT_TYPES, "f", args)
+
+
+I24 = """
+func.func @f(%n: index) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.alloc() : memref<64xi24>
+  %cache = tape.init : !tape.cache<i24>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = arith.index_cast %i : index to i24
+    memref.store %v, %m[%i] : memref<64xi24>
+    tape.push %cache, %v : !tape.cache<i24>
+  }
+  %a = tape.pop %cache : !tape.cache<i24>
+  %b = memref.load %m[%c1] : memref<64xi24>
+  %s = arith.addi %a, %b : i24
+  %r = arith.extsi %s : i24 to i64
+  memref.dealloc %m : memref<64xi24>
+  func.return %r : i64
+}
+"""
+
+
+def test_i24_elements_take_four_bytes_on_both_paths():
+    """An i24 element is stored in 4 bytes (`region.field_size`): the op-by-op model and
+    the compiled path address and count it alike (the compiled path once said 3)."""
+    module = runner.load_module(I24, "k.mlir")
+    sim = simulate(module, "f", [40])
+    assert sim.report == simulate_fast(module, "f", [40]).report
+    assert sim.model.tape_cache_bytes == 40 * 4
 
 
 def test_pop_on_empty_cache_is_an_interpreter_error():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tapeflow.hwmodel.config import ConfigError, load_machine
-from tapeflow.hwmodel.model import simulate
+from tapeflow.simulate import simulate
 from xdsl.utils.exceptions import InterpretationError
 
 from helpers.ir import DMA
@@ -377,14 +377,14 @@ _FAST_CASES = [
 @pytest.mark.parametrize("case", range(len(_FAST_CASES)))
 @pytest.mark.parametrize("prefetch", [True, False])
 def test_fast_path_matches_op_by_op(case: int, prefetch: bool):
-    from tapeflow.hwmodel import fastsim
+    from tapeflow.simulate import simulate_fast
 
     text, entry, args = _FAST_CASES[case]
     machine = load_machine(overrides=[f"prefetch.enabled={str(prefetch).lower()}"])
     module = runner.load_module(text, "k.mlir")
     ref = simulate(module, entry, [a.copy() if hasattr(a, "copy") else a for a in args],
                    machine)  # fmt: skip
-    fast = fastsim.simulate_fast(module, entry, list(args), machine)
+    fast = simulate_fast(module, entry, list(args), machine)
     assert json.dumps(fast.report, sort_keys=True) == json.dumps(ref.report, sort_keys=True)
     assert ref.report["levels"]["L1"]["accesses"] + ref.report["levels"]["SPM"]["accesses"] > 0
 
@@ -402,7 +402,7 @@ def test_fast_path_matches_op_by_op_on_gradients(kernel: str, pipeline: str):
     from xdsl.dialects.builtin import MemRefType
     from xdsl.passes import PassPipeline
 
-    from tapeflow.hwmodel import fastsim
+    from tapeflow.simulate import simulate_fast
     from tapeflow.registry import get_all_passes, make_context
 
     path = KERNELS / f"{kernel}.mlir"
@@ -414,7 +414,7 @@ def test_fast_path_matches_op_by_op_on_gradients(kernel: str, pipeline: str):
     ]
     args = runner.make_arguments(func_op, seed=1, scalars=scalars)
     ref = simulate(module, f"{kernel}_grad", [np.copy(a) for a in args])
-    fast = fastsim.simulate_fast(module, f"{kernel}_grad", args)
+    fast = simulate_fast(module, f"{kernel}_grad", args)
     assert json.dumps(fast.report, sort_keys=True) == json.dumps(ref.report, sort_keys=True)
     if "stream" in pipeline and kernel == "lstm":  # lstm caches a value per step
         assert ref.report["dma"]["transfers"] > 0
@@ -632,7 +632,7 @@ def test_record_tape_sweeps_are_prefetched_like_struct_of_arrays(path: str):
         module = runner.load_module(text.format(**fmt), "k.mlir")
         machine = load_machine(overrides=[*sets, *extra])
         if path == "fast":
-            from tapeflow.hwmodel.fastsim import simulate_fast
+            from tapeflow.simulate import simulate_fast
 
             return simulate_fast(module, entry, [0.5], machine).report
         return simulate(module, entry, [0.5], machine).report

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tapeflow.hwmodel.config import load_machine, presets
-from tapeflow.hwmodel.model import simulate
+from tapeflow.simulate import simulate
 
 from tapeflow import runner
 from tapeflow.eval.jobs import (
@@ -85,7 +85,7 @@ def test_presets_load_by_name():
 
 
 def _kernel_run(kernel: str, variant: str, machine, size: str = "default"):
-    from tapeflow.hwmodel.fastsim import simulate_auto
+    from tapeflow.simulate import simulate_auto
 
     job = Job(kernel=kernel, variant=variant, size=size, machine=machine.raw,
                     spm_bytes=machine.spm_size, mode="always")  # fmt: skip

@@ -215,11 +215,11 @@ def test_per_iteration_cache_sized_at_run_time():
     ("divui index 7 0", None),
     ("maxsi i32 -3 5", 5),
 ])
-def test_constant_value_folds_by_the_ops_semantics(expr, want):
+def test_fold_int_folds_by_the_ops_semantics(expr, want):
     """Trip counts and capacities fold as the op computes: wrapping at the result's
     width, unsigned division unsigned, a division by zero no constant (wants written
     from C's and MLIR's definitions, not from the table)."""
-    from tapeflow.transforms.lower_tape import constant_value
+    from tapeflow.transforms.analysis.constants import fold_int
 
     op, ty, a, b = expr.split()
     module = parse(f"""func.func @f() -> {ty} {{
@@ -229,4 +229,4 @@ def test_constant_value_folds_by_the_ops_semantics(expr, want):
   func.return %r : {ty}
 }}""")
     ret = next(o for o in module.walk() if o.name == "func.return")
-    assert constant_value(ret.operands[0]) == want
+    assert fold_int(ret.operands[0]) == want

@@ -60,7 +60,7 @@ def test_c_stencil_with_a_bound_computed_in_the_loop_gets_regions():
 
 def _simulate(module, scalars: tuple[int, ...], machine: str = "default-45nm"):
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.fastsim import simulate_auto
+    from tapeflow.simulate import simulate_auto
 
     n = scalars[0] if scalars else 9
     u = np.random.default_rng(3).uniform(-1, 1, size=n)

@@ -142,3 +142,28 @@ def test_stream_builders():
     wrong_size = region.AllocOp(fifo_type.buffer_type, 5)
     with pytest.raises(VerifyException, match="buffer holds 5 records but a tile"):
         stream.CommitOp(fifo.fifo, t, wrong_size.tape).verify()
+
+
+@pytest.mark.parametrize(
+    ("element", "size"),
+    [(i1, 1), (i8, 1), (IntegerType(12), 2), (IntegerType(24), 4), (i32, 4),
+     (IntegerType(48), 8), (i64, 8), (index, 8), (Float16Type(), 2), (BFloat16Type(), 2),
+     (f32, 4), (f64, 8)],
+)  # fmt: skip
+def test_field_size_is_the_bytes_memory_stores(element, size):
+    """The one byte-size rule (record fields, memref and tape elements, the hardware
+    model's addresses, the min-cut's weights): what the interpreter stores a value in
+    (xDSL's `compile_time_size`, an `index` as i64) and LLVM's alloc size (i24 is 4
+    bytes, not 3)."""
+    from xdsl.interpreters.builtin import xtype_for_el_type
+
+    assert region.field_size(element) == size
+    assert region.element_size(element) == size
+    if not isinstance(element, BFloat16Type):  # no interpreter storage for bf16
+        assert xtype_for_el_type(element, 64).compile_time_size == size
+
+
+def test_a_memref_element_is_a_pointer():
+    assert region.element_size(MemRefType(f64, [4])) == region.INDEX_BYTES == 8
+    with pytest.raises(VerifyException):
+        region.field_size(MemRefType(f64, [4]))

@@ -50,8 +50,7 @@ def _marked_alloc_bytes(module: Any) -> int:
 def test_report_counts_snapshot_allocs(path: str) -> None:
     """`snapshot_bytes` = the marked allocs' bytes, on the fast path and op by op; 0 without
     checkpointing; and the snapshot buffers are not counted as tape."""
-    from tapeflow.hwmodel.fastsim import simulate_fast_many
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate, simulate_fast_many
 
     kernel = jobs.kernels()["mass_spring"]
     point = Point({}, "mass_spring", "small", 0, {}, 32768, 0, 2, 2, "binomial")

@@ -47,5 +47,5 @@ func.func @f(%x: memref<4xf64>, %n: index) -> f64 attributes {tapeflow.autodiff}
 // A bare `:` value (mlir-opt's spelling) is quoted for xDSL; the columns stay those typed:
 // the option after it is reported at its own column (32), not 2 further on.
 // RUN: not tapeflow-opt %s -p 'tapeflow{checkpoint=binomial:8 spm-bytes=abc}' 2>&1 | filecheck %s --check-prefix=COLON
-// COLON: error: pass-pipeline:1:32: option 'spm-bytes' of tapeflow expects int, got 'abc'
+// COLON: error: pass-pipeline:1:32: option 'spm-bytes' of tapeflow expects int|None, got 'abc'
 // COLON-NOT: Traceback

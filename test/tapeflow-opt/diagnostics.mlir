@@ -55,7 +55,7 @@
 // Pass options: located in the pipeline, in the spelling typed; `true` is no integer;
 // an option given twice is an error; an unknown pass is one line, exit status 1.
 // RUN: not tapeflow-opt %s -p 'tapeflow{spm-bytes=true}' 2>&1 | filecheck %s --check-prefix=BOOL
-// BOOL: error: pass-pipeline:1:10: option 'spm-bytes' of tapeflow expects int, got 'true'
+// BOOL: error: pass-pipeline:1:10: option 'spm-bytes' of tapeflow expects int|None, got 'true'
 // RUN: not tapeflow-opt %s --tapeflow-layers=spm-bytes=abc 2>&1 | filecheck %s --check-prefix=SPELL
 // SPELL: error: pass-pipeline:1:17: option 'spm-bytes' of tapeflow-layers expects int, got 'abc'
 // SPELL-NOT: spm_bytes

@@ -39,7 +39,7 @@ func.func @sq(%x: memref<10xf64>) -> f64 attributes {tapeflow.autodiff} {
 
 // HELP: tapeflow                           Reverse-mode AD with a streamed record tape: autodiff, regions, layers, stream (cleanup=true: then tapeflow-cleanup).
 // HELP:                                      cleanup=false  (bool)
-// HELP-NEXT:                                  machine=default-45nm  (str)
+// HELP-NEXT:                                  machine=  (str)
 // HELP-NEXT:                                  set=()  (tuple[str, ...])
 // HELP-NEXT:                                  mode=auto  (str)
 // HELP: tapeflow-cleanup                   Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse.

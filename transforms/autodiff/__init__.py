@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.transforms.index_utils import check_steps
+from tapeflow.transforms.options import DEFAULT_POLICY
 
 POLICIES = ("min-tape", "cache-all")
 AUTODIFF_ATTR = "tapeflow.autodiff"
@@ -105,7 +106,7 @@ class AutodiffPass(ModulePass):
     name = "tapeflow-autodiff"
 
     functions: tuple[str, ...] = ()
-    policy: str = "min-tape"
+    policy: str = DEFAULT_POLICY
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from tapeflow.transforms.autodiff.rules import all_rules

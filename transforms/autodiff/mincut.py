@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from tapeflow.dialects.region import element_size
 from tapeflow.transforms.autodiff.driver import Gradient, _def_block
 
 UNKNOWN_TRIPS = 8
@@ -32,26 +32,16 @@ UNKNOWN_TRIPS = 8
 _INF = float("inf")
 
 
-def element_bytes(t: Attribute) -> int:
-    """Bytes of one tape element of type `t` (index 8, i1 1)."""
-    if isinstance(t, IndexType):
-        return 8
-    width = getattr(t, "bitwidth", None)
-    if width is None and isinstance(t, IntegerType):
-        width = t.width.data
-    return max(1, (int(width or 64) + 7) // 8)
-
-
 def _executions(block: Block | None) -> float:
     """How many times `block` runs per call: the product of the enclosing loops' trip
     counts (`UNKNOWN_TRIPS` when not constant; a branch counted as taken)."""
-    from tapeflow.transforms.lower_tape import trip_count
+    from tapeflow.transforms.analysis.constants import trip_count
 
     total = 1.0
     op = block.parent_op() if block is not None else None
     while op is not None and not isinstance(op, func.FuncOp):
         if isinstance(op, scf.ForOp):
-            n = trip_count(op)
+            n = trip_count(op, fold=True)
             total *= UNKNOWN_TRIPS if n is None else max(n, 1)
         elif isinstance(op, scf.WhileOp):
             total *= UNKNOWN_TRIPS
@@ -90,7 +80,7 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
     source, sink = ("source", 0), ("sink", 0)
     cap: dict[object, dict[object, float]] = defaultdict(dict)
     for v, inner in operands.items():
-        cap[(v, 0)][(v, 1)] = element_bytes(v.type) * _executions(_def_block(v))
+        cap[(v, 0)][(v, 1)] = element_size(v.type) * _executions(_def_block(v))
         cap[(v, 1)].setdefault((v, 0), 0.0)
         for u in inner:
             cap[(u, 1)][(v, 0)] = _INF

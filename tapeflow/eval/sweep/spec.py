@@ -17,7 +17,7 @@ from tapeflow.diagnostics import ToolError
 from tapeflow.eval import jobs
 from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
 from tapeflow.transforms import checkpoint
-from tapeflow.transforms.layers import check_options
+from tapeflow.transforms.options import check_options
 
 LAYER_OPTIONS = ("spm-bytes", "tile-bytes", "depth")
 """The TapeFlow pipeline's layer options (`tapeflow{spm-bytes tile-bytes depth}`): columns

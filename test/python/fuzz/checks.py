@@ -402,8 +402,7 @@ def check_sim(c: Context, growable: bool) -> None:
     from helpers.sim import differences
 
     from tapeflow.hwmodel.config import load_machine
-    from tapeflow.hwmodel.fastsim import simulate_fast
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate, simulate_fast
 
     rng = np.random.default_rng([c.program.seed, 3])
     plans = c.plans

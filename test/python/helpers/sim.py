@@ -16,8 +16,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
 from tapeflow.hwmodel.compiled import CompiledModule
-from tapeflow.hwmodel.fastsim import simulate_fast
-from tapeflow.hwmodel.model import simulate
+from tapeflow.simulate import simulate, simulate_fast
 from tapeflow.registry import get_all_passes, make_context
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,25 @@
+"""The AD calling convention's one rule (docs/CONTRACTS.md): which arguments of `@f` the
+gradient `@f_grad` follows with a shadow. The runner, the evaluation harness and the
+Enzyme-MLIR baseline (which turns it into Enzyme's activities) all ask it here."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, MemRefType
+from xdsl.ir import Attribute
+
+
+def is_float_type(t: Attribute) -> bool:
+    """`t` is a float type the runner reads and writes."""
+    return isinstance(t, Float64Type | Float32Type | Float16Type | BFloat16Type)
+
+
+def shadowed(f: func.FuncOp) -> set[int]:
+    """The positions of `f`'s arguments that `@f_grad` follows with a shadow: its float
+    memrefs, except those marked `tapeflow.const` (Enzyme's `enzyme_const`)."""
+    const = {i for i, d in enumerate(f.arg_attrs or ()) if "tapeflow.const" in d.data}
+    return {
+        p
+        for p, t in enumerate(f.function_type.inputs.data)
+        if p not in const and isinstance(t, MemRefType) and is_float_type(t.get_element_type())
+    }
