@@ -86,6 +86,11 @@ class TapeFlowOptMain(xDSLOptMain):
             action="store_true",
             help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
+        arg_parser.add_argument(
+            "--verify-each",
+            action="store_true",
+            help="verify the input and the IR after each pass, not only the pipeline's result",
+        )
         c_frontend.add_c_arguments(arg_parser)
         arg_parser.add_argument(
             "--remarks",
@@ -109,10 +114,13 @@ class TapeFlowOptMain(xDSLOptMain):
     def _between_passes(
         self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
     ) -> None:
-        """xDSL's callback, with `verify_module` for located verifier errors."""
+        """xDSL's callback, with `verify_module` for located verifier errors: once, on the
+        pipeline's result (an invalid IR from any pass is reported there), and also on
+        the input and after each pass with `--verify-each` (to find which pass broke it).
+        Verifying a large module costs as much as a pass."""
         if self.args.time_passes and previous is not None:
             print(f"Pass {previous.name} took {time.perf_counter() - self._pass_start} seconds")
-        if not self.args.disable_verify:
+        if not self.args.disable_verify and (following is None or self.args.verify_each):
             verify_module(module)
         if previous and following and self.args.print_between_passes:
             print(f"IR after {previous.name}:")
