@@ -8,6 +8,9 @@ Differences from `xdsl-opt`, each for an mlir-opt user's expectations:
   pass options are checked before anything runs, in the spelling typed and at the
   `pass-pipeline:1:col` of the mistake (no `true` for an integer, no option twice);
 - output is buffered, so a failure writes nothing (no half-written `-o` file);
+- the IR is verified once, after the pipeline (an invalid IR from any pass is reported
+  there); `--verify-each` also verifies the input and after each pass, as mlir-opt's
+  `-verify-each` does, to find which pass broke it;
 - every op carries its source location, so pass diagnostics can point at the input;
 - any file name is read as MLIR, as mlir-opt does.
 """
