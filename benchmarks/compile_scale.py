@@ -90,40 +90,14 @@ def one_function(lines: int) -> str:
     return "\n".join(head + body + tail) + "\n"
 
 
-_KERNEL = """\
-func.func @g{k}(%A: memref<3x5xf64>, %B: memref<5x4xf64>) -> f64 attributes {{tapeflow.autodiff}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cM = arith.constant 3 : index
-  %cN = arith.constant 4 : index
-  %cK = arith.constant 5 : index
-  %zero = arith.constant 0.0 : f64
-  %half = arith.constant 0.5 : f64
-  %loss = scf.for %i = %c0 to %cM step %c1 iter_args(%li = %zero) -> (f64) {{
-    %lj = scf.for %j = %c0 to %cN step %c1 iter_args(%l = %li) -> (f64) {{
-      %acc = scf.for %k = %c0 to %cK step %c1 iter_args(%s = %zero) -> (f64) {{
-        %a = memref.load %A[%i, %k] : memref<3x5xf64>
-        %b = memref.load %B[%k, %j] : memref<5x4xf64>
-        %p = arith.mulf %a, %b : f64
-        %s1 = arith.addf %s, %p : f64
-        scf.yield %s1 : f64
-      }}
-      %sq = arith.mulf %acc, %acc : f64
-      %h = arith.mulf %half, %sq : f64
-      %l1 = arith.addf %l, %h : f64
-      scf.yield %l1 : f64
-    }}
-    scf.yield %lj : f64
-  }}
-  func.return %loss : f64
-}}
-"""
+KERNEL = Path(__file__).parent / "kernels" / "small" / "gemm.mlir"
 
 
 def copies(lines: int) -> str:
-    """Renamed copies of a 25-line gemm kernel, about `lines` lines."""
-    count = max(1, round(lines / _KERNEL.count("\n")))
-    return "".join(_KERNEL.format(k=k) for k in range(count))
+    """Renamed copies of the small gemm kernel (25 lines), about `lines` lines."""
+    kernel = KERNEL.read_text()
+    count = max(1, round(lines / kernel.count("\n")))
+    return "".join(kernel.replace("@gemm(", f"@g{k}(") for k in range(count))
 
 
 def c_loops(lines: int) -> str:
