@@ -85,15 +85,10 @@ class CleanupPass(ModulePass):
 
 
 def hoist_invariants(ctx: Context, op: builtin.ModuleOp) -> None:
-    """Before region formation: cse, licm (hoists loop-invariant index arithmetic), cse.
-
-    The second cse only when licm moved something: on the IR the first one left, cse
-    finds nothing more, and on a large module each run costs as much as autodiff's."""
+    """Before region formation: cse, licm (hoists loop-invariant index arithmetic), cse."""
     CommonSubexpressionElimination().apply(ctx, op)
-    before = [id(o) for o in op.walk()]
     LoopInvariantCodeMotionPass().apply(ctx, op)
-    if [id(o) for o in op.walk()] != before:
-        CommonSubexpressionElimination().apply(ctx, op)
+    CommonSubexpressionElimination().apply(ctx, op)
 
 
 @dataclass(frozen=True)
