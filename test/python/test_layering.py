@@ -313,8 +313,6 @@ def test_the_walker_sees_loads_by_name_and_executed_files():
 KNOWN_PRIVATE = {
     # xDSL's, not ours: docs/XDSL-PRIVATE.md says why and what would replace it.
     "tapeflow.tools.opt imports xdsl.utils.arg_spec._convert_arg_to_type",
-    # The min-cut and the AD driver (their algorithms are being rewritten):
-    "tapeflow.transforms.autodiff.mincut imports tapeflow.transforms.autodiff.driver._def_block",
 }
 
 

@@ -167,7 +167,7 @@ class AutodiffPass(ModulePass):
         self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
     ) -> func.FuncOp:
         from tapeflow.transforms.autodiff.driver import Gradient
-        from tapeflow.transforms.autodiff.mincut import probe_cuts
+        from tapeflow.transforms.autodiff.mincut import build_min_tape
         from tapeflow.transforms.autodiff.prepare import (
             count_while_iterations,
             hoist_allocations,
@@ -186,11 +186,11 @@ class AutodiffPass(ModulePass):
         lower_affine(fn)
         hoist_allocations(fn)
         counted = count_while_iterations(fn)
-        cuts: set = set()
         if self.policy == "min-tape":
-            cuts = probe_cuts(fn, rules, self.policy, counted)
-        gradient = Gradient(fn, rules, self.policy, counted, cuts)
-        gradient.build()
+            fn, gradient = build_min_tape(fn, rules, self.policy, counted)
+        else:
+            gradient = Gradient(fn, rules, self.policy, counted)
+            gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
         return fn, gradient.global_shadows
 

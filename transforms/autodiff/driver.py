@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tapeflow.dialects.tape import FreeOp, InitOp, PopOp, PushOp
+from tapeflow.transforms.analysis.constants import const_int
 from tapeflow.transforms.autodiff import scf as scf_rules
 from tapeflow.transforms.autodiff.activity import (
     CONST_ARG_ATTR,
@@ -88,7 +89,8 @@ def _anchor() -> Operation:
     return arith.ConstantOp(IntegerAttr(0, IndexType()))
 
 
-def _def_block(value: SSAValue) -> Block | None:
+def defining_block(value: SSAValue) -> Block | None:
+    """The block `value` is defined in (a block argument's own block)."""
     if isinstance(value, BlockArgument):
         return value.block
     owner = value.owner
@@ -130,7 +132,15 @@ class Gradient:
             elif isinstance(op, scf.WhileOp):
                 self.forced.add(op.res[-1])
         self.writers: dict[SSAValue, list[Operation]] = defaultdict(list)
+        self.last_write: dict[SSAValue, int] = {}
+        """Each written buffer's last writer, by position in program order."""
+        self.nest_writers: dict[tuple[SSAValue, Operation], list[Operation]] = defaultdict(list)
+        """The writers of a buffer inside each outermost loop (`_outermost_loop`)."""
+        self.nest_end: dict[Operation, int] = {}
+        """The position of each outermost loop's last nested op."""
         for op in fn.walk():
+            if isinstance(op, LOOP_OPS) and _outermost_loop(op) is None:
+                self.nest_end[op] = self.order[op] + sum(1 for _ in op.walk()) - 1
             for v in op.operands:
                 if not isinstance(v.type, MemRefType) or isinstance(op, memref.LoadOp):
                     continue
@@ -141,6 +151,9 @@ class Gradient:
                 if isinstance(op, memref.DeallocOp) and op.parent_op() is fn:
                     continue  # moved after the reverse sweep
                 self.writers[v].append(op)
+                self.last_write[v] = self.order[op]
+                if (nest := _outermost_loop(op)) is not None:
+                    self.nest_writers[(v, nest)].append(op)
         self._recomputable_memo: dict[SSAValue, bool] = {}
         self.cuts: set[SSAValue] = set(cuts)
         """Recomputable values cached anyway: recomputing them costs more tape (`mincut`)."""
@@ -297,7 +310,7 @@ class Gradient:
 
     # -- primal values in the reverse sweep ------------------------------------------
     def _resolve(self, value: SSAValue, ctx: ReverseContext | None, force_cache: bool) -> SSAValue:
-        block = _def_block(value)
+        block = defining_block(value)
         if block is self.entry and not force_cache:
             return value
         c = ctx
@@ -348,7 +361,7 @@ class Gradient:
     def _index_only(self, value: SSAValue) -> bool:
         """`value` depends only on induction variables, constants and values of the
         function's body: recomputing it needs no tape."""
-        if _def_block(value) is self.entry:
+        if defining_block(value) is self.entry:
             return True
         if isinstance(value, BlockArgument):
             owner = value.block.parent_op()
@@ -384,16 +397,19 @@ class Gradient:
         return op.name.startswith(("arith.", "math."))
 
     def _memory_unchanged_after(self, load: memref.LoadOp) -> bool:
-        """No write to the loaded buffer may execute after `load`."""
-        loops = [a for a in _ancestors(load) if isinstance(a, LOOP_OPS)]
-        for writer in self.writers.get(load.memref, ()):
-            common = [a for a in _ancestors(writer) if a in loops]
-            if common:
-                if not self._separated(load, writer, common[-1]):
-                    return False
-            elif self.order.get(writer, -1) > self.order[load]:
-                return False
-        return True
+        """No write to the loaded buffer may execute after `load`.
+
+        A writer outside the load's outermost loop runs after it when it comes later in
+        program order (the last write decides); one inside that loop may also run in a
+        later iteration, unless `_separated`."""
+        nest = _outermost_loop(load)
+        last = self.last_write.get(load.memref, -1)
+        if nest is None:
+            return last <= self.order[load]
+        if last > self.nest_end[nest]:
+            return False
+        writers = self.nest_writers.get((load.memref, nest), ())
+        return all(self._separated(load, writer, nest) for writer in writers)
 
     def _separated(self, load: memref.LoadOp, writer: Operation, loop: Operation) -> bool:
         """True when no instance of `writer` overwrites what `load` read, after it.
@@ -606,8 +622,8 @@ def _offset(value: SSAValue) -> tuple[SSAValue, int]:
     while isinstance(value.owner, arith.AddiOp | arith.SubiOp):
         op = value.owner
         lhs, rhs = op.lhs, op.rhs
-        rc = _int_constant(rhs)
-        lc = _int_constant(lhs)
+        rc = const_int(rhs)
+        lc = const_int(lhs)
         if rc is not None:
             total += rc if isinstance(op, arith.AddiOp) else -rc
             value = lhs
@@ -619,18 +635,20 @@ def _offset(value: SSAValue) -> tuple[SSAValue, int]:
     return value, total
 
 
-def _int_constant(value: SSAValue) -> int | None:
-    op = value.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
-
-
 def _ancestors(op: Operation) -> Iterator[Operation]:
     current = op.parent_op()
     while current is not None:
         yield current
         current = current.parent_op()
+
+
+def _outermost_loop(op: Operation) -> Operation | None:
+    """The outermost loop strictly around `op`, or None."""
+    outermost = None
+    for a in _ancestors(op):
+        if isinstance(a, LOOP_OPS):
+            outermost = a
+    return outermost
 
 
 def _zero_fill(buffer: SSAValue, dynamic_sizes: list[SSAValue]) -> list[Operation]:

@@ -12,8 +12,8 @@ the sources is taken (Enzyme's choice), so recomputation stays as cheap as the t
 allows. Values every recomputation gets for free (the function body's values, constants,
 induction variables) are not in the graph.
 
-The requests are learnt from a first build of the gradient without cuts (`probe_cuts`),
-on a clone: the rules ask for the same values whatever is cached.
+The requests are learnt from a first build of the gradient without cuts
+(`build_min_tape`): the rules ask for the same values whatever is cached.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tapeflow.dialects.region import element_size
-from tapeflow.transforms.autodiff.driver import Gradient, _def_block
+from tapeflow.transforms.autodiff.driver import Gradient, defining_block
 
 UNKNOWN_TRIPS = 8
 """Weight of a loop whose trip count is not a compile-time constant."""
@@ -53,7 +53,7 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
     """The recomputable values to cache: a minimum cut nearest the sources (module doc)."""
 
     def free(v: SSAValue) -> bool:
-        if _def_block(v) is g.entry or isinstance(v.owner, arith.ConstantOp):
+        if defining_block(v) is g.entry or isinstance(v.owner, arith.ConstantOp):
             return True
         return isinstance(v, BlockArgument) and isinstance(v.block.parent_op(), scf.ForOp) \
             and v.index == 0  # fmt: skip
@@ -75,12 +75,54 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
     recomputable = {v for v, inner in operands.items() if g._recomputable(v)}
     if not recomputable:
         return set()
+    # The graph falls apart into components (one per loop nest, as the function body's
+    # values are free): a cut of each alone, so each augmenting path searches only its own.
+    cut: set[SSAValue] = set()
+    for component in _components(operands):
+        if recomputable.intersection(component):
+            cut |= _nearest_min_cut(component, operands, recomputable, g.requests)
+    return cut
 
+
+def _components(operands: dict[SSAValue, list[SSAValue]]) -> list[list[SSAValue]]:
+    """The connected components of the graph, ignoring edge directions."""
+    neighbours: dict[SSAValue, list[SSAValue]] = defaultdict(list)
+    for v, inner in operands.items():
+        for u in inner:
+            neighbours[v].append(u)
+            neighbours[u].append(v)
+    seen: set[SSAValue] = set()
+    components: list[list[SSAValue]] = []
+    for start in operands:
+        if start in seen:
+            continue
+        seen.add(start)
+        component, work = [start], [start]
+        while work:
+            for u in neighbours[work.pop()]:
+                if u not in seen:
+                    seen.add(u)
+                    component.append(u)
+                    work.append(u)
+        components.append(component)
+    return components
+
+
+def _nearest_min_cut(
+    component: list[SSAValue],
+    operands: dict[SSAValue, list[SSAValue]],
+    recomputable: set[SSAValue],
+    requests: set[SSAValue],
+) -> set[SSAValue]:
+    """The minimum vertex cut of one component nearest the sources (Edmonds-Karp). Any
+    maximum flow leaves the same vertices reachable from the source, so cutting
+    component by component gives the cut of the whole graph."""
     # Vertex split: (v, 0) -> (v, 1) with v's cost; sources feed (v, 0), requests drain (v, 1).
     source, sink = ("source", 0), ("sink", 0)
     cap: dict[object, dict[object, float]] = defaultdict(dict)
-    for v, inner in operands.items():
-        cap[(v, 0)][(v, 1)] = element_size(v.type) * _executions(_def_block(v))
+    for v in component:
+        inner = operands[v]
+        cap[(v, 0)][(v, 1)] = element_size(v.type) * _executions(defining_block(v))
         cap[(v, 1)].setdefault((v, 0), 0.0)
         for u in inner:
             cap[(u, 1)][(v, 0)] = _INF
@@ -88,7 +130,7 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
         if v not in recomputable:
             cap[source][(v, 0)] = _INF
             cap[(v, 0)].setdefault(source, 0.0)
-        if v in g.requests:
+        if v in requests:
             cap[(v, 1)][sink] = _INF
             cap[sink].setdefault((v, 1), 0.0)
 
@@ -116,21 +158,31 @@ def min_tape_cut(g: Gradient) -> set[SSAValue]:
             cap[x][y] -= flow
             cap[y][x] += flow
     seen = reachable()
-    return {v for v in recomputable if (v, 0) in seen and (v, 1) not in seen}
+    return {v for v in component if v in recomputable and (v, 0) in seen and (v, 1) not in seen}
 
 
-def probe_cuts(fn: func.FuncOp, rules, policy: str, counted: set[scf.WhileOp]) -> set[SSAValue]:
-    """`min_tape_cut` of `fn`, learnt by building the gradient of a clone of it."""
-    probe = fn.clone()
+def build_min_tape(
+    fn: func.FuncOp, rules, policy: str, counted: set[scf.WhileOp]
+) -> tuple[func.FuncOp, Gradient]:
+    """The gradient of `fn` with `min_tape_cut`'s values cached, and the function it was
+    built in (`fn` or a clone). The cut is learnt from a build without cuts; when it is
+    empty (the common case) that build is the result, else an untouched clone of `fn`,
+    taken first, is built again with the cut."""
+    clone = fn.clone()
     values: dict[SSAValue, SSAValue] = {}
     ops: dict[Operation, Operation] = {}
-    for mine, theirs in zip(probe.walk(), fn.walk(), strict=True):
+    for mine, theirs in zip(fn.walk(), clone.walk(), strict=True):
         ops[mine] = theirs
         values.update(zip(mine.results, theirs.results, strict=True))
         for r_mine, r_theirs in zip(mine.regions, theirs.regions, strict=True):
             for b_mine, b_theirs in zip(r_mine.blocks, r_theirs.blocks, strict=True):
                 values.update(zip(b_mine.args, b_theirs.args, strict=True))
-    whiles = {mine for mine, theirs in ops.items() if theirs in counted}
-    g = Gradient(probe, rules, policy, whiles)  # type: ignore[arg-type]
+    g = Gradient(fn, rules, policy, counted)
     g.build()
-    return {values[v] for v in min_tape_cut(g)}
+    cuts = min_tape_cut(g)
+    if not cuts:
+        return fn, g
+    whiles = {ops[w] for w in counted}
+    g = Gradient(clone, rules, policy, whiles, {values[v] for v in cuts})  # type: ignore[arg-type]
+    g.build()
+    return clone, g
