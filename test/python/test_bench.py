@@ -43,6 +43,7 @@ def quick_run(
     return out, proc
 
 
+@pytest.mark.slow
 def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, proc = quick_run
     assert proc.returncode == 0, proc.stderr
@@ -365,6 +366,7 @@ def test_package_imports_nothing_from_benchmarks() -> None:
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     """`scripts/bench --out rel` writes under the caller's directory (issue 22 item 10:
     it used to land in the repository root)."""
@@ -410,6 +412,7 @@ def test_suite_kernels_take_their_bench_sizes(tmp_path: Path) -> None:
     assert k.argument_names() == ["x", "dx", "seed"]
 
 
+@pytest.mark.slow
 def test_suite_salam_puts_gem5_salams_speedup_beside_ours(tmp_path: Path) -> None:
     """Suite salam from a registry module (a stand-in kernel and result CSV written here,
     in the form of benchmarks/kernels/salam/): its own table, and per kernel our speedup

@@ -15,6 +15,9 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # pytest in a child process
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = """
