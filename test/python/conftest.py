@@ -1,7 +1,8 @@
 """Shared pytest hooks: tests can put lines in the terminal summary (shown without `-s`).
 
-A test appends to `SUMMARY` (e.g. the program fuzzer's counts); `pytest_terminal_summary`
-prints them after the run, so they appear in `bash scripts/test`'s output.
+A test appends to `SUMMARY` (e.g. the program fuzzer's counts); the lines travel with the
+test's report (`user_properties`), so `pytest_terminal_summary` prints them after the run
+also when pytest-xdist ran the test in a worker process (`bash scripts/test`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 SUMMARY: list[str] = []
+_SENT = 0  # lines of SUMMARY already attached to a report (in this process)
+_RECEIVED: list[str] = []  # lines from every report (in the process that prints)
 
 # Tests read the benchmark kernels' references (`benchmarks.kernels`, a folder of the
 # source tree, not of the package): the repository root goes on sys.path here, once, as
@@ -19,8 +24,21 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):  # noqa: ARG001
+    global _SENT
+    report = yield
+    report.user_properties.extend(("summary", line) for line in SUMMARY[_SENT:])
+    _SENT = len(SUMMARY)
+    return report
+
+
+def pytest_runtest_logreport(report):
+    _RECEIVED.extend(value for key, value in report.user_properties if key == "summary")
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
-    if SUMMARY:
+    if _RECEIVED:
         terminalreporter.section("counts")
-        for line in SUMMARY:
+        for line in _RECEIVED:
             terminalreporter.write_line(line)

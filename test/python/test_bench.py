@@ -53,6 +53,7 @@ def quick_run(
     return out, proc
 
 
+@pytest.mark.slow
 def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, proc = quick_run
     assert proc.returncode == 0, proc.stderr
@@ -376,6 +377,7 @@ def test_package_imports_nothing_from_benchmarks() -> None:
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     """`scripts/bench --out rel` writes under the caller's directory (issue 22 item 10:
     it used to land in the repository root)."""
@@ -450,6 +452,7 @@ def test_kernel_dir_says_where_it_looked(tmp_path: Path,
         bundled.kernel_dir()
 
 
+@pytest.mark.slow
 def test_suite_salam_puts_gem5_salams_speedup_beside_ours(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip

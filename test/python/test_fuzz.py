@@ -28,6 +28,7 @@ from fuzz.program import DEFAULT_FEATURES, FEATURES, SIM_FEATURES, SIM_ONLY, gen
 BUDGET = 200  # programs; about 75 s of CPU (scripts/fuzz --fuzz 200 prints the time)
 
 
+@pytest.mark.slow
 def test_fuzz_budget():
     start = time.monotonic()
     stats, failures = run(range(BUDGET), DEFAULT_FEATURES, seconds=120.0)  # a loaded machine

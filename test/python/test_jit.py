@@ -47,6 +47,7 @@ NESTED = {"gemm", "mlp", "lstm", "conv2d", "mass_spring", "jacobi2d"}
 """Kernels whose hot loop nests are in the kernel subset at both stages."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["lower-tape", "tapeflow"])
 @pytest.mark.parametrize("name", kernel_names())
 def test_kernel_stage_identical_with_loop_kernels(name: str, stage: str):
@@ -61,6 +62,7 @@ def test_kernel_stage_identical_with_loop_kernels(name: str, stage: str):
     compare(module, entry, args, win, batch=97)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(18))
 def test_random_programs_with_loop_kernels(seed: int):
     """The simulator tests' programs (about 7 loops each: 18 of them compile more loop
@@ -84,6 +86,7 @@ func.func @f(%a: memref<50xf64>, %n: index) -> f64 {
 """
 
 
+@pytest.mark.slow
 def test_failing_check_inside_a_kernel_is_the_interpreters_error():
     """The bound is only known at run time: the check runs inside the kernel, fails at
     iteration 50 and reports what the op-by-op run reports."""

@@ -474,6 +474,7 @@ def test_region_stream_lowering_keeps_meaning_in_the_interpreter(name: str, stag
     )
 
 
+@pytest.mark.slow
 @needs_mlir
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_default_size_enzyme_layout_and_tapeflow_agree_natively(name: str):
@@ -486,6 +487,7 @@ def test_default_size_enzyme_layout_and_tapeflow_agree_natively(name: str):
     )
 
 
+@pytest.mark.slow
 @needs_mlir
 def test_tapeflow_exec_prints_what_tapeflow_run_prints(tmp_path: Path):
     source = tmp_path / "grad.mlir"

@@ -203,6 +203,7 @@ func.func @f(%a: memref<3xf64>, %da: memref<3xf64>, %b: memref<2xf32>, %db: memr
     ]
 
 
+@pytest.mark.slow
 def test_stdin_pipe_from_tapeflow_opt(tmp_path):
     bindir = Path(sys.executable).parent
     opt, run = str(bindir / "tapeflow-opt"), str(bindir / "tapeflow-run")
@@ -264,6 +265,7 @@ def test_errors_in_process(capsys, kernel, tmp_path, src, argv, message):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("src", "argv", "message"), ERRORS)
 def test_errors_as_a_command(kernel, tmp_path, src, argv, message):
     path = kernel(src) if src is not None else str(tmp_path / "absent.mlir")

@@ -182,6 +182,7 @@ def _bits(arrays: list[np.ndarray]) -> list[bytes]:
     return [struct.pack(f"<{a.size}d", *a.reshape(-1)) for a in arrays]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_gradients_bit_identical_across_variants(name: str):
     """Enzyme layout, regions only and TapeFlow (a scratchpad small enough to stream)."""

@@ -98,6 +98,7 @@ def _args(text: str, *ints: int) -> list[object]:
     return [*args, *ints, 1.0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [_sequential, _nested])
 @pytest.mark.parametrize("n", TRIPS)
 @pytest.mark.parametrize("step", STEPS)

@@ -43,6 +43,10 @@ sizes = ["small"]
 spm-bytes = {list(SPM)}
 """
 
+# Slow (a Dask cluster); one pytest-xdist worker runs the tests that share the
+# module-scoped runs below.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sweep")]
+
 
 @pytest.fixture(scope="module")
 def cluster() -> Any:

@@ -30,6 +30,9 @@ sizes = ["small"]
 snapshots = {list(SNAPSHOTS)}
 """
 
+# One pytest-xdist worker runs the tests that share the module-scoped runs below.
+pytestmark = pytest.mark.xdist_group("sweep_checkpoint")
+
 
 def _marked_alloc_bytes(module: Any) -> int:
     """Bytes of the `memref.alloc`s `tapeflow-checkpoint` marks, read off the IR's types

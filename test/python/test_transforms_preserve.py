@@ -71,6 +71,7 @@ def counts_of(module: ModuleOp, name: str) -> int:
 POLICIES = ("min-tape", "cache-all")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_kernel_gradients_identical(name: str, policy: str):
@@ -78,6 +79,7 @@ def test_kernel_gradients_identical(name: str, policy: str):
     _check(text, KERNELS[name].grad_entry, grad_args(name))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     ["spm-bytes=64 depth=1 mode=always", "spm-bytes=200 depth=2 tile-bytes=40 mode=always",
@@ -120,6 +122,7 @@ def _hand_args(module_text: str, entry: str, ints: tuple[int, ...]) -> list[Any]
     return args
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("file", "entry", "ints"),
     [

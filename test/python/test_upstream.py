@@ -242,6 +242,7 @@ def test_every_stage_and_its_lowering_verify_upstream(name: str, stage: str, bac
     not upstream.bindings_available() and shutil.which("mlir-opt-22") is None,
     reason="neither the upstream bindings (pip install -e '.[mlir]') nor mlir-opt-22",
 )
+@pytest.mark.slow
 def test_tapeflow_opt_verify_upstream_cli(tmp_path: Path):
     exe = Path(sys.executable).parent / "tapeflow-opt"
     assert exe.exists(), "tapeflow-opt is not installed beside python (pip install -e .)"
