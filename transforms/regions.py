@@ -46,8 +46,17 @@ Caches left alone
 Caches that do not qualify stay `tape.cache` and keep their meaning: several pushes or pops
 of one cache, a push or pop under `scf.if`, `scf.while` or any op other than a
 `tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
-`tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration (triangular
-nests), or a reverse sweep the allocation point would not dominate.
+`tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration in a way a ragged
+region does not cover (below), or a reverse sweep the allocation point would not dominate.
+
+Ragged nests
+------------
+When inner-loop bounds vary with an outer iteration (a triangular nest), the nest is
+*ragged* (`tapeflow.transforms.ragged`): the tape gets `tapeflow.ragged`, its count is
+the nest's number of records (a constant when every bound is one), and record indices are
+running offsets `off[o] + rowmajor(inner iteration)`, with `off` a small `memref<index>`
+table of the records before each outer iteration, filled right before the forward nest
+(the `ragged` module says why this choice). The table is deallocated with the tape.
 `tapeflow-lower-regions` (or `tapeflow-lower-tape`) lowers them later.
 """
 
@@ -62,14 +71,19 @@ from tapeflow.transforms.cost_model import cache_remark, describe, remark
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
     check_steps,
-    const_int,
-    defined_outside,
     loop_id,
     nest_level_index,
     prune_constants,
 )
+from tapeflow.transforms.ragged import (
+    RAGGED_ATTR,
+    iterations,
+    offsets_table,
+    ragged_index,
+    ragged_split,
+)
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
+from xdsl.dialects import builtin, func, memref, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -96,6 +110,8 @@ class RegionGroup:
     rev_loops: list[scf.ForOp] = field(default_factory=list[scf.ForOp])
     in_dram: bool = False
     """Keep the tape a DRAM record buffer (`DRAM_ATTR`): not layered nor streamed."""
+    split: int | None = None
+    """For a ragged nest (`ragged.ragged_split`): the level of its last prefix loop."""
 
 
 DRAM_ATTR = "tapeflow.dram"
@@ -205,15 +221,11 @@ def _anchor(group: RegionGroup) -> Operation:
 
 
 def _check_group(group: RegionGroup) -> str | None:
-    outer = group.fwd_loops[0] if group.fwd_loops else None
-    if outer is not None:
-        for loop in group.fwd_loops[1:]:
-            for bound in (loop.lb, loop.ub, loop.step):
-                if not defined_outside(bound, outer):
-                    return (
-                        f"bound '{describe(bound)}' of an inner loop is defined inside the "
-                        "outer loop (it may vary with an outer iteration)"
-                    )
+    if group.fwd_loops:
+        split = ragged_split(group.fwd_loops)
+        if isinstance(split, str):
+            return split
+        group.split = split
     anchor = _anchor(group)
     block = anchor.parent_block()
     assert block is not None
@@ -246,6 +258,26 @@ def _nest_index(
     return index
 
 
+def _record_index(
+    loops: list[scf.ForOp],
+    q: int | None,
+    sizes: list[SSAValue],
+    table: SSAValue | None,
+    reverse: bool,
+    cache: dict,
+    ib: IndexBuilder,
+) -> SSAValue:
+    """The record index of the current iteration of `loops` (0 out of loops): row-major
+    over the iteration numbers, or a ragged nest's running offset (`ragged_index`)."""
+    if not sizes:
+        return ib.const(0)
+    index = _nest_index(loops[: len(sizes)], sizes, reverse, cache)
+    if q is None:
+        return index
+    assert table is not None
+    return ragged_index(loops, q, index, table, reverse)
+
+
 def _rewrite(
     group: RegionGroup, trip_counts: dict[scf.ForOp, SSAValue], cache: dict
 ) -> region.AllocOp:
@@ -256,10 +288,17 @@ def _rewrite(
     # Allocation, with the trip counts reused by the writes and reads.
     anchor = _anchor(group)
     ib = IndexBuilder(InsertPoint.before(anchor))
-    sizes = [trip_counts.get(loop) or ib.trip_count(loop) for loop in group.fwd_loops]
-    trip_counts.update(zip(group.fwd_loops, sizes))
+    q = group.split
+    rect = group.fwd_loops if q is None else group.fwd_loops[: q + 1]
+    sizes = [trip_counts.get(loop) or ib.trip_count(loop) for loop in rect]
+    trip_counts.update(zip(rect, sizes))
     count: SSAValue | int = 1
-    if sizes:
+    table = None
+    if q is not None:
+        table, total = offsets_table(group.fwd_loops, q, sizes)
+        known = iterations(group.fwd_loops)
+        count = total if known is None else known
+    elif sizes:
         total = sizes[0]
         for size in sizes[1:]:
             total = ib.mul(total, size)
@@ -267,6 +306,13 @@ def _rewrite(
     alloc = region.AllocOp(tape_type, count)
     if group.in_dram:
         alloc.attributes[DRAM_ATTR] = builtin.UnitAttr()
+    if q is not None:
+        alloc.attributes[RAGGED_ATTR] = builtin.UnitAttr()
+        for use in group.caches:
+            records = f"{count} records" if isinstance(count, int) else "records"
+            cache_remark(use.push, f"in a ragged region ({records} indexed by running "
+                                   "offsets: the inner trip count varies with the outer "
+                                   "iteration)")  # fmt: skip
     Rewriter.insert_op(alloc, InsertPoint.before(anchor))
     tape_value = alloc.tape
 
@@ -275,7 +321,7 @@ def _rewrite(
         (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
     )  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.after(last_push))
-    index = _nest_index(group.fwd_loops, sizes, False, cache) if sizes else ib.const(0)
+    index = _record_index(group.fwd_loops, q, sizes, table, False, cache, ib)
     Rewriter.insert_op(region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point)
     ib.prune()
 
@@ -284,7 +330,7 @@ def _rewrite(
         (u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
     )  # type: ignore[union-attr]
     ib = IndexBuilder(InsertPoint.before(first_pop))
-    index = _nest_index(group.rev_loops, sizes, True, cache) if sizes else ib.const(0)
+    index = _record_index(group.rev_loops, q, sizes, table, True, cache, ib)
     read = region.ReadOp(tape_value, index)
     Rewriter.insert_op(read, ib.point)
     ib.prune()
@@ -300,6 +346,8 @@ def _rewrite(
         dealloc_point = InsertPoint.after(last)
     if dealloc_point is not None:
         Rewriter.insert_op(region.DeallocOp(tape_value), dealloc_point)
+        if table is not None:
+            Rewriter.insert_op(memref.DeallocOp.get(table), dealloc_point)
 
     for use in group.caches:
         Rewriter.erase_op(use.push)
