@@ -158,14 +158,23 @@ class Decision:
 
 
 def nest_trip_count(loops: list[scf.ForOp]) -> int | None:
-    """Iterations of the whole nest (product of constant trip counts), else None."""
+    """Iterations of the whole nest (product of constant trip counts; for a ragged nest,
+    `tapeflow.transforms.ragged`, its records counted at compile time), else None."""
     total = 1
     for loop in loops:
         n = const_trip_count(loop)
         if n is None:
-            return None
+            return _ragged_records(loops)
         total *= n
     return total
+
+
+def _ragged_records(loops: list[scf.ForOp]) -> int | None:
+    """A ragged nest's iterations when every bound is a constant given the outer
+    induction variables (a triangular nest of constant size), else None."""
+    from tapeflow.transforms.ragged import iterations, ragged_split
+
+    return iterations(loops) if isinstance(ragged_split(loops), int) else None
 
 
 def cache_bytes(init: tape.InitOp) -> int | None:
@@ -176,13 +185,15 @@ def cache_bytes(init: tape.InitOp) -> int | None:
         push = use.operation
         if not isinstance(push, tape.PushOp):
             continue
-        count, parent = 1, push.parent_op()
+        loops, parent = [], push.parent_op()
         while parent is not None and not isinstance(parent, func.FuncOp):
-            n = const_trip_count(parent) if isinstance(parent, scf.ForOp) else None
-            if n is None:
+            if not isinstance(parent, scf.ForOp):
                 return None
-            count *= n
+            loops.insert(0, parent)
             parent = parent.parent_op()
+        count = nest_trip_count(loops)
+        if count is None:
+            return None
         total += count * region.field_size(push.value.type)
     return total
 

@@ -236,7 +236,8 @@ def _strip_mine_ragged(
     b = ib.add(ib.sub(first, n), ib.const(1)) if reverse else first
     size = ib.const(layer)
     tf = ib.div(b, size)
-    past = ib.ceildiv(ib.add(b, n), size)
+    bn = ib.add(b, n)
+    past = ib.ceildiv(bn, size)
     empty = ib._insert(CmpiOp(n, ib.const(0), "sle"))
     tl = ib._insert(SelectOp(empty, tf, past))
     last_t = ib.sub(ib.add(tf, tl), ib.const(1)) if reverse else None
@@ -247,10 +248,10 @@ def _strip_mine_ragged(
     t = lb_.sub(last_t, layer_block.args[0]) if last_t is not None else layer_block.args[0]
     tk = lb_.mul(t, size)
     start = lb_.max(b, tk)
-    end = lb_.min(ib.add(b, n), lb_.add(tk, size))
+    end = lb_.min(bn, lb_.add(tk, size))
     if reverse:
         # Records start .. end-1 are reverse iterations n-1-(end-1-b) .. n-1-(start-b).
-        first_it, past_it = lb_.sub(ib.add(n, b), end), lb_.sub(ib.add(n, b), start)
+        first_it, past_it = lb_.sub(bn, end), lb_.sub(bn, start)
     else:
         first_it, past_it = lb_.sub(start, b), lb_.sub(end, b)
     tile_lb = lb_.add(loop.lb, lb_.mul(first_it, loop.step))

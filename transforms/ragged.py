@@ -257,7 +257,9 @@ def ragged_index(
     last = IndexBuilder(InsertPoint.before(box[-1]))
     size = last.trip_count(box[-1])
     base = load.res if index is None else last.add(load.res, last.mul(index, size))
-    return offset_level_index(base, box[-1], size, reverse, last)
+    index = offset_level_index(base, box[-1], size, reverse, last)
+    last.prune()  # the forward index does not need the last trip count
+    return index
 
 
 def value_at(value: SSAValue, loop: scf.ForOp, iv: SSAValue, ib: IndexBuilder) -> SSAValue:
@@ -269,7 +271,12 @@ def value_at(value: SSAValue, loop: scf.ForOp, iv: SSAValue, ib: IndexBuilder) -
     if not _slice(value, loop, {body.args[0]}, ops):
         raise ValueError(f"record index of {loop.name} is not pure index arithmetic")
     mapping: dict[SSAValue, SSAValue] = {body.args[0]: iv}
+    folding = {arith.AddiOp: ib.add, arith.SubiOp: ib.sub, arith.MuliOp: ib.mul}
     for op in ops:
+        fold = folding.get(type(op))  # type: ignore[call-overload]
+        if fold is not None:
+            mapping[op.results[0]] = fold(*(mapping.get(v, v) for v in op.operands))
+            continue
         clone = op.clone(value_mapper=mapping)
         Rewriter.insert_op(clone, ib.point)
         ib.created.append(clone)

@@ -404,6 +404,11 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
     pro = _Emitter(InsertPoint.after(r.fwd[0]))
     for d in range(depth):
         g = pro.sub(tiles, pro.const(d + 1))
+        cg = const_int(g)
+        if cg is not None:
+            if cg >= 0:
+                pro.op(stream.PrefetchOp(fifo.fifo, g, buffers[cg % depth], filled(pro, g)))
+            continue
         block = Block()
         inner = _Emitter(InsertPoint.at_end(block))
         inner.op(stream.PrefetchOp(fifo.fifo, g, inner.buffer(g, buffers), filled(inner, g)))
