@@ -192,3 +192,27 @@ def test_ragged_gradient_matches_finite_differences(shape: str):
             pair = [(plus, x), (minus, x)] if which == 0 else [(l, plus), (l, minus)]
             fd = (_loss(text, *pair[0], ints) - _loss(text, *pair[1], ints)) / (2 * eps)
             assert grads[which][i] == pytest.approx(fd, rel=1e-5, abs=1e-7), (which, i)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_ragged_native_identical(shape: str):
+    """Lowered to upstream MLIR and run natively, each stage gives the interpreter's bits."""
+    from tapeflow import native
+    from tapeflow.runner import run_function
+
+    if not native.tools_available():
+        pytest.skip("upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)")
+    text, ints = SHAPES[shape]
+    args = _args(ints)
+    for pipeline in _stages(2, 64)[1:]:
+        module = apply(text, pipeline)
+        got, want = (
+            f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
+            for f in (native.run_function_native, run_function)
+        )
+        assert got.results == want.results, pipeline
+        assert got.memref_positions == want.memref_positions, pipeline
+        for p in got.memref_positions:
+            assert np.asarray(got.arguments[p]).tobytes() == np.asarray(
+                want.arguments[p]
+            ).tobytes(), pipeline
