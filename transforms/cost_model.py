@@ -27,6 +27,10 @@ caches hold `T_f` bytes in all:
   `E` also counts every push and pop: `2 x records x caches x (latency of the first
   cache level - spm latency) / core.lockstep_mlp`, even when the tape fits the L1 share.
   Stream when `E > F`, else keep Enzyme's layout.
+- A ragged nest (inner trip counts varying with the outer iteration, a triangular solve's):
+  its records are counted at compile time when every bound is a constant given the outer
+  induction variables (`ragged.iterations`), and decided on as any nest of that many
+  records; otherwise as a trip count unknown at compile time.
 - A trip count unknown at compile time: `T` is taken as unbounded, so the decision is
   the one for a large tape: the per-tile rates `E(tile)` against `F` (without the fill).
   Where streaming does not pay, the caches are still packed into a DRAM record tape
@@ -57,6 +61,7 @@ from dataclasses import dataclass
 
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.index_utils import const_int, const_trip_count
+from tapeflow.transforms.ragged import iterations, ragged_split
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
@@ -172,8 +177,6 @@ def nest_trip_count(loops: list[scf.ForOp]) -> int | None:
 def _ragged_records(loops: list[scf.ForOp]) -> int | None:
     """A ragged nest's iterations when every bound is a constant given the outer
     induction variables (a triangular nest of constant size), else None."""
-    from tapeflow.transforms.ragged import iterations, ragged_split
-
     return iterations(loops) if isinstance(ragged_split(loops), int) else None
 
 

@@ -66,6 +66,19 @@ times `depth`, needs. Regions strip-mining the same loop (two segments of one bo
 region spanning the loop another region is in) share its layers, with the smallest `L`.
 Straight-line regions (one record) are not layered; they stay in DRAM.
 
+Ragged regions
+--------------
+A ragged region (`tapeflow.ragged`, `tapeflow.transforms.ragged`) writes a different number
+of records in each outer iteration, so its layers are ranges of *records*, not of
+iterations: a tile is `L` consecutive records (`R` from the budget above, balanced over the
+record count when it is a constant), and each run of the innermost forward loop, records
+`b .. b+n-1`, becomes a loop over the tiles it touches (`tapeflow.layer = L`,
+`tapeflow.ragged`) around one *piece* per tile, the iterations of records
+`max(b, tL) .. min(b+n, (t+1)L) - 1`; the reverse run walks its pieces backwards. A tile
+boundary may thus fall inside an outer iteration, and a tile may hold several outer
+iterations. `b` is the record index of the run's first iteration (the region's index
+arithmetic evaluated there); bodies and record indices are unchanged.
+
 Options: `spm-bytes` (> 0, default 32768: the default machine's `spm.size`), `depth`
 (>= 1, default 2: the number of tile buffers per region `tapeflow-stream` will use),
 `tile-bytes` (>= 0, default 0 = no cap).

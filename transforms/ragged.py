@@ -106,11 +106,10 @@ def _slice(value: SSAValue, outer: Operation, ivs: set[SSAValue], ops: list[Oper
     return True
 
 
-def ragged_split(fwd: list[scf.ForOp]) -> int | str | None:
+def ragged_split(fwd: list[scf.ForOp]) -> int | tuple[str, SSAValue] | None:
     """The split level `q` of a ragged nest (module docstring), None for a rectangular
-    nest, or why the nest has neither shape."""
-    from tapeflow.transforms.cost_model import describe
-
+    nest, or why the nest has neither shape: a message with `{}` for the bound at fault,
+    and that bound."""
     outer = fwd[0]
     q = 0
     while q + 1 < len(fwd) and all(defined_outside(b, outer) for b in _bounds(fwd[q + 1])):
@@ -122,13 +121,15 @@ def ragged_split(fwd: list[scf.ForOp]) -> int | str | None:
         for bound in _bounds(loop):
             if not defined_outside(bound, box[0]):
                 return (
-                    f"bound '{describe(bound)}' of an inner loop varies with another inner "
-                    "loop's iteration (a ragged nest's inner loops must be rectangular)"
+                    "bound '{}' of an inner loop varies with another inner loop's "
+                    "iteration (a ragged nest's inner loops must be rectangular)",
+                    bound,
                 )
             if not _slice(bound, outer, ivs, []):
                 return (
-                    f"bound '{describe(bound)}' of an inner loop is not computed from the "
-                    "outer induction variables alone (memory or loop-carried values)"
+                    "bound '{}' of an inner loop is not computed from the outer induction "
+                    "variables alone (memory or loop-carried values)",
+                    bound,
                 )
     return q
 
@@ -200,7 +201,8 @@ def offsets_table(
     if static is not None:
         table = memref.AllocOp.get(index, shape=[max(static, 1)])
     else:
-        table = memref.AllocOp.get(index, shape=[DYNAMIC_INDEX], dynamic_sizes=[ib.max(count, ib.const(1))])
+        size = ib.max(count, ib.const(1))
+        table = memref.AllocOp.get(index, shape=[DYNAMIC_INDEX], dynamic_sizes=[size])
     Rewriter.insert_op(table, point)
 
     prefix, box = fwd[: q + 1], fwd[q + 1 :]
@@ -253,7 +255,8 @@ def ragged_index(
     Rewriter.insert_op(load, InsertPoint.before(box[0]))
     index: SSAValue | None = None
     for loop in box[:-1]:
-        index = nest_level_index(index, loop, IndexBuilder(InsertPoint.before(loop)).trip_count(loop), reverse)
+        size = IndexBuilder(InsertPoint.before(loop)).trip_count(loop)
+        index = nest_level_index(index, loop, size, reverse)
     last = IndexBuilder(InsertPoint.before(box[-1]))
     size = last.trip_count(box[-1])
     base = load.res if index is None else last.add(load.res, last.mul(index, size))

@@ -48,6 +48,7 @@ of one cache, a push or pop under `scf.if`, `scf.while` or any op other than a
 `tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
 `tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration in a way a ragged
 region does not cover (below), or a reverse sweep the allocation point would not dominate.
+`tapeflow-lower-regions` (or `tapeflow-lower-tape`) lowers them later.
 
 Ragged nests
 ------------
@@ -57,7 +58,6 @@ the nest's number of records (a constant when every bound is one), and record in
 running offsets `off[o] + rowmajor(inner iteration)`, with `off` a small `memref<index>`
 table of the records before each outer iteration, filled right before the forward nest
 (the `ragged` module says why this choice). The table is deallocated with the tape.
-`tapeflow-lower-regions` (or `tapeflow-lower-tape`) lowers them later.
 """
 
 from __future__ import annotations
@@ -223,8 +223,9 @@ def _anchor(group: RegionGroup) -> Operation:
 def _check_group(group: RegionGroup) -> str | None:
     if group.fwd_loops:
         split = ragged_split(group.fwd_loops)
-        if isinstance(split, str):
-            return split
+        if isinstance(split, tuple):
+            reason, bound = split
+            return reason.format(describe(bound))
         group.split = split
     anchor = _anchor(group)
     block = anchor.parent_block()

@@ -40,6 +40,14 @@ region `tile-bytes`, when given, must hold one layer's tile, and `D` buffers mus
 scratchpad bytes `tapeflow-layers` granted the region. Straight-line regions (one record)
 stay in DRAM.
 
+A ragged region (`tapeflow.ragged`: layers of records, `tapeflow-layers`) has `T =
+ceil(total / K)` tiles of `K` consecutive records; each piece of an innermost run (records
+`s .. e-1`, in tile `t = s / K`) writes record `r` at `r - tK` of buffer `t mod D`, and
+the tile's DMA fences sit where its first and last records are: forward, acquire when
+`s = tK`, commit (`e - tK` records) when `e = min(tK + K, total)`; reverse, acquire when
+`e` is that end, release and prefetch tile `t - D` when `s = tK`. The prologue prefetches
+the last `D` tiles, as above.
+
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """
 
@@ -360,7 +368,8 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
     size = eb.const(k)
     tiles = eb.ceildiv(total, size)
     ct = const_int(tiles)
-    fifo = stream.FifoAllocOp(stream.FifoType(record, k), ct if ct is not None and ct >= 1 else tiles)
+    fifo_type = stream.FifoType(record, k)
+    fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else tiles)
     eb.op(fifo)
     spm_type = region.TapeType(record, stream.SpmAttr())
     buffers = [eb.op(region.AllocOp(spm_type, k)).results[0] for _ in range(depth)]
@@ -372,7 +381,10 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
         """Records of tile `g`: all `K` but in the last tile of a partial tape."""
         return e.min(size, e.sub(total, e.mul(g, size))) if partial else None
 
-    def piece(tile: scf.ForOp, first: SSAValue, reverse: bool) -> tuple[_Emitter, SSAValue, ...]:
+    def piece(tile: scf.ForOp, first: SSAValue, reverse: bool) -> tuple[_Emitter, ...]:
+        """Before the piece `tile`, whose first (forward) or last (reverse) record is
+        `first` at its first iteration: its emitter, first record, end, tile, tile
+        start, buffer and tile end."""
         pb = _Emitter(InsertPoint.before(tile))
         at = value_at(first, tile, tile.lb, pb)
         n = pb.trip_count(tile)

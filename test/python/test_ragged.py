@@ -201,7 +201,7 @@ def test_ragged_native_identical(shape: str):
     from tapeflow.runner import run_function
 
     if not native.tools_available():
-        pytest.skip("upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)")
+        pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
     text, ints = SHAPES[shape]
     args = _args(ints)
     for pipeline in _stages(2, 64)[1:]:
