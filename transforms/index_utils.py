@@ -150,8 +150,17 @@ def nest_level_index(
     - k`) per iteration, and nothing when that folds to the induction variable itself.
     """
     pre = IndexBuilder(InsertPoint.before(loop))
-    body = IndexBuilder(InsertPoint.at_start(loop.body.block))
     base = pre.const(0) if index is None else pre.mul(index, size)
+    return offset_level_index(base, loop, size, reverse, pre)
+
+
+def offset_level_index(
+    base: SSAValue, loop: scf.ForOp, size: SSAValue, reverse: bool, pre: IndexBuilder | None = None
+) -> SSAValue:
+    """`base + it` for the current iteration `it` of `loop` (see `nest_level_index`), with
+    `base` defined before `loop` (a ragged nest's running offset, for instance)."""
+    pre = pre or IndexBuilder(InsertPoint.before(loop))
+    body = IndexBuilder(InsertPoint.at_start(loop.body.block))
     iv = loop.body.block.args[0]
     if const_int(loop.step) == 1:
         if reverse:

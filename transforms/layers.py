@@ -66,6 +66,19 @@ times `depth`, needs. Regions strip-mining the same loop (two segments of one bo
 region spanning the loop another region is in) share its layers, with the smallest `L`.
 Straight-line regions (one record) are not layered; they stay in DRAM.
 
+Ragged regions
+--------------
+A ragged region (`tapeflow.ragged`, `tapeflow.transforms.ragged`) writes a different number
+of records in each outer iteration, so its layers are ranges of *records*, not of
+iterations: a tile is `L` consecutive records (`R` from the budget above, balanced over the
+record count when it is a constant), and each run of the innermost forward loop, records
+`b .. b+n-1`, becomes a loop over the tiles it touches (`tapeflow.layer = L`,
+`tapeflow.ragged`) around one *piece* per tile, the iterations of records
+`max(b, tL) .. min(b+n, (t+1)L) - 1`; the reverse run walks its pieces backwards. A tile
+boundary may thus fall inside an outer iteration, and a tile may hold several outer
+iterations. `b` is the record index of the run's first iteration (the region's index
+arithmetic evaluated there); bodies and record indices are unchanged.
+
 Options (defaults in transforms/options.py): `spm-bytes` (> 0, default the default
 machine's `spm.size`), `depth` (>= 1, default 2: the number of tile buffers per region
 `tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).
@@ -83,8 +96,10 @@ from tapeflow.transforms.index_utils import (
     prune_constants,
 )
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_SPM_BYTES, check_options
+from tapeflow.transforms.ragged import RAGGED_ATTR, value_at
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
+from xdsl.dialects.arith import CmpiOp, SelectOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -127,6 +142,11 @@ class LoopRegion:
         """How many innermost loops of the nest one tile holds whole (see SPAN_ATTR)."""
         attr = self.alloc.attributes.get(SPAN_ATTR)
         return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+    @property
+    def ragged(self) -> bool:
+        """Records indexed by running offsets (`tapeflow.transforms.ragged`)."""
+        return RAGGED_ATTR in self.alloc.attributes
 
     @property
     def tile_records(self) -> int:
@@ -203,21 +223,90 @@ def _strip_mine(
     tile_lb = lb_.add(loop.lb, lb_.mul(first, loop.step))
     tile_ub = lb_.add(loop.lb, lb_.mul(past, loop.step))
 
-    tile_block = Block(arg_types=[index, *iter_types])
+    _move_body(loop, layer_block, tile_lb, tile_ub)
+    layer_loop = scf.ForOp(c0, n, size, list(loop.iter_args), layer_block)
+    layer_loop.attributes[LAYER_ATTR] = IntegerAttr(layer, i64)
+    _replace_loop(loop, layer_loop)
+    ib.prune()
+    lb_.prune()
+
+
+def _strip_mine_ragged(
+    loop: scf.ForOp, index: SSAValue, layer: int, reverse: bool
+) -> None:
+    """Splits each run of the innermost loop of a ragged region into pieces, one per tile
+    of `layer` records it writes (reads) into: `index` is the record index in the body.
+
+    The run's records are `b .. b+n-1` (`b` = the index at the first iteration; in reverse,
+    at the first reverse iteration, minus `n - 1`); piece `t` (tiles `b / L` to
+    `ceil((b + n) / L)`, none when `n = 0`; reversed in the reverse sweep) runs the
+    iterations of records `max(b, t L) .. min(b + n, (t + 1) L) - 1`. The body and its
+    record index are unchanged.
+    """
+    ib = IndexBuilder(InsertPoint.before(loop))
+    n = ib.trip_count(loop)
+    first = value_at(index, loop, loop.lb, ib)
+    b = ib.add(ib.sub(first, n), ib.const(1)) if reverse else first
+    size = ib.const(layer)
+    tf = ib.div(b, size)
+    bn = ib.add(b, n)
+    past = ib.ceildiv(bn, size)
+    empty = ib._insert(CmpiOp(n, ib.const(0), "sle"))
+    tl = ib._insert(SelectOp(empty, tf, past))
+    last_t = ib.sub(ib.add(tf, tl), ib.const(1)) if reverse else None
+
+    iter_types = [a.type for a in loop.iter_args]
+    layer_block = Block(arg_types=[IndexType(), *iter_types])
+    lb_ = IndexBuilder(InsertPoint.at_end(layer_block))
+    t = lb_.sub(last_t, layer_block.args[0]) if last_t is not None else layer_block.args[0]
+    tk = lb_.mul(t, size)
+    start = lb_.max(b, tk)
+    end = lb_.min(bn, lb_.add(tk, size))
+    if reverse:
+        # Records start .. end-1 are reverse iterations n-1-(end-1-b) .. n-1-(start-b).
+        first_it, past_it = lb_.sub(bn, end), lb_.sub(bn, start)
+    else:
+        first_it, past_it = lb_.sub(start, b), lb_.sub(end, b)
+    tile_lb = lb_.add(loop.lb, lb_.mul(first_it, loop.step))
+    tile_ub = lb_.add(loop.lb, lb_.mul(past_it, loop.step))
+    _move_body(loop, layer_block, tile_lb, tile_ub)
+    layer_loop = scf.ForOp(tf, tl, ib.const(1), list(loop.iter_args), layer_block)
+    layer_loop.attributes[LAYER_ATTR] = IntegerAttr(layer, i64)
+    layer_loop.attributes[RAGGED_ATTR] = builtin.UnitAttr()
+    _replace_loop(loop, layer_loop)
+    ib.prune()
+    lb_.prune()
+
+
+def _move_body(loop: scf.ForOp, layer_block: Block, tile_lb: SSAValue, tile_ub: SSAValue) -> None:
+    """Ends `layer_block` with a tile loop from `tile_lb` to `tile_ub` running `loop`'s body
+    (its `iter_args` threaded from the layer block's) and the yield of its results."""
+    tile_block = Block(arg_types=[IndexType(), *[a.type for a in loop.iter_args]])
     Rewriter.inline_block(loop.body.block, InsertPoint.at_end(tile_block), tile_block.args)
     tile_loop = scf.ForOp(tile_lb, tile_ub, loop.step, list(layer_block.args[1:]), tile_block)
     tile_loop.attributes.update(loop.attributes)
     layer_block.add_op(tile_loop)
     layer_block.add_op(scf.YieldOp(*tile_loop.results))
 
-    layer_loop = scf.ForOp(c0, n, size, list(loop.iter_args), layer_block)
-    layer_loop.attributes[LAYER_ATTR] = IntegerAttr(layer, i64)
+
+def _replace_loop(loop: scf.ForOp, layer_loop: scf.ForOp) -> None:
     Rewriter.insert_op(layer_loop, InsertPoint.before(loop))
     for old, new in zip(loop.results, layer_loop.results):
         old.replace_all_uses_with(new)
     Rewriter.erase_op(loop)
-    ib.prune()
-    lb_.prune()
+
+
+def layer_ragged(r: LoopRegion, layer: int, share: int | None) -> None:
+    """Layers a ragged region: tiles of `layer` consecutive records (balanced when the
+    record count is a constant), each innermost run split at tile boundaries."""
+    total = r.alloc.static_count
+    if total is not None and total > 0:
+        layer = -(-total // -(-total // layer))
+    r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)
+    if share is not None:
+        r.alloc.attributes[SPM_BYTES_ATTR] = IntegerAttr(share, i64)
+    _strip_mine_ragged(r.rev[-1], r.read.index, layer, reverse=True)
+    _strip_mine_ragged(r.fwd[-1], r.write.index, layer, reverse=False)
 
 
 def spanned_loops(r: LoopRegion, records: int) -> tuple[int, int]:
@@ -253,6 +342,12 @@ def layer_regions(
     """
     by_loop: dict[int, list[tuple[LoopRegion, int, int]]] = {}
     for r in regions:
+        if r.ragged:
+            # The innermost loops first, before any loop around them is strip-mined.
+            layer_ragged(r, records[id(r)], None if shares is None else shares[id(r)])
+    for r in regions:
+        if r.ragged:
+            continue
         span, per_iteration = spanned_loops(r, records[id(r)])
         level = len(r.fwd) - 1 - span
         by_loop.setdefault(id(r.fwd[level]), []).append((r, level, per_iteration))
@@ -328,6 +423,8 @@ def layer_size(
 
 def _nest_records(r: LoopRegion) -> int | None:
     """The number of records `r`'s whole nest writes (at least 1), if constant."""
+    if r.ragged:
+        return None if r.alloc.static_count is None else max(r.alloc.static_count, 1)
     total = 1
     for loop in r.fwd:
         n = trip_count(loop)

@@ -40,6 +40,14 @@ region `tile-bytes`, when given, must hold one layer's tile, and `D` buffers mus
 scratchpad bytes `tapeflow-layers` granted the region. Straight-line regions (one record)
 stay in DRAM.
 
+A ragged region (`tapeflow.ragged`: layers of records, `tapeflow-layers`) has `T =
+ceil(total / K)` tiles of `K` consecutive records; each piece of an innermost run (records
+`s .. e-1`, in tile `t = s / K`) writes record `r` at `r - tK` of buffer `t mod D`, and
+the tile's DMA fences sit where its first and last records are: forward, acquire when
+`s = tK`, commit (`e - tK` records) when `e = min(tK + K, total)`; reverse, acquire when
+`e` is that end, release and prefetch tile `t - D` when `s = tK`. The prologue prefetches
+the last `D` tiles, as above.
+
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """
 
@@ -56,6 +64,7 @@ from tapeflow.transforms.index_utils import (
     nest_level_index,
     prune_constants,
 )
+from tapeflow.transforms.ragged import shifted, value_at
 from tapeflow.transforms.layers import (
     LAYER_ATTR,
     SPM_BYTES_ATTR,
@@ -334,6 +343,119 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
         ab.guarded(g, d_const, [stream.PrefetchOp(fifo.fifo, nxt, buf)])
 
     # Release everything where the DRAM tape was released.
+    _release(r, fifo, buffers)
+    # The old record indices die only now: the builders above hold values (hoisted
+    # constants, loop bounds) that those indices may share and that they use only later,
+    # so erasing them earlier could leave an op using an erased value.
+    for value in replaced:
+        erase_dead(value)
+    for e in (eb, fb, tb, wb, cb, pb, rb, tb_r, ib, ab):
+        e.prune()
+
+
+def _stream_ragged(r: LoopRegion, depth: int) -> None:
+    """Streams a layered ragged region: tile `t` holds records `t K .. t K + K - 1`, and
+    each piece of an innermost run (`tapeflow-layers`) lies in one tile. A piece of records
+    `s .. e-1` of tile `t = s / K`: forward, acquires the tile's buffer when `s = t K` and
+    commits it when `e = min(t K + K, total)`; reverse, acquires it when `e` is that end
+    and releases it (prefetching tile `t - D` into it) when `s = t K`."""
+    k = r.tile_records
+    record = region.record_of(r.alloc.tape)
+    eb = _Emitter(InsertPoint.before(r.fwd[0]))
+    count = r.alloc.static_count
+    total = eb.const(count) if count is not None else r.alloc.dynamic_count
+    assert total is not None
+    size = eb.const(k)
+    tiles = eb.ceildiv(total, size)
+    ct = const_int(tiles)
+    fifo_type = stream.FifoType(record, k)
+    fifo = stream.FifoAllocOp(fifo_type, ct if ct is not None and ct >= 1 else tiles)
+    eb.op(fifo)
+    spm_type = region.TapeType(record, stream.SpmAttr())
+    buffers = [eb.op(region.AllocOp(spm_type, k)).results[0] for _ in range(depth)]
+    d_const = eb.const(depth)
+    tail = eb.sub(tiles, d_const)
+    partial = count is None or count % k != 0
+
+    def filled(e: _Emitter, g: SSAValue) -> SSAValue | None:
+        """Records of tile `g`: all `K` but in the last tile of a partial tape."""
+        return e.min(size, e.sub(total, e.mul(g, size))) if partial else None
+
+    def piece(tile: scf.ForOp, first: SSAValue, reverse: bool) -> tuple[_Emitter, ...]:
+        """Before the piece `tile`, whose first (forward) or last (reverse) record is
+        `first` at its first iteration: its emitter, first record, end, tile, tile
+        start, buffer and tile end."""
+        pb = _Emitter(InsertPoint.before(tile))
+        at = value_at(first, tile, tile.lb, pb)
+        n = pb.trip_count(tile)
+        start = pb.sub(pb.add(at, pb.const(1)), n) if reverse else at
+        end = pb.add(start, n)
+        t = pb.div(start, size)
+        tk = pb.mul(t, size)
+        return pb, start, end, t, tk, pb.buffer(t, buffers), pb.min(pb.add(tk, size), total)
+
+    # Forward: acquire at the tile's first record, write at its place, commit at its last.
+    ft = r.fwd[-1]
+    pb, start, end, t, tk, buf, tile_end = piece(ft, r.write.index, False)
+    pb.guarded(tk, start, [stream.AcquireWriteOp(buf)])
+    write = region.WriteOp(buf, shifted(r.write.index, ft, tk, r.write), list(r.write.values))
+    Rewriter.insert_op(write, InsertPoint.before(r.write))
+    replaced = [r.write.index]
+    Rewriter.erase_op(r.write)
+    block = Block()
+    cb = _Emitter(InsertPoint.at_end(block))
+    commit = stream.CommitOp(fifo.fifo, t, buf, cb.sub(end, tk) if partial else None)
+    cb.op(commit)
+    cb.guarded(t, tail, [stream.WaitOp(commit.token)])
+    cb.op(scf.YieldOp())
+    ab = _Emitter(InsertPoint.after(ft))
+    ab.op(scf.IfOp(ab.cmp(end, tile_end, "sge"), [], [block]))
+    emitters = [eb, pb, cb, ab]
+
+    # Reverse prologue: prefetch the last `depth` tiles once the forward nest is over.
+    pro = _Emitter(InsertPoint.after(r.fwd[0]))
+    for d in range(depth):
+        g = pro.sub(tiles, pro.const(d + 1))
+        cg = const_int(g)
+        if cg is not None:
+            if cg >= 0:
+                pro.op(stream.PrefetchOp(fifo.fifo, g, buffers[cg % depth], filled(pro, g)))
+            continue
+        block = Block()
+        inner = _Emitter(InsertPoint.at_end(block))
+        inner.op(stream.PrefetchOp(fifo.fifo, g, inner.buffer(g, buffers), filled(inner, g)))
+        inner.op(scf.YieldOp())
+        pro.op(scf.IfOp(pro.cmp(g, eb.const(0), "sge"), [], [block]))
+        emitters.append(inner)
+    emitters.append(pro)
+
+    # Reverse: acquire at the tile's last record, release (and refill) at its first.
+    rt = r.rev[-1]
+    rb, start, end, t, tk, buf, tile_end = piece(rt, r.read.index, True)
+    rb.guarded(end, tile_end, [stream.AcquireReadOp(buf)])
+    read = region.ReadOp(buf, shifted(r.read.index, rt, tk, r.read))
+    Rewriter.insert_op(read, InsertPoint.before(r.read))
+    for old, new in zip(r.read.values, read.values):
+        old.replace_all_uses_with(new)
+    replaced.append(r.read.index)
+    Rewriter.erase_op(r.read)
+    block = Block()
+    inner = _Emitter(InsertPoint.at_end(block))
+    inner.op(stream.ReleaseOp(buf))
+    inner.guarded(t, d_const, [stream.PrefetchOp(fifo.fifo, inner.sub(t, d_const), buf)])
+    inner.op(scf.YieldOp())
+    ab = _Emitter(InsertPoint.after(rt))
+    ab.op(scf.IfOp(ab.cmp(tk, start, "sge"), [], [block]))
+    emitters += [rb, inner, ab]
+    _release(r, fifo, buffers)
+    for value in replaced:
+        erase_dead(value)
+    for e in emitters:
+        e.prune()
+
+
+def _release(r: LoopRegion, fifo: stream.FifoAllocOp, buffers: list[SSAValue]) -> None:
+    """Releases the FIFO and buffers where the DRAM tape was released, and erases it."""
     for use in list(r.alloc.tape.uses):
         dealloc = use.operation
         assert isinstance(dealloc, region.DeallocOp)
@@ -343,13 +465,6 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
             db.op(region.DeallocOp(b))
         Rewriter.erase_op(dealloc)
     Rewriter.erase_op(r.alloc)
-    # The old record indices die only now: the builders above hold values (hoisted
-    # constants, loop bounds) that those indices may share and that they use only later,
-    # so erasing them earlier could leave an op using an erased value.
-    for value in replaced:
-        erase_dead(value)
-    for e in (eb, fb, tb, wb, cb, pb, rb, tb_r, ib, ab):
-        e.prune()
 
 
 def _plan(fn: func.FuncOp, tile_bytes: int, depth: int) -> list[tuple[LoopRegion, int]]:
@@ -422,5 +537,5 @@ class StreamPass(ModulePass):
                 layer_regions([r for r, _ in todo], {id(r): k for r, k in todo})
             for r in find_loop_regions(fn):
                 if r.layered:
-                    _stream_region(r, self.depth)
+                    (_stream_ragged if r.ragged else _stream_region)(r, self.depth)
         prune_constants(op)

@@ -28,6 +28,10 @@ caches hold `T_f` bytes in all:
   `E` also counts every push and pop: `2 x records x caches x (latency of the first
   cache level - spm latency) / core.lockstep_mlp`, even when the tape fits the L1 share.
   Stream when `E > F`, else keep Enzyme's layout.
+- A ragged nest (inner trip counts varying with the outer iteration, a triangular solve's):
+  its records are counted at compile time when every bound is a constant given the outer
+  induction variables (`ragged.iterations`), and decided on as any nest of that many
+  records; otherwise as a trip count unknown at compile time.
 - A trip count unknown at compile time: `T` is taken as unbounded, so the decision is
   the one for a large tape: the per-tile rates `E(tile)` against `F` (without the fill).
   Where streaming does not pay, the caches are still packed into a DRAM record tape
@@ -54,6 +58,7 @@ from xdsl.dialects import func, scf
 
 from tapeflow.dialects import region, tape
 from tapeflow.transforms.analysis.constants import trip_count
+from tapeflow.transforms.ragged import iterations, ragged_split
 
 KEPT = "kept in Enzyme's layout, layers skipped"
 FENCES_PER_TILE = 4
@@ -116,14 +121,21 @@ class Decision:
 
 
 def nest_trip_count(loops: list[scf.ForOp]) -> int | None:
-    """Iterations of the whole nest (product of constant trip counts), else None."""
+    """Iterations of the whole nest (product of constant trip counts; for a ragged nest,
+    `tapeflow.transforms.ragged`, its records counted at compile time), else None."""
     total = 1
     for loop in loops:
         n = trip_count(loop)
         if n is None:
-            return None
+            return _ragged_records(loops)
         total *= n
     return total
+
+
+def _ragged_records(loops: list[scf.ForOp]) -> int | None:
+    """A ragged nest's iterations when every bound is a constant given the outer
+    induction variables (a triangular nest of constant size), else None."""
+    return iterations(loops) if isinstance(ragged_split(loops), int) else None
 
 
 def cache_bytes(init: tape.InitOp) -> int | None:
@@ -134,13 +146,16 @@ def cache_bytes(init: tape.InitOp) -> int | None:
         push = use.operation
         if not isinstance(push, tape.PushOp):
             continue
-        count, parent = 1, push.parent_op()
+        loops, parent = [], push.parent_op()
         while parent is not None and not isinstance(parent, func.FuncOp):
-            n = trip_count(parent) if isinstance(parent, scf.ForOp) else None
-            if n is None:
+            if isinstance(parent, scf.ForOp):
+                loops.insert(0, parent)
+            elif not isinstance(parent, scf.IfOp):  # a branch: its slot in every record
                 return None
-            count *= n
             parent = parent.parent_op()
+        count = nest_trip_count(loops)
+        if count is None:
+            return None
         total += count * region.field_size(push.value.type)
     return total
 

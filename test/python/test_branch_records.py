@@ -1,0 +1,89 @@
+"""Values cached inside `scf.if` (issue 34 item 3): an optional record field, yielded out
+of the branch (the other branch yields a zero into the slot, never read), keeps gradients
+bit-identical at every stage, natively too, and streams under mode=always."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from helpers.pipelines import apply, run  # noqa: E402
+
+# The then-branch overwrites b[i] with sin(b[i]) * a[i]: the reverse needs the old b[i],
+# which only that branch loads, so autodiff caches it inside the branch.
+BRANCHY = """
+func.func @kernel(%a: memref<8xf64>, %b: memref<8xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f64
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%s = %z) -> (f64) {
+    %x = memref.load %a[%i] : memref<8xf64>
+    %pos = arith.cmpf ogt, %x, %z : f64
+    %v = scf.if %pos -> (f64) {
+      %y = memref.load %b[%i] : memref<8xf64>
+      %t = math.sin %y : f64
+      %m = arith.mulf %t, %x : f64
+      memref.store %m, %b[%i] : memref<8xf64>
+      scf.yield %m : f64
+    } else {
+      %u = arith.mulf %x, %x : f64
+      scf.yield %u : f64
+    }
+    %s2 = arith.addf %s, %v : f64
+    scf.yield %s2 : f64
+  }
+  func.return %r : f64
+}
+"""
+AD = "tapeflow-autodiff{functions=kernel}"
+
+
+def _args() -> list[object]:
+    rng = np.random.default_rng(7)
+    a, b = rng.uniform(-1, 1, size=8), rng.uniform(-1, 1, size=8)
+    return [a, np.zeros_like(a), b, np.zeros_like(b), 1.0]
+
+
+def test_branch_value_is_a_record_field():
+    module = apply(BRANCHY, f"{AD},tapeflow-regions")
+    names = {op.name for op in module.walk()}
+    assert "region.write" in names and not any(n.startswith("tape.") for n in names)
+
+
+@pytest.mark.parametrize("depth", (1, 2))
+@pytest.mark.parametrize("spm", (16, 48, 1024))
+def test_branch_records_bit_identical(depth: int, spm: int):
+    args = _args()
+    expected = run(apply(BRANCHY, AD), "kernel_grad", args)
+    assert run(apply(BRANCHY, f"{AD},tapeflow-lower-tape"), "kernel_grad", args) == expected
+    for pipeline in (
+        f"{AD},tapeflow-regions,tapeflow-lower-regions",
+        f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm * depth} mode=always}}",
+    ):
+        module = apply(BRANCHY, pipeline)
+        assert run(module, "kernel_grad", args) == expected, pipeline
+        if "mode=always" in pipeline:
+            assert "stream.commit" in {op.name for op in module.walk()}, pipeline
+
+
+def test_branch_records_native_and_fast_path():
+    from helpers.sim import assert_identical
+    from tapeflow import native
+    from tapeflow.runner import run_function
+
+    module = apply(BRANCHY, "tapeflow{functions=kernel spm-bytes=64 mode=always cleanup=true}")
+    assert_identical(module, "kernel_grad", _args())
+    if not native.tools_available():
+        pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
+    got, want = (
+        f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in _args()])
+        for f in (native.run_function_native, run_function)
+    )
+    for p in want.memref_positions:
+        assert np.asarray(got.arguments[p]).tobytes() == np.asarray(want.arguments[p]).tobytes()
