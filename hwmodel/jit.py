@@ -84,7 +84,8 @@ RUNTIME = frozenset({*JIT_FORMS, "_grow", "_record", "_wstart", "_wbulk"})
 MATH = JIT_CALLS
 """libm helpers -> what a kernel calls (`tapeflow.semantics.JIT_CALLS`): numba calls the
 same libm, and returns IEEE results where CPython's `math` raises (the generated code's
-`_m_*` then asks NumPy, which gives those results); `_m_log` is the runtime's."""
+`_m_*` then asks NumPy, which gives those results); the runtime's `_m_log`, `_m_sqrt`,
+`_m_sin`, `_m_cos` where libm's NaN is not the table's `NAN`."""
 
 INLINE = {e.name: e.inline.replace(f"{e.helper}(", f"{e.jit_call}(")
           for e in SCALARS.values() if e.inline and e.helper in MATH}  # fmt: skip
