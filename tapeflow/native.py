@@ -142,6 +142,7 @@ def lower_module(module: ModuleOp, ctx: Context | None = None) -> ModuleOp:
     lowered = module.clone()
     LowerToStdPass().apply(ctx or make_context(), lowered)
     _call_libm(lowered)
+    _canonical_nans(lowered)
     lowered.verify()
     return lowered
 
@@ -170,6 +171,41 @@ def _call_libm(module: ModuleOp) -> None:
             declared.add(symbol)
         call = func.CallOp(symbol, [op.operands[0]], [typ])
         Rewriter.replace_op(op, call)
+
+
+_NAN_BITS = {64: 0xFFF8000000000000, 32: 0xFFC00000}
+"""`tapeflow.semantics.NAN` in f64 and f32 (as a signed integer of that width, below)."""
+
+
+def _canonical_nans(module: ModuleOp) -> None:
+    """After every math op on f64 or f32, a NaN it made of non-NaN operands becomes the
+    table's `NAN` (`select`): libm's is not (glibc's asin(2) is +nan). Hardware ops
+    (arith's +, -, *, /) give it already on x86-64."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    for op in list(module.walk()):
+        if not op.name.startswith("math.") or len(op.results) != 1:
+            continue
+        result = op.results[0]
+        if not isinstance(result.type, Float32Type | Float64Type):
+            continue
+        width = result.type.bitwidth
+        bits = _NAN_BITS[width] - (1 << width)
+        made = arith.CmpfOp(result, result, "uno")
+        new: list[Any] = [made]
+        for operand in op.operands:
+            if operand.type == result.type:
+                ordered = arith.CmpfOp(operand, operand, "ord")
+                made = arith.AndIOp(made, ordered)
+                new += [ordered, made]
+        constant = arith.ConstantOp(IntegerAttr(bits, IntegerType(width)))
+        nan = arith.BitcastOp(constant, result.type)
+        select = arith.SelectOp(made, nan, result)
+        new += [constant, nan, select]
+        Rewriter.insert_op(new, InsertPoint.after(op))
+        result.replace_uses_with_if(select.result, lambda use: use.operation not in new)
 
 
 def _type_text(typ: Attribute) -> str:

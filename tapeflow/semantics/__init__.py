@@ -208,8 +208,10 @@ def _round_half_away(x: float) -> float:
 
 def fma(a: float, b: float, c: float) -> float:
     """a*b+c with a single rounding (to f64)."""
-    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
-        return a * b + c
+    if not (pymath.isfinite(a) and pymath.isfinite(b)):
+        return a * b + c  # an infinite or NaN product: rounding it changes nothing
+    if not pymath.isfinite(c):
+        return c + 0.0  # the exact product is finite (1e308 * -3.7 + inf is inf, not NaN)
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:  # IEEE: the sign of an exact zero sum follows the usual rules
         return a * b + c
