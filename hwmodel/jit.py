@@ -38,8 +38,9 @@ has it. Kernels are files under `TAPEFLOW_JIT_CACHE` (default: the user's cache,
 and of the runtime (`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with
 numba's on-disk cache, so later runs and other processes (the bench's Dask workers) load
 machine code; the runtime is cached by numba (`cache=True`: next to the package, or in
-numba's user cache when the install is read-only). `TAPEFLOW_JIT=0` turns kernels off (the Python loops, the
-reference). numba is the optional extra `fast`; without it the loops run as Python.
+numba's user cache when the install is read-only). `TAPEFLOW_JIT=0` turns kernels off (the
+Python loops, the reference). numba is the optional extra `fast`; without it the loops run
+as Python.
 """
 
 from __future__ import annotations

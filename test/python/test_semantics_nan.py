@@ -1,11 +1,12 @@
 """NaNs are the same bits in every executor on every x86-64: a NaN made from non-NaN
-operands is the table's one `NAN`, whatever NumPy or libm (the reference's fallbacks, numba's
-math) give on the CPU the suite runs on; a NaN operand propagates alike everywhere.
+operands is the table's one `NAN`, whatever NumPy or libm (the reference's fallbacks,
+numba's math) give on the CPU the suite runs on; a NaN operand propagates alike.
 
 Every float entry of `tapeflow.semantics.SCALARS` runs over special and out-of-domain
 operands (+-0, +-inf, NaNs, negatives, huge, tiny) in the interpreter, the fast path's
 generated code (f64 and f32) and its numba loop kernels (f64: the only memrefs they
-take); the results must be the same bits, and again with NumPy made to answer +nan as it does on another CPU.
+take); the results must be the same bits, and again with NumPy made to answer +nan as
+it does on another CPU. Natively (upstream MLIR) made NaNs are `NAN` too.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def _typed_rows(ty: str) -> list[str]:
     there, back = ("truncf", "extf") if ty == "f64" else ("extf", "truncf")
     return [
         f"%t0 = math.fpowi %x, %k : {ty}, i32",
-        f"%t1_a = arith.{there} %x : {ty} to {other}\n    %t1 = arith.{back} %t1_a : {other} to {ty}",
-        f"%t2_a = arith.bitcast %x : {ty} to {int_ty}\n    %t2 = arith.bitcast %t2_a : {int_ty} to {ty}",
+        f"%t1_a = arith.{there} %x : {ty} to {other}\n"
+        f"    %t1 = arith.{back} %t1_a : {other} to {ty}",
+        f"%t2_a = arith.bitcast %x : {ty} to {int_ty}\n"
+        f"    %t2 = arith.bitcast %t2_a : {int_ty} to {ty}",
     ]  # fmt: skip
 
 
@@ -155,10 +158,8 @@ def sweep_module(ty: str) -> tuple[str, list[str], list[str]]:
     other_ops += [(f"t{i}", text) for i, text in enumerate(_typed_rows(ty))]
     other_ops += [(f"p{i}", f"%p{i}_b = arith.cmpf {p}, %x, %y : {ty}\n    %p{i} = "
                    f"arith.select %p{i}_b, %x, %y : {ty}") for i, p in enumerate(CMPF)]
-    text = "\n".join([
-        _function("kernel", [(f"r{i}", _float_op(n, ty, f"r{i}")) for i, n in enumerate(kernel)], ty),
-        _function("other", other_ops, ty),
-    ])  # fmt: skip
+    kernel_ops = [(f"r{i}", _float_op(n, ty, f"r{i}")) for i, n in enumerate(kernel)]
+    text = _function("kernel", kernel_ops, ty) + "\n" + _function("other", other_ops, ty)
     rows = [*other, "math.fpowi", "arith.extf/truncf", "arith.bitcast"]
     return text, kernel, [*rows, *(f"arith.cmpf {p}" for p in CMPF)]
 
