@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -45,6 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import ToolError
@@ -141,8 +143,8 @@ def lower_module(module: ModuleOp, ctx: Context | None = None) -> ModuleOp:
 
     lowered = module.clone()
     LowerToStdPass().apply(ctx or make_context(), lowered)
-    _call_libm(lowered)
     _canonical_nans(lowered)
+    _call_libm(lowered)
     lowered.verify()
     return lowered
 
@@ -154,8 +156,6 @@ libm for them, as the interpreter (Python's `math`) does."""
 
 
 def _call_libm(module: ModuleOp) -> None:
-    from xdsl.rewriter import InsertPoint, Rewriter
-
     declared = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
     for op in list(module.walk()):
         base = LIBM_CALLS.get(op.name)
@@ -181,10 +181,6 @@ def _canonical_nans(module: ModuleOp) -> None:
     """After every math op on f64 or f32, a NaN it made of non-NaN operands becomes the
     table's `NAN` (`select`): libm's is not (glibc's asin(2) is +nan). Hardware ops
     (arith's +, -, *, /) give it already on x86-64."""
-    from xdsl.dialects import arith
-    from xdsl.dialects.builtin import IntegerAttr
-    from xdsl.rewriter import InsertPoint, Rewriter
-
     for op in list(module.walk()):
         if not op.name.startswith("math.") or len(op.results) != 1:
             continue

@@ -159,27 +159,23 @@ def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], flo
 
 
 # numba's math.* call the platform's libm, which does not return `NAN` (glibc's log(-1)
-# is +nan): the kernels call these instead, each the libm call with a new NaN made `NAN`.
+# is +nan): the kernels call these instead, `NAN` exactly where the libm call makes a NaN.
 
 
 def _log_jit(x: float) -> float:
-    r = pymath.log(x)
-    return NAN if r != r and x == x else r
+    return NAN if x < 0.0 else pymath.log(x)
 
 
 def _sqrt_jit(x: float) -> float:
-    r = pymath.sqrt(x)
-    return NAN if r != r and x == x else r
+    return NAN if x < 0.0 else pymath.sqrt(x)
 
 
 def _sin_jit(x: float) -> float:
-    r = pymath.sin(x)
-    return NAN if r != r and x == x else r
+    return NAN if pymath.isinf(x) else pymath.sin(x)
 
 
 def _cos_jit(x: float) -> float:
-    r = pymath.cos(x)
-    return NAN if r != r and x == x else r
+    return NAN if pymath.isinf(x) else pymath.cos(x)
 
 
 def divf(x: float, y: float) -> float:
