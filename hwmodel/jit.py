@@ -33,12 +33,14 @@ inside the kernel stops it (`_err`), and the caller raises the interpreter's own
 
 Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its nest has run,
 its current entry included, `Trace.jit_after` (estimated) ops, or at once if numba's cache
-has it. Kernels are files under
-`TAPEFLOW_JIT_CACHE` (default `~/.cache/tapeflow/jit`) named by a hash of their source and
-of the runtime (`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with numba's
-on-disk cache, so later runs and other processes (the bench's Dask
-workers) load machine code. `TAPEFLOW_JIT=0` turns kernels off (the Python loops, the
-reference). numba is the optional extra `fast`; without it the loops run as Python.
+has it. Kernels are files under `TAPEFLOW_JIT_CACHE` (default: the user's cache,
+`$XDG_CACHE_HOME/tapeflow/jit` or `~/.cache/tapeflow/jit`) named by a hash of their source
+and of the runtime (`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with
+numba's on-disk cache, so later runs and other processes (the bench's Dask workers) load
+machine code; the runtime is cached by numba (`cache=True`: next to the package, or in
+numba's user cache when the install is read-only). `TAPEFLOW_JIT=0` turns kernels off (the
+Python loops, the reference). numba is the optional extra `fast`; without it the loops run
+as Python.
 """
 
 from __future__ import annotations
@@ -84,7 +86,8 @@ RUNTIME = frozenset({*JIT_FORMS, "_grow", "_record", "_wstart", "_wbulk"})
 MATH = JIT_CALLS
 """libm helpers -> what a kernel calls (`tapeflow.semantics.JIT_CALLS`): numba calls the
 same libm, and returns IEEE results where CPython's `math` raises (the generated code's
-`_m_*` then asks NumPy, which gives those results); `_m_log` is the runtime's."""
+`_m_*` then asks NumPy, which gives those results); the runtime's `_m_log`, `_m_sqrt`,
+`_m_sin`, `_m_cos` where libm's NaN is not the table's `NAN`."""
 
 INLINE = {e.name: e.inline.replace(f"{e.helper}(", f"{e.jit_call}(")
           for e in SCALARS.values() if e.inline and e.helper in MATH}  # fmt: skip
@@ -164,8 +167,10 @@ def is_typing_error(error: Exception) -> bool:
 
 
 def _cache_dir() -> Path:
+    """The user's cache, not the install (which may be read-only)."""
     d = os.environ.get("TAPEFLOW_JIT_CACHE")
-    path = Path(d) if d else Path.home() / ".cache" / "tapeflow" / "jit"
+    user_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    path = Path(d) if d else user_cache / "tapeflow" / "jit"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -2,10 +2,11 @@
 per machine (numba's on-disk cache) and shared by every kernel.
 
 - `_divf`, `_maxnum`, `_minnum`, `_maximumf`, `_minimumf`, `_f32`, `_wrap`,
-  `_index_cast`, `_m_log`: `tapeflow.semantics.JIT_FORMS` compiled (the table's reference
-  functions themselves, or their numba form next to them where the reference is
-  CPython-only code); test/python/test_jit.py compares each with the reference on
-  special values, bit for bit.
+  `_index_cast`, `_m_log`, `_m_sqrt`, `_m_sin`, `_m_cos`: `tapeflow.semantics.JIT_FORMS`
+  compiled (the table's reference functions themselves, or their numba form next to
+  them where the reference is CPython-only code or libm's NaN is not the table's);
+  test/python/test_jit.py compares each with the reference on special values, bit for
+  bit, and test_semantics_nan.py every kernel op on NaN-making operands.
 - `_grow` ... `_wbulk`: `compiled.Trace`'s counter and phase-window logic (`window_start`,
   `window_bulk`, `window_end`) on a kernel's local state.
 
@@ -36,6 +37,9 @@ _minimumf = _njit(cache=True)(JIT_FORMS["_minimumf"])
 _f32 = _njit(cache=True)(JIT_FORMS["_f32"])
 _wrap = _njit(cache=True)(JIT_FORMS["_wrap"])
 _m_log = _njit(cache=True)(JIT_FORMS["_m_log"])
+_m_sqrt = _njit(cache=True)(JIT_FORMS["_m_sqrt"])
+_m_sin = _njit(cache=True)(JIT_FORMS["_m_sin"])
+_m_cos = _njit(cache=True)(JIT_FORMS["_m_cos"])
 _index_cast = _njit(cache=True)(JIT_FORMS["_index_cast"])
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -45,6 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import ToolError
@@ -142,6 +144,7 @@ def lower_module(module: ModuleOp, ctx: Context | None = None) -> ModuleOp:
 
     lowered = module.clone()
     LowerToStdPass().apply(ctx or make_context(), lowered)
+    _canonical_nans(lowered)
     _call_libm(lowered)
     lowered.verify()
     return lowered
@@ -154,8 +157,6 @@ libm for them, as the interpreter (Python's `math`) does."""
 
 
 def _call_libm(module: ModuleOp) -> None:
-    from xdsl.rewriter import InsertPoint, Rewriter
-
     declared = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
     for op in list(module.walk()):
         base = LIBM_CALLS.get(op.name)
@@ -171,6 +172,37 @@ def _call_libm(module: ModuleOp) -> None:
             declared.add(symbol)
         call = func.CallOp(symbol, [op.operands[0]], [typ])
         Rewriter.replace_op(op, call)
+
+
+_NAN_BITS = {64: 0xFFF8000000000000, 32: 0xFFC00000}
+"""`tapeflow.semantics.NAN` in f64 and f32 (as a signed integer of that width, below)."""
+
+
+def _canonical_nans(module: ModuleOp) -> None:
+    """After every math op on f64 or f32, a NaN it made of non-NaN operands becomes the
+    table's `NAN` (`select`): libm's is not (glibc's asin(2) is +nan). Hardware ops
+    (arith's +, -, *, /) give it already on x86-64."""
+    for op in list(module.walk()):
+        if not op.name.startswith("math.") or len(op.results) != 1:
+            continue
+        result = op.results[0]
+        if not isinstance(result.type, Float32Type | Float64Type):
+            continue
+        width = result.type.bitwidth
+        bits = _NAN_BITS[width] - (1 << width)
+        made = arith.CmpfOp(result, result, "uno")
+        new: list[Any] = [made]
+        for operand in op.operands:
+            if operand.type == result.type:
+                ordered = arith.CmpfOp(operand, operand, "ord")
+                made = arith.AndIOp(made, ordered)
+                new += [ordered, made]
+        constant = arith.ConstantOp(IntegerAttr(bits, IntegerType(width)))
+        nan = arith.BitcastOp(constant, result.type)
+        select = arith.SelectOp(made, nan, result)
+        new += [constant, nan, select]
+        Rewriter.insert_op(new, InsertPoint.after(op))
+        result.replace_uses_with_if(select.result, lambda use: use.operation not in new)
 
 
 def _type_text(typ: Attribute) -> str:

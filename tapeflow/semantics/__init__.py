@@ -22,7 +22,17 @@ From this table:
 Value conventions are the interpreter's (xDSL's): floats are Python floats holding a value
 of the op's type; integers are Python ints in the signed canonical range of their width;
 integer ops wrap. Floats follow IEEE semantics: where CPython's `math` raises (domain
-error, overflow, pole) the result is NumPy's IEEE one (nan, inf).
+error, overflow, pole) the result is NumPy's IEEE one (inf).
+
+NaNs, one rule in every executor on every x86-64: an op whose operands are not NaN and
+whose result is (a libm call outside its domain, 0/0, inf - inf, 0 * inf) gives `NAN`; a
+NaN operand propagates (quieted, as the x86-64 instruction would; which of two NaN
+operands is left to each executor, as IEEE 754 leaves it: CPython's float + and * give the
+second, numba the first; `maximumf`, `minimumf` give +nan). CPython's float +, -, *, /
+use SSE, whose invalid result is `NAN` on every x86-64; libm and NumPy agree on no NaN
+(glibc's log(-1) is +nan, NumPy's depends on its SIMD path), so each call to them that
+may make a NaN goes through `libm` (the reference) or a `jit` form (numba) that gives
+`NAN`; natively, `tapeflow.native` selects `NAN` after each math op.
 """
 
 from __future__ import annotations
@@ -126,45 +136,62 @@ its SSE arithmetic gives for inf - inf or sqrt(-1)). NumPy's libm does not: whic
 path it takes depends on the CPU, and log(-1.0) is -nan on one x86-64 and +nan on another."""
 
 
-def libm(fn: Callable[..., float], npfn: Callable[..., Any], *xs: float) -> float:
+def libm(fn: Callable[..., float], npname: str, *xs: float) -> float:
     """`fn(*xs)` from Python's math; where it raises (domain error, overflow, pole),
-    numpy's IEEE result (inf) instead, and `NAN` for any NaN."""
+    NumPy's (`np.<npname>`) IEEE result (inf) instead, and `NAN` for any NaN (CPython's
+    `math` raises for every NaN of non-NaN arguments)."""
     try:
         return float(fn(*xs))
     except (ValueError, OverflowError, ZeroDivisionError):
         with np.errstate(all="ignore"):
-            r = float(npfn(*(np.float64(x) for x in xs)))
+            r = float(getattr(np, npname)(*(np.float64(x) for x in xs)))
         return NAN if r != r else r
 
 
 def _libm1(name: str, npname: str | None = None) -> Callable[[float], float]:
-    fn, npfn = getattr(pymath, name), getattr(np, npname or name)
-    return lambda x: libm(fn, npfn, x)
+    fn, npname = getattr(pymath, name), npname or name
+    return lambda x: libm(fn, npname, x)
 
 
 def _libm2(name: str, npname: str | None = None) -> Callable[[float, float], float]:
-    fn, npfn = getattr(pymath, name), getattr(np, npname or name)
-    return lambda x, y: libm(fn, npfn, x, y)
+    fn, npname = getattr(pymath, name), npname or name
+    return lambda x, y: libm(fn, npname, x, y)
+
+
+# numba's math.* call the platform's libm, which does not return `NAN` (glibc's log(-1)
+# is +nan): the kernels call these instead, `NAN` exactly where the libm call makes a NaN.
 
 
 def _log_jit(x: float) -> float:
-    """numba's log gives +nan below zero; the reference `NAN`."""
-    if x < 0.0:
-        return NAN
-    return pymath.log(x)
+    return NAN if x < 0.0 else pymath.log(x)
+
+
+def _sqrt_jit(x: float) -> float:
+    return NAN if x < 0.0 else pymath.sqrt(x)
+
+
+def _sin_jit(x: float) -> float:
+    return NAN if pymath.isinf(x) else pymath.sin(x)
+
+
+def _cos_jit(x: float) -> float:
+    return NAN if pymath.isinf(x) else pymath.cos(x)
 
 
 def divf(x: float, y: float) -> float:
-    """x / y with IEEE results for a zero divisor (Python raises)."""
+    """x / y with IEEE results for a zero divisor (Python raises): a NaN dividend
+    propagates (quieted, as SSE's division would), 0/0 is `NAN`."""
     if y != 0.0:
         return x / y
-    if x == 0.0 or pymath.isnan(x):
-        return pymath.nan
+    if x != x:
+        return x + y
+    if x == 0.0:
+        return NAN
     return pymath.copysign(pymath.inf, x) * pymath.copysign(1.0, y)
 
 
 def _rsqrt(x: float) -> float:
-    return divf(1.0, libm(pymath.sqrt, np.sqrt, x))
+    return divf(1.0, libm(pymath.sqrt, "sqrt", x))
 
 
 def _round_half_away(x: float) -> float:
@@ -178,23 +205,27 @@ def _round_half_away(x: float) -> float:
 
 def fma(a: float, b: float, c: float) -> float:
     """a*b+c with a single rounding (to f64)."""
-    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
-        return a * b + c
+    if not (pymath.isfinite(a) and pymath.isfinite(b)):
+        return a * b + c  # an infinite or NaN product: rounding it changes nothing
+    if not pymath.isfinite(c):
+        return c + 0.0  # the exact product is finite (1e308 * -3.7 + inf is inf, not NaN)
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:  # IEEE: the sign of an exact zero sum follows the usual rules
         return a * b + c
     try:
         return float(exact)
-    except OverflowError:
-        return pymath.copysign(pymath.inf, exact)
+    except OverflowError:  # (copysign would convert `exact` to a float too)
+        return pymath.inf if exact > 0 else -pymath.inf
 
 
 def fpowi(x: float, n: int) -> float:
-    return libm(pymath.pow, np.power, x, float(n))
+    return libm(pymath.pow, "power", x, float(n))
 
 
 def _exact(npfn: Callable[[Any], Any]) -> Callable[[float], float]:
-    return lambda x: float(npfn(np.float64(x)))
+    """NumPy's rounding `npfn`; an infinity is itself and a NaN propagates (quieted, as
+    the rounding instruction would), not NumPy's SIMD path's NaN."""
+    return lambda x: float(npfn(np.float64(x))) if pymath.isfinite(x) else x + 0.0
 
 
 def maxnum(x: float, y: float) -> float:
@@ -508,7 +539,7 @@ _ENTRIES = [
     _s("arith.mulf", "fp_mul", operator.mul, _F, inline="{0} * {1}"),
     _s("arith.divf", "fp_div", divf, _F, inline="({0} / {1} if {1} else _divf({0}, {1}))",
        helper="_divf", jit=divf),
-    _s("arith.remf", "fp_div"),
+    _s("arith.remf", "fp_div"),  # not registered in xDSL 0.74: no program has it
     _s("arith.negf", "fp_add", operator.neg, _E, inline="-{0}"),
     _s("arith.maxnumf", "fp_add", maxnum, _F, inline="_maxnum({0}, {1})", helper="_maxnum",
        jit=maxnum),
@@ -572,11 +603,12 @@ _ENTRIES = [
     _s("arith.mulsi_extended", None, _mul_extended(wrap), "multi"),
     # math: libm
     *(_s(f"math.{n}", "fp_special", _libm1(n), _F, inline=f"_m_{n}({{0}})", helper=f"_m_{n}",
-         jit_call=f"math.{n}") for n in ("tanh", "exp", "sin", "cos")),
-    _s("math.log", "fp_special", _libm1("log"), _F, inline="_m_log({0})", helper="_m_log",
-       jit=_log_jit, jit_call="_m_log"),
+         jit_call=f"math.{n}") for n in ("tanh", "exp")),  # never a NaN of a non-NaN
+    *(_s(f"math.{n}", "fp_special", _libm1(n), _F, inline=f"_m_{n}({{0}})", helper=f"_m_{n}",
+         jit=jit, jit_call=f"_m_{n}") for n, jit in (
+        ("sin", _sin_jit), ("cos", _cos_jit), ("log", _log_jit))),
     _s("math.sqrt", "fp_div", _libm1("sqrt"), _F, inline="_m_sqrt({0})", helper="_m_sqrt",
-       jit_call="math.sqrt"),
+       jit=_sqrt_jit, jit_call="_m_sqrt"),
     *(_s(f"math.{n}", "fp_special", _libm1(n, npn), _F) for n, npn in (
         ("tan", None), ("asin", "arcsin"), ("acos", "arccos"), ("atan", "arctan"),
         ("sinh", None), ("cosh", None), ("asinh", "arcsinh"), ("acosh", "arccosh"),

@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from importlib.metadata import version
 from typing import IO, Any, get_type_hints
 
 from xdsl.context import Context
@@ -66,7 +67,7 @@ class _Buffer(io.StringIO):
 
 
 class TapeFlowOptMain(xDSLOptMain):
-    version_format = "tapeflow-opt built on xdsl version {xdsl_version}"
+    version_format = f"tapeflow-opt {version('tapeflow')} built on xdsl version {{xdsl_version}}"
 
     def __init__(self, args: Sequence[str] | None = None):
         self._line_offset = 0

@@ -211,6 +211,16 @@ def test_fma_rounds_once():
     assert r == -(2.0**-60)
 
 
+@pytest.mark.parametrize(("a", "b", "c", "expected"), [
+    (1e308, -3.7, math.inf, math.inf),  # the product overflows only once rounded
+    (1e308, 10.0, -1e308, math.inf),  # exactly 9e308: beyond the largest double
+    (0.0, math.inf, 1.0, math.nan),
+])  # fmt: skip
+def test_fma_of_huge_and_infinite_operands(a, b, c, expected):
+    (r,) = run_op("math.fma", ["f64", "f64", "f64"], ["f64"], a, b, c)
+    assert same(r, expected)
+
+
 @pytest.mark.parametrize(
     ("x", "n", "expected"), [(1.5, 3, 3.375), (2.0, -2, 0.25), (-2.0, 3, -8.0), (5.0, 0, 1.0)]
 )
