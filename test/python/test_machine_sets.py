@@ -11,12 +11,12 @@ from pathlib import Path
 from xdsl.passes import PassPipeline
 
 from tapeflow.eval.jobs import Job, pipeline_key, pipeline_spec, pipeline_text
+from tapeflow.eval.sweep.engine import pipeline_of
+from tapeflow.eval.sweep.spec import load_spec
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.machines import TapeFlowPass, machine_costs
 from tapeflow.registry import get_all_passes
 from tapeflow.tools.bench import plan
-from tapeflow.eval.sweep.engine import pipeline_of
-from tapeflow.eval.sweep.spec import load_spec
 
 
 def test_bench_job_passes_its_overrides_and_machine() -> None:

@@ -6,9 +6,9 @@ fourth, `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
 `snapshots`. The work is split so that nothing is done twice:
 
 - compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
-  depend on the pass options, TapeFlow's IR not on the machine -- cached on disk under
-  `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their options and
-  machine costs: `jobs.pipeline_key`);
+  depend on the pass options, TapeFlow's on the machine only through its costs -- cached
+  on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
+  options and machine costs: `jobs.pipeline_key`);
 - simulate: one task per IR and group of machines (`simulate_fast_many`: one run of the
   program feeds every machine's hardware model), each result cached under
   `OUT/cache/sim/` by a hash of (code, IR, machine, inputs), so a rerun with one more
@@ -103,6 +103,8 @@ def pipeline_of(variant: str, point: Point) -> list[ModulePass]:
     options = tapeflow_options(point.spm_bytes, point.tile_bytes, point.depth,
                                machine=point.machine_file, sets=point.overrides,
                                checkpoint=schedule)  # fmt: skip
+    if tapeflow != "tapeflow":  # the layouts that decide nothing
+        return machines.pipeline(tapeflow, options)
     machine = machine_from_raw(point.machine or default_raw())
     return machines.pipeline(tapeflow, options, machines.machine_costs(machine, options.machine))
 
