@@ -13,6 +13,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
 Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
 `tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
 production compiler removes.
+
+The pipelines are pass objects (`tapeflow.machines.pipeline`) given the machine costs of
+the job's machine; their `tapeflow-opt -p` text (`pipeline_text`) is for the reports and
+for users.
 """
 
 from __future__ import annotations
@@ -20,24 +24,25 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass
 
+from tapeflow import machines
 from tapeflow.eval.kernels import bundled
 from tapeflow.hwmodel.config import (
     DEFAULT_MACHINE,
-    ConfigError,
     load_machine,
     parse_set,
     presets,
     validate,
 )
-from tapeflow.registry import get_all_passes, make_context
+from tapeflow.registry import make_context
+from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
 
-VARIANTS = ("enzyme", "regions", "tapeflow")
+VARIANTS = machines.VARIANTS
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 """Energy components of the report (`leakage` is 0 unless the machine sets it)."""
@@ -65,31 +70,63 @@ def kernel_of(job: Job) -> Any:
     return job.file_kernel if job.file_kernel is not None else kernels()[job.kernel]
 
 
-def pipeline_spec(
-    variant: str, spm_bytes: int, tile_bytes: int, depth: int, cleanup: bool = True,
-    machine: str = "", mode: str = "auto", sets: Sequence[str] = (),
-) -> str:  # fmt: skip
-    """The `tapeflow-opt -p` pipeline of one variant; every variant ends with the same
-    `tapeflow-cleanup` (canonicalize, cse, licm) unless `cleanup` is False. TapeFlow's
-    cost model decides for `machine` when it names a preset or a TOML file (else for the
-    default machine) with the `key=value` overrides `sets` (as `--set`), so for the machine
-    simulated; `mode=always` streams every region loop."""
-    tail = ",tapeflow-cleanup" if cleanup else ""
-    if variant == "enzyme":
-        return "tapeflow-autodiff,tapeflow-lower-tape" + tail
-    if variant == "regions":
-        return "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions" + tail
-    if variant == "tapeflow":
-        options = f"spm-bytes={spm_bytes} tile-bytes={tile_bytes} depth={depth}"
-        named = machine in presets() or (machine and Path(machine).is_file())
-        if named and machine != DEFAULT_MACHINE:  # the pass's default is not spelled out
-            options += f" machine={json.dumps(machine)}"
-        if sets and mode == "auto":
-            options += " set=" + ",".join(f'"{set_text(a)}"' for a in sets)
-        if mode != "auto":
-            options += f" mode={mode}"
-        return f"tapeflow{{{options}{' cleanup=true' if cleanup else ''}}}"
-    raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
+def tapeflow_options(
+    spm_bytes: int | None = None, tile_bytes: int = 0, depth: int = DEFAULT_DEPTH,
+    cleanup: bool = True, machine: str = "", mode: str = "auto", sets: Sequence[str] = (),
+    checkpoint: str = "",
+) -> TapeFlowOptions:  # fmt: skip
+    """TapeFlow's options for the machine labelled `machine` with the `--set` overrides
+    `sets`: the machine is named when it is a preset or a TOML file other than the default
+    (the pass's default is not spelled out), the overrides only when the cost model decides
+    (`mode=auto`); `mode=always` streams every region loop."""
+    named = machine in presets() or (machine and Path(machine).is_file())
+    return TapeFlowOptions(
+        spm_bytes=spm_bytes, tile_bytes=tile_bytes, depth=depth, checkpoint=checkpoint,
+        cleanup=cleanup, machine=machine if named and machine != DEFAULT_MACHINE else "",
+        set=tuple(sets) if mode == "auto" else (), mode=mode,
+    )  # fmt: skip
+
+
+def pipeline_spec(variant: str, *args: Any, **kwargs: Any) -> str:
+    """The `tapeflow-opt -p` text of one variant's pipeline (`tapeflow_options`' arguments),
+    for users and scripts that run `tapeflow-opt`."""
+    return pipeline_text(machines.pipeline(variant, tapeflow_options(*args, **kwargs)))
+
+
+def pipeline_text(passes: Sequence[ModulePass]) -> str:
+    """The `tapeflow-opt -p` text of `passes`: what the reports print, and what a user runs
+    to compile as the harness did."""
+    return ",".join(_pass_text(p) for p in passes)
+
+
+def pipeline_key(passes: Sequence[ModulePass]) -> str:
+    """A canonical text of `passes`, every option and the machine costs they decide with:
+    equal keys, the same compilation."""
+    options = [asdict(p) for p in passes]  # type: ignore[call-overload]
+    return json.dumps([[p.name, o] for p, o in zip(passes, options, strict=True)],
+                      sort_keys=True)  # fmt: skip
+
+
+def _pass_text(p: ModulePass) -> str:
+    if not isinstance(p, TapeFlowOptions):
+        return p.name
+    options = [] if p.spm_bytes is None else [f"spm-bytes={p.spm_bytes}"]
+    options += [f"tile-bytes={p.tile_bytes}", f"depth={p.depth}"]
+    if p.policy != DEFAULT_POLICY:
+        options.append(f"policy={p.policy}")
+    if p.functions:
+        options.append("functions=" + ",".join(p.functions))
+    if p.machine:
+        options.append(f"machine={json.dumps(p.machine)}")
+    if p.set:
+        options.append("set=" + ",".join(json.dumps(set_text(a)) for a in p.set))
+    if p.mode != "auto":
+        options.append(f"mode={p.mode}")
+    if p.cleanup:
+        options.append("cleanup=true")
+    if p.checkpoint:
+        options.append(f"checkpoint={p.checkpoint}")
+    return f"{p.name}{{{' '.join(options)}}}"
 
 
 def set_text(assignment: str) -> str:
@@ -97,11 +134,15 @@ def set_text(assignment: str) -> str:
     value is written bare, as `--set` reads it."""
     parts, value = parse_set(assignment)
     text = json.dumps(value) if not isinstance(value, str) else value
-    key = ".".join(parts)
-    if any(c in text for c in ' ",{}'):
-        raise ConfigError(f"machine key '{key}': a value with spaces, quotes, commas or "
-                          f"braces ({text!r}) cannot be given to the cost model")  # fmt: skip
-    return f"{key}={text}"
+    return f"{'.'.join(parts)}={text}"
+
+
+def apply_passes(module: Any, passes: Sequence[ModulePass]) -> None:
+    """Compile `module` in place by `passes`, and verify the result."""
+    ctx = make_context()
+    for p in passes:
+        p.apply(ctx, module)
+    module.verify()
 
 
 @dataclass(frozen=True)
@@ -117,9 +158,10 @@ class Job:
     """Which of the run's machines this job belongs to (`--machine` value)."""
     machine_sets: tuple[str, ...] = ()
     """The `--set` overrides in `machine` (TapeFlow's cost model applies them too)."""
-    spm_bytes: int = 32768
+    spm_bytes: int | None = None
+    """TapeFlow's scratchpad budget; None: the machine's `spm.size`."""
     tile_bytes: int = 0
-    depth: int = 2
+    depth: int = DEFAULT_DEPTH
     sweep: tuple[int, ...] = ()
     seed: int = 0
     backend: str = "auto"
@@ -135,10 +177,23 @@ class Job:
     bundled kernel."""
 
     @property
+    def options(self) -> TapeFlowOptions:
+        return tapeflow_options(self.spm_bytes, self.tile_bytes, self.depth, self.cleanup,
+                                self.machine_label, self.mode, self.machine_sets)  # fmt: skip
+
+    @property
     def spec(self) -> str:
-        return pipeline_spec(self.variant, self.spm_bytes, self.tile_bytes, self.depth,
-                             self.cleanup, self.machine_label, self.mode,
-                             self.machine_sets)  # fmt: skip
+        """The job's pipeline as `tapeflow-opt -p` text (reports, compile keys)."""
+        return pipeline_text(machines.pipeline(self.variant, self.options))
+
+    def passes(self) -> list[ModulePass]:
+        """The job's pipeline, TapeFlow's deciding for the job's own machine (`machine`,
+        its `--set` overrides in it), loaded here once."""
+        machine = machine_from_raw(self.machine or default_raw())
+        options = self.options
+        spm_bytes = machine.spm_size if self.spm_bytes is None else self.spm_bytes
+        costs = machines.machine_costs(machine, options.machine)
+        return machines.pipeline(self.variant, replace(options, spm_bytes=spm_bytes), costs)
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) -> list[Any]:
@@ -153,8 +208,7 @@ def build_module(job: Job) -> Any:
         module = kernel.load(job.size)
     else:
         module = kernel.load(job.size, job.c_source)
-    PassPipeline.parse_spec(get_all_passes(), job.spec).apply(make_context(), module)
-    module.verify()
+    apply_passes(module, job.passes())
     return module
 
 

@@ -36,6 +36,7 @@ from tapeflow.eval.jobs import (
     kernel_of,
     kernels,
     machine_from_raw,
+    pipeline_key,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled import UnsupportedOpError
@@ -136,7 +137,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
 
 
 def _compile_key(job: Job) -> tuple[Any, ...]:
-    return (job.kernel, job.size, job.spec, job.c_source, job.file_kernel)
+    """Equal keys, the same program: the passes with their options and machine costs."""
+    return (job.kernel, job.size, pipeline_key(job.passes()), job.c_source, job.file_kernel)
 
 
 def _ir_digest(module: Any) -> str:

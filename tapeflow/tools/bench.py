@@ -31,7 +31,7 @@ from tapeflow.eval.report import bench_report
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.transforms.options import check_options
+from tapeflow.transforms.options import DEFAULT_DEPTH, check_options, scratchpad_bytes
 
 _DESCRIPTION = """\
 Compiles every kernel of the suites (--suite: bundled, the eleven kernels of
@@ -152,7 +152,7 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="TapeFlow's scratchpad budget (default: the machine's spm.size)")
     p.add_argument("--tile-bytes", type=int, default=0, metavar="T",
                    help="TapeFlow's tile cap in bytes (0: as large as the budget allows)")
-    p.add_argument("--depth", type=int, default=2, metavar="D",
+    p.add_argument("--depth", type=int, default=DEFAULT_DEPTH, metavar="D",
                    help="TapeFlow's tile buffers / prefetch depth (2: double buffering)")
     p.add_argument("--sweep", metavar="KIB,...", default=None,
                    help="L2 capacities in KiB for the cache sweeps (default: max(4 KiB, L1) "
@@ -239,18 +239,13 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     setups = []  # (label, machine, sweep, spm_bytes) per machine
     for label in _machine_list(args.machine):
         machine = load_machine(label, args.set)
-        for assignment in args.set:  # the cost model is given them too
-            jobs.set_text(assignment)
         sweep = _sweep_list(args.sweep, machine)
         if salam and sweep:  # suite salam's comparison point is a sweep point
             sweep = sorted({*sweep, args.salam_cache * 1024})
         for cap in sweep:  # validate every sweep point before running anything
             jobs.machine_from_raw(machine.raw, cap)
-        spm_bytes = args.spm_bytes if args.spm_bytes is not None else machine.spm_size
-        if spm_bytes > machine.spm_size:
-            raise ToolError(f"--spm-bytes {spm_bytes} exceeds the spm.size "
-                            f"{machine.spm_size} of machine {label}")  # fmt: skip
         try:
+            spm_bytes = scratchpad_bytes(args.spm_bytes, machine.spm_size, label)
             check_options("tapeflow", spm_bytes=(spm_bytes, 1),  # type: ignore[arg-type]
                           depth=(args.depth, 1), tile_bytes=(args.tile_bytes, 0))
         except Exception as e:

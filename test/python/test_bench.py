@@ -291,8 +291,9 @@ def test_shared_run_failure_stays_with_its_job() -> None:
     small = load_machine(None, ["spm.size=256"])  # the small kernel's tiles take 768 B
     ok = Job("mass_spring", "tapeflow", size="small", machine_label="default",
                    mode="always")  # fmt: skip
+    # compiled for the default machine's scratchpad (the same program), run on the small one
     bad = Job("mass_spring", "tapeflow", size="small", machine=small.raw,
-                    machine_label="tiny-spm", mode="always")  # fmt: skip
+                    machine_label="tiny-spm", mode="always", spm_bytes=32768)  # fmt: skip
     task = run_jobs_shared([ok, bad])
     good, failed = task["results"]
     _same_result(good, run_job(ok))

@@ -16,7 +16,13 @@ pytest.importorskip("pyarrow", reason="the sweep writes Parquet with pyarrow (ex
 
 from tapeflow import runner
 from tapeflow.eval import jobs
-from tapeflow.eval.jobs import VARIANTS, default_raw, kernel_arguments, machine_from_raw
+from tapeflow.eval.jobs import (
+    VARIANTS,
+    default_raw,
+    kernel_arguments,
+    machine_from_raw,
+    pipeline_text,
+)
 from tapeflow.eval.pool import Pool
 from tapeflow.eval.sweep.engine import compile_task, pipeline_of, run_sweep
 from tapeflow.eval.sweep.results import SweepStats, read_results, summary
@@ -85,7 +91,7 @@ def test_spec_axes(tmp_path: Path) -> None:
     assert spec.variants == ("enzyme", "regions", "tapeflow", "checkpoint")
     assert spec.axes[-2:] == ["snapshots", "schedule"]
     assert [(p.snapshots, p.schedule) for p in spec.points] == [(s, "binomial") for s in SNAPSHOTS]
-    assert [pipeline_of("checkpoint", p) for p in spec.points] == [
+    assert [pipeline_text(pipeline_of("checkpoint", p)) for p in spec.points] == [
         f"tapeflow{{spm-bytes={p.spm_bytes} tile-bytes=0 depth=2 cleanup=true "
         f"checkpoint=binomial-{p.snapshots}}}" for p in spec.points]  # fmt: skip
     # without the axis: neither the variant nor its columns (point ids as before)

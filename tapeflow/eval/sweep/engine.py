@@ -6,8 +6,9 @@ fourth, `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
 `snapshots`. The work is split so that nothing is done twice:
 
 - compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
-  depend on the pass options, TapeFlow's IR not on the machine -- cached on disk under
-  `OUT/cache/ir/` by a hash of (code, kernel source, pipeline);
+  depend on the pass options, TapeFlow's on the machine only through its costs -- cached
+  on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
+  options and machine costs: `jobs.pipeline_key`);
 - simulate: one task per IR and group of machines (`simulate_fast_many`: one run of the
   program feeds every machine's hardware model), each result cached under
   `OUT/cache/sim/` by a hash of (code, IR, machine, inputs), so a rerun with one more
@@ -36,16 +37,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 import tapeflow
 import tapeflow.dialects
 import tapeflow.hwmodel
 import tapeflow.transforms
-from tapeflow import runner
+from tapeflow import machines, runner
 from tapeflow.eval.bundled import kernel_dir
-from tapeflow.eval.jobs import kernel_arguments, kernels, machine_from_raw, pipeline_spec
+from tapeflow.eval.jobs import (
+    apply_passes,
+    default_raw,
+    kernel_arguments,
+    kernels,
+    machine_from_raw,
+    pipeline_key,
+    pipeline_text,
+    tapeflow_options,
+)
 from tapeflow.eval.pool import Pool, progress_bar
 from tapeflow.eval.run import argument_names, simulate_many
 from tapeflow.eval.summary import ratio
@@ -58,7 +68,6 @@ from tapeflow.eval.sweep.results import (
     write_part,
 )
 from tapeflow.eval.sweep.spec import Point, Spec, digest, flatten_table
-from tapeflow.registry import get_all_passes, make_context
 
 MACHINES_PER_TASK = 8
 """At most this many machines share one simulation run (and one task)."""
@@ -85,25 +94,26 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def pipeline_of(variant: str, point: Point) -> str:
-    """The `tapeflow-opt -p` pipeline of one variant at one point: `jobs.pipeline_spec`'s
-    (TapeFlow's cost model deciding for the point's machine), and for `checkpoint`
-    TapeFlow's with `checkpoint=SCHEDULE-SNAPSHOTS` added."""
+def pipeline_of(variant: str, point: Point) -> list[ModulePass]:
+    """The passes of one variant at one point: `jobs.Job`'s (TapeFlow's cost model deciding
+    for the point's machine), and for `checkpoint` TapeFlow's with
+    `checkpoint=SCHEDULE-SNAPSHOTS`."""
     tapeflow = variant if variant != "checkpoint" else "tapeflow"
-    spec = pipeline_spec(tapeflow, point.spm_bytes, point.tile_bytes, point.depth,
-                         machine=point.machine_file, sets=point.overrides)  # fmt: skip
-    if variant != "checkpoint":
-        return spec
-    assert spec.endswith("}"), spec  # tapeflow{...}: one more option
-    return f"{spec[:-1]} checkpoint={point.schedule}-{point.snapshots}}}"
+    schedule = f"{point.schedule}-{point.snapshots}" if variant == "checkpoint" else ""
+    options = tapeflow_options(point.spm_bytes, point.tile_bytes, point.depth,
+                               machine=point.machine_file, sets=point.overrides,
+                               checkpoint=schedule)  # fmt: skip
+    if tapeflow != "tapeflow":  # the layouts that decide nothing
+        return machines.pipeline(tapeflow, options)
+    machine = machine_from_raw(point.machine or default_raw())
+    return machines.pipeline(tapeflow, options, machines.machine_costs(machine, options.machine))
 
 
-def compile_task(kernel: str, size: str, pipeline: str) -> dict[str, Any]:
-    """The IR text of one kernel compiled by one pipeline (never raises: errors come back)."""
+def compile_task(kernel: str, size: str, passes: Sequence[ModulePass]) -> dict[str, Any]:
+    """The IR text of one kernel compiled by `passes` (never raises: errors come back)."""
     try:
         module = kernels()[kernel].load(size)
-        PassPipeline.parse_spec(get_all_passes(), pipeline).apply(make_context(), module)
-        module.verify()
+        apply_passes(module, passes)
     except Exception as e:
         return {"ir": None, "error": f"{type(e).__name__}: {e}".strip()}
     out = io.StringIO()
@@ -271,12 +281,13 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     needs_ir: dict[str, list[tuple[int, str]]] = defaultdict(list)
     compile_args: dict[str, tuple[Any, ...]] = {}
     for i, p in enumerate(todo):
-        specs_of[i] = {v: pipeline_of(v, p) for v in spec.variants}
+        passes = {v: pipeline_of(v, p) for v in spec.variants}
+        specs_of[i] = {v: pipeline_text(passes[v]) for v in spec.variants}
         for v in spec.variants:
             source = suite[p.kernel].source(p.size)
-            key = digest(fingerprint, source, specs_of[i][v])
+            key = digest(fingerprint, source, pipeline_key(passes[v]))
             needs_ir[key].append((i, v))
-            compile_args[key] = (p.kernel, p.size, specs_of[i][v])
+            compile_args[key] = (p.kernel, p.size, passes[v])
 
     results: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     inputs: dict[tuple[str, str, int], str] = {}

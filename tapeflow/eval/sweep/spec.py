@@ -17,7 +17,7 @@ from tapeflow.diagnostics import ToolError
 from tapeflow.eval import jobs
 from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
 from tapeflow.transforms import checkpoint
-from tapeflow.transforms.options import check_options
+from tapeflow.transforms.options import DEFAULT_DEPTH, check_options, scratchpad_bytes
 
 LAYER_OPTIONS = ("spm-bytes", "tile-bytes", "depth")
 """The TapeFlow pipeline's layer options (`tapeflow{spm-bytes tile-bytes depth}`): columns
@@ -249,8 +249,6 @@ def load_spec(path: str | Path) -> Spec:
                                                                   strict=True))  # fmt: skip
         if mkey not in machine_cache:
             try:
-                for assignment in overrides:  # the cost model is given them too
-                    jobs.set_text(assignment)
                 machine_cache[mkey] = load_machine(_machine_file(machine, base), overrides).raw
             except ToolError as e:
                 bad = next((k for k in set_keys if f"'{k}'" in str(e)), None)
@@ -261,12 +259,12 @@ def load_spec(path: str | Path) -> Spec:
                            + f": {e}", table, key) from None
         raw = machine_cache[mkey]
         options = dict(zip(pass_keys, pass_values, strict=True))
-        spm = options.get("spm-bytes", int(raw["spm"]["size"]))
-        if spm > raw["spm"]["size"]:
-            raise fail(f"spm-bytes {spm} exceeds the spm.size {raw['spm']['size']} of machine "
-                       f"{machine!r}", "pass", "spm-bytes")  # fmt: skip
+        try:
+            spm = scratchpad_bytes(options.get("spm-bytes"), raw["spm"]["size"], repr(machine))
+        except ToolError as e:
+            raise fail(str(e), "pass", "spm-bytes") from None
         tile = options.get("tile-bytes", 0)
-        depth = options.get("depth", 2)
+        depth = options.get("depth", DEFAULT_DEPTH)
         columns = {"kernel": kernel, "size": size, "machine": machine, "seed": seed,
                    **dict(zip(set_keys, set_values, strict=True)),
                    "spm-bytes": spm, "tile-bytes": tile, "depth": depth}  # fmt: skip
