@@ -24,7 +24,7 @@ from xdsl.dialects import arith, math as xmath
 from tapeflow import native, runner
 from tapeflow.hwmodel import compiled as C
 from tapeflow.hwmodel import jit
-from tapeflow.hwmodel.fastsim import simulate_fast
+from tapeflow.simulate import simulate_fast
 from tapeflow.semantics import NAN, SCALARS
 
 
