@@ -5,6 +5,7 @@
     tapeflow-bench --machine accel-salam    # one machine (a preset name or a TOML file)
     tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
     tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
+    tapeflow-bench --kernels rd.c --inputs u.npz --args 16 100 0.01 0.1   # your kernel
 
 The logic lives in `tapeflow.eval`; this is the command line.
 """
@@ -31,6 +32,7 @@ from tapeflow.eval.report import bench_report
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
+from tapeflow.tools.common import take_scalars
 from tapeflow.transforms.layers import check_options
 
 _DESCRIPTION = """\
@@ -125,7 +127,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="leave these kernels out (a suite kernel as NAME or SUITE/NAME)")
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
-                   "(default: tapeflow-run's seeded fill rule); repeatable")
+                   "(default: tapeflow-run's seeded fill rule); repeatable. Scalars too, by "
+                   "name: numpy.savez('in.npz', u=u, n=16, dt=0.01) gives %%n and %%dt")
+    p.add_argument("--args", nargs="*", default=[], metavar="VALUE",
+                   help="a kernel file's scalar arguments not in --inputs, in order, as "
+                   "tapeflow-run --args (they run up to the next option, so -1e-3 is a value)")
     # a kernel file's own -D/-I, carried to the workers (a C twin gets its kernel's sizes)
     add_c_arguments(p, "a kernel file k.c")
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
@@ -211,9 +217,13 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     """`tapeflow-bench`'s arguments, checked: (args, size, kernel names, one (label,
     machine, sweep, spm_bytes) per machine, the jobs). Raises `ToolError` on bad input;
     `--help` and argparse's own errors exit as argparse does."""
-    args = _parser(list(jobs.kernels())).parse_args(argv)
+    rest, scalars = take_scalars(argv)
+    args = _parser(list(jobs.kernels())).parse_args(rest)
     size = args.size or ("small" if args.quick else "default")
-    table = kernels.kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args))
+    table = kernels.kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args),
+                                 scalars)  # fmt: skip
+    if scalars and not any(s == "files" for s, _, _ in table.values()):
+        raise ToolError("--args: only kernel files take scalars (--kernels k.c)")
     for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
         hit = [label for label in table if label in (name, f"salam/{name}")]
         if not hit:
