@@ -46,10 +46,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Attribute
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import ToolError
+from tapeflow.diagnostics import LocatedPrinter, ToolError
 from tapeflow.runner import RunResult
 
 MLIR_VERSION = "22"
@@ -415,20 +414,14 @@ def _emit_print(wrapper: _Wrapper, name: str, typ: Attribute) -> None:
         wrapper.print_scalar(name, typ)
 
 
-_REGION_LOCATION = re.compile(r" loc\((?:[^()]|\([^()]*\))*\)(?= \{$)", re.MULTILINE)
-
-
 def _print_module(module: ModuleOp, located: bool = False) -> str:
-    """`located`: with the ops' locations (`loc(...)`), so that the runtime verification
-    names the source line of an op that fails. xDSL prints the location of an op with
-    regions before its first region, where mlir-opt does not read it: those are left
-    out (the checked ops, loads and stores, have no regions)."""
+    """`located`: with the ops' locations (`loc(...)`, as upstream reads them), so that
+    the runtime verification names the source line of an op that fails."""
     import io
 
     out = io.StringIO()
-    Printer(stream=out, print_debuginfo=located).print_op(module)
-    text = out.getvalue() + "\n"
-    return _REGION_LOCATION.sub("", text) if located else text
+    LocatedPrinter(stream=out, print_debuginfo=located).print_op(module)
+    return out.getvalue() + "\n"
 
 
 # --------------------------------------------------------------------------------------
