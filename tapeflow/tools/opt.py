@@ -86,6 +86,13 @@ class TapeFlowOptMain(xDSLOptMain):
             action="store_true",
             help="parse and verify the output with upstream MLIR (tapeflow[mlir] or mlir-opt-22)",
         )
+        arg_parser.add_argument(
+            "--mlir-print-debuginfo",
+            dest="print_debuginfo",
+            action="store_true",
+            help="mlir-opt's spelling of --print-debuginfo: every op's loc(...) (a C "
+            "file's lines), which tapeflow-run/-exec errors then name",
+        )
         c_frontend.add_c_arguments(arg_parser)
         arg_parser.add_argument(
             "--remarks",
