@@ -95,7 +95,8 @@ class FileKernel:
     def grad_entry(self) -> str:
         return f"{self.function}_grad"
 
-    def source(self) -> str:
+    def source(self, size: str = "default") -> str:
+        """The file's text (a kernel file has one size: `size` is ignored)."""
         try:
             return Path(self.file).read_text()
         except OSError as e:
@@ -250,7 +251,8 @@ def salam_available() -> bool:
         return False
 
 
-def _is_file(entry: str) -> bool:
+def is_kernel_file(entry: str) -> bool:
+    """Whether a `--kernels` entry names a kernel file (not a suite kernel)."""
     return entry.endswith((".c", ".mlir")) or "/" in entry
 
 
@@ -283,11 +285,11 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size
     unknown = []
     for e in entries:
         stem = Path(e).stem
-        if _is_file(e) and not Path(e).is_file():
+        if is_kernel_file(e) and not Path(e).is_file():
             raise ToolError(f"no such file: {e}")
         if e.endswith(".c") and stem in bundled():
             out[stem] = ("bundled", bundled()[stem], e)  # the C twin
-        elif _is_file(e):
+        elif is_kernel_file(e):
             k = file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args),
                             scalars=tuple(scalars))  # fmt: skip
             label = k.name if k.name not in out and k.name not in known else e
