@@ -292,8 +292,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     phases = {"setup": time.perf_counter() - t_start}
     timings: dict[str, Any] = {}
     t0 = time.perf_counter()
-    with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
-        results = run.run_jobs(planned, args.jobs, not args.no_progress, timings)
+    try:
+        with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
+            results = run.run_jobs(planned, args.jobs, not args.no_progress, timings)
+    except KeyboardInterrupt:
+        print(f"tapeflow-bench: interrupted after {time.perf_counter() - t0:.0f} s; the "
+              f"report needs every task, so nothing was written to {out_dir}/",
+              file=sys.stderr)  # fmt: skip
+        return 130
     wall = time.perf_counter() - t0
     phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
                    "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
