@@ -28,7 +28,7 @@ import numpy as np
 from tapeflow.diagnostics import ToolError, report_errors
 from tapeflow.eval import jobs, kernels, markdown, run, summary
 from tapeflow.eval.bundled import SOURCE_TREE
-from tapeflow.eval.report import bench_report
+from tapeflow.eval.report import bench_report, verdict
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
@@ -324,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           salam_cache=args.salam_cache * 1024,
                           plot_dir=None if args.no_plots else out_dir)  # fmt: skip
     text, several = "\n".join(report.texts), report.several
+    if args.quick:  # the first table a user sees: what to make of it
+        text += "\n" + "\n".join(verdict(report, size)) + "\n"
     blob = json.dumps({"header": common, "machines": report.machines,
                        "summary": {name: gm for name, gm in report.summaries}},
                       indent=1, default=_json_default)  # fmt: skip
