@@ -273,7 +273,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
                   seed=args.seed, backend=args.backend, c_source=table[n][2],
-                  file_kernel=table[n][1] if table[n][0] != "bundled" else None)
+                  file_kernel=table[n][1] if table[n][0] != "bundled" else None,
+                  progress_lines=not args.no_progress and not sys.stderr.isatty())
         for label, machine, sweep, spm_bytes in setups
         for n in names
         for v in jobs.VARIANTS
