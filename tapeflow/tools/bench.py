@@ -73,7 +73,8 @@ output:
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
   progress   on stderr: on a terminal a progress bar (tqdm), one step per task (a kernel
              with all its variants and machines: "tasks" below); otherwise one line
-             per finished task
+             per finished run of a task (kernel: variant) and one per finished task;
+             Ctrl-C stops it (exit status 130) and writes nothing
 
 the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for every machine
 and every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model
