@@ -1,7 +1,8 @@
 """What the command-line tools share: usage errors as one `error:` line (`ArgumentParser`),
 tapeflow-run/-sim/-exec's `--args` values that look like options (`take_scalars`), and
-their one rule for a function's arguments (`function_arguments`). Reading `--inputs` is the library's (`tapeflow.runner.read_inputs`);
-errors end at `tapeflow.diagnostics.report_errors`."""
+their one rule for a function's arguments (`function_arguments`). Reading `--inputs` is
+the library's (`tapeflow.runner.read_inputs`); errors end at
+`tapeflow.diagnostics.report_errors`."""
 
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def zero_positions(specs: Sequence[str]) -> list[int]:
     return positions
 
 
-def function_arguments(module: ModuleOp, func_op: func.FuncOp, args: argparse.Namespace) -> list[Any]:
+def function_arguments(module: ModuleOp, func_op: func.FuncOp,
+                       args: argparse.Namespace) -> list[Any]:  # fmt: skip
     """`func_op`'s arguments by tapeflow-run's rule, the same in tapeflow-run, -sim and
     -exec: `--seed`, `--inputs`, `--args`, `--zero` and, for a gradient `@F_grad` of
     `@F` in `module`, primals filled as `@F`'s and zero shadows sized from their primals

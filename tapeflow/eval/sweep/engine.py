@@ -246,8 +246,8 @@ class _Cache:
 
 def _inputs_digest(kernel: Any, size: str, seed: int) -> str:
     k = kernel_of(kernel)
-    return gradients_digest({str(i): a for i, a in
-                             enumerate(kernel_arguments(k.name, size, seed, kernel=k))})  # fmt: skip
+    values = kernel_arguments(k.name, size, seed, kernel=k)
+    return gradients_digest({str(i): a for i, a in enumerate(values)})
 
 
 def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = True,
