@@ -501,9 +501,9 @@ def _verification_failure(messages: Sequence[str]) -> str | None:
     text = "\n".join(messages)
     where = _LOCATION.search(text)
     what = next((m[1:].strip() for m in messages if m.startswith("^")), "check failed")
-    op = re.search(r"(?:= )?([a-z_]+\.[a-z_.]+)", next(
-        (m for m in messages if re.match(r"(%\S+ = )?[a-z_]+\.[a-z_.]+", m)), ""))  # fmt: skip
-    name = f"'{op.group(1)}' " if op else ""
+    ops = (re.match(r"(?:%\S+ = )?([a-z_]+\.[a-z_.]+)", m) for m in messages)
+    op = next((m.group(1) for m in ops if m), None)  # the line that prints the op
+    name = f"'{op}' " if op else ""
     prefix = f"{where['file']}:{where['line']}:{where['col']}: " if where else ""
     return f"{prefix}{name}{what} (runtime verification)"
 
