@@ -10,6 +10,7 @@ key, a wrong type or a value out of range is a `ConfigError` that names the key.
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -288,6 +289,12 @@ def _check(path: str, value: Any, spec: tuple[Any, ...]) -> None:
             raise ConfigError(f"machine key '{path}' must be a power of two, got {value!r}")
 
 
+def _did_you_mean(typed: str, known: Iterable[str], prefix: str = "") -> str:
+    """` (did you mean 'l2.size'?)` for the closest known name, or ''."""
+    close = difflib.get_close_matches(typed, list(known), n=1)
+    return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
+
+
 def validate(table: dict[str, Any]) -> Machine:
     for section, keys in _SCHEMA.items():
         if section not in table:
@@ -300,10 +307,12 @@ def validate(table: dict[str, Any]) -> Machine:
             _check(f"{section}.{key}", table[section][key], spec)
         for key in table[section]:
             if key not in keys:
-                raise ConfigError(f"unknown machine key '{section}.{key}'")
+                raise ConfigError(f"unknown machine key '{section}.{key}'"
+                                  + _did_you_mean(key, keys, f"{section}."))  # fmt: skip
     for section in table:
         if section not in _SCHEMA and section != "ops":
-            raise ConfigError(f"unknown machine table '[{section}]'")
+            raise ConfigError(f"unknown machine table '[{section}]'"
+                              + _did_you_mean(section, [*_SCHEMA, "ops"]))  # fmt: skip
     ops = table.get("ops", {})
     for name in OP_CLASSES:
         if name not in ops:
@@ -319,7 +328,8 @@ def validate(table: dict[str, Any]) -> Machine:
             _check(f"ops.{name}.{key}", entry[key], spec)
         for key in entry:
             if key not in _OP_KEYS:
-                raise ConfigError(f"unknown machine key 'ops.{name}.{key}'")
+                raise ConfigError(f"unknown machine key 'ops.{name}.{key}'"
+                                  + _did_you_mean(key, _OP_KEYS, f"ops.{name}."))  # fmt: skip
         if entry["port"] not in PORTS:
             raise ConfigError(
                 f"machine key 'ops.{name}.port' must be one of {', '.join(PORTS)}, "

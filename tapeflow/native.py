@@ -12,8 +12,9 @@ natively: the same arguments (NumPy arrays for memrefs, Python scalars), the sam
    and every memref argument one integer per line with the C runner library's `printI64`:
    floats bit-cast to integers, memrefs as their sizes then their elements in row-major
    order. Nothing is lost to printF64's six digits;
-3. `mlir-opt-22` runs `MLIR_OPT_PIPELINE`, `mlir-runner-22` runs `@__tapeflow_main` with
-   the two runner libraries, and the integers are turned back into Python values; memref
+3. `mlir-opt-22` runs `VERIFIED_PIPELINE` (`MLIR_OPT_PIPELINE` with runtime checks, located
+   by the ops' locations), `mlir-runner-22` runs `@__tapeflow_main` with the two runner
+   libraries, and the integers are turned back into Python values; memref
    arguments are updated in place, as the interpreter would have done.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -49,7 +51,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.diagnostics import ToolError
+from tapeflow.diagnostics import LocatedPrinter, ToolError
 from tapeflow.runner import RunResult
 
 MLIR_VERSION = "22"
@@ -74,6 +76,27 @@ MLIR_OPT_PIPELINE = (
     "--reconcile-unrealized-casts",
 )
 """The upstream pipeline from standard dialects to the LLVM dialect."""
+
+RUNTIME_VERIFICATION = "--generate-runtime-verification"
+"""Upstream's checks of what the verifier cannot see (memref bounds, casts): a failing
+check aborts with the op's location."""
+
+VERIFIED_PIPELINE = (
+    RUNTIME_VERIFICATION,
+    "--lower-affine",
+    "--convert-scf-to-cf",
+    "--finalize-memref-to-llvm",
+    "--convert-math-to-llvm",
+    "--convert-math-to-libm",
+    "--convert-arith-to-llvm",
+    "--convert-func-to-llvm",
+    "--convert-cf-to-llvm",
+    "--reconcile-unrealized-casts",
+)
+"""`MLIR_OPT_PIPELINE` with the runtime checks (tapeflow-exec's default). The memref ops
+are lowered before arith's: a check's `memref.dim %m, %c0` then still sees its constant
+index and reads the size from the descriptor; after arith's lowering it takes a stack
+slot per call, and a check in a loop of a million iterations overflows the stack."""
 
 WRAPPER = "__tapeflow_main"
 
@@ -374,9 +397,14 @@ _RUNTIME = (("printI64", "i64"), ("printNewline", ""))
 
 
 def native_program(
-    module: ModuleOp, entry: str, args: Sequence[Any], ctx: Context | None = None
+    module: ModuleOp,
+    entry: str,
+    args: Sequence[Any],
+    ctx: Context | None = None,
+    located: bool = True,
 ) -> tuple[str, list[tuple[str, Attribute, int | None]]]:
-    """The upstream MLIR text that runs `entry` on `args` and prints the values back.
+    """The upstream MLIR text that runs `entry` on `args` and prints the values back;
+    `located`: with the module's ops' locations (`_print_module`).
 
     Returns the text and the list of printed values (`("result", type, i)` or
     `("arg", type, i)`), in printing order.
@@ -407,9 +435,9 @@ def native_program(
     if WRAPPER in existing:
         raise ToolError(f"the module already defines @{WRAPPER}")
     declare = [(n, s) for n, s in _RUNTIME if n not in existing]
-    text = _print_module(lowered)
-    closing = text.rstrip().rfind("}")
-    program = text[:closing] + wrapper.text(declare) + "}\n"
+    text = _print_module(lowered, located)
+    closing = text.rstrip().rfind("}")  # the end of the module's body
+    program = text[:closing] + wrapper.text(declare) + text[closing:]
     return program, printed
 
 
@@ -420,11 +448,13 @@ def _emit_print(wrapper: _Wrapper, name: str, typ: Attribute) -> None:
         wrapper.print_scalar(name, typ)
 
 
-def _print_module(module: ModuleOp) -> str:
+def _print_module(module: ModuleOp, located: bool = False) -> str:
+    """`located`: with the ops' locations (`loc(...)`, as upstream reads them), so that
+    the runtime verification names the source line of an op that fails."""
     import io
 
     out = io.StringIO()
-    Printer(stream=out).print_op(module)
+    LocatedPrinter(stream=out, print_debuginfo=located).print_op(module)
     return out.getvalue() + "\n"
 
 
@@ -432,12 +462,12 @@ def _print_module(module: ModuleOp) -> str:
 # running
 
 
-def compile_to_llvm(program: str, tools: NativeTools | None = None) -> str:
-    """Runs upstream `mlir-opt-22` with `MLIR_OPT_PIPELINE` on `program`."""
+def compile_to_llvm(program: str, tools: NativeTools | None = None, verify: bool = False) -> str:
+    """Runs upstream `mlir-opt-22` with `MLIR_OPT_PIPELINE` on `program`
+    (`VERIFIED_PIPELINE` when `verify`)."""
     tools = tools or find_tools()
-    done = subprocess.run(
-        [tools.opt, *MLIR_OPT_PIPELINE], input=program, capture_output=True, text=True
-    )
+    passes = VERIFIED_PIPELINE if verify else MLIR_OPT_PIPELINE
+    done = subprocess.run([tools.opt, *passes], input=program, capture_output=True, text=True)
     if done.returncode != 0:
         raise InterpretationError(f"mlir-opt-{MLIR_VERSION} failed:\n{done.stderr.strip()}")
     return done.stdout
@@ -486,8 +516,30 @@ def _failure_message(command: list[str], llvm: str, done: subprocess.CompletedPr
         if done.returncode < 0
         else f"exit status {done.returncode}"
     )
+    located = _verification_failure(messages)
+    if located:
+        return located
     detail = "\n".join([*messages, *stderr]) or "no message"
     return f"native run failed ({status}): {detail}"
+
+
+_LOCATION = re.compile(r'Location: loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)')
+
+
+def _verification_failure(messages: Sequence[str]) -> str | None:
+    """`file:line:col: 'op' <what failed> (runtime verification)` from the report of
+    upstream's runtime verification (`ERROR: Runtime op verification failed`, the op,
+    `^ what`, `Location: loc(...)`), or None when there is none."""
+    if not any("Runtime op verification failed" in m for m in messages):
+        return None
+    text = "\n".join(messages)
+    where = _LOCATION.search(text)
+    what = next((m[1:].strip() for m in messages if m.startswith("^")), "check failed")
+    ops = (re.match(r"(?:%\S+ = )?([a-z_]+\.[a-z_.]+)", m) for m in messages)
+    op = next((m.group(1) for m in ops if m), None)  # the line that prints the op
+    name = f"'{op}' " if op else ""
+    prefix = f"{where['file']}:{where['line']}:{where['col']}: " if where else ""
+    return f"{prefix}{name}{what} (runtime verification)"
 
 
 def _non_integer_lines(output: str) -> list[str]:
@@ -506,9 +558,11 @@ def run_function_native(
     *,
     ctx: Context | None = None,
     tools: NativeTools | None = None,
+    verify: bool = True,
 ) -> RunResult:
     """`tapeflow.runner.run_function`, run natively: the same arguments (NumPy arrays for
-    memrefs, Python scalars), the same `RunResult`, the given arrays updated in place."""
+    memrefs, Python scalars), the same `RunResult`, the given arrays updated in place.
+    `verify`: with upstream's runtime checks (`VERIFIED_PIPELINE`)."""
     from tapeflow.runner import find_function
 
     tools = tools or find_tools()
@@ -519,7 +573,8 @@ def run_function_native(
         raise ToolError(f"@{name} takes {len(arg_types)} argument(s), got {len(args)}")
     values = [argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
     program, printed = native_program(module, name, values, ctx)
-    numbers = _Numbers(_parse_integers(run_llvm(compile_to_llvm(program, tools), tools)))
+    llvm = compile_to_llvm(program, tools, verify)
+    numbers = _Numbers(_parse_integers(run_llvm(llvm, tools)))
     results: list[Any] = []
     final_args: list[Any] = list(args)
     for kind, typ, position in printed:
@@ -610,6 +665,7 @@ __all__ = [
     "DYNAMIC_INDEX",
     "INSTALL_HINT",
     "MLIR_OPT_PIPELINE",
+    "VERIFIED_PIPELINE",
     "NativeTools",
     "find_tools",
     "native_program",

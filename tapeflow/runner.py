@@ -40,8 +40,10 @@ an `InterpretationError` whose message starts with the failing op's `file:line:c
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
+import re
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -130,7 +132,10 @@ def load_module(text: str, name: str = "<stdin>", ctx: Context | None = None) ->
 
 
 def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    """The `func.func @name` with a body; with `name=None`, the only such function."""
+    """The `func.func @name` with a body; with `name=None`, the only such function.
+
+    `F_grad` names the one gradient of `F` when the C frontend named it after its
+    activity signature (`F_dc_grad`, `tapeflow.frontends.c`) and there is only one."""
     funcs = [op for op in module.walk() if isinstance(op, func.FuncOp)]
     defined = [f for f in funcs if f.body.blocks and f.body.block.ops]
     names = ", ".join(f"@{f.sym_name.data}" for f in defined) or "none"
@@ -143,13 +148,23 @@ def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
             if f not in defined:
                 raise ToolError(f"function @{name} is only declared, it has no body")
             return f
-    hint = ""
     primal = name.removesuffix("_grad")
-    if primal != name and any(f.sym_name.data == primal for f in defined):
+    signed = [f for f in defined if primal != name
+              and re.fullmatch(rf"{re.escape(primal)}_[dca]+_grad", f.sym_name.data)]  # fmt: skip
+    if len(signed) == 1:
+        return signed[0]
+    known = [f.sym_name.data for f in defined]
+    close = [f.sym_name.data for f in signed] or difflib.get_close_matches(name, known, n=3)
+    primals = [n for n in known if re.fullmatch(rf"{re.escape(primal)}(_[dca]+)?", n)]
+    if primal != name and primals and not any(n.endswith("_grad") for n in known):
         hint = (
             f"; @{name} is made by tapeflow-opt: run `tapeflow-opt FILE --tapeflow "
             "-o FILE-tf.mlir` and give that file (a .c file holds the primal only)"
         )
+    elif close:
+        hint = f"; did you mean {' or '.join(f'@{n}' for n in close)}?"
+    else:
+        hint = ""
     raise ToolError(f"no function @{name} in the module (it defines {names}){hint}")
 
 

@@ -175,6 +175,9 @@ class Job:
     file_kernel: Any = None
     """A `tapeflow.eval.kernels.FileKernel` (a user's file, a suite's C kernel) instead of a
     bundled kernel."""
+    progress_lines: bool = False
+    """Print a line on stderr as each of its runs finishes (tapeflow-bench off a terminal:
+    a task of one kernel can take minutes)."""
 
     @property
     def options(self) -> TapeFlowOptions:

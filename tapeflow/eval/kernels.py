@@ -20,7 +20,8 @@ by a zero shadow when it has one, `convention.shadowed`, then the seed 1.0), `ar
   function handed to `__enzyme_autodiff`). Inputs: tapeflow-run's documented fill rule
   (`tapeflow.runner.make_arguments`: float memref p is
   `default_rng([seed, p]).uniform(-1, 1)`, integer memrefs zeros), or arrays given by
-  name or position (`--inputs`, as tapeflow-run's); scalar arguments must be given.
+  name or position (`--inputs`, as tapeflow-run's); scalar arguments must be given, in
+  `--args` (in order) or in the `--inputs` .npz by name (`n=16`).
 
 The package imports nothing from benchmarks/: kernel files are data it reads, found by
 the one rule of `bundled.kernel_dir`.
@@ -83,6 +84,8 @@ class FileKernel:
     """`--inputs` specs (tapeflow-run's forms: data.npz, P=a.npy, NAME=a.npy)."""
     clang_args: tuple[str, ...] = ()
     """`-D`/`-I` for a C file (`tapeflow-bench -D N=8 -I DIR --kernels k.c`)."""
+    scalars: tuple[str, ...] = ()
+    """The scalar arguments not in `inputs`, in order (`tapeflow-bench --args`)."""
 
     @property
     def name(self) -> str:
@@ -92,7 +95,8 @@ class FileKernel:
     def grad_entry(self) -> str:
         return f"{self.function}_grad"
 
-    def source(self) -> str:
+    def source(self, size: str = "default") -> str:
+        """The file's text (a kernel file has one size: `size` is ignored)."""
         try:
             return Path(self.file).read_text()
         except OSError as e:
@@ -105,9 +109,13 @@ class FileKernel:
     def _primal(self, size: str) -> Any:
         return runner.find_function(self.load(size), self.function)
 
-    def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
+    def _arguments(self, size: str, seed: int) -> tuple[Any, list[Any]]:
         f = self._primal(size)
-        values = runner.make_arguments(f, seed, runner.read_inputs(self.inputs, f))
+        inputs = runner.read_inputs(self.inputs, f)
+        return f, runner.make_arguments(f, seed, inputs, scalars=self.scalars)
+
+    def grad_arguments(self, size: str = "default", seed: int = 0) -> list[Any]:
+        f, values = self._arguments(size, seed)
         return grad_arguments(values, convention.shadowed(f))
 
     def argument_names(self, size: str = "default") -> list[str]:
@@ -122,8 +130,7 @@ class FileKernel:
         return out
 
     def primal_bytes(self, size: str = "default", seed: int = 0) -> int:
-        f = self._primal(size)
-        values = runner.make_arguments(f, seed, runner.read_inputs(self.inputs, f))
+        _, values = self._arguments(size, seed)
         return sum(int(v.nbytes) for v in values if isinstance(v, np.ndarray))
 
 
@@ -135,16 +142,17 @@ def _load_file(path: str, text: str, clang_args: tuple[str, ...] = ()) -> Any:
 
 
 def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
-                size: str = "default", clang_args: tuple[str, ...] = ()) -> FileKernel:  # fmt: skip
+                size: str = "default", clang_args: tuple[str, ...] = (),
+                scalars: tuple[str, ...] = ()) -> FileKernel:  # fmt: skip
     """A `FileKernel` for `path` (a C file compiled with `clang_args`, `-D`/`-I`), checked
-    now: the file exists, compiles, and has one marked function (or `function`, when
-    given, is marked); raises `ToolError`."""
+    now: the file exists, compiles, has one marked function (or `function`, when
+    given, is marked), and its arguments can be made; raises `ToolError`."""
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {path}")
     if not path.endswith((".c", ".mlir")):
         raise ToolError(f"{path}: a kernel file is a .c or .mlir file")
-    kernel = FileKernel(path, function or "?", tuple(inputs), tuple(clang_args))
+    kernel = FileKernel(path, function or "?", tuple(inputs), tuple(clang_args), tuple(scalars))
     module = kernel.load(size)
     marked = marked_functions(module)
     if function:
@@ -156,8 +164,15 @@ def file_kernel(path: str, inputs: tuple[str, ...] = (), function: str = "",
                 f"{len(marked)} functions are ({', '.join(marked)})")  # fmt: skip
         raise ToolError(f"{path}: {what} marked for differentiation; mark exactly one "
                         f"(the `{AUTODIFF_ATTR}` attribute, or an __enzyme_autodiff call)")
-    kernel = FileKernel(path, function or marked[0], tuple(inputs), tuple(clang_args))
-    kernel.grad_arguments(size)  # bad --inputs or scalars fail here, before anything runs
+    kernel = FileKernel(path, function or marked[0], tuple(inputs), tuple(clang_args),
+                        tuple(scalars))  # fmt: skip
+    try:  # bad --inputs or scalars fail here, before anything runs
+        kernel.grad_arguments(size)
+    except ToolError as e:
+        if "scalar argument" not in str(e):
+            raise
+        raise ToolError(f"{path}: {e}; give them with --args, in order, or by name in "
+                        "the --inputs .npz") from None
     return kernel
 
 
@@ -236,15 +251,18 @@ def salam_available() -> bool:
         return False
 
 
-def _is_file(entry: str) -> bool:
+def is_kernel_file(entry: str) -> bool:
+    """Whether a `--kernels` entry names a kernel file (not a suite kernel)."""
     return entry.endswith((".c", ".mlir")) or "/" in entry
 
 
 def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size: str,
-                 clang_args: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
+                 clang_args: Sequence[str] = (),
+                 scalars: Sequence[str] = ()) -> dict[str, tuple[str, Any, str]]:  # fmt: skip
     """`--suite` and `--kernels`: label -> (suite, kernel, C twin file), in run order.
     Suite kernels are named by their name (suite salam's as `salam/<name>`); kernel files
-    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`). Raises `ToolError`
+    are suite `files` (a C one compiled with `clang_args`, `-D`/`-I`; `inputs` and
+    `scalars` are their arguments'). Raises `ToolError`
     on an unknown suite or kernel, a missing file."""
     chosen = [s.strip() for s in suites_text.split(",") if s.strip()]
     if "all" in chosen:  # every suite that has kernels
@@ -267,12 +285,13 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size
     unknown = []
     for e in entries:
         stem = Path(e).stem
-        if _is_file(e) and not Path(e).is_file():
+        if is_kernel_file(e) and not Path(e).is_file():
             raise ToolError(f"no such file: {e}")
         if e.endswith(".c") and stem in bundled():
             out[stem] = ("bundled", bundled()[stem], e)  # the C twin
-        elif _is_file(e):
-            k = file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args))
+        elif is_kernel_file(e):
+            k = file_kernel(e, tuple(inputs), size=size, clang_args=tuple(clang_args),
+                            scalars=tuple(scalars))  # fmt: skip
             label = k.name if k.name not in out and k.name not in known else e
             out[label] = ("files", k, "")
         elif e in known:

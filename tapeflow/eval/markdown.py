@@ -49,8 +49,9 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     out: list[str] = []
     l2 = machine.l2.size
     suite = header.get("suite", "bundled")
-    out.append(f"## tapeflow-bench: suite {suite}, {size} sizes, machine "
-               f"`{header['machine_name']}`")
+    what = ("kernel files, sizes and inputs as given" if suite == "files"
+            else f"suite {suite}, {size} sizes")  # fmt: skip
+    out.append(f"## tapeflow-bench: {what}, machine `{header['machine_name']}`")
     out.append("")
     out.append(f"- command: `{header['command']}`")
     load = header.get("load_average")
@@ -119,7 +120,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             out.append(f"Enzyme-layout tape >= {LLC_FACTOR:g}x the last-level cache "
                        f"(L2 = {fmt_bytes(l2)}) on every kernel that caches: {per}.")
         else:
-            which = "these sizes" if size != "default" else "the default sizes"
+            which = "the default sizes" if size == "default" and suite != "files" else \
+                "these sizes"  # fmt: skip
             out.append(f"NOT every Enzyme-layout tape is >= {LLC_FACTOR:g}x the last-level "
                        f"cache (L2 = {fmt_bytes(l2)}) at {which}: {per} "
                        f"(below: {', '.join(r.kernel for r in small)}).")  # fmt: skip

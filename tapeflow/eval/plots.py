@@ -202,7 +202,7 @@ def write_sweep_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] =
 
     def save(fig: Any, name: str, data: list[dict[str, Any]]) -> None:
         fig.tight_layout()
-        fig.savefig(plot_dir / f"{name}.png", dpi=100)
+        fig.savefig(plot_dir / f"{name}.png", dpi=100, bbox_inches="tight")  # the legends
         plt.close(fig)
         _write_csv(plot_dir / f"{name}.csv", data)
         paths.extend([plot_dir / f"{name}.png", plot_dir / f"{name}.csv"])
@@ -301,8 +301,10 @@ def write_sweep_plots(table: Any, plot_dir: str | Path, heatmap: Sequence[str] =
                 a.set_xscale("log", base=2)
                 a.set_xlabel("on-chip SRAM: L1 + L2 (+ SPM capacity), KiB")
                 a.set_ylabel("cycles")
+                # whole cycle counts, not "+1.188e7" over a 0.03% range
+                a.ticklabel_format(axis="y", style="plain", useOffset=False)
                 a.set_title(kernel, fontsize=9)
-                a.legend(fontsize=7)
+                a.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the data
         fig.suptitle("Fewest cycles with at most this much on-chip SRAM (any pass option)",
                      fontsize=10)  # fmt: skip
         fig2.suptitle("Pareto front of (cycles, on-chip SRAM), both designs", fontsize=10)

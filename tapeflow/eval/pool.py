@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import resource
+import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -111,14 +115,22 @@ class Pool:
                 **HOUSEKEEPING,
                 **self.dask_config,
             })  # fmt: skip
-            self._cluster = LocalCluster(  # dashboard on a free port: never a clash
-                n_workers=self.workers, threads_per_worker=1, processes=True,
-                dashboard_address=":0", memory_limit=self.memory_limit or "auto",
-            )  # fmt: skip
+            with _workers_ignore_ctrl_c():
+                self._cluster = LocalCluster(  # dashboard on a free port: never a clash
+                    n_workers=self.workers, threads_per_worker=1, processes=True,
+                    dashboard_address=":0", memory_limit=self.memory_limit or "auto",
+                )  # fmt: skip
             self.client = Client(self._cluster)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: Any, *exc: object) -> None:
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            # Ctrl-C: the cluster is torn down with its tasks running; Dask's warnings
+            # about the cancelled tasks and killed workers say nothing to the user.
+            logging.disable(logging.CRITICAL)
+            if self._cluster is not None:
+                with contextlib.suppress(Exception):
+                    self.client.run(_quiet)
         if self.client is not None:
             self.client.close()
         if self._cluster is not None:
@@ -153,6 +165,25 @@ class Pool:
         from dask.distributed import as_completed
 
         return as_completed()
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """SIGINT ignored while the LocalCluster starts its processes, which inherit it: a
+    Ctrl-C interrupts the driver only, which then closes the cluster (the workers, hit
+    too, would print tracebacks of their cancelled tasks)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _quiet() -> None:
+    logging.disable(logging.CRITICAL)
 
 
 def _process_cpu_s() -> tuple[int, float]:

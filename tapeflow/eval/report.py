@@ -31,6 +31,8 @@ class BenchReport:
     plots_s: float = 0.0
     several: bool = False
     """More than one table (machines or suites): a summary table ends the Markdown."""
+    rows: list[tuple[str, str, list[Any]]] = field(default_factory=list)
+    """(machine label, suite, its `KernelRow`s) per table."""
 
 
 def bench_report(results: Sequence[dict[str, Any]],
@@ -69,6 +71,7 @@ def bench_report(results: Sequence[dict[str, Any]],
                 "sweep": sweep,
             }
             out.texts.append(markdown(rows, gm, machine, size=size, header=header))
+            out.rows.append((label, suite, rows))
             data = to_json(rows, gm, header, machine)
             if suite == "salam":
                 if ratios is None:
@@ -101,3 +104,34 @@ def bench_report(results: Sequence[dict[str, Any]],
     if out.several:
         out.texts.append(summary_markdown(out.summaries))
     return out
+
+
+PAPER_CLAIMS = "1.3-2.5x faster, 5-40x less on-chip SRAM, 8x less on-chip energy"
+"""The paper's (CGO 2024) headline claims, as README "Results beside the paper" lists them."""
+
+
+def verdict(report: BenchReport, size: str) -> list[str]:
+    """Three lines a user can act on after `tapeflow-bench --quick`: where TapeFlow paid
+    (speedup >= 1.01x), where the cost model kept Enzyme's layout (the same cycles) and
+    how to see why, and what the full run is for."""
+    paid, kept = [], []
+    for label, suite, rows in report.rows:
+        tag = label if suite == "bundled" else f"{label} ({suite})"
+        good = [r for r in rows if not r.errors and (r.speedup.get("tapeflow") or 0) >= 1.01]
+        good.sort(key=lambda r: -(r.speedup.get("tapeflow") or 0))
+        paid.append(f"{tag}: " + (", ".join(f"{r.kernel} {r.speedup['tapeflow']:.2f}x"
+                                             for r in good) or "nowhere"))  # fmt: skip
+        same = [r.kernel for r in rows if not r.errors and not r.control
+                and r.variants.get("tapeflow", {}).get("cycles")
+                == r.variants.get("enzyme", {}).get("cycles")]  # fmt: skip
+        kept.append(f"{tag}: {', '.join(same) or 'none'}")
+    example = next((label for label, _, _ in report.rows), "default-45nm")
+    return [
+        f"verdict: TapeFlow paid on {'; '.join(paid)}.",
+        f"verdict: the cost model kept Enzyme's layout (same cycles) on {'; '.join(kept)}; "
+        f"`tapeflow-opt K.mlir -p 'tapeflow{{machine={example}}}' --remarks` says why, per "
+        "tape cache.",
+        f"verdict: at {size} sizes the tapes fit in the caches; the full run "
+        "(`tapeflow-bench`, default sizes, every tape >= 4x the L2) is what README "
+        f"\"Results beside the paper\" sets beside the paper's claims ({PAPER_CLAIMS}).",
+    ]

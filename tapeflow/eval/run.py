@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.printer import Printer
 
 from tapeflow.eval.jobs import (
+    LABELS,
     VARIANTS,
     Job,
     build_module,
@@ -129,6 +130,12 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             results[i] = out
         if record is not None:
             records.append(record)
+        if group[0].progress_lines and len(shared) > 1:  # a Dask worker shares our stderr
+            variants = ", ".join(dict.fromkeys(LABELS.get(j.variant, j.variant) for j in group))
+            failed = " FAILED" if any(results[i].get("error") for i in members) else ""
+            print(f"tapeflow-bench: {group[0].kernel}: {variants} done{failed} "
+                  f"({time.perf_counter() - t0:.0f} s into its task)",
+                  file=sys.stderr, flush=True)  # fmt: skip
     return {"kernels": sorted({job.kernel for job in jobs}), "results": results,
             "runs": records, "compile_s": sum(w for w, _ in compile_s.values()),
             "compile_cpu_s": sum(c for _, c in compile_s.values()),

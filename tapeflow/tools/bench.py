@@ -5,6 +5,7 @@
     tapeflow-bench --machine accel-salam    # one machine (a preset name or a TOML file)
     tapeflow-bench --kernels gemm,lstm --json results.json --out bench-out
     tapeflow-bench --set dram.energy_pj_per_byte=64 --spm-bytes 16384
+    tapeflow-bench --kernels rd.c --inputs u.npz --args 16 100 0.01 0.1   # your kernel
 
 The logic lives in `tapeflow.eval`; this is the command line.
 """
@@ -27,10 +28,11 @@ import numpy as np
 from tapeflow.diagnostics import ToolError, report_errors
 from tapeflow.eval import jobs, kernels, markdown, run, summary
 from tapeflow.eval.bundled import SOURCE_TREE
-from tapeflow.eval.report import bench_report
+from tapeflow.eval.report import bench_report, verdict
 from tapeflow.eval.summary import METRICS_DOC
 from tapeflow.frontends.c import add_c_arguments, c_arguments
 from tapeflow.hwmodel.config import load_machine
+from tapeflow.tools.common import take_scalars
 from tapeflow.transforms.options import DEFAULT_DEPTH, check_options, scratchpad_bytes
 
 _DESCRIPTION = """\
@@ -71,7 +73,8 @@ output:
   --json F   the same JSON as DIR/results.json, also written to F ('-' = stdout)
   progress   on stderr: on a terminal a progress bar (tqdm), one step per task (a kernel
              with all its variants and machines: "tasks" below); otherwise one line
-             per finished task
+             per finished run of a task (kernel: variant) and one per finished task;
+             Ctrl-C stops it (exit status 130) and writes nothing
 
 the cache sweep: the Enzyme layout's and TapeFlow's gradients run once for every machine
 and every L2 capacity in --sweep (hwmodel.fastsim.simulate_fast_many: one hardware model
@@ -125,7 +128,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="leave these kernels out (a suite kernel as NAME or SUITE/NAME)")
     p.add_argument("--inputs", action="append", default=[], metavar="data.npz|P=a.npy",
                    help="arrays for a kernel file's arguments, as tapeflow-run --inputs "
-                   "(default: tapeflow-run's seeded fill rule); repeatable")
+                   "(default: tapeflow-run's seeded fill rule); repeatable. Scalars too, by "
+                   "name: numpy.savez('in.npz', u=u, n=16, dt=0.01) gives %%n and %%dt")
+    p.add_argument("--args", nargs="*", default=[], metavar="VALUE",
+                   help="a kernel file's scalar arguments not in --inputs, in order, as "
+                   "tapeflow-run --args (they run up to the next option, so -1e-3 is a value)")
     # a kernel file's own -D/-I, carried to the workers (a C twin gets its kernel's sizes)
     add_c_arguments(p, "a kernel file k.c")
     p.add_argument("--salam-cache", type=int, default=16, metavar="KIB",
@@ -211,9 +218,13 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
     """`tapeflow-bench`'s arguments, checked: (args, size, kernel names, one (label,
     machine, sweep, spm_bytes) per machine, the jobs). Raises `ToolError` on bad input;
     `--help` and argparse's own errors exit as argparse does."""
-    args = _parser(list(jobs.kernels())).parse_args(argv)
+    rest, scalars = take_scalars(argv)
+    args = _parser(list(jobs.kernels())).parse_args(rest)
     size = args.size or ("small" if args.quick else "default")
-    table = kernels.kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args))
+    table = kernels.kernel_table(args.kernels, args.suite, args.inputs, size, c_arguments(args),
+                                 scalars)  # fmt: skip
+    if scalars and not any(s == "files" for s, _, _ in table.values()):
+        raise ToolError("--args: only kernel files take scalars (--kernels k.c)")
     for name in (n.strip() for n in args.exclude.split(",") if n.strip()):
         hit = [label for label in table if label in (name, f"salam/{name}")]
         if not hit:
@@ -258,7 +269,8 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
                   seed=args.seed, backend=args.backend, c_source=table[n][2],
-                  file_kernel=table[n][1] if table[n][0] != "bundled" else None)
+                  file_kernel=table[n][1] if table[n][0] != "bundled" else None,
+                  progress_lines=not args.no_progress and not sys.stderr.isatty())
         for label, machine, sweep, spm_bytes in setups
         for n in names
         for v in jobs.VARIANTS
@@ -277,8 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     phases = {"setup": time.perf_counter() - t_start}
     timings: dict[str, Any] = {}
     t0 = time.perf_counter()
-    with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
-        results = run.run_jobs(planned, args.jobs, not args.no_progress, timings)
+    try:
+        with report_errors():  # e.g. --jobs 2 without Dask distributed: one error line
+            results = run.run_jobs(planned, args.jobs, not args.no_progress, timings)
+    except KeyboardInterrupt:
+        print(f"tapeflow-bench: interrupted after {time.perf_counter() - t0:.0f} s; the "
+              f"report needs every task, so nothing was written to {out_dir}/",
+              file=sys.stderr)  # fmt: skip
+        return 130
     wall = time.perf_counter() - t0
     phases.update({"cluster start": timings["cluster_start_s"], "tasks": timings["tasks_s"],
                    "cluster stop": timings["cluster_stop_s"]})  # fmt: skip
@@ -303,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           salam_cache=args.salam_cache * 1024,
                           plot_dir=None if args.no_plots else out_dir)  # fmt: skip
     text, several = "\n".join(report.texts), report.several
+    if args.quick:  # the first table a user sees: what to make of it
+        text += "\n" + "\n".join(verdict(report, size)) + "\n"
     blob = json.dumps({"header": common, "machines": report.machines,
                        "summary": {name: gm for name, gm in report.summaries}},
                       indent=1, default=_json_default)  # fmt: skip

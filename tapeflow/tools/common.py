@@ -1,7 +1,8 @@
 """What the command-line tools share: usage errors as one `error:` line (`ArgumentParser`),
-tapeflow-run/-sim/-exec's `--args` values that look like options (`take_scalars`) and
-`--zero` positions. Reading `--inputs` is the library's (`tapeflow.runner.read_inputs`);
-errors end at `tapeflow.diagnostics.report_errors`."""
+tapeflow-run/-sim/-exec's `--args` values that look like options (`take_scalars`), and
+their one rule for a function's arguments (`function_arguments`). Reading `--inputs` is
+the library's (`tapeflow.runner.read_inputs`); errors end at
+`tapeflow.diagnostics.report_errors`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from tapeflow import runner
 from tapeflow.diagnostics import ToolError
 from tapeflow.frontends import c as c_frontend
 
@@ -22,14 +29,14 @@ class ArgumentParser(argparse.ArgumentParser):
         raise SystemExit(1)
 
 
-SHORT = ("-h", "-e", "-q")
-"""Short options of tapeflow-run/exec/sim: they end `--args`' values."""
+SHORT = ("-h", "-e", "-q", "-p", "-j")
+"""Short options of tapeflow-run/exec/sim/bench: they end `--args`' values."""
 
 
 def take_scalars(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Pulls the values of every `--args` out of argv, so that values argparse would
     take for options (`-1e-3`, `-inf`, `-0x1p3`) still count as values. The values end
-    at the next token starting with `--`, or at a short option (`-h`, `-e`, `-q`)."""
+    at the next token starting with `--`, or at a short option (`SHORT`)."""
     rest: list[str] = []
     scalars: list[str] = []
     i = 0
@@ -70,3 +77,22 @@ def zero_positions(specs: Sequence[str]) -> list[int]:
             except ValueError:
                 raise ToolError(f"--zero: expected argument positions, got '{part}'") from None
     return positions
+
+
+def function_arguments(module: ModuleOp, func_op: func.FuncOp,
+                       args: argparse.Namespace) -> list[Any]:  # fmt: skip
+    """`func_op`'s arguments by tapeflow-run's rule, the same in tapeflow-run, -sim and
+    -exec: `--seed`, `--inputs`, `--args`, `--zero` and, for a gradient `@F_grad` of
+    `@F` in `module`, primals filled as `@F`'s and zero shadows sized from their primals
+    (`runner.gradient_layout`) unless `--plain-fill`."""
+    plain = getattr(args, "plain_fill", False)
+    mirror, shadows = ({}, []) if plain else runner.gradient_layout(module, func_op)
+    return runner.make_arguments(
+        func_op,
+        seed=args.seed,
+        inputs=runner.read_inputs(args.inputs, func_op),
+        scalars=args.args,
+        zero=[*zero_positions(args.zero), *shadows],
+        fill_positions=mirror,
+        shape_of=runner.shadow_shapes(module, func_op),
+    )

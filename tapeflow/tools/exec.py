@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         "Runs one function of an MLIR module natively and prints its results and its "
         "memref arguments, exactly as tapeflow-run does: the module is lowered to "
         "upstream dialects (tapeflow-lower-to-std), compiled by mlir-opt-22 ("
-        + " ".join(native.MLIR_OPT_PIPELINE)
+        + " ".join(native.VERIFIED_PIPELINE)
         + ") and run by mlir-runner-22. Needs upstream MLIR: "
         + native.INSTALL_HINT
         + "."
@@ -62,7 +62,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--emit-mlir",
         metavar="FILE",
-        help="also write the upstream MLIR program that is compiled (for debugging)",
+        help="also write the upstream MLIR program that is compiled, in custom form "
+        "(compiled in generic form, with locations; for debugging)",
+    )
+    p.add_argument(
+        "--no-runtime-checks",
+        action="store_true",
+        help="compile without upstream's runtime verification (on by default: an "
+        "out-of-bounds access is an error at its op's location, not a wrong number); "
+        "for timing",
     )
     return p
 
@@ -72,10 +80,11 @@ def _run_natively(module: Any, name: str, args: Sequence[Any], options: argparse
     if options.emit_mlir:
         types = runner.find_function(module, name).function_type.inputs.data
         values = [native.argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, types))]
-        program, _printed = native.native_program(module, name, values)
+        program, _printed = native.native_program(module, name, values, located=False)
         with open(options.emit_mlir, "w") as out:
             out.write(program)
-    return native.run_function_native(module, name, args, tools=tools)
+    return native.run_function_native(module, name, args, tools=tools,
+                                      verify=not options.no_runtime_checks)  # fmt: skip
 
 
 def native_passes(text: str) -> list[Any]:

@@ -97,6 +97,13 @@ class TapeFlowOptMain(xDSLOptMain):
             action="store_true",
             help="verify the IR after each pass, not only the input and the pipeline's result",
         )
+        arg_parser.add_argument(
+            "--mlir-print-debuginfo",
+            dest="print_debuginfo",
+            action="store_true",
+            help="mlir-opt's spelling of --print-debuginfo: every op's loc(...) (a C "
+            "file's lines), which tapeflow-run/-exec errors then name",
+        )
         c_frontend.add_c_arguments(arg_parser)
         arg_parser.add_argument(
             "--remarks",

@@ -18,7 +18,7 @@ from typing import Any
 from tapeflow import runner
 from tapeflow.diagnostics import read_source, report_errors
 from tapeflow.frontends import c as c_frontend
-from tapeflow.tools.common import ArgumentParser, parse_run_arguments, zero_positions
+from tapeflow.tools.common import ArgumentParser, function_arguments, parse_run_arguments
 
 _EPILOG = """\
 arguments of the function:
@@ -139,16 +139,7 @@ def main(
         if prepare is not None:
             prepare(module, args)
         func_op = runner.find_function(module, args.entry)
-        mirror, shadows = ({}, []) if args.plain_fill else runner.gradient_layout(module, func_op)
-        values = runner.make_arguments(
-            func_op,
-            seed=args.seed,
-            inputs=runner.read_inputs(args.inputs, func_op),
-            scalars=args.args,
-            zero=[*zero_positions(args.zero), *shadows],
-            fill_positions=mirror,
-            shape_of=runner.shadow_shapes(module, func_op),
-        )
+        values = function_arguments(module, func_op, args)
         result = execute(module, func_op.sym_name.data, values, args)
         if args.json:
             output = json.dumps(runner.format_json(result), allow_nan=False) + "\n"

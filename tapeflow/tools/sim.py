@@ -4,8 +4,9 @@
     tapeflow-sim grad.mlir --entry f_grad --set l2.size=262144 --set prefetch.enabled=false
     tapeflow-sim tf.mlir --entry f_grad --machine small-spm.toml --json
 
-Arguments are built exactly as `tapeflow-run` builds them (`tapeflow.runner`: the same
-fill rule, `--args`, `--seed`, `--inputs`, `--zero`). The machine is
+Arguments are built exactly as `tapeflow-run` builds them (`tools.common.function_arguments`:
+the same fill rule, `--args`, `--seed`, `--inputs`, `--zero`, and a gradient's primals
+filled as its primal's and its shadows zero unless `--plain-fill`). The machine is
 `tapeflow/hwmodel/defaults.toml`, then `--machine M.toml` (same layout, only the keys to
 change), then each `--set section.key=value` in order.
 """
@@ -25,7 +26,7 @@ from tapeflow.frontends import c as c_frontend
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.hwmodel.report import format_table, to_json
 from tapeflow.simulate import simulate, simulate_auto, simulate_fast
-from tapeflow.tools.common import ArgumentParser, parse_run_arguments, zero_positions
+from tapeflow.tools.common import ArgumentParser, function_arguments, parse_run_arguments
 
 _EPILOG = """\
 machine keys (see hwmodel/defaults.toml, every number with its source):
@@ -79,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="memref data, as tapeflow-run --inputs")  # fmt: skip
     parser.add_argument("--zero", action="append", default=[], metavar="P[,P...]",
                         help="fill these memref arguments with zeros")  # fmt: skip
+    parser.add_argument("--plain-fill", action="store_true",
+                        help="for @F_grad, the plain fill rule (as tapeflow-run)")  # fmt: skip
     parser.add_argument("--backend", choices=["auto", "numba", "python"], default="auto",
                         help="cache simulator backend (auto: numba when installed)")  # fmt: skip
     parser.add_argument(
@@ -146,14 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text, name = read_source(args.file)
         module = runner.load_module(text, name)
         func_op = runner.find_function(module, args.entry)
-        values = runner.make_arguments(
-            func_op,
-            seed=args.seed,
-            inputs=runner.read_inputs(args.inputs, func_op),
-            scalars=args.args,
-            zero=zero_positions(args.zero),
-            shape_of=runner.shadow_shapes(module, func_op),
-        )
+        values = function_arguments(module, func_op, args)
         entry = func_op.sym_name.data
         shown = None if args.quiet or not sys.stderr.isatty() else sys.stderr
         with progress(f"tapeflow-sim: simulating @{entry}", shown):

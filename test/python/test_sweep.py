@@ -287,3 +287,26 @@ def test_cli_against_a_scheduler(cluster: Any, spec_file: Path, tmp_path: Path,
     assert f"({cluster.scheduler_address})" in text
     assert "plots: heatmap_speedup.png" in text
     assert _rows(out) == _rows(full_run[0])
+
+
+def test_cycle_axes_are_readable(full_run: tuple[Path, SweepStats], tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Cycles vs SRAM and the Pareto plot: no offset notation on the cycle axis (a 0.03%
+    range drawn as a steep line under '+1.188e7'), legends outside the axes."""
+    from matplotlib.figure import Figure
+
+    seen: list[Any] = []
+    original = Figure.savefig
+
+    def savefig(fig: Any, *args: Any, **kwargs: Any) -> None:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            if ax.get_ylabel() == "cycles":
+                legend = ax.get_legend().get_window_extent()
+                seen.append((ax.yaxis.get_offset_text().get_text(),
+                             legend.x0 >= ax.get_window_extent().x1))  # fmt: skip
+        original(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    write_sweep_plots(read_results(full_run[0]), tmp_path, ["l2.size", "spm-bytes"])
+    assert seen and all(offset == "" and outside for offset, outside in seen), seen

@@ -4,7 +4,7 @@
 // with "@weighted_dc_grad takes 4 argument(s), got 5".
 // REQUIRES: libclang
 // RUN: rm -rf %t && tapeflow-bench --kernels %s --machine default-45nm -j 1 --no-plots --no-progress --sweep none --out %t | filecheck %s
-// CHECK: ## tapeflow-bench: suite files, default sizes, machine `default-45nm`
+// CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `default-45nm`
 // CHECK: | weighted_dc {{.*}}| bit-identical |
 // CHECK-NOT: ERROR
 // CHECK-NOT: Traceback

@@ -4,7 +4,7 @@
 // REQUIRES: libclang
 // RUN: rm -rf %t && tapeflow-bench --kernels %s -I %S/Inputs/c-include -D N=8 --machine default-45nm -j 1 --no-plots --no-progress --sweep none --out %t | filecheck %s
 // RUN: not tapeflow-bench --kernels %s --machine default-45nm -j 1 --no-plots --no-progress --sweep none --out %t 2>&1 | filecheck %s --check-prefix=MISSING
-// CHECK: ## tapeflow-bench: suite files, default sizes, machine `default-45nm`
+// CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `default-45nm`
 // CHECK: | decay | {{[0-9]+}} B | {{.*}} | bit-identical |
 // CHECK-NOT: Traceback
 // MISSING: error: {{.*}}user-c-kernel-preprocessor.c:12:10: 'gain.h' file not found

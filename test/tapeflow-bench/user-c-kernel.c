@@ -2,7 +2,7 @@
 // table: the function handed to __enzyme_autodiff, inputs by tapeflow-run's seeded rule.
 // REQUIRES: libclang
 // RUN: rm -rf %t && tapeflow-bench --kernels %s --machine default-45nm -j 1 --no-plots --no-progress --sweep none --out %t | filecheck %s
-// CHECK: ## tapeflow-bench: suite files, default sizes, machine `default-45nm`
+// CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `default-45nm`
 // CHECK: | kernel | tape (Enzyme) |
 // CHECK: | chain | {{[0-9]+}} B | {{.*}} | bit-identical |
 // CHECK: | **geomean** (1 kernels) |

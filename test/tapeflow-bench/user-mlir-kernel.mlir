@@ -2,7 +2,7 @@
 // by the seeded rule; --inputs (tapeflow-run's forms) is read and checked before anything
 // runs: a wrong shape is one line.
 // RUN: rm -rf %t && mkdir -p %t && tapeflow-bench --kernels %s --machine accel-salam -j 1 --no-plots --no-progress --sweep none --out %t/a | filecheck %s
-// CHECK: ## tapeflow-bench: suite files, default sizes, machine `accel-salam`
+// CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `accel-salam`
 // CHECK: | sq_chain | {{[0-9]+}} B | {{.*}} | bit-identical |
 // accel-salam is lockstep: its cycle terms have a T_hit column, and the heading its formula
 // CHECK: ### Cycle terms (hwmodel/model.py: T_core = sum over phases of max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late;

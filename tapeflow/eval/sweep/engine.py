@@ -57,7 +57,7 @@ from tapeflow.eval.jobs import (
     tapeflow_options,
 )
 from tapeflow.eval.pool import Pool, progress_bar
-from tapeflow.eval.run import argument_names, simulate_many
+from tapeflow.eval.run import simulate_many
 from tapeflow.eval.summary import ratio
 from tapeflow.eval.sweep.results import (
     RESULTS,
@@ -109,10 +109,15 @@ def pipeline_of(variant: str, point: Point) -> list[ModulePass]:
     return machines.pipeline(tapeflow, options, machines.machine_costs(machine, options.machine))
 
 
-def compile_task(kernel: str, size: str, passes: Sequence[ModulePass]) -> dict[str, Any]:
+def kernel_of(ref: Any) -> Any:
+    """A point's kernel: a bundled kernel by name, or a kernel file (`kernels.FileKernel`)."""
+    return kernels()[ref] if isinstance(ref, str) else ref
+
+
+def compile_task(kernel: Any, size: str, passes: Sequence[ModulePass]) -> dict[str, Any]:
     """The IR text of one kernel compiled by `passes` (never raises: errors come back)."""
     try:
-        module = kernels()[kernel].load(size)
+        module = kernel_of(kernel).load(size)
         apply_passes(module, passes)
     except Exception as e:
         return {"ir": None, "error": f"{type(e).__name__}: {e}".strip()}
@@ -136,23 +141,24 @@ def gradients_digest(grads: dict[str, Any]) -> str:
     return digest(*parts)
 
 
-def simulate_task(ir: str, kernel: str, size: str, seed: int, machines: list[dict[str, Any]],
+def simulate_task(ir: str, kernel: Any, size: str, seed: int, machines: list[dict[str, Any]],
                   backend: str) -> list[dict[str, Any]]:  # fmt: skip
     """One result per machine (report, gradients digest, path or error), from one run of
     the program when the machines allow it, else one run each."""
     t0 = time.perf_counter()
+    k = kernel_of(kernel)
     try:
-        module = runner.load_module(ir, f"{kernel}.mlir")
+        module = runner.load_module(ir, f"{k.name}.mlir")
     except Exception as e:
         return [{"error": f"{type(e).__name__}: {e}".strip()} for _ in machines]
-    entry = kernels()[kernel].grad_entry
+    entry = k.grad_entry
 
     def run(raws: list[dict[str, Any]]) -> list[dict[str, Any]]:
         sims, path = simulate_many(
-            module, entry, lambda: kernel_arguments(kernel, size, seed),
+            module, entry, lambda: kernel_arguments(k.name, size, seed, kernel=k),
             [machine_from_raw(r) for r in raws], backend,
         )  # fmt: skip
-        names = argument_names(kernel)
+        names = k.argument_names(size)
         out = []
         for sim in sims:
             grads = {names[p]: sim.run.arguments[p] for p in sim.run.memref_positions}
@@ -248,9 +254,10 @@ class _Cache:
         atomic_write(p, json.dumps(result))
 
 
-def _inputs_digest(kernel: str, size: str, seed: int) -> str:
-    return gradients_digest({str(i): a for i, a in
-                             enumerate(kernel_arguments(kernel, size, seed))})  # fmt: skip
+def _inputs_digest(kernel: Any, size: str, seed: int) -> str:
+    k = kernel_of(kernel)
+    values = kernel_arguments(k.name, size, seed, kernel=k)
+    return gradients_digest({str(i): a for i, a in enumerate(values)})
 
 
 def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = True,
@@ -263,7 +270,6 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
     cache = _Cache(out_dir / "cache")
     stats = SweepStats(points=len(spec.points))
     fingerprint = code_fingerprint()
-    suite = kernels()
 
     old = read_results(out_dir)
     done: set[tuple[str, str]] = set()
@@ -284,7 +290,7 @@ def run_sweep(spec: Spec, out_dir: str | Path, pool: Pool, *, progress: bool = T
         passes = {v: pipeline_of(v, p) for v in spec.variants}
         specs_of[i] = {v: pipeline_text(passes[v]) for v in spec.variants}
         for v in spec.variants:
-            source = suite[p.kernel].source(p.size)
+            source = kernel_of(p.kernel).source(p.size)
             key = digest(fingerprint, source, pipeline_key(passes[v]))
             needs_ir[key].append((i, v))
             compile_args[key] = (p.kernel, p.size, passes[v])

@@ -15,6 +15,7 @@ from typing import Any
 
 from tapeflow.diagnostics import ToolError
 from tapeflow.eval import jobs
+from tapeflow.eval.kernels import file_kernel, is_kernel_file
 from tapeflow.hwmodel.config import DEFAULT_MACHINE, load_machine
 from tapeflow.transforms import checkpoint
 from tapeflow.transforms.options import DEFAULT_DEPTH, check_options, scratchpad_bytes
@@ -28,11 +29,16 @@ sweeps `snapshots`, which adds the variant `checkpoint` (TapeFlow's pipeline wit
 PASS_OPTIONS = LAYER_OPTIONS + CHECKPOINT_OPTIONS
 """What a spec's `[pass]` table may sweep."""
 SPEC_KEYS = ("kernels", "sizes", "machines", "seed", "variants", "backend", "pass", "set",
-             "plot")  # fmt: skip
+             "plot", "inputs", "args")  # fmt: skip
 
 SPEC_DOC = """\
 spec (TOML; every axis takes one value or a list, the grid is their product):
-  kernels  = ["gemm", "lstm"]        benchmark kernels (required)
+  kernels  = ["gemm", "lstm"]        benchmark kernels (required), or kernel files
+                                     relative to the spec, as tapeflow-bench --kernels
+                                     takes them: "rd.c", "k.mlir" (one size: as written)
+  inputs   = ["rd.npz"]              a kernel file's arrays and scalars by name, as
+                                     tapeflow-bench --inputs (relative to the spec)
+  args     = ["16", "100"]           a kernel file's other scalars, as tapeflow-bench --args
   sizes    = ["small"]               kernel sizes: small, default (default: default)
   machines = ["default-45nm", "accel-salam", "my.toml"]
                                      machine presets (tapeflow-bench --machine NAME) or
@@ -69,7 +75,8 @@ class Point:
     """One grid point: its axis values (`columns`) and what they resolve to."""
 
     columns: dict[str, Any]
-    kernel: str
+    kernel: Any
+    """The kernel's name (the bundled suite), or its `kernels.FileKernel`."""
     size: str
     seed: int
     machine: dict[str, Any]
@@ -158,6 +165,8 @@ def load_spec(path: str | Path) -> Spec:
         loc = f":{m.group(1)}:{m.group(2)}" if m else ""
         raise SpecError(f"{where}{loc}: invalid TOML: {str(e).split(' (at')[0]}") from None
 
+    base = Path(path).resolve().parent
+
     def fail(message: str, table: str = "", key: str | None = None) -> SpecError:
         return SpecError(f"{where}{_locate(text, table, key)}: {message}")
 
@@ -181,7 +190,7 @@ def load_spec(path: str | Path) -> Spec:
 
     if "kernels" not in spec:
         raise fail("missing key 'kernels' (a list of benchmark kernels)")
-    kernels = strings("kernels", [], list(jobs.kernels()))
+    kernels = _kernel_refs(strings("kernels", [], None), spec, base, fail)
     sizes = strings("sizes", ["default"], ["small", "default"])
     machines = strings("machines", [DEFAULT_MACHINE], None)
     checkpointing = "snapshots" in spec.get("pass", {})
@@ -231,7 +240,6 @@ def load_spec(path: str | Path) -> Spec:
         if not _values(value):
             raise fail(f"machine key '{key}' has an empty list of values", "set", key)
 
-    base = Path(path).resolve().parent
     set_keys = list(sets)
     pass_keys = list(passes)
     if checkpointing and "schedule" not in passes:
@@ -265,7 +273,7 @@ def load_spec(path: str | Path) -> Spec:
             raise fail(str(e), "pass", "spm-bytes") from None
         tile = options.get("tile-bytes", 0)
         depth = options.get("depth", DEFAULT_DEPTH)
-        columns = {"kernel": kernel, "size": size, "machine": machine, "seed": seed,
+        columns = {"kernel": kernel_label(kernel), "size": size, "machine": machine, "seed": seed,
                    **dict(zip(set_keys, set_values, strict=True)),
                    "spm-bytes": spm, "tile-bytes": tile, "depth": depth}  # fmt: skip
         ckpt = {k: options[k] for k in CHECKPOINT_OPTIONS if checkpointing}
@@ -283,6 +291,47 @@ def load_spec(path: str | Path) -> Spec:
         raise fail(f"plot.heatmap must name two axes of the grid (axes: {', '.join(axes)})",
                    "plot", "heatmap")  # fmt: skip
     return Spec(where, points, tuple(variants), backend, axes, heatmap)
+
+
+def _kernel_refs(names: list[str], spec: dict[str, Any], base: Path, fail: Any) -> list[Any]:
+    """The spec's kernels: bundled names, or kernel files (relative to the spec) checked
+    as tapeflow-bench checks them, with the spec's `inputs` and `args`."""
+    known = list(jobs.kernels())
+    files = [n for n in names if is_kernel_file(n)]
+    bad = [n for n in names if n not in known and n not in files]
+    if bad:
+        raise fail(f"unknown kernel {', '.join(map(repr, bad))} (known: {', '.join(known)}; "
+                   "or a .c/.mlir file)", "", "kernels")  # fmt: skip
+    extra = {}
+    for key in ("inputs", "args"):
+        values = _values(spec.get(key, []))
+        if not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
+            raise fail(f"'{key}' must be a string or a list of strings", "", key)
+        if values and not files:
+            raise fail(f"'{key}' is for kernel files", "", key)
+        extra[key] = tuple(str(v) for v in values)
+    inputs = tuple(_relative_input(i, base) for i in extra["inputs"])
+    refs: list[Any] = []
+    for n in names:
+        if n not in files:
+            refs.append(n)
+            continue
+        try:
+            refs.append(file_kernel(str(base / n), inputs, scalars=extra["args"]))
+        except ToolError as e:
+            raise fail(str(e), "", "kernels") from None
+    return refs
+
+
+def _relative_input(spec: str, base: Path) -> str:
+    """An `--inputs` spec (`data.npz`, `P=a.npy`) with its file relative to `base`."""
+    key, sep, path = spec.rpartition("=")
+    return f"{key}{sep}{base / path}"
+
+
+def kernel_label(kernel: Any) -> str:
+    """A point's `kernel` column: the bundled name, or the file kernel's function."""
+    return kernel if isinstance(kernel, str) else kernel.name
 
 
 def _machine_file(name: str, base: Path) -> str:

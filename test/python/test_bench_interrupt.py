@@ -1,0 +1,34 @@
+"""Ctrl-C during `tapeflow-bench` on a Dask cluster: one line saying what was kept, exit
+status 130, no traceback and no Dask warnings (the workers ignore the SIGINT their
+process group gets; the driver closes them)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs Dask")
+def test_ctrl_c_stops_the_bench_cleanly(tmp_path: Path):
+    bench = Path(sys.executable).parent / "tapeflow-bench"
+    out = tmp_path / "out"
+    process = subprocess.Popen(  # default sizes: the first task takes a minute or more
+        [str(bench), "--kernels", "mlp,lstm,gemm,conv2d", "--machine", "default-45nm",
+         "-j", "2", "--no-plots", "--sweep", "none", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(20)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    lines = err.splitlines()  # progress lines, then what was kept: nothing else
+    assert all(line.startswith("tapeflow-bench: ") for line in lines), err
+    assert "interrupted" in lines[-1] and "nothing was written" in lines[-1], err
+    assert not (out / "results.md").exists()
