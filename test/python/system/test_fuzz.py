@@ -48,7 +48,7 @@ def test_generator_is_deterministic_and_uses_every_feature():
     script = "from fuzz.program import generate; print(generate(7).render())"
     runs = {
         subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                       cwd=Path(__file__).parent, env={**os.environ, "PYTHONHASHSEED": h}).stdout
+                       cwd=Path(__file__).resolve().parents[1], env={**os.environ, "PYTHONHASHSEED": h}).stdout
         for h in ("1", "2")
     }  # fmt: skip
     assert runs == {generate(7).render() + "\n"}  # the same in every process

@@ -103,7 +103,7 @@ def test_pipeline_gradients_identical(name: str, options: str):
     assert run(module, kernel.grad_entry, args) == expected
 
 
-INPUTS = Path(__file__).parent / "Inputs"
+INPUTS = Path(__file__).resolve().parents[1] / "Inputs"
 
 
 def _hand_args(module_text: str, entry: str, ints: tuple[int, ...]) -> list[Any]:

@@ -22,7 +22,7 @@ from tapeflow.registry import get_all_passes, make_context
 
 pytest.importorskip("clang.cindex", reason="the tests compile a C stencil: libclang (extra 'c')")
 
-INPUTS = Path(__file__).parent / "Inputs"
+INPUTS = Path(__file__).resolve().parents[1] / "Inputs"
 STREAM_ALL = "tapeflow{mode=always}"
 
 

@@ -22,7 +22,7 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.summary import iso_cycle_sram
 
-HWMODEL = Path(__file__).parents[2] / "hwmodel"
+HWMODEL = Path(__file__).parents[3] / "hwmodel"
 
 
 def sim(text: str, entry: str, args, machine):

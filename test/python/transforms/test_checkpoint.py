@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tapeflow import native
 from tapeflow.interpreters import make_interpreter
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 

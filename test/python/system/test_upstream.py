@@ -30,7 +30,7 @@ from tapeflow.upstream import (
     verify_with_upstream,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tapeflow.eval.bundled import KERNELS  # noqa: E402

@@ -28,7 +28,7 @@ import pytest
 
 from tapeflow.tools import opt, run, sim
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KERNELS = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 TOOLS = {"tapeflow-opt": opt.main, "tapeflow-run": run.main, "tapeflow-sim": sim.main}
 TIMEOUT_S = 20

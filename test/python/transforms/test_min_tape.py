@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import MemRefType
 
 from tapeflow.transforms.lower_tape import TAPE_ATTR, lower_tape
 
-INPUTS = Path(__file__).parent / "Inputs"
+INPUTS = Path(__file__).resolve().parents[1] / "Inputs"
 
 
 def _tape_bytes(text: str, policy: str = "min-tape") -> tuple[int, list[str]]:

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.utils.exceptions import InterpretationError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tapeflow.transforms.lower_tape import LowerTapePass  # noqa: E402

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tapeflow.eval.bundled import KERNELS, make_inputs, reference_grad  # noqa: E402

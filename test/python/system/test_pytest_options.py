@@ -19,7 +19,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # pytest in a child process
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TESTS = """
 import pytest
 

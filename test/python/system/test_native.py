@@ -40,7 +40,7 @@ from tapeflow.runner import (
     run_function,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from tapeflow.eval.bundled import KERNELS, make_inputs  # noqa: E402

@@ -23,7 +23,7 @@ from tapeflow.runner import (
     shadow_shapes,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text()
 X = r"(\d+(?:\.\d+)?)x"
 

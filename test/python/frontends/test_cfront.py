@@ -17,7 +17,7 @@ from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
 from tapeflow.transforms.autodiff import AutodiffPass
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 C_KERNELS = ROOT / "benchmarks" / "kernels" / "c"
 
 

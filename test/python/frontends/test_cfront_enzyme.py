@@ -67,7 +67,7 @@ def test_enzyme_header_is_package_data():
 
     from tapeflow.frontends.c import INCLUDE_DIR
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     data = tomllib.loads((root / "pyproject.toml").read_text())
     patterns = data["tool"]["setuptools"]["package-data"]["tapeflow.frontends.c"]
     package = Path(INCLUDE_DIR).parent

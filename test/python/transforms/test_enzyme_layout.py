@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-INPUTS = Path(__file__).parent / "Inputs" / "enzyme_layout"
+INPUTS = Path(__file__).resolve().parents[1] / "Inputs" / "enzyme_layout"
 N, T = 64, 4
 
 
