@@ -168,7 +168,7 @@ def test_import_forwards_memref_references():
 def test_simulated_as_its_tape_twin():
     """The hardware model charges enzyme.push/pop/load/store as tape.push/pop and
     memref.load/store: no op of Enzyme's output is left unclassified."""
-    from tapeflow.hwmodel.model import simulate
+    from tapeflow.simulate import simulate
 
     kernel = next(k for k in SMALL if k.stem == "pairwise")
     ctx = make_context()
