@@ -16,7 +16,7 @@ window (`_wn`), the phase ends with their counters (`_pe`, `_pebc`) and the segm
 executed for the first time, in order (`_fo`). `Trace.jit_nest` applies them afterwards,
 batch by batch, so the trace, and the report, are the Python loop's. The helpers it calls
 (`jit_runtime`) are the semantics table's own functions compiled by numba
-(`tapeflow.semantics.JIT_FORMS`); test/python/test_jit.py checks them bit for bit against
+(`tapeflow.semantics.JIT_FORMS`); test/python/hwmodel/test_jit.py checks them bit for bit against
 the generated code's, and every bundled kernel and random programs against the op-by-op
 model.
 

@@ -5,7 +5,7 @@ per machine (numba's on-disk cache) and shared by every kernel.
   `_index_cast`, `_m_log`, `_m_sqrt`, `_m_sin`, `_m_cos`: `tapeflow.semantics.JIT_FORMS`
   compiled (the table's reference functions themselves, or their numba form next to
   them where the reference is CPython-only code or libm's NaN is not the table's);
-  test/python/test_jit.py compares each with the reference on special values, bit for
+  test/python/hwmodel/test_jit.py compares each with the reference on special values, bit for
   bit, and test_semantics_nan.py every kernel op on NaN-making operands.
 - `_grow` ... `_wbulk`: `compiled.Trace`'s counter and phase-window logic (`window_start`,
   `window_bulk`, `window_end`) on a kernel's local state.

@@ -36,7 +36,7 @@ single-iteration loops), `cse`, then xDSL's `licm` (hoists side-effect-free, spe
 ops whose operands are defined outside an `scf.for`: loop-invariant trip-count and offset
 arithmetic; divisions are not speculatable and stay, unless folded) and a last `cse`.
 It only removes or moves pure computations, so results stay bit-identical
-(`test/python/test_cleanup.py`).
+(`test/python/transforms/test_cleanup.py`).
 
 The machine reaches the pass as `MachineCosts` (plain numbers): transforms/ does not import
 the hardware model, so `TapeFlowPipelinePass.machine_costs` cannot load one by name. The

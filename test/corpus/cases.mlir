@@ -1,4 +1,4 @@
-// Malformed inputs kept as regression cases (test/python/test_corpus.py runs each chunk
+// Malformed inputs kept as regression cases (test/python/system/test_corpus.py runs each chunk
 // through tapeflow-opt, tapeflow-run and tapeflow-sim): each must exit 1 with one
 // located `error:` line. Each chunk says why it is here.
 

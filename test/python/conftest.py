@@ -18,10 +18,11 @@ _RECEIVED: list[str] = []  # lines from every report (in the process that prints
 
 # Tests read the benchmark kernels' references (`benchmarks.kernels`, a folder of the
 # source tree, not of the package): the repository root goes on sys.path here, once, as
-# the package itself no longer does it (tapeflow/ imports nothing from benchmarks/).
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+# the package itself no longer does it (tapeflow/ imports nothing from benchmarks/). So
+# does this folder, so that a test in any of its subfolders imports `helpers` and `fuzz`.
+for _path in (Path(__file__).resolve().parents[2], Path(__file__).resolve().parent):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -8,7 +8,7 @@
 // (one f64 per (t, i, j != i)) rather than X[i] per (t, i) and X[j] per (t, i, j != i).
 // It is pushed T*N*(N-1) = 36 times; tapeflow-lower-tape sizes its static stack by that
 // exact count (it reserved T*N*N = 48). (Gradients are checked against finite
-// differences in test/python/test_min_tape.py.)
+// differences in test/python/transforms/test_min_tape.py.)
 
 // CHECK-LABEL: func.func @pairwise_masked_grad
 // CHECK-NEXT:    %[[D:.*]] = tape.init : !tape.cache<f64>

@@ -6,7 +6,7 @@
 // all would cache both partial sums (two f64 per (t, i), twice Enzyme's tape). min-tape
 // caches the value nearest the sources that carries them all: z, one f64 per (t, i), and
 // recomputes tanh from it in the reverse sweep. (The kernel is checked against finite
-// differences in test/python/test_min_tape.py.)
+// differences in test/python/transforms/test_min_tape.py.)
 
 // CHECK-LABEL: func.func @rnn_grad
 // CHECK-NEXT:    %[[Z:.*]] = tape.init : !tape.cache<f64>

@@ -573,7 +573,7 @@ class Gradient:
         #     ret = block.last_op; ret.detach(); block.add_op(func.ReturnOp(%r))
         #     CanonicalizePass().apply(ctx, module)   # ValueError
         #
-        # (test/python/test_cleanup.py runs it, and canonicalize on every kernel.)
+        # (test/python/transforms/test_cleanup.py runs it, and canonicalize on every kernel.)
         ret.erase()
         fn.function_type = FunctionType.from_lists(inputs, [g.type for g in grads])
 

@@ -1,5 +1,5 @@
 """Helpers shared by the pass-preservation tests (test_transforms_preserve, test_cleanup,
-test_stream_grid) and the program fuzzer: apply a pipeline to MLIR text, run a function
+test_pipeline_grid) and the program fuzzer: apply a pipeline to MLIR text, run a function
 in the interpreter and keep the bits of everything it produced.
 """
 

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers.paths import ROOT
+
 pytestmark = pytest.mark.slow  # pytest in a child process
 
-ROOT = Path(__file__).resolve().parents[2]
 TESTS = """
 import pytest
 

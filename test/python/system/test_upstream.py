@@ -30,10 +30,9 @@ from tapeflow.upstream import (
     verify_with_upstream,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from tapeflow.eval.bundled import KERNELS  # noqa: E402
+from tapeflow.eval.bundled import KERNELS
+from helpers.paths import ROOT
 
 needs_bindings = pytest.mark.skipif(
     not upstream.bindings_available(),

@@ -4,12 +4,13 @@ lines, late prefetches, the integer divider, DMA issue cost, cache energy vs cap
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from tapeflow.hwmodel.config import load_machine, presets
 from tapeflow.simulate import simulate
+
+from helpers.paths import ROOT
 
 from tapeflow import runner
 from tapeflow.eval.jobs import (
@@ -22,7 +23,7 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.summary import iso_cycle_sram
 
-HWMODEL = Path(__file__).parents[2] / "hwmodel"
+HWMODEL = ROOT / "hwmodel"
 
 
 def sim(text: str, entry: str, args, machine):

@@ -9,14 +9,11 @@ random weights, so in-place updates are checked too.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.utils.exceptions import PassFailedException
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import gradcheck
 from tapeflow.dialects.tape import InitOp, PopOp, PushOp

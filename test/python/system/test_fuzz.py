@@ -15,7 +15,6 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from conftest import SUMMARY
@@ -24,6 +23,7 @@ from fuzz.__main__ import run
 from fuzz.checks import Failure, Stats, check_program
 from fuzz.minimize import minimize
 from fuzz.program import DEFAULT_FEATURES, FEATURES, SIM_FEATURES, SIM_ONLY, generate
+from helpers.paths import TESTS
 
 BUDGET = 200  # programs; about 75 s of CPU (scripts/fuzz --fuzz 200 prints the time)
 
@@ -48,7 +48,7 @@ def test_generator_is_deterministic_and_uses_every_feature():
     script = "from fuzz.program import generate; print(generate(7).render())"
     runs = {
         subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                       cwd=Path(__file__).parent, env={**os.environ, "PYTHONHASHSEED": h}).stdout
+                       cwd=TESTS, env={**os.environ, "PYTHONHASHSEED": h}).stdout
         for h in ("1", "2")
     }  # fmt: skip
     assert runs == {generate(7).render() + "\n"}  # the same in every process

@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 
 from tapeflow.tools import opt, run, sim
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 TOOLS = {"tapeflow-opt": opt.main, "tapeflow-run": run.main, "tapeflow-sim": sim.main}
 TIMEOUT_S = 20

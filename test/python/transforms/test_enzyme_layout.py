@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.paths import INPUTS as SHARED_INPUTS
 
-INPUTS = Path(__file__).parent / "Inputs" / "enzyme_layout"
+INPUTS = SHARED_INPUTS / "enzyme_layout"
 N, T = 64, 4
 
 

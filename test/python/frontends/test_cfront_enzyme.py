@@ -18,6 +18,7 @@ from helpers.cfront import (
     loss_fn,
     u,
 )
+from helpers.paths import ROOT
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
 
@@ -67,7 +68,7 @@ def test_enzyme_header_is_package_data():
 
     from tapeflow.frontends.c import INCLUDE_DIR
 
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     data = tomllib.loads((root / "pyproject.toml").read_text())
     patterns = data["tool"]["setuptools"]["package-data"]["tapeflow.frontends.c"]
     package = Path(INCLUDE_DIR).parent

@@ -11,15 +11,12 @@ two inner loops both start at `k + 1` (a two-loop ragged box).
 from __future__ import annotations
 
 import struct
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers.pipelines import apply, region_record_bytes, run  # noqa: E402
+from helpers.pipelines import apply, region_record_bytes, run
 
 N = 7
 

@@ -15,6 +15,7 @@ from tapeflow.simulate import simulate
 from xdsl.utils.exceptions import InterpretationError
 
 from helpers.ir import DMA
+from helpers.paths import ROOT
 from tapeflow import runner
 from tapeflow.example_ir import stream_kernel
 
@@ -293,7 +294,7 @@ def test_config_overrides_and_errors(tmp_path: Path):
 
 
 def test_every_default_number_has_a_source():
-    text = (Path(__file__).parents[2] / "hwmodel" / "defaults.toml").read_text()
+    text = (ROOT / "hwmodel" / "defaults.toml").read_text()
     section = ""
     for line in text.splitlines():
         s = line.strip()
@@ -389,7 +390,7 @@ def test_fast_path_matches_op_by_op(case: int, prefetch: bool):
     assert ref.report["levels"]["L1"]["accesses"] + ref.report["levels"]["SPM"]["accesses"] > 0
 
 
-KERNELS = Path(__file__).parents[2] / "benchmarks" / "kernels" / "small"
+KERNELS = ROOT / "benchmarks" / "kernels" / "small"
 
 
 @pytest.mark.parametrize("kernel", ["lstm", "jacobi2d", "softmax_ce"])
@@ -514,9 +515,8 @@ def test_leakage_rate_is_the_stored_cacti_figure_at_the_presets_capacities(prese
     divided by their KiB, to the two digits the .toml gives: changing a capacity or the
     rate without regenerating from CACTI fails here."""
     import csv
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "cacti_leakage_45nm.csv"
+    path = ROOT / "benchmarks" / "cacti_leakage_45nm.csv"
     lines = [x for x in path.read_text().splitlines() if not x.startswith("#")]
     mw = {int(r["kib"]): float(r["leak_mw"]) for r in csv.DictReader(lines)
           if r["cell"] == "itrs-hp"}  # fmt: skip

@@ -5,16 +5,12 @@ since min-tape takes Enzyme's minimum cut: `BELOW_TARGET_SINCE_MIN_CUT`)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import tape_stats  # noqa: E402
-from tapeflow.eval.bundled import KERNELS  # noqa: E402
+from benchmarks import tape_stats
+from tapeflow.eval.bundled import KERNELS
 
 # Kernels where Enzyme caches nothing (linear stencil; functions of unchanged inputs).
 NO_TAPE = {"jacobi2d", "ba", "pairwise"}

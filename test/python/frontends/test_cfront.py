@@ -3,7 +3,6 @@ differences, and the bundled C kernels against their MLIR twins, bit for bit."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from tapeflow import runner
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
 from tapeflow.transforms.autodiff import AutodiffPass
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 C_KERNELS = ROOT / "benchmarks" / "kernels" / "c"
 
 

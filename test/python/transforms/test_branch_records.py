@@ -4,15 +4,12 @@ bit-identical at every stage, natively too, and streams under mode=always."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers.pipelines import apply, run  # noqa: E402
+from helpers.pipelines import apply, run
 
 # The then-branch overwrites b[i] with sin(b[i]) * a[i]: the reverse needs the old b[i],
 # which only that branch loads, so autodiff caches it inside the branch.

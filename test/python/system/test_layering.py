@@ -19,9 +19,9 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+from helpers.paths import ROOT, TESTS
 
 
-ROOT = Path(__file__).resolve().parents[2]
 # Folder -> the package it is installed as (pyproject.toml's package-dir).
 PACKAGES = {
     "tapeflow": "tapeflow",
@@ -180,7 +180,7 @@ def _imported_names(path: Path) -> list[str]:
 def test_tests_share_code_through_helpers_only():
     """No test module imports another's (shared pieces live in test/python/helpers/ or
     fuzz/), and no benchmark script imports those test helpers."""
-    tests = Path(__file__).resolve().parent
+    tests = TESTS
     bad = [f"{p.relative_to(ROOT)} imports {n}"
            for p in sorted(tests.rglob("*.py")) for n in _imported_names(p)
            if n.split(".")[0].startswith("test_")]  # fmt: skip

@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import sys
 from math import comb
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,13 +22,10 @@ from xdsl.dialects.builtin import ModuleOp
 from tapeflow import native
 from tapeflow.interpreters import make_interpreter
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers.pipelines import apply, grad_args, run  # noqa: E402
+from helpers.pipelines import apply, grad_args, run
 
-from tapeflow.eval.bundled import KERNELS  # noqa: E402
+from tapeflow.eval.bundled import KERNELS
 
 TIME_LOOP_KERNELS = ("mass_spring", "lstm", "ragged_rnn", "pwl")
 

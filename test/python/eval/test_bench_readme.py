@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 import pytest
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 X = r"(\d+(?:\.\d+)?)x"
 

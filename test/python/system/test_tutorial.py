@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.paths import ROOT
 
-TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "TUTORIAL.md"
+TUTORIAL = ROOT / "docs" / "TUTORIAL.md"
 
 
 def blocks() -> list[str]:

@@ -24,8 +24,8 @@ from xdsl.dialects import arith, math as xmath
 from tapeflow import native, runner
 from tapeflow.hwmodel import compiled as C
 from tapeflow.hwmodel import jit
-from tapeflow.simulate import simulate_fast
 from tapeflow.semantics import NAN, SCALARS
+from tapeflow.simulate import simulate_fast
 
 
 def bits(x: float) -> str:

@@ -24,19 +24,15 @@ check:
 from __future__ import annotations
 
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from tapeflow.eval.bundled import KERNELS, make_inputs, reference_grad  # noqa: E402
-from benchmarks.kernels.harness import interpreter, parse, run, to_memref  # noqa: E402
-from tapeflow.registry import make_context  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs, reference_grad
+from benchmarks.kernels.harness import interpreter, parse, run, to_memref
+from tapeflow.registry import make_context
 
 FD_REL = 1e-6
 FD_STEP = 1e-6

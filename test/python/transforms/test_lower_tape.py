@@ -7,8 +7,6 @@ run in the interpreter before (tape ops as Python lists) and after the pass.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,13 +16,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.utils.exceptions import InterpretationError
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from tapeflow.transforms.lower_tape import LowerTapePass  # noqa: E402
+from tapeflow.transforms.lower_tape import LowerTapePass
 
-from benchmarks.kernels.harness import parse, run  # noqa: E402
-from tapeflow.registry import make_context  # noqa: E402
+from benchmarks.kernels.harness import parse, run
+from tapeflow.registry import make_context
+from helpers.paths import ROOT
 
 CASES = ROOT / "test" / "tapeflow-lower-tape"
 

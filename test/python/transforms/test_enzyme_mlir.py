@@ -22,8 +22,8 @@ from tapeflow.runner import (
     run_function,
     shadow_shapes,
 )
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),

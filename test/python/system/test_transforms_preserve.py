@@ -12,7 +12,6 @@ record, layers that do not divide the trip counts, and prefetch depths 1, 2 and 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from xdsl.dialects.builtin import Float64Type, MemRefType, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 from helpers.pipelines import KERNELS, apply, grad_args, op_counts, region_record_bytes, run
+from helpers.paths import INPUTS
 
 
 @cache
@@ -103,7 +103,6 @@ def test_pipeline_gradients_identical(name: str, options: str):
     assert run(module, kernel.grad_entry, args) == expected
 
 
-INPUTS = Path(__file__).parent / "Inputs"
 
 
 def _hand_args(module_text: str, entry: str, ints: tuple[int, ...]) -> list[Any]:

@@ -13,15 +13,12 @@ levels (so layers may span the outer loop).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers.pipelines import apply, region_record_bytes, run  # noqa: E402
+from helpers.pipelines import apply, region_record_bytes, run
 
 LOWER_BOUNDS = (0, 1, 3)
 STEPS = (1, 2, 3)

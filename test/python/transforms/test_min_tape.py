@@ -12,7 +12,6 @@ Tape bytes are those of `tapeflow-lower-tape`'s buffers (the Enzyme layout).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from helpers import gradcheck
 import numpy as np
@@ -22,8 +21,8 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 
 from tapeflow.transforms.lower_tape import TAPE_ATTR, lower_tape
+from helpers.paths import INPUTS
 
-INPUTS = Path(__file__).parent / "Inputs"
 
 
 def _tape_bytes(text: str, policy: str = "min-tape") -> tuple[int, list[str]]:

@@ -6,18 +6,14 @@ MLIR (vectorised, other summation order), so agreement is to rounding: rtol 1e-1
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from tapeflow.eval.bundled import KERNELS, make_inputs, reference  # noqa: E402
-from benchmarks.kernels import generate  # noqa: E402
-from benchmarks.kernels.harness import parse, run  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs, reference
+from benchmarks.kernels import generate
+from benchmarks.kernels.harness import parse, run
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))

@@ -40,11 +40,9 @@ from tapeflow.runner import (
     run_function,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from tapeflow.eval.bundled import KERNELS, make_inputs  # noqa: E402
-from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff  # noqa: E402
+from tapeflow.eval.bundled import KERNELS, make_inputs
+from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff
 
 needs_mlir = pytest.mark.skipif(
     not native.tools_available(),

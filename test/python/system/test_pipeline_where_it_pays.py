@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +18,10 @@ from xdsl.passes import PassPipeline
 from tapeflow import runner
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import get_all_passes, make_context
+from helpers.paths import INPUTS
 
 pytest.importorskip("clang.cindex", reason="the tests compile a C stencil: libclang (extra 'c')")
 
-INPUTS = Path(__file__).parent / "Inputs"
 STREAM_ALL = "tapeflow{mode=always}"
 
 
