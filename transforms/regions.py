@@ -315,17 +315,13 @@ def _rewrite(
     record = region.RecordType([u.push.value.type for u in fields])
     tape_type = region.TapeType(record)
     assert group.fn is not None
-    values = {id(u): u.push.value for u in group.caches}
-    branches: dict[Operation, list[CacheUse]] = {}
+    values: dict[int, SSAValue] = {}
     for use in group.caches:
-        lifted = _lifted(use.push, group.fn)
-        if lifted is not use.push:
-            branches.setdefault(lifted, []).append(use)
+        values[id(use)] = use.push.value
+        if _lifted(use.push, group.fn) is not use.push:
+            values[id(use)] = _yield_out(use.push)
             cache_remark(use.push, "is an optional record field: written by one branch, "
                                    "its slot reserved in every record")  # fmt: skip
-    for if_op, uses in branches.items():
-        assert isinstance(if_op, scf.IfOp)
-        values.update(zip([id(u) for u in uses], _yield_out(if_op, [u.push for u in uses])))
 
     # Allocation, with the trip counts reused by the writes and reads.
     anchor = _anchor(group)
@@ -433,28 +429,27 @@ def _skipped_remark(init: tape.InitOp, reason: str) -> None:
         remark(init, f"cache kept in Enzyme's layout: {reason}")
 
 
-def _yield_out(old: scf.IfOp, pushes: list[tape.PushOp]) -> list[SSAValue]:
-    """The values `pushes` cache inside the branches of `old`, as new results of the
-    `scf.if` that replaces it (a branch without a push yields a zero of the value's type:
-    the record's slot, never read there)."""
+def _yield_out(push: tape.PushOp) -> SSAValue:
+    """The value `push` caches inside an `scf.if` branch, as a new result of that `scf.if`
+    (the other branch yields a zero of its type: the record's slot, unread there)."""
+    old = push.parent_op()
+    assert isinstance(old, scf.IfOp)
+    value = push.value
     if not old.false_region.blocks:
         old.false_region.add_block(Block([scf.YieldOp()]))
     for block in (old.true_region.block, old.false_region.block):
         yield_op = block.last_op
         assert isinstance(yield_op, scf.YieldOp)
-        fields: list[SSAValue] = []
-        for push in pushes:
-            if push.parent_block() is block:
-                fields.append(push.value)
-                continue
-            zero = _zero(push.value.type)
+        field_value = value
+        if block is not push.parent_block():
+            zero = _zero(value.type)
             Rewriter.insert_op(zero, InsertPoint.before(yield_op))
-            fields.append(zero.result)
-        Rewriter.replace_op(yield_op, scf.YieldOp(*yield_op.operands, *fields))
+            field_value = zero.result
+        Rewriter.replace_op(yield_op, scf.YieldOp(*yield_op.operands, field_value))
     then, other = old.true_region, old.false_region
     new = scf.IfOp(
         old.cond,
-        [*old.result_types, *(p.value.type for p in pushes)],
+        [*old.result_types, value.type],
         old.detach_region(then),
         old.detach_region(other),
     )
@@ -463,7 +458,7 @@ def _yield_out(old: scf.IfOp, pushes: list[tape.PushOp]) -> list[SSAValue]:
     for a, b in zip(old.results, new.results):
         a.replace_all_uses_with(b)
     Rewriter.erase_op(old)
-    return list(new.results[len(new.results) - len(pushes) :])
+    return new.results[-1]
 
 
 def _zero(typ: Attribute) -> arith.ConstantOp:
