@@ -41,22 +41,10 @@ every field size is a multiple of the alignments after it); the only padding is 
 up to the record's alignment. Example: pushes f32, f64, i1, index give
 `!region.record<f64, index, f32, i1>` (offsets 0, 8, 16, 20; size 24) rather than 32.
 
-Values cached in a branch
--------------------------
-A push directly inside an `scf.if` that is directly in a region's loop body (or in the
-function body), popped likewise in the reverse sweep, is an *optional field*: the value is
-yielded out of the `scf.if` as a new result (the other branch yields a zero of its type)
-and written with the rest of the record after the `scf.if`; the reverse read, before the
-reverse `scf.if`, dominates the pop it replaces, which runs only where the branch was
-taken. Every record keeps the field's slot, taken or not: records stay one size, so their
-index, layers and tiles are those of any region, for a few bytes per record (a layout per
-branch would need variable-size records and an offset per record, as a ragged nest has,
-for the few bytes a branch's values take). Deeper nests of `scf.if` are left alone.
-
 Caches left alone
 -----------------
 Caches that do not qualify stay `tape.cache` and keep their meaning: several pushes or pops
-of one cache, a push or pop under `scf.while`, nested `scf.if`s or any op other than a
+of one cache, a push or pop under `scf.if`, `scf.while` or any op other than a
 `tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
 `tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration in a way a ragged
 region does not cover (below), or a reverse sweep the allocation point would not dominate.
@@ -96,8 +84,8 @@ from tapeflow.transforms.ragged import (
     ragged_split,
 )
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects import builtin, func, memref, scf
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -125,7 +113,6 @@ class RegionGroup:
     """Keep the tape a DRAM record buffer (`DRAM_ATTR`): not layered nor streamed."""
     split: int | None = None
     """For a ragged nest (`ragged.ragged_split`): the level of its last prefix loop."""
-    fn: func.FuncOp | None = None
 
 
 DRAM_ATTR = "tapeflow.dram"
@@ -133,22 +120,10 @@ DRAM_ATTR = "tapeflow.dram"
 DRAM (the cost model's "regions only" choice)."""
 
 
-def _lifted(op: Operation, fn: func.FuncOp) -> Operation:
-    """`op`, or the `scf.if` it is directly in when that `scf.if` is directly in a
-    `tapeflow.loop` body or the function body (a value cached in a branch)."""
-    parent = op.parent_op()
-    if isinstance(parent, scf.IfOp):
-        outer = parent.parent_op()
-        if outer is fn or (isinstance(outer, scf.ForOp) and loop_id(outer) is not None):
-            return parent
-    return op
-
-
 def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
-    """Enclosing `tapeflow.loop` loops of `op` (lifted out of one `scf.if`), outermost
-    first, or why they do not qualify."""
+    """Enclosing `tapeflow.loop` loops of `op`, outermost first, or why they do not qualify."""
     chain: list[scf.ForOp] = []
-    parent = _lifted(op, fn).parent_op()
+    parent = op.parent_op()
     while parent is not None and parent is not fn:
         if not isinstance(parent, scf.ForOp) or loop_id(parent) is None:
             return f"inside '{parent.name}'"
@@ -214,10 +189,13 @@ def find_regions(fn: func.FuncOp) -> tuple[list[RegionGroup], dict[tape.InitOp, 
         if [loop_id(lp) for lp in fwd] != [loop_id(lp) for lp in rev]:
             skipped[op] = "forward and reverse loops do not match"
             continue
-        push, pop = _lifted(use.push, fn), _lifted(use.pop, fn)
-        key = (push.parent_block(), _segment(push), pop.parent_block(), _segment(pop))
+        key = (
+            use.push.parent_block(),
+            _segment(use.push),
+            use.pop.parent_block(),
+            _segment(use.pop),
+        )
         group = groups[key]
-        group.fn = fn
         group.caches.append(use)
         group.fwd_loops, group.rev_loops = fwd, rev
 
@@ -238,15 +216,9 @@ def _anchor(group: RegionGroup) -> Operation:
     """The op before which the tape is allocated."""
     if group.fwd_loops:
         return group.fwd_loops[0]
-    return _last(group, [u.push for u in group.caches])
-
-
-def _last(group: RegionGroup, ops: list[Operation], first: bool = False) -> Operation:
-    """The last (first) of `ops`, lifted out of their `scf.if`s, in their block."""
-    assert group.fn is not None
-    lifted = [_lifted(op, group.fn) for op in ops]
-    pick = min if first else max
-    return pick(lifted, key=lambda o: o.parent_block().get_operation_index(o))  # type: ignore[union-attr]
+    return max(
+        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
 
 
 def _check_group(group: RegionGroup) -> str | None:
@@ -314,14 +286,6 @@ def _rewrite(
     fields = _field_order(group.caches)
     record = region.RecordType([u.push.value.type for u in fields])
     tape_type = region.TapeType(record)
-    assert group.fn is not None
-    values: dict[int, SSAValue] = {}
-    for use in group.caches:
-        values[id(use)] = use.push.value
-        if _lifted(use.push, group.fn) is not use.push:
-            values[id(use)] = _yield_out(use.push)
-            cache_remark(use.push, "is an optional record field: written by one branch, "
-                                   "its slot reserved in every record")  # fmt: skip
 
     # Allocation, with the trip counts reused by the writes and reads.
     anchor = _anchor(group)
@@ -355,13 +319,19 @@ def _rewrite(
     tape_value = alloc.tape
 
     # One write after the last push.
-    ib = IndexBuilder(InsertPoint.after(_last(group, [u.push for u in group.caches])))
+    last_push = max(
+        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
+    ib = IndexBuilder(InsertPoint.after(last_push))
     index = _record_index(group.fwd_loops, q, sizes, table, False, cache, ib)
-    Rewriter.insert_op(region.WriteOp(tape_value, index, [values[id(u)] for u in fields]), ib.point)
+    Rewriter.insert_op(region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point)
     ib.prune()
 
     # One read before the first pop.
-    ib = IndexBuilder(InsertPoint.before(_last(group, [u.pop for u in group.caches], True)))
+    first_pop = min(
+        (u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
+    )  # type: ignore[union-attr]
+    ib = IndexBuilder(InsertPoint.before(first_pop))
     index = _record_index(group.rev_loops, q, sizes, table, True, cache, ib)
     read = region.ReadOp(tape_value, index)
     Rewriter.insert_op(read, ib.point)
@@ -427,41 +397,3 @@ def _skipped_remark(init: tape.InitOp, reason: str) -> None:
         cache_remark(pushes[0], text)
     else:
         remark(init, f"cache kept in Enzyme's layout: {reason}")
-
-
-def _yield_out(push: tape.PushOp) -> SSAValue:
-    """The value `push` caches inside an `scf.if` branch, as a new result of that `scf.if`
-    (the other branch yields a zero of its type: the record's slot, unread there)."""
-    old = push.parent_op()
-    assert isinstance(old, scf.IfOp)
-    value = push.value
-    if not old.false_region.blocks:
-        old.false_region.add_block(Block([scf.YieldOp()]))
-    for block in (old.true_region.block, old.false_region.block):
-        yield_op = block.last_op
-        assert isinstance(yield_op, scf.YieldOp)
-        field_value = value
-        if block is not push.parent_block():
-            zero = _zero(value.type)
-            Rewriter.insert_op(zero, InsertPoint.before(yield_op))
-            field_value = zero.result
-        Rewriter.replace_op(yield_op, scf.YieldOp(*yield_op.operands, field_value))
-    then, other = old.true_region, old.false_region
-    new = scf.IfOp(
-        old.cond,
-        [*old.result_types, value.type],
-        old.detach_region(then),
-        old.detach_region(other),
-    )
-    new.attributes.update(old.attributes)
-    Rewriter.insert_op(new, InsertPoint.before(old))
-    for a, b in zip(old.results, new.results):
-        a.replace_all_uses_with(b)
-    Rewriter.erase_op(old)
-    return new.results[-1]
-
-
-def _zero(typ: Attribute) -> arith.ConstantOp:
-    if isinstance(typ, builtin.AnyFloat):
-        return arith.ConstantOp(builtin.FloatAttr(0.0, typ))
-    return arith.ConstantOp(builtin.IntegerAttr(0, typ))  # type: ignore[arg-type]
