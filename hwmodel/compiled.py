@@ -780,16 +780,16 @@ class _FunctionCompiler:
         for k in reversed(range(len(shape))):
             strides.append(str(acc))
             if k > 0:
-                if isinstance(acc, int) and shape[k] != -1:
+                if isinstance(acc, int) and shape[k] >= 0:
                     acc = acc * shape[k]
                 else:
-                    dim = str(shape[k]) if shape[k] != -1 else f"{name}.shape[{k}]"
+                    dim = str(shape[k]) if shape[k] >= 0 else f"{name}.shape[{k}]"
                     sname = f"{name}_s{k - 1}"
                     self.locals.add(sname)
                     self.emit(indent, f"{sname} = {acc} * {dim}")
                     acc = sname
         strides.reverse()
-        dims = [str(d) if d != -1 else f"{name}.shape[{k}]" for k, d in enumerate(shape)]
+        dims = [str(d) if d >= 0 else f"{name}.shape[{k}]" for k, d in enumerate(shape)]
         self.mem[value] = _MemInfo(name, data, base, strides, esize, dims)
 
     # -- index ranges (what lets the generated code skip bounds checks and wrapping) -------

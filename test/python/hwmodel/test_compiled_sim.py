@@ -320,6 +320,32 @@ def test_element_types_and_dynamic_shapes():
     check_against_interpreter(ELEMENT_TYPES, "f", args)
 
 
+VLA_2D = """
+func.func @f(%n: index, %a: memref<?x?xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %t = scf.for %j = %c0 to %n step %c1 iter_args(%b = %acc) -> (f64) {
+      %v = memref.load %a[%i, %j] : memref<?x?xf64>
+      %w = arith.mulf %v, %v : f64
+      %u = arith.addf %b, %w : f64
+      scf.yield %u : f64
+    }
+    scf.yield %t : f64
+  }
+  func.return %s : f64
+}
+"""
+
+
+def test_dynamic_inner_dimension():
+    """A C99 `double A[n][n]` parameter (memref<?x?xf64>): its row stride is a run-time
+    size (the fast path took the dynamic-size marker for it and overflowed)."""
+    a = np.arange(20.0).reshape(4, 5)
+    check_against_interpreter(VLA_2D, "f", [4, a])
+
+
 I24 = """
 func.func @f(%n: index) -> i64 {
   %c0 = arith.constant 0 : index
