@@ -205,13 +205,13 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
     return (kernel or kernels()[name]).grad_arguments(size, seed)
 
 
-def build_module(job: Job) -> Any:
+def build_module(job: Job, passes: Sequence[ModulePass] | None = None) -> Any:
     kernel = kernel_of(job)
     if job.file_kernel is not None:
         module = kernel.load(job.size)
     else:
         module = kernel.load(job.size, job.c_source)
-    apply_passes(module, job.passes())
+    apply_passes(module, job.passes() if passes is None else passes)
     return module
 
 

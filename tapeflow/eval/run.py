@@ -94,14 +94,15 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     modules: dict[tuple[str, ...], tuple[Any, str]] = {}
     compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
     shared: dict[tuple[Any, ...], list[int]] = {}
+    keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
     for i, job in enumerate(jobs):
         try:
             raw = job.machine or default_raw()
-            machine_from_raw(raw)  # a bad machine fails its own job, not a shared run
-            key = _compile_key(job)
+            passes = job.passes()  # loads the job's machine: a bad one fails this job only
+            key = keys[i] = _compile_key(job, passes)
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
-                module = build_module(job)
+                module = build_module(job, passes)
                 modules[key] = (module, _ir_digest(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
@@ -113,9 +114,9 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     for members in shared.values():
         group = [jobs[i] for i in members]
-        module = modules[_compile_key(group[0])][0]
+        module = modules[keys[members[0]]][0]
         try:
-            outs, record = _run_shared(module, group, compile_s)
+            outs, record = _run_shared(module, group, [compile_s[keys[i]] for i in members])
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt):
                 raise
@@ -143,9 +144,10 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             "pid": os.getpid()}  # fmt: skip
 
 
-def _compile_key(job: Job) -> tuple[Any, ...]:
-    """Equal keys, the same program: the passes with their options and machine costs."""
-    return (job.kernel, job.size, pipeline_key(job.passes()), job.c_source, job.file_kernel)
+def _compile_key(job: Job, passes: Sequence[Any]) -> tuple[Any, ...]:
+    """Equal keys, the same program: the passes (`job.passes()`) with their options and
+    machine costs."""
+    return (job.kernel, job.size, pipeline_key(passes), job.c_source, job.file_kernel)
 
 
 def _ir_digest(module: Any) -> str:
@@ -179,11 +181,11 @@ def _job_machines(job: Job) -> dict[int, Any]:
     return out
 
 
-def _run_shared(module: Any, jobs: Sequence[Job],
-                compile_s: dict[tuple[str, ...], tuple[float, float]],
+def _run_shared(module: Any, jobs: Sequence[Job], compile_s: Sequence[tuple[float, float]],
                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """Jobs with the same program, inputs and backend: ONE run for the union of their
-    machines (each distinct machine table once); each job's result from its machines."""
+    machines (each distinct machine table once); each job's result from its machines.
+    `compile_s`: each job's compile (wall, CPU) seconds."""
     t0, c0 = time.perf_counter(), time.process_time()
     first = jobs[0]
     kernel = kernel_of(first)
@@ -215,7 +217,8 @@ def _run_shared(module: Any, jobs: Sequence[Job],
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     names_of = [f"{job.machine_label or 'default'}/{job.variant}" for job in jobs]
     outs = []
-    for job, mine, slot, me in zip(jobs, per_job, slots, names_of, strict=True):
+    for job, mine, slot, me, (compile_wall, compile_cpu) in zip(
+            jobs, per_job, slots, names_of, compile_s, strict=True):  # fmt: skip
         by_cap = {cap: sims[i].report for cap, i in slot.items()}
         own = next(iter(mine.values()))
         report = copy.deepcopy(by_cap[own.l2.size])
@@ -229,7 +232,6 @@ def _run_shared(module: Any, jobs: Sequence[Job],
                 "l2_misses": r["levels"]["L2"]["misses"],
                 "on_chip_pj": r["energy"]["on_chip_pj"],
             })  # fmt: skip
-        compile_wall, compile_cpu = compile_s[_compile_key(job)]
         outs.append({
             **_job_header(job), "report": report, "path": path, "sweep": sweep,
             "grads": grads, "compile_s": compile_wall,
