@@ -11,6 +11,9 @@ listener, so both paths apply one rule. The rules (`RULES`), all phase rules of
 - "lockstep" (`core.lockstep`, accel-salam: gem5-SALAM's lockstep_mode, no dependence
   graph): every access's latency stalls the datapath, `core.lockstep_mlp` of them
   overlapping.
+
+A new rule is a name in `RULES`, the settings that choose it in `rule_for`, its formula in
+`FORMULAS` and its own module in this package.
 """
 
 from __future__ import annotations
