@@ -95,6 +95,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
     shared: dict[tuple[Any, ...], list[int]] = {}
     keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
+    parsed: dict[Any, Any] = {}  # each kernel parsed and differentiated once (build_module)
     for i, job in enumerate(jobs):
         try:
             raw = job.machine or default_raw()
@@ -102,7 +103,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             key = keys[i] = _compile_key(job, passes)
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
-                module = build_module(job, passes)
+                module = build_module(job, passes, parsed)
                 modules[key] = (module, _ir_digest(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
