@@ -180,6 +180,11 @@ class Trace:
     included, before its kernel is compiled, unless numba's cache has it already:
     compiling (0.5-5 s) pays for itself only on long runs. Tests set 0."""
 
+    jit_load_after = 100_000
+    """The same for a kernel numba's cache has (`jit_after` when lower): loading one costs
+    ~20-30 ms of CPU, what the Python loop takes for about this many ops, so the short
+    nests of small inputs (`tapeflow-bench --quick`) run as Python."""
+
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
         self.batch_size = batch_size
@@ -337,7 +342,8 @@ class Trace:
             if kernel.failed is not None or trips * kernel.ops < self.jit_min_ops:
                 return None
             kernel.seen += trips * kernel.ops  # this entry included: a long one compiles now
-            if kernel.seen < self.jit_after and not kernel.on_disk:
+            after = min(self.jit_after, self.jit_load_after) if kernel.on_disk else self.jit_after
+            if kernel.seen < after:
                 return None
             fn = kernel.compile()
             if fn is None:
