@@ -177,13 +177,14 @@ class Trace:
 
     jit_after = 10_000_000
     """Ops (estimated: trip counts x ops per iteration) a nest must reach, its current entry
-    included, before its kernel is compiled, unless numba's cache has it already:
+    included, before its kernel is compiled (`jit_load_after` when numba's cache has it):
     compiling (0.5-5 s) pays for itself only on long runs. Tests set 0."""
 
     jit_load_after = 100_000
     """The same for a kernel numba's cache has (`jit_after` when lower): loading one costs
-    ~20-30 ms of CPU, what the Python loop takes for about this many ops, so the short
-    nests of small inputs (`tapeflow-bench --quick`) run as Python."""
+    20-30 ms of CPU, and the Python loop runs this many ops in 3-10 ms (30-100 ns an op),
+    so a nest loads its kernel only once waiting has cost less than a load, and the short
+    nests of small inputs (`tapeflow-bench --quick`: 2,300 ops at most) run as Python."""
 
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
