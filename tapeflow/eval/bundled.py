@@ -56,7 +56,7 @@ def kernel_dir() -> Path:
 @dataclass(frozen=True)
 class ArgSpec:
     name: str
-    kind: str  # "input" | "scratch" | "index"
+    kind: str  # "input" | "scratch" | "index" | "const" (a float array without a shadow)
     shape: Callable[[dict[str, int]], tuple[int, ...]]
 
     @property
