@@ -18,15 +18,17 @@ import re
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 
-UNROLL_ATTR = "tapeflow.unroll"
-"""On an `scf.for`: an integer factor (1: never unroll) or "full"."""
+from tapeflow.transforms.unroll import UNROLL_ATTR
+
+__all__ = ["UNROLL_ATTR", "unroll_hint"]
 
 _OPTION = re.compile(r"(\w+)\s*\(\s*([^()]*?)\s*\)")
 
 
 def pragma_texts(stmt, loop) -> list[str]:
     """The texts of the pragmas between `stmt`'s start and `loop`'s (without `#pragma`)."""
-    tokens = [t.spelling for t in stmt.get_tokens() if t.extent.start.offset < loop.extent.start.offset]
+    start = loop.extent.start.offset
+    tokens = [t.spelling for t in stmt.get_tokens() if t.extent.start.offset < start]
     texts: list[list[str]] = []
     i = 0
     while i < len(tokens):
