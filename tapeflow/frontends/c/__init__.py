@@ -51,9 +51,10 @@ Types (the rules, documented in the README section "C kernels"):
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
 `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll pragma over a `for` (`#pragma unroll N`,
-`#pragma clang loop unroll_count(N)` / `unroll(full)`, `nounroll`, ...) is the
-`tapeflow.unroll` attribute of its `scf.for` (`hints`), which `tapeflow-unroll` applies.
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll
+pragma over a `for` (`#pragma unroll N`, `#pragma clang loop unroll_count(N)` /
+`unroll(full)`, `nounroll`, ...) is the `tapeflow.unroll` attribute of its `scf.for`
+(`hints`), which `tapeflow-unroll` applies.
 Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
 as are Clang's own errors.
 
