@@ -2,7 +2,8 @@
 // loops: inside a loop or branch whose only uses of it are as the counter of `scf.for`s
 // (each assigns it first), its value before is dead and after is a stale counter, so it
 // is not carried (it was, and the yield of the stale counter was refused). Reading it
-// after its loop stays an error.
+// after the loop around its loop stays an error (right after its own loop it is the
+// loop's final value, for-down.c).
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/for-counter-read.c 2>&1 | filecheck %s --check-prefix=ERR
@@ -29,5 +30,5 @@ double f(double *a, double *b, int n, int steps) {
 // CHECK:           scf.for %j = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:         scf.for %i_{{[0-9]+}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:       scf.for %i_{{[0-9]+}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f64) {
-// ERR:       error: {{.*}}for-counter-read.c:5:10: unsupported C: reading the counter 'i' after its for loop
+// ERR:       error: {{.*}}for-counter-read.c:6:10: unsupported C: reading the counter 'i' after its for loop
 // ERR-NOT:   Traceback

@@ -153,22 +153,6 @@ def factors_of(c) -> list:
     return [c]
 
 
-def step_of(inc, var) -> int | None:
-    c = strip(inc)
-    k = c.kind.name
-    if k == "UNARY_OPERATOR" and unary_op(c) in (PRE_INC, POST_INC):
-        t = strip(children(c)[0])
-        is_counter = t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var)
-        return 1 if is_counter else None
-    if k == "COMPOUND_ASSIGNMENT_OPERATOR" and binary_op(c) == "+=":
-        t, amount = children(c)
-        t = strip(t)
-        if t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var):
-            v = evaluate(strip(amount))
-            return v if isinstance(v, int) else None
-    return None
-
-
 def for_parts(s):
     """(init, cond, inc, body) of a `for`; libclang omits the absent ones, so place the
     present ones in the header's non-empty parts, read from its tokens (in a `for` from a
