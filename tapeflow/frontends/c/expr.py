@@ -260,6 +260,9 @@ class Expressions(FunctionState):
     def load(self, buf: Buffer, idx: list[SSAValue], c) -> SSAValue:
         v = self.emit(memref.LoadOp.get(buf.ref, idx), c).results[0]
         if isinstance(v.type, IntegerType):
+            narrow = v.type.width.data < 64
+            if narrow and buf.elem is not None and is_int(buf.elem) and is_unsigned(buf.elem):
+                v = self.emit(arith.ExtUIOp(v, i64), c).results[0]  # index_cast extends signed
             v = self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
         return v
 
@@ -296,6 +299,8 @@ class Expressions(FunctionState):
                 return self.emit(arith.SIToFPOp(n, to), c).results[0]
         if isinstance(src, IntegerType) and isinstance(to, IndexType):
             return self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
+        if isinstance(src, IntegerType) and isinstance(to, (Float64Type, Float32Type)):
+            return self.emit(arith.SIToFPOp(v, to), c).results[0]  # a comparison's 0 or 1
         unsupported(c, f"converting {src} to {to}")
 
     def null_test(self, e, op: str, a, b) -> SSAValue | None:
