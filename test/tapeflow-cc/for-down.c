@@ -86,3 +86,21 @@ double last(double *x, int n) {
 // CHECK-NEXT:  %[[T:[a-zA-Z0-9_]+]] = arith.ceildivsi %[[P]], %[[THREE:[a-zA-Z0-9_]+]] : index
 // CHECK-NEXT:  %[[M:[a-zA-Z0-9_]+]] = arith.muli %[[T]], %[[THREE]] : index
 // CHECK-NEXT:  %j_{{[0-9]+}} = arith.subi %n, %[[M]] : index
+
+// A variable step `s` the body does not write is `max(s, 1)` (a C loop with s <= 0 that
+// runs at all never ends); `j -= t` counts down by `max(t, 1)`:
+double strided(double *x, int n, int s, int t) {
+  double r = 0.0;
+  for (int i = 0; i < n; i += s)
+    r += x[i];
+  for (int j = n - 1; j >= 0; j -= t)
+    r *= x[j];
+  return r;
+}
+
+// CHECK-LABEL: func.func @strided(
+// CHECK:       %[[S:[a-zA-Z0-9_]+]] = arith.maxsi %s, %[[ONE:[a-zA-Z0-9_]+]] : index
+// CHECK-NEXT:  scf.for %i = %{{.*}} to %n step %[[S]] iter_args(
+// CHECK:       %[[T:[a-zA-Z0-9_]+]] = arith.maxsi %t, %[[ONE]] : index
+// CHECK-NEXT:  scf.for %j_k = %{{.*}} to %{{.*}} step %[[T]] iter_args(
+// CHECK-NEXT:    %j = arith.subi %{{.*}}, %j_k : index

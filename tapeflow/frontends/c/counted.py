@@ -50,11 +50,11 @@ class Counted:
     inclusive: bool
     """`<=` or `>=`: the bound itself is a counter value the body runs with."""
     step: int
-    """Signed: negative for a down-counting loop."""
-
-    @property
-    def down(self) -> bool:
-        return self.step < 0
+    """Signed: negative for a down-counting loop; with `stride`, its sign only."""
+    stride: object = None
+    """The expression of a variable step (`i += s`, `j -= s`; `s` written nowhere in the
+    body), else None. Taken as `max(s, 1)`: a C loop with `s <= 0` that runs at all never
+    ends (a signed counter then overflows), so no defined program sees the difference."""
 
 
 def counted_for(init, cond, inc, body) -> Counted | None:
@@ -74,15 +74,17 @@ def counted_for(init, cond, inc, body) -> Counted | None:
     bound = rhs
     if offset is None:
         offset, bound, op = _counter_offset(rhs, var), lhs, _FLIP[op]
-    step = _step(inc, var)
-    if offset is None or step is None or not _terminates(op, step):
+    step, stride = _step(inc, var), None
+    if step is None:
+        step, stride = _variable_step(inc, var)
+    if offset is None or step is None or not _terminates(op, step, stride is not None):
         return None
     wraps = is_unsigned(var.type) or is_unsigned(lhs.type)
-    if wraps and (offset < 0 or step < 0 and not _clear_of_wrap(op, -step, offset, bound)):
+    if wraps and (offset < 0 or stride is not None or step < 0 and not _clear_of_wrap(op, -step, offset, bound)):
         return None  # `i - 1 < n` from 0, or `j >= 0`, wraps past zero
-    if not _invariant(bound, var, body):
+    if not _invariant(bound, var, body) or stride is not None and not _invariant(stride, var, body):
         return None
-    return Counted(var, start, bound, offset, op in ("<=", ">="), step)
+    return Counted(var, start, bound, offset, op in ("<=", ">="), step, stride)
 
 
 def counter_init(init) -> tuple[object, object]:
@@ -149,11 +151,24 @@ def _step(inc, var) -> int | None:
     return amount or None
 
 
-def _terminates(op: str, step: int) -> bool:
+def _variable_step(inc, var) -> tuple[int | None, object]:
+    """(direction, amount) of `i += s` or `i -= s` with `s` an integer variable, else
+    (None, None)."""
+    c = strip(inc)
+    if c.kind.name != "COMPOUND_ASSIGNMENT_OPERATOR" or binary_op(c) not in ("+=", "-="):
+        return None, None
+    target, by = children(c)
+    if not _is_var(target, var) or not is_int(by.type) or is_unsigned(by.type):
+        return None, None
+    return (1 if binary_op(c) == "+=" else -1), by
+
+
+def _terminates(op: str, step: int, variable: bool = False) -> bool:
     """Whether the test eventually fails as the counter moves by `step`: `<`, `<=` going up,
-    `>`, `>=` going down, `!=` by one (taken as `<` or `>`, as the bound is reached)."""
+    `>`, `>=` going down, `!=` by a constant one (taken as `<` or `>`, as the bound is
+    reached)."""
     if op == "!=":
-        return abs(step) == 1
+        return abs(step) == 1 and not variable
     return op in ("<", "<=") if step > 0 else op in (">", ">=")
 
 

@@ -109,8 +109,8 @@ class Loops(FunctionState):
             self.while_loop(s, cond, [body], inc)  # `for (;;)`: cond None, always true
             return
         var = counted.var
-        lb, ub, step, counter = self.counted_range(counted, s)
-        stepv = self.const(step, INDEX, inc)
+        lb, ub, counter = self.counted_range(counted, s)
+        step = self.counted_step(counted, inc)
         carried = self.carried(body)
         inits = [self.current(k, d, s) for k, d in carried]
         block = Block(arg_types=[INDEX, *(v.type for v in inits)])
@@ -126,22 +126,22 @@ class Loops(FunctionState):
             return values
 
         self.loop_body(block, carried, run, s)
-        op = self.emit(scf.ForOp(lb, ub, stepv, inits, block), s)
+        op = self.emit(scf.ForOp(lb, ub, step, inits, block), s)
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
         if decl_key(var) in self.vals:
             self.vals[decl_key(var)] = Final(lambda: counter(self.first_not_run(lb, ub, step, s)))
 
-    def counted_range(self, counted: Counted, s) -> tuple[SSAValue, SSAValue, int, Callable]:
-        """(lb, ub, step, counter) of the `scf.for` a counted loop is: up-counting, its
-        counter runs from lb below ub; down-counting, the normalised index `k` runs from 0
-        below `hi - lo (+ 1)` and the counter is `hi - k`."""
+    def counted_range(self, counted: Counted, s) -> tuple[SSAValue, SSAValue, Callable]:
+        """(lb, ub, counter) of the `scf.for` a counted loop is: up-counting, its counter
+        runs from lb below ub; down-counting, the normalised index `k` runs from 0 below
+        `hi - lo (+ 1)` and the counter is `hi - k`."""
         start = self.index(self.rvalue(counted.start), counted.start)
         bound = self.index(self.rvalue(counted.bound), counted.bound)
         if counted.step > 0:
             # `i + c < n` is `i < n - c`; `<=` runs the bound too
             ub = self.add_constant(bound, int(counted.inclusive) - counted.offset, counted.bound)
-            return start, ub, counted.step, lambda iv: iv
+            return start, ub, lambda iv: iv
         net = int(counted.inclusive) + counted.offset
         if (lo := constant_int(bound)) is not None:
             span = self.add_constant(start, net - lo, counted.bound)
@@ -154,7 +154,16 @@ class Loops(FunctionState):
             value.name_hint = counted.var.spelling
             return value
 
-        return self.const(0, INDEX, s), span, -counted.step, counter
+        return self.const(0, INDEX, s), span, counter
+
+    def counted_step(self, counted: Counted, inc) -> SSAValue:
+        """The positive step of a counted loop's `scf.for`: `|step|`, or `max(s, 1)` for a
+        variable one (`Counted.stride`)."""
+        if counted.stride is None:
+            return self.const(abs(counted.step), INDEX, inc)
+        by = self.index(self.rvalue(counted.stride), counted.stride)
+        one = self.const(1, INDEX, counted.stride)
+        return self.emit(arith.MaxSIOp(by, one), counted.stride).results[0]
 
     def add_constant(self, v: SSAValue, k: int, c) -> SSAValue:
         if k == 0:
@@ -162,17 +171,16 @@ class Loops(FunctionState):
         op = arith.AddiOp if k > 0 else arith.SubiOp
         return self.emit(op(v, self.const(abs(k), INDEX, c)), c).results[0]
 
-    def first_not_run(self, lb: SSAValue, ub: SSAValue, step: int, c) -> SSAValue:
+    def first_not_run(self, lb: SSAValue, ub: SSAValue, step: SSAValue, c) -> SSAValue:
         """The induction value after `scf.for lb to ub step step` (the C counter's value
         after its loop): `lb + ceil(max(ub - lb, 0) / step) * step`, `max(lb, ub)` by one."""
-        if step == 1:
+        if constant_int(step) == 1:
             return self.emit(arith.MaxSIOp(lb, ub), c).results[0]
         from_zero = constant_int(lb) == 0
         span = ub if from_zero else self.emit(arith.SubiOp(ub, lb), c).results[0]
         span = self.emit(arith.MaxSIOp(span, self.const(0, INDEX, c)), c).results[0]
-        stepv = self.const(step, INDEX, c)
-        trips = self.emit(arith.CeilDivSIOp(span, stepv), c).results[0]
-        moved = self.emit(arith.MuliOp(trips, stepv), c).results[0]
+        trips = self.emit(arith.CeilDivSIOp(span, step), c).results[0]
+        moved = self.emit(arith.MuliOp(trips, step), c).results[0]
         return moved if from_zero else self.emit(arith.AddiOp(lb, moved), c).results[0]
 
     def loop_iteration(self, loop: Loop | None, trees: list, c) -> None:

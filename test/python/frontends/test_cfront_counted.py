@@ -14,34 +14,23 @@ import pytest
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
 from helpers.cfront import check_fd, compile_and_differentiate, loss_fn
-from helpers.pipelines import apply, run
+from helpers.paths import ROOT
+from helpers.pipelines import apply, run, stages
 
 from tapeflow.frontends.c import compile_c
 
 # x solves U x = b by back-substitution (U upper triangular, rows from the last), then
 # every other x from the last, squared, is the loss: the inner loop's trip count varies
-# with the down-counting outer one (a ragged region).
-BACKSUB = """
-double kernel(double *U, double *b, double *x, int n) {
-  for (int i = n - 1; i >= 0; i--) {
-    double s = b[i];
-    for (int j = i + 1; j < n; j++)
-      s -= U[i * n + j] * x[j];
-    x[i] = s / U[i * n + i];
-  }
-  double loss = 0.0;
-  for (int i = n - 1; i >= 0; i -= 2)
-    loss += x[i] * x[i];
-  return loss;
-}
-"""
+# with the down-counting outer one (a ragged region). The lit test's kernel.
+BACKSUB = (ROOT / "test" / "tapeflow-cc" / "for-down-regions.c").read_text()
 
 # A smoothing sweep `i + 1 < n` over unsigned counters, a stride-3 down-counting tanh
-# chain, a `!=` loop, and the counters' values after their loops as indices.
+# chain, a `!=` loop, a variable stride `m += s`, and the counters' values after their
+# loops as indices.
 STEPPED = """
 #include <math.h>
 #include <stddef.h>
-double kernel(double *u, double *v, size_t n) {
+double stepped(double *u, double *v, size_t n, int s) {
   size_t i;
   for (i = 1; i + 1 < n; i++)
     v[i] = u[i] * sin(u[i - 1] + u[i + 1]);
@@ -51,7 +40,10 @@ double kernel(double *u, double *v, size_t n) {
     a = tanh(a * v[j] + u[j]);
   for (size_t k = n; k != 2; k--)
     a = a * cos(v[k - 1]);
-  return a + u[i] * u[j + 2];
+  int m;
+  for (m = 0; m < (int)n; m += s)
+    a = a + sin(a * u[m]);
+  return a + u[i] * u[j + 2] + u[m - s];
 }
 """
 
@@ -66,7 +58,7 @@ def _backsub_reference(U, b, x, n):
     return float(sum(x[i] * x[i] for i in range(n - 1, -1, -2)))
 
 
-def _stepped_reference(u, v, n):
+def _stepped_reference(u, v, n, s):
     v = v.copy()
     for i in range(1, n - 1):
         v[i] = u[i] * np.sin(u[i - 1] + u[i + 1])
@@ -77,7 +69,9 @@ def _stepped_reference(u, v, n):
         j -= 3
     for k in range(n, 2, -1):
         a = a * np.cos(v[k - 1])
-    return float(a + u[n - 1] * u[j + 2])
+    for m in range(0, n, s):
+        a = a + np.sin(a * u[m])
+    return float(a + u[n - 1] * u[j + 2] + u[m])
 
 
 def _backsub_args(n: int = 6, seed: int = 2) -> list:
@@ -88,14 +82,13 @@ def _backsub_args(n: int = 6, seed: int = 2) -> list:
 
 def _stepped_args(n: int = 11, seed: int = 4) -> list:
     rng = np.random.default_rng(seed)
-    return [rng.uniform(-1, 1, n), np.zeros(n), n]
+    return [rng.uniform(-1, 1, n), np.zeros(n), n, 4]
 
 
 KERNELS = {
     "backsub": (BACKSUB, _backsub_args, _backsub_reference),
     "stepped": (STEPPED, _stepped_args, _stepped_reference),
 }
-AD = "tapeflow-autodiff{functions=kernel}"
 
 
 def _grad_args(args: list) -> list:
@@ -106,18 +99,6 @@ def _grad_args(args: list) -> list:
         if isinstance(a, np.ndarray):
             out.append(np.zeros_like(a))
     return [*out, 1.0]
-
-
-def _stages(depth: int, spm: int) -> list[str]:
-    layers = f"{AD},tapeflow-regions,tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
-    return [
-        f"{AD},tapeflow-regions",
-        f"{AD},tapeflow-regions,tapeflow-lower-regions",
-        layers,
-        f"{layers},tapeflow-stream{{depth={depth}}}",
-        f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm} mode=always}}",
-        f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm} mode=always cleanup=true}}",
-    ]
 
 
 @pytest.mark.parametrize("name", KERNELS)
@@ -131,9 +112,9 @@ def test_counted_loops_are_scf_for(name: str):
 def test_primal_matches_numpy_and_gradient_matches_fd(name: str):
     src, make, reference = KERNELS[name]
     args = make()
-    module = compile_and_differentiate(src, functions=["kernel"])
-    assert loss_fn(module, "kernel", args) == pytest.approx(reference(*args), rel=1e-12)
-    arrays, _ = check_fd(module, "kernel", args, rtol=1e-5, atol=1e-7)
+    module = compile_and_differentiate(src, functions=[name])
+    assert loss_fn(module, name, args) == pytest.approx(reference(*args), rel=1e-12)
+    arrays, _ = check_fd(module, name, args, rtol=1e-5, atol=1e-7)
     assert all(np.any(g != 0) for p, g in arrays.items() if p == 0)
 
 
@@ -144,11 +125,12 @@ def test_bit_identical_every_stage(name: str, depth: int, records: int):
     src, make, _ = KERNELS[name]
     text = str(compile_c(src, "test.c"))
     args = _grad_args(make())
-    expected = run(apply(text, AD), "kernel_grad", args)
-    assert run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args) == expected
-    for pipeline in _stages(depth, 64 * depth * records):
+    ad = f"tapeflow-autodiff{{functions={name}}}"
+    expected = run(apply(text, ad), f"{name}_grad", args)
+    assert run(apply(text, f"{ad},tapeflow-lower-tape"), f"{name}_grad", args) == expected
+    for pipeline in stages(name, depth, 64 * depth * records):
         module = apply(text, pipeline)
-        assert run(module, "kernel_grad", args) == expected, pipeline
+        assert run(module, f"{name}_grad", args) == expected, pipeline
         names = {op.name for op in module.walk()}
         assert "region.alloc" in names or "lower-regions" in pipeline, pipeline
         if "stream" in pipeline or "mode=always" in pipeline:
@@ -167,10 +149,11 @@ def test_native_identical(name: str):
     src, make, _ = KERNELS[name]
     text = str(compile_c(src, "test.c"))
     args = _grad_args(make())
-    for pipeline in [AD, *_stages(2, 128)[1:]]:
+    ad = f"tapeflow-autodiff{{functions={name}}}"
+    for pipeline in [ad, *stages(name, 2, 128)[1:]]:
         module = apply(text, pipeline)
         got, want = (
-            f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
+            f(module, f"{name}_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
             for f in (native.run_function_native, run_function)
         )
         assert got.results == want.results, pipeline
