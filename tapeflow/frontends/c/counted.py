@@ -1,6 +1,7 @@
 """Counted loops: the C `for` loops whose number of iterations is known when they start
-(an integer counter stepped by a constant and compared with a bound that the body does not
-change), so they can be an `scf.for`; any other loop is an `scf.while`.
+(an integer counter stepped by a constant, or by a variable, and compared with a bound,
+neither of which the body changes), so they can be an `scf.for`; any other loop is an
+`scf.while`.
 
 Up-counting loops (`i < n`, `i <= n`, `i + 1 < n`, `i += 2`) are an `scf.for` over the
 counter itself. Down-counting ones (`for (j = hi; j >= lo; j -= s)`) are an `scf.for` over
@@ -79,10 +80,12 @@ def counted_for(init, cond, inc, body) -> Counted | None:
         step, stride = _variable_step(inc, var)
     if offset is None or step is None or not _terminates(op, step, stride is not None):
         return None
-    wraps = is_unsigned(var.type) or is_unsigned(lhs.type)
-    if wraps and (offset < 0 or stride is not None or step < 0 and not _clear_of_wrap(op, -step, offset, bound)):
-        return None  # `i - 1 < n` from 0, or `j >= 0`, wraps past zero
-    if not _invariant(bound, var, body) or stride is not None and not _invariant(stride, var, body):
+    if is_unsigned(var.type) or is_unsigned(lhs.type):  # `i - 1 < n` from 0, `j >= 0`
+        if offset < 0 or stride is not None:
+            return None
+        if step < 0 and not _clear_of_wrap(op, -step, offset, bound):
+            return None
+    if not all(_invariant(e, var, body) for e in (bound, stride) if e is not None):
         return None
     return Counted(var, start, bound, offset, op in ("<=", ">="), step, stride)
 
@@ -187,8 +190,9 @@ def _clear_of_wrap(op: str, stride: int, offset: int, bound) -> bool:
 
 
 def _invariant(bound, var, body) -> bool:
-    """Whether the bound is the same at every test: it reads no variable or array the body
-    writes, not the counter, and calls nothing; and the body does not write the counter."""
+    """Whether the bound (or a variable step) is the same at every test: it reads no
+    variable or array the body writes, not the counter, and calls nothing; and the body
+    does not write the counter."""
     targets = map(assigned_target, walk(body))
     written = {decl_key(t.referenced) for t in targets if t is not None}
     if decl_key(var) in written:

@@ -16,7 +16,7 @@ from .clang import children, decl_key, unsupported, walk
 from .counted import Counted, counted_for, counter_init
 from .function import Final, FunctionState, Loop, Stale, constant_int
 from .trees import assigned_target, assigns, for_parts, has_effects, jumps, refers
-from .types import INDEX, is_int
+from .types import INDEX
 
 
 class Loops(FunctionState):

@@ -15,7 +15,6 @@ from .clang import (
     binary_op,
     children,
     decl_key,
-    evaluate,
     strip,
     strip_casts,
     unary_op,

@@ -1,7 +1,7 @@
 """C types as IR types: scalars (`double` -> f64, every integer -> index), arrays and
-pointers as memrefs (integers keep their C width in memory, `char` i8 to `long` i64), and the layout of structs
-(a pointer to a struct is one memref per kind of field, a struct by value one scalar per
-field).
+pointers as memrefs (integers keep their C width in memory, `char` i8 to `long` i64),
+and the layout of structs (a pointer to a struct is one memref per kind of field, a
+struct by value one scalar per field).
 """
 
 from __future__ import annotations
