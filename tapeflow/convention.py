@@ -35,4 +35,5 @@ def value_name(name: str) -> str:
 
 
 def source_name(hint: str | None) -> str | None:
+    """The source name of an argument whose name hint `value_name` made."""
     return hint[:-1] if hint and re.search(r"_\d+_$", hint) else hint
