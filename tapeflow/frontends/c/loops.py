@@ -168,6 +168,8 @@ class Loops(FunctionState):
     def add_constant(self, v: SSAValue, k: int, c) -> SSAValue:
         if k == 0:
             return v
+        if (known := constant_int(v)) is not None:
+            return self.const(known + k, INDEX, c)
         op = arith.AddiOp if k > 0 else arith.SubiOp
         return self.emit(op(v, self.const(abs(k), INDEX, c)), c).results[0]
 
