@@ -1,9 +1,10 @@
 // Loops that are not counted stay scf.while, with the counter and the written scalars as
 // loop-carried values: a bound the body writes, an unsigned counter going down to a bound
 // that may be zero (it wraps below zero, so `k >= lo` may never fail, as in C), an
-// unsigned counter going down by two to `k > 0` (it may step over zero and wrap), a step
-// that is not a constant. A down-counting loop whose count is known when it starts is an
-// scf.for (for-down.c).
+// unsigned counter going down by two to `k > 0` (it may step over zero and wrap), a
+// variable step of a counter compared unsigned (`i < n`, n unsigned: with s <= 0 it may
+// wrap round and end). A down-counting loop whose count is known when it starts, or a
+// variable step of a signed one, is an scf.for (for-down.c).
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 
