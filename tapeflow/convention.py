@@ -4,6 +4,8 @@ Enzyme-MLIR baseline (which turns it into Enzyme's activities) all ask it here."
 
 from __future__ import annotations
 
+import re
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, MemRefType
 from xdsl.ir import Attribute
@@ -23,3 +25,15 @@ def shadowed(f: func.FuncOp) -> set[int]:
         for p, t in enumerate(f.function_type.inputs.data)
         if p not in const and isinstance(t, MemRefType) and is_float_type(t.get_element_type())
     }
+
+
+def value_name(name: str) -> str:
+    """The SSA name hint that prints as the source name `name`: xDSL takes a trailing
+    `_<digits>` for its own suffix of a repeated name (`%y_1` reads back as `y`), so `y_1`
+    is `y_1_`; `source_name` undoes it (the names `--inputs` and `--args` take)."""
+    return f"{name}_" if re.search(r"_\d+$", name) else name
+
+
+def source_name(hint: str | None) -> str | None:
+    """The source name of an argument whose name hint `value_name` made."""
+    return hint[:-1] if hint and re.search(r"_\d+_$", hint) else hint

@@ -70,7 +70,7 @@ from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tapeflow.convention import is_float_type, shadowed
+from tapeflow.convention import is_float_type, shadowed, source_name
 from tapeflow.diagnostics import ToolError, op_error, parse_module, verify_module
 from tapeflow.interpreters import runtime_error
 
@@ -508,7 +508,7 @@ def scalar_value(raw: Any, t: Attribute, bw: int) -> Value:
 
 def arg_names(func_op: func.FuncOp) -> list[str | None]:
     """The source names of `func_op`'s arguments (`A` for `%A`; None when unnamed)."""
-    return [arg.name_hint for arg in func_op.body.block.args]
+    return [source_name(arg.name_hint) for arg in func_op.body.block.args]
 
 
 def _inputs_by_position(func_op: func.FuncOp, inputs: Mapping[int | str, Any]):

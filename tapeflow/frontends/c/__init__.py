@@ -28,8 +28,9 @@ Types (the rules, documented in the README section "C kernels"):
 - an array parameter takes its shape from its declaration: `double a[N][M]` is
   `memref<NxMxf64>`, `double a[][M]` `memref<?xMxf64>`; a pointer parameter `double *a`
   is one-dimensional and dynamic, `memref<?xf64>` (index it with computed offsets,
-  `a[i*n + j]`). Integer arrays keep their C width in memory (`int` -> `i32`, `long` and
-  `size_t` -> `i64`) and are converted to `index` when loaded;
+  `a[i*n + j]`). Integer arrays keep their C width in memory (`char` -> `i8`, `short` ->
+  `i16`, `int` -> `i32`, `long` and `size_t` -> `i64`) and are converted to `index` when
+  loaded (unsigned ones zero-extended);
 - a pointer to a struct is one memref of its float fields, one (`i64`) of its integer
   fields and one per pointer field; a struct by value is one scalar per field (SROA);
   unions are refused;
@@ -48,9 +49,9 @@ Types (the rules, documented in the README section "C kernels"):
   NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
   a constant (allocations are assumed to succeed).
 
-Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
-not written in the body, bound not written in the body) is `scf.for`, any other loop
-`scf.while`; scalars written in a loop or a branch become its iter_args / results;
+Control flow is structured: a counted `for` (`counted`: an integer counter stepped by a
+constant, up or down, tested against a bound the body does not write) is `scf.for`, any
+other loop `scf.while`; scalars written in a loop or a branch become its iter_args / results;
 `break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll
 pragma over a `for` (`#pragma unroll N`, `#pragma clang loop unroll_count(N)` /
 `unroll(full)`, `nounroll`, ...) is the `tapeflow.unroll` attribute of its `scf.for`
@@ -65,10 +66,11 @@ made of parts that each own one kind of C construct: `stmt` (statements, dispatc
 cursor kind through `stmt.STATEMENTS`), `loops`, `expr` (expressions, through
 `expr.EXPRESSIONS`), `calls`, `pointers`, `structs` and `memory`; `function` holds
 their shared state (`FunctionState`) and `trees` the questions asked of a statement before
-it is translated, `libc` what the C library's functions are (math ops, allocators, dropped
-output calls), `arguments` the `-D`/`-I` of the tools, `hints` the loop pragmas and
-`optimize` the clean-up after translation. To add a C construct, add its cursor
-kind to `STATEMENTS` or `EXPRESSIONS` and its method to the part it belongs to.
+it is translated, `counted` which `for` loops are counted, `libc` what the C library's
+functions are (math ops, allocators, dropped output calls), `arguments` the `-D`/`-I` of
+the tools, `hints` the loop pragmas and `optimize` the clean-up after translation. To
+add a C construct, add its cursor kind to `STATEMENTS` or `EXPRESSIONS` and its method to
+the part it belongs to.
 
 The parts are mixins of one class rather than collaborating objects: every part reads and
 writes the same per-function state (`vals`, `bufs`, the loop flags) and calls the others

@@ -10,6 +10,8 @@ from xdsl.dialects.builtin import MemRefType, i1
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from tapeflow.convention import value_name
+
 from .calls import Calls
 from .clang import children, decl_key, evaluate, unsupported, walk
 from .enzyme import ANNOTATIONS
@@ -52,7 +54,7 @@ class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, 
             if self.struct_parameter(p, group):
                 continue
             arg = group[0]
-            arg.name_hint = p.spelling or None
+            arg.name_hint = value_name(p.spelling) if p.spelling else None
             arg.location = self.unit._loc(p)
             if isinstance(arg.type, MemRefType):
                 elem = array_shape(p.type, p)[1]

@@ -45,7 +45,7 @@ from .clang import (
     unary_op,
     unsupported,
 )
-from .function import Buffer, FunctionState, Stale, Unset, constant_int, in_struct
+from .function import Buffer, Final, FunctionState, Stale, Unset, constant_int, in_struct
 from .libc import ALLOCATORS
 from .trees import assigns, has_effects
 from .types import (
@@ -200,13 +200,7 @@ class Expressions(FunctionState):
             unsupported(e, f"the variable '{e.spelling}' here")
         if decl_key(d) in self.views:
             unsupported(e, f"the pointer '{d.spelling}' used as a value (index it)")
-        v = self.vals[decl_key(d)]
-        if isinstance(v, Unset):
-            v = self.const(0, scalar_type(d.type, d), e)
-            self.vals[decl_key(d)] = v
-        if isinstance(v, Stale):
-            unsupported(e, v.why)
-        return v  # type: ignore[return-value]
+        return self.current(decl_key(d), d, e)
 
     def index_op(self, cls, a: SSAValue, b: SSAValue, c) -> SSAValue:
         """`a + b` or `a * b` on index values, folded when both are constants (struct
@@ -266,6 +260,9 @@ class Expressions(FunctionState):
     def load(self, buf: Buffer, idx: list[SSAValue], c) -> SSAValue:
         v = self.emit(memref.LoadOp.get(buf.ref, idx), c).results[0]
         if isinstance(v.type, IntegerType):
+            narrow = v.type.width.data < 64
+            if narrow and buf.elem is not None and is_int(buf.elem) and is_unsigned(buf.elem):
+                v = self.emit(arith.ExtUIOp(v, i64), c).results[0]  # index_cast extends signed
             v = self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
         return v
 
@@ -302,6 +299,8 @@ class Expressions(FunctionState):
                 return self.emit(arith.SIToFPOp(n, to), c).results[0]
         if isinstance(src, IntegerType) and isinstance(to, IndexType):
             return self.emit(arith.IndexCastOp(v, INDEX), c).results[0]
+        if isinstance(src, IntegerType) and isinstance(to, (Float64Type, Float32Type)):
+            return self.emit(arith.SIToFPOp(v, to), c).results[0]  # a comparison's 0 or 1
         unsupported(c, f"converting {src} to {to}")
 
     def null_test(self, e, op: str, a, b) -> SSAValue | None:
@@ -450,6 +449,8 @@ class Expressions(FunctionState):
             v = self.vals[key] = self.const(0, t, c)
         if isinstance(v, Stale):
             unsupported(c, v.why)
+        if isinstance(v, Final):
+            return v.value()
         return v  # type: ignore[return-value]
 
 

@@ -5,6 +5,7 @@ emission helpers every part of the builder uses (`emit`, `const`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -48,9 +49,18 @@ class Unset:
 
 @dataclass
 class Stale:
-    """A for-loop counter after its loop: we do not compute its final value."""
+    """A variable whose value is not known here (a counter after the loop around its for
+    loop): reading it is refused with `why`."""
 
     why: str
+
+
+@dataclass
+class Final:
+    """A counted loop's counter after the loop: `value()` emits its final value where it
+    is read (the loop's bounds dominate every later read), so an unread one costs nothing."""
+
+    value: Callable[[], SSAValue]
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""Loops: a canonical `for` as `scf.for`, any other loop as `scf.while`; the scalars a
-loop writes become its iter_args.
+"""Loops: a counted `for` (`counted`) as `scf.for`, any other loop as `scf.while`; the
+scalars a loop writes become its iter_args.
 """
 
 from __future__ import annotations
@@ -12,20 +12,12 @@ from xdsl.dialects.builtin import i1
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from .clang import binary_op, children, decl_key, strip, unsupported, walk
-from .function import FunctionState, Loop, Stale
+from .clang import children, decl_key, unsupported, walk
+from .counted import Counted, counted_for, counter_init
+from .function import Final, FunctionState, Loop, Stale, constant_int
 from .hints import UNROLL_ATTR
-from .trees import (
-    assigned_target,
-    assigns,
-    for_parts,
-    has_effects,
-    jumps,
-    refers,
-    step_of,
-    stored_buffers,
-)
-from .types import INDEX, is_int
+from .trees import assigned_target, assigns, for_parts, has_effects, jumps, refers
+from .types import INDEX
 
 
 class Loops(FunctionState):
@@ -68,16 +60,24 @@ class Loops(FunctionState):
     def counter_only(self, d, trees) -> bool:
         """Whether `trees` use the variable `d` only as the counter of `scf.for` loops
         (their init assigns it, nothing else does, every read is inside them): its value
-        before `trees` is dead, and after them it is a stale counter, so it is not carried."""
+        before `trees` is dead, and after them it is a stale counter, so it is not carried.
+        When `d` is already stale, the counter of any `for` whose init assigns it counts
+        too (`for (j = 3; x[j] > 0; j--)`): carrying would read the stale value."""
+        if d is None:
+            return False  # a struct field
+        stale = isinstance(self.vals.get(decl_key(d)), Stale)
         loops = []
         for tree in trees:
             for c in walk(tree) if tree is not None else ():
                 if c.kind.name != "FOR_STMT":
                     continue
                 init, cond, inc, body = for_parts(c)
-                canonical = None if jumps(body)[0] else self.canonical_for(init, cond, inc, body)
-                if canonical is not None and decl_key(canonical[0]) == decl_key(d):
-                    if init.kind.name == "DECL_STMT" or refers(canonical[1], d):
+                counted = None if jumps(body)[0] else counted_for(init, cond, inc, body)
+                var, start = (counted.var, counted.start) if counted else (None, None)
+                if counted is None and stale and init is not None:
+                    var, start = counter_init(init)
+                if var is not None and decl_key(var) == decl_key(d):
+                    if init.kind.name == "DECL_STMT" or refers(start, d):
                         continue
                     loops.append((c, init))
         if not loops:
@@ -103,81 +103,90 @@ class Loops(FunctionState):
 
     def for_stmt(self, s) -> None:
         init, cond, inc, body = for_parts(s)
-        canonical = None if jumps(body)[0] else self.canonical_for(init, cond, inc, body)
-        if canonical is None:
+        counted = None if jumps(body)[0] else counted_for(init, cond, inc, body)
+        if counted is None:
             if init is not None:
                 self.stmt(init) if not init.kind.is_expression() else self.effect(init)
             self.while_loop(s, cond, [body], inc)  # `for (;;)`: cond None, always true
             return
-        var, lb_expr, ub_expr, inclusive, step = canonical
-        lb = self.index(self.rvalue(lb_expr), lb_expr)
-        ub = self.index(self.rvalue(ub_expr), ub_expr)
-        if inclusive:
-            ub = self.emit(arith.AddiOp(ub, self.const(1, INDEX, ub_expr)), ub_expr).results[0]
-        stepv = self.const(step, INDEX, inc)
+        var = counted.var
+        lb, ub, counter = self.counted_range(counted, s)
+        step = self.counted_step(counted, inc)
         carried = self.carried(body)
         inits = [self.current(k, d, s) for k, d in carried]
         block = Block(arg_types=[INDEX, *(v.type for v in inits)])
-        block.args[0].name_hint = var.spelling
+        block.args[0].name_hint = var.spelling if counted.step > 0 else f"{var.spelling}_k"
 
         loop, _ = self.enter_loop([body], s)
 
         def run() -> list[SSAValue]:
-            self.vals[decl_key(var)] = block.args[0]
+            self.vals[decl_key(var)] = counter(block.args[0])
             self.loop_iteration(loop, [body], s)
             values = [self.current(k, d, s) for k, d in carried]
             self.emit(scf.YieldOp(*values), s)
             return values
 
         self.loop_body(block, carried, run, s)
-        op = self.emit(scf.ForOp(lb, ub, stepv, inits, block), s)
+        op = self.emit(scf.ForOp(lb, ub, step, inits, block), s)
         if (hint := self.unroll_hints.get(s.extent.start.offset)) is not None:
             op.attributes[UNROLL_ATTR] = hint
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
         if decl_key(var) in self.vals:
-            why = f"reading the counter '{var.spelling}' after its for loop"
-            self.vals[decl_key(var)] = Stale(why)
+            self.vals[decl_key(var)] = Final(lambda: counter(self.first_not_run(lb, ub, step, s)))
 
-    def canonical_for(self, init, cond, inc, body):
-        """(counter, lb, ub, inclusive, step) when the loop is an `scf.for`, else None."""
-        if init is None or cond is None or inc is None:
-            return None
-        var, lb = None, None
-        if init.kind.name == "DECL_STMT":
-            decls = children(init)
-            if len(decls) == 1 and decls[0].kind.name == "VAR_DECL":
-                exprs = [k for k in children(decls[0]) if k.kind.is_expression()]
-                if exprs:
-                    var, lb = decls[0], exprs[-1]
-        elif init.kind.name == "BINARY_OPERATOR" and binary_op(init) == "=":
-            lhs, rhs = children(init)
-            if strip(lhs).kind.name == "DECL_REF_EXPR":
-                var, lb = strip(lhs).referenced, rhs
-        if var is None or not is_int(var.type):
-            return None
-        c = strip(cond)
-        if c.kind.name != "BINARY_OPERATOR" or binary_op(c) not in ("<", "<=", "!="):
-            return None
-        lhs, ub = children(c)
-        counter = strip(lhs)
-        if counter.kind.name != "DECL_REF_EXPR" or decl_key(counter.referenced) != decl_key(var):
-            return None
-        step = step_of(inc, var)
-        if step is None or step <= 0 or (binary_op(c) == "!=" and step != 1):
-            return None
-        targets = map(assigned_target, walk(body))
-        written = {decl_key(t.referenced) for t in targets if t is not None}
-        if decl_key(var) in written:
-            return None
-        stored = stored_buffers(body)
-        for r in walk(ub):
-            if r.kind.name == "DECL_REF_EXPR" and r.referenced is not None:
-                if decl_key(r.referenced) in written | stored | {decl_key(var)}:
-                    return None
-            if r.kind.name == "CALL_EXPR":
-                return None
-        return var, lb, ub, binary_op(c) == "<=", step
+    def counted_range(self, counted: Counted, s) -> tuple[SSAValue, SSAValue, Callable]:
+        """(lb, ub, counter) of the `scf.for` a counted loop is: up-counting, its counter
+        runs from lb below ub; down-counting, the normalised index `k` runs from 0 below
+        `hi - lo (+ 1)` and the counter is `hi - k`."""
+        start = self.index(self.rvalue(counted.start), counted.start)
+        bound = self.index(self.rvalue(counted.bound), counted.bound)
+        if counted.step > 0:
+            # `i + c < n` is `i < n - c`; `<=` runs the bound too
+            ub = self.add_constant(bound, int(counted.inclusive) - counted.offset, counted.bound)
+            return start, ub, lambda iv: iv
+        net = int(counted.inclusive) + counted.offset
+        if (lo := constant_int(bound)) is not None:
+            span = self.add_constant(start, net - lo, counted.bound)
+        else:
+            span = self.emit(arith.SubiOp(start, bound), counted.bound).results[0]
+            span = self.add_constant(span, net, counted.bound)
+
+        def counter(k: SSAValue) -> SSAValue:
+            value = self.emit(arith.SubiOp(start, k), s).results[0]
+            value.name_hint = counted.var.spelling
+            return value
+
+        return self.const(0, INDEX, s), span, counter
+
+    def counted_step(self, counted: Counted, inc) -> SSAValue:
+        """The positive step of a counted loop's `scf.for`: `|step|`, or `max(s, 1)` for a
+        variable one (`Counted.stride`)."""
+        if counted.stride is None:
+            return self.const(abs(counted.step), INDEX, inc)
+        by = self.index(self.rvalue(counted.stride), counted.stride)
+        one = self.const(1, INDEX, counted.stride)
+        return self.emit(arith.MaxSIOp(by, one), counted.stride).results[0]
+
+    def add_constant(self, v: SSAValue, k: int, c) -> SSAValue:
+        if k == 0:
+            return v
+        if (known := constant_int(v)) is not None:
+            return self.const(known + k, INDEX, c)
+        op = arith.AddiOp if k > 0 else arith.SubiOp
+        return self.emit(op(v, self.const(abs(k), INDEX, c)), c).results[0]
+
+    def first_not_run(self, lb: SSAValue, ub: SSAValue, step: SSAValue, c) -> SSAValue:
+        """The induction value after `scf.for lb to ub step step` (the C counter's value
+        after its loop): `lb + ceil(max(ub - lb, 0) / step) * step`, `max(lb, ub)` by one."""
+        if constant_int(step) == 1:
+            return self.emit(arith.MaxSIOp(lb, ub), c).results[0]
+        from_zero = constant_int(lb) == 0
+        span = ub if from_zero else self.emit(arith.SubiOp(ub, lb), c).results[0]
+        span = self.emit(arith.MaxSIOp(span, self.const(0, INDEX, c)), c).results[0]
+        trips = self.emit(arith.CeilDivSIOp(span, step), c).results[0]
+        moved = self.emit(arith.MuliOp(trips, step), c).results[0]
+        return moved if from_zero else self.emit(arith.AddiOp(lb, moved), c).results[0]
 
     def loop_iteration(self, loop: Loop | None, trees: list, c) -> None:
         """One iteration's statements, with `loop`'s jump flags in scope."""

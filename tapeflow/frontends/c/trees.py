@@ -15,7 +15,6 @@ from .clang import (
     binary_op,
     children,
     decl_key,
-    evaluate,
     strip,
     strip_casts,
     unary_op,
@@ -151,22 +150,6 @@ def factors_of(c) -> list:
         a, b = children(c)
         return factors_of(a) + factors_of(b)
     return [c]
-
-
-def step_of(inc, var) -> int | None:
-    c = strip(inc)
-    k = c.kind.name
-    if k == "UNARY_OPERATOR" and unary_op(c) in (PRE_INC, POST_INC):
-        t = strip(children(c)[0])
-        is_counter = t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var)
-        return 1 if is_counter else None
-    if k == "COMPOUND_ASSIGNMENT_OPERATOR" and binary_op(c) == "+=":
-        t, amount = children(c)
-        t = strip(t)
-        if t.kind.name == "DECL_REF_EXPR" and decl_key(t.referenced) == decl_key(var):
-            v = evaluate(strip(amount))
-            return v if isinstance(v, int) else None
-    return None
 
 
 def for_parts(s):

@@ -1,12 +1,12 @@
 """C types as IR types: scalars (`double` -> f64, every integer -> index), arrays and
-pointers as memrefs (integers keep their C width in memory), and the layout of structs
-(a pointer to a struct is one memref per kind of field, a struct by value one scalar per
-field).
+pointers as memrefs (integers keep their C width in memory, `char` i8 to `long` i64),
+and the layout of structs (a pointer to a struct is one memref per kind of field, a
+struct by value one scalar per field).
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, f32, f64, i32, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, f32, f64, i8, i16, i32, i64
 from xdsl.ir import Attribute
 
 from .clang import unsupported
@@ -55,6 +55,10 @@ def element_type(t, c) -> Attribute:
     kind = type_kind(t)
     if kind in ("DOUBLE", "FLOAT"):
         return scalar_type(t, c)
+    if kind in ("BOOL", "CHAR_U", "UCHAR", "CHAR_S", "SCHAR"):
+        return i8
+    if kind in ("SHORT", "USHORT"):
+        return i16
     if kind in ("INT", "UINT", "ENUM"):
         return i32
     if kind in ("LONG", "ULONG", "LONGLONG", "ULONGLONG"):

@@ -19,7 +19,9 @@ from tapeflow.dialects import region
 from tapeflow.diagnostics import parse_module
 from tapeflow.registry import get_all_passes, make_context
 
-__all__ = ["KERNELS", "apply", "bits", "op_counts", "grad_args", "region_record_bytes", "run"]
+__all__ = [
+    "KERNELS", "apply", "bits", "op_counts", "grad_args", "region_record_bytes", "run", "stages",
+]
 
 
 def apply(text: str, pipeline: str) -> ModuleOp:
@@ -77,3 +79,20 @@ def op_counts(module: ModuleOp) -> dict[str, int]:
     for op in module.walk():
         counts[op.name] = counts.get(op.name, 0) + 1
     return counts
+
+
+def stages(fn: str, depth: int, spm: int) -> list[str]:
+    """The pipelines after `tapeflow-autodiff{functions=fn}` whose gradients must keep its
+    bits: regions, lowered regions, layers, stream, and `tapeflow{mode=always}` (with
+    cleanup too), at scratchpad depth `depth` and `spm` bytes."""
+    ad = f"tapeflow-autodiff{{functions={fn}}}"
+    layers = f"{ad},tapeflow-regions,tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
+    always = f"functions={fn} depth={depth} spm-bytes={spm} mode=always"
+    return [
+        f"{ad},tapeflow-regions",
+        f"{ad},tapeflow-regions,tapeflow-lower-regions",
+        layers,
+        f"{layers},tapeflow-stream{{depth={depth}}}",
+        f"tapeflow{{{always}}}",
+        f"tapeflow{{{always} cleanup=true}}",
+    ]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 
-from helpers.pipelines import apply, region_record_bytes, run
+from helpers.pipelines import apply, region_record_bytes, run, stages
 
 N = 7
 
@@ -99,18 +99,6 @@ def _args(ints: tuple[int, ...], seed: int = 3) -> list[object]:
     return [l, np.zeros_like(l), x, np.zeros_like(x), *ints, 1.0]
 
 
-def _stages(depth: int, spm: int) -> list[str]:
-    layers = f"{AD},tapeflow-regions,tapeflow-layers{{depth={depth} spm-bytes={spm}}}"
-    return [
-        f"{AD},tapeflow-regions",
-        f"{AD},tapeflow-regions,tapeflow-lower-regions",
-        layers,
-        f"{layers},tapeflow-stream{{depth={depth}}}",
-        f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm} mode=always}}",
-        f"tapeflow{{functions=kernel depth={depth} spm-bytes={spm} mode=always cleanup=true}}",
-    ]
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 def test_ragged_region_formed(shape: str):
     text, _ = SHAPES[shape]
@@ -130,7 +118,7 @@ def test_ragged_bit_identical_every_stage(shape: str, records: int, depth: int):
     enzyme = run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
     assert enzyme == expected
     spm = depth * records * region_record_bytes(apply(text, f"{AD},tapeflow-regions"))
-    for pipeline in _stages(depth, spm):
+    for pipeline in stages("kernel", depth, spm):
         module = apply(text, pipeline)
         assert run(module, "kernel_grad", args) == expected, pipeline
         if "stream" in pipeline or "mode=always" in pipeline:
@@ -201,7 +189,7 @@ def test_ragged_native_identical(shape: str):
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
     text, ints = SHAPES[shape]
     args = _args(ints)
-    for pipeline in _stages(2, 64)[1:]:
+    for pipeline in stages("kernel", 2, 64)[1:]:
         module = apply(text, pipeline)
         got, want = (
             f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
