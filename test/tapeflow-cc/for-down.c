@@ -6,7 +6,7 @@
 // `>`/`!=` end one before the bound; a counter read after its loop is its final value
 // (max(lb, ub) by one, else lb + ceil(max(ub - lb, 0) / step) * step).
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 
 double f(double *x, int n) {
   double s = 0.0;
