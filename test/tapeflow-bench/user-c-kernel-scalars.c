@@ -11,7 +11,7 @@
 // RUN: not tapeflow-bench --kernels gemm --args 3 --quick --out %t/d 2>&1 | filecheck %s --check-prefix=SUITE
 // RUN: tapeflow-bench --help | filecheck %s --check-prefix=HELP
 // CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `default-45nm`
-// CHECK: | rd_loss_ddcccc | {{[0-9.]+}} KiB | {{.*}} | bit-identical |
+// CHECK: | rd_loss_ddcccc | {{[0-9.,]+ (B|KiB)}} | {{.*}} | bit-identical |
 // CHECK-NOT: the default sizes
 // ERR: error: {{.*}}.c: @rd_loss_ddcccc takes 4 scalar argument(s) (index, index, f64, f64), got 0; give them with --args, in order, or by name in the --inputs .npz
 // ERR-NOT: Traceback
