@@ -107,7 +107,7 @@ from tapeflow.diagnostics import op_error
 from tapeflow.hwmodel import jit
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.hwmodel.cache import numba_decoder
-from tapeflow.hwmodel.model import buffer_memory, copy_charges, mem_columns
+from tapeflow.hwmodel.model import buffer_memory, copy_charges, is_ideal_tape, mem_columns
 from tapeflow.dialects import region, stream
 from tapeflow.dialects.region import element_size, field_size, is_spm
 from tapeflow.interpreters import runtime_error
@@ -843,7 +843,7 @@ class _FunctionCompiler:
                 expr = " + ".join(terms) if terms else "0"
                 self.py(indent, f"{off} = {expr}", [*reads, *info.strides], [off], ok)
             self.offsets[-1][key] = off
-        if info.base is not None:
+        if info.base is not None and not is_ideal_tape(op):  # a free tape access: no record
             sid = self.cm.new_sid(op)
             low = (sid << SID_SHIFT) | (1 if write else 0)
             col = self.stream

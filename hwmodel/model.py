@@ -11,6 +11,10 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
   memref: one access through L1/L2 (address = the buffer's base address + linear
   element offset * element size; each buffer, identified by its byte storage, gets a
   64-byte aligned base on first use, `tapeflow.semantics.memory.next_base`).
+- a load/store tagged `tapeflow.ideal_tape` (`tapeflow-lower-tape{ideal-tape=true}`: the
+  cached values of the Enzyme layout as gem5-SALAM's "ad" runs treat them): its op class
+  only, and the `ideal_loads`/`ideal_stores` counts; no memory access, port or latency
+  (it commits at once, as gem5-SALAM's tagged tape accesses do).
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
@@ -156,9 +160,9 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow.diagnostics import op_error
 
 # Handler kinds.
-_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND = range(8)
-_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(8, 17)
-_FDEALLOC = 17
+_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
+_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(9, 18)
+_FDEALLOC = 18
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 _TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit")
@@ -181,6 +185,7 @@ _ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store",
 _PUSH_OPS = (tape.PushOp.name, enzyme.PushOp.name)
 _TAPE_OPS = (*_PUSH_OPS, tape.PopOp.name, enzyme.PopOp.name)
 _RECORD_OPS = (region.WriteOp.name, region.ReadOp.name)
+_IDEAL_ATTR = "tapeflow.ideal_tape"  # transforms.lower_tape.IDEAL_TAPE_ATTR
 
 
 def classify(op: Operation) -> str:
@@ -223,6 +228,11 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
     return None
 
 
+def is_ideal_tape(op: Operation) -> bool:
+    """A tape access tagged free (`tapeflow.ideal_tape`): counted, no memory access."""
+    return _IDEAL_ATTR in op.attributes and op.name in _ACCESS_OPS
+
+
 def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:
     """`memory_charges` of one memref.copy from `src` to `dst` (it depends on their sizes):
     every element read and written through the caches (the listener's and the fast
@@ -231,19 +241,28 @@ def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:
             src.size * buffer_memory(src)[3] + dst.size * buffer_memory(dst)[3])  # fmt: skip
 
 
-def mem_columns(loads: int, stores: int, spm: bool, nbytes: int) -> tuple[int, ...]:
+def mem_columns(loads: int, stores: int, spm: bool, nbytes: int,
+                ideal: bool = False) -> tuple[int, ...]:  # fmt: skip
     """What charges (`memory_charges`) add to the counts `MEM_COLUMNS` (the one rule the
-    listener's `charge` and `fastsim.op_charges` apply)."""
-    return (loads, stores, 0, loads, stores, nbytes) if spm else (loads, stores, nbytes, 0, 0, 0)
+    listener's `charge` and `fastsim.op_charges` apply); `ideal`: a free tape access
+    (`is_ideal_tape`), only counted."""
+    if ideal:
+        return (0, 0, 0, 0, 0, 0, loads, stores)
+    return (loads, stores, 0, loads, stores, nbytes, 0, 0) if spm else \
+        (loads, stores, nbytes, 0, 0, 0, 0, 0)  # fmt: skip
 
 
-MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm_bytes")
+MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm_bytes",
+               "ideal_loads", "ideal_stores")  # fmt: skip
 
 
-def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int) -> None:
+def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int, ideal: bool = False,
+           ) -> None:  # fmt: skip
     """Adds charges (`memory_charges`) to the counts `c` (the `MEM_COLUMNS` of `Counts`)
     by `mem_columns`' rule."""
-    dl, ds, dc, dsl, dss, dsb = mem_columns(loads, stores, spm, nbytes)
+    dl, ds, dc, dsl, dss, dsb, dil, dis = mem_columns(loads, stores, spm, nbytes, ideal)
+    c.ideal_loads += dil
+    c.ideal_stores += dis
     c.loads += dl
     c.stores += ds
     c.cache_bytes += dc
@@ -509,6 +528,8 @@ class Counts:
     spm_loads: int = 0
     spm_stores: int = 0
     spm_bytes: int = 0  # bytes the core moved to/from the scratchpad
+    ideal_loads: int = 0  # free tape accesses (`is_ideal_tape`): counted, not in `loads`
+    ideal_stores: int = 0
     dma_transfers: int = 0
     dma_bytes_to_dram: int = 0
     dma_bytes_to_spm: int = 0
@@ -619,6 +640,9 @@ class HardwareModel(Interpreter.Listener):
             ops = c.ops
             if sum(ops) - ops[self._free] - self._win_start >= self._window:
                 self._close_phase()
+            return
+        if kind == _IDEAL:
+            charge(c, *h[2], ideal=True)
             return
         if kind == _LOAD or kind == _STORE:
             charge(c, *h[3])
@@ -734,7 +758,9 @@ class HardwareModel(Interpreter.Listener):
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         ch = memory_charges(op)
-        if name in _ACCESS_OPS:
+        if name in _ACCESS_OPS and is_ideal_tape(op):
+            h = (_IDEAL, ci, ch)
+        elif name in _ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
         elif name in _TAPE_OPS:
