@@ -333,8 +333,9 @@ def write_markdown(results: list[dict[str, Any]], path: Path, plot: Path, comman
         + ") with `l2.size` set to",
         "each cluster-cache size of their CSV and `l2.assoc` to the cluster cache's",
         "associativity at the CSV's commit (`class ClusterCache` in src/hwacc/AccCluster.py:",
-        f"{ASSOC_DEFAULT}-way at a5e40f4be, 33a0fe08b, d68b91f and e7fae77 as issue 29 read them (not",
-        "re-read here: no stored copy of those versions was at hand), 2-way at 1226dca, line 15",
+        f"{ASSOC_DEFAULT}-way at a5e40f4be, 33a0fe08b, d68b91f and e7fae77 as issue 29 read",
+        "them (not re-read here: no stored copy of those versions was at hand), 2-way at",
+        "1226dca, line 15",
         "of the copy read; the preset's own `l2.assoc = "
         f"{m.get('l2', 'assoc')}` (hwmodel/accel-salam.toml:{preset_line('l2.assoc')}) is "
         "replaced per kernel). Nothing was fitted to their numbers.",

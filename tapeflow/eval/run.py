@@ -1,4 +1,4 @@
-"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel three ways.
+"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel each way (`VARIANTS`).
 
 One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
 way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,

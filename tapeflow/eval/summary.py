@@ -301,10 +301,13 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
 
 
 def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
-                     ratios: dict[str, dict[int, float]], cache: int) -> list[dict[str, Any]]:
+                     ratios: dict[str, dict[int, float]], cache: int, l2: int = 0,
+                     ) -> list[dict[str, Any]]:  # fmt: skip
     """Suite salam: per kernel, our speedup with both designs' L2 (the cluster cache) at
     `cache` bytes (from the L2 sweeps) beside gem5-SALAM's own orig/ad total-cycle ratio
-    at that cluster-cache size (`ratios`, `tapeflow.eval.kernels.salam_ratios`)."""
+    at that cluster-cache size (`ratios`, `tapeflow.eval.kernels.salam_ratios`), and, when
+    `cache` is the machine's L2 (`l2`), like for like with theirs: our Enzyme layout over
+    our ideal tape (their "ad" is a free tape)."""
     out = []
     for r in rows:
         csv = getattr(kernels.get(r.kernel), "csv", "") or r.kernel.split("/")[-1]
@@ -312,8 +315,11 @@ def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
         t = {p["l2_bytes"]: p["cycles"] for p in r.sweep_tapeflow}
         ours = ratio(e[cache], t[cache]) if cache in e and cache in t else None
         theirs = ratios.get(csv, {}).get(cache)
+        e0, i0 = (r.variants.get(v, {}).get("cycles") for v in ("enzyme", "ideal-tape"))
+        ideal = ratio(e0, i0) if cache == l2 and e0 and i0 else None
         out.append({"kernel": r.kernel, "csv": csv, "cache_bytes": cache,
                     "speedup_ours": ours, "speedup_gem5_salam": theirs,
+                    "speedup_ideal_ours": ideal,
                     "ours_over_theirs": ratio(ours, theirs) if ours and theirs else None})
     return out
 

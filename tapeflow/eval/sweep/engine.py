@@ -1,13 +1,13 @@
 """Design-space sweeps: a grid of (kernel, machine, pass options) points on Dask distributed.
 
-A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the three variants of
-`tapeflow.eval.jobs` (Enzyme layout, regions only, TapeFlow) compiled and simulated, plus a
-fourth, `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
+A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the variants of
+`tapeflow.eval.jobs` (Enzyme layout, regions only, TapeFlow, ideal tape) compiled and
+simulated, plus `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
 `snapshots`. The work is split so that nothing is done twice:
 
-- compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
-  depend on the pass options, TapeFlow's on the machine only through its costs -- cached
-  on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
+- compile: one task per (kernel source, pipeline) -- the Enzyme, ideal-tape and regions-only
+  IR do not depend on the pass options, TapeFlow's on the machine only through its costs --
+  cached on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
   options and machine costs: `jobs.pipeline_key`);
 - simulate: one task per IR and group of machines (`simulate_fast_many`: one run of the
   program feeds every machine's hardware model), each result cached under
