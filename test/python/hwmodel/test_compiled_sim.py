@@ -879,3 +879,15 @@ def test_ideal_tape_is_enzymes_program_with_a_free_tape():
     assert f["cycles"] < e["cycles"]
     for a, b in zip(enzyme.run.arguments, free.run.arguments, strict=True):
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes()  # the same gradients
+
+
+def test_ideal_growable_tape_both_paths_agree():
+    """A growable stack with a free tape: the values' accesses are free, its size,
+    capacity, slot and the buffer's copy when it doubles are not; both paths agree."""
+    module = runner.load_module(GROWABLE, "g.mlir")
+    PassPipeline.parse_spec(get_all_passes(), "tapeflow-autodiff,"
+                            "tapeflow-lower-tape{ideal_tape=true}").apply(make_context(), module)
+    args = [np.array([0.7]), np.zeros(1), np.array([3, 20]), 1.0]
+    ref, _ = assert_identical(module, "f_grad", args)
+    assert ref.report["ops"]["ideal_tape"] == {"loads": 23, "stores": 23}  # 23 sines
+    assert ref.report["ops"]["loads"] > 0  # the stack's bookkeeping is charged
