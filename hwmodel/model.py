@@ -11,7 +11,7 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
   memref: one access through L1/L2 (address = the buffer's base address + linear
   element offset * element size; each buffer, identified by its byte storage, gets a
   64-byte aligned base on first use, `tapeflow.semantics.memory.next_base`).
-- a load/store tagged `tapeflow.ideal_tape` (`tapeflow-lower-tape{ideal-tape=true}`: the
+- a load/store tagged `tapeflow.ideal_tape` (`tapeflow-lower-tape{ideal_tape=true}`: the
   cached values of the Enzyme layout as gem5-SALAM's "ad" runs treat them): its op class
   only, and the `ideal_loads`/`ideal_stores` counts; no memory access, port or latency
   (it commits at once, as gem5-SALAM's tagged tape accesses do).

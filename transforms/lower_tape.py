@@ -52,7 +52,7 @@ Every tape buffer's `memref.alloc` carries the unit attribute `tapeflow.tape`; t
 bookkeeping buffers of the stack layouts (stack pointer, size, capacity, slot) carry
 `tapeflow.tape_meta`, so a cost model can attribute traffic to the tape.
 
-With option `ideal-tape=true` the loads and stores of the cached values themselves (not
+With option `ideal_tape=true` the loads and stores of the cached values themselves (not
 the stack's bookkeeping, nor a growable buffer's copy when it doubles) carry the unit
 attribute `tapeflow.ideal_tape`, as gem5-SALAM's modified Enzyme tags its tape accesses
 with metadata: the hardware model counts them and charges no memory access for them (a
@@ -97,7 +97,7 @@ TAPE_META_ATTR = "tapeflow.tape_meta"
 buffer slot), so that a cost model can tell tape data from tape metadata."""
 
 IDEAL_TAPE_ATTR = "tapeflow.ideal_tape"
-"""Unit attribute on the loads and stores of the cached values with `ideal-tape=true`."""
+"""Unit attribute on the loads and stores of the cached values with `ideal_tape=true`."""
 
 
 def _enclosing(op: Operation, scope: Operation | None) -> list[Operation] | None:
