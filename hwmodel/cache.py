@@ -374,7 +374,7 @@ def _numba_kernel() -> Any:
 
 def decode_accesses(packed: Any, start: int, bases: Any, pc_table: Any, layout: Any,
                     addrs: Any, pcs: Any, writes: Any) -> int:  # fmt: skip
-    """Decodes the compiled path's packed accesses (`hwmodel.compiled.Trace.flush`;
+    """Decodes the compiled path's packed accesses (`hwmodel.compiled.module.Trace.flush`;
     `layout` = buffer shift, offset shift, offset mask, PC-slot shift, PC-slot mask) from
     `start` on into (address, PC, 0/1 for store), one pass; stops at the first access to
     a buffer without a base yet (`bases` < 0) and returns its position (-1: all done)."""

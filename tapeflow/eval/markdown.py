@@ -19,7 +19,7 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.summary import METRICS_DOC, KernelRow, geomean, ratio
 from tapeflow.hwmodel.config import DEFAULT_MACHINE
-from tapeflow.hwmodel.report import phase_formula
+from tapeflow.hwmodel.timing import FORMULAS, rule_of
 
 
 def fmt_bytes(n: float | None) -> str:
@@ -185,8 +185,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     lockstep = bool(machine.get("core", "lockstep"))
     terms = ["T_OL", "T_nOL", "T_L2", "T_DRAM", *(["T_hit"] if lockstep else []), "T_exposed",
              "T_late", "T_core"]  # fmt: skip
-    phase = phase_formula(lockstep, machine.get("core", "overlap") == "max")
-    out.append(f"### Cycle terms (hwmodel/model.py: T_core = sum over phases of {phase}; "
+    phase = FORMULAS[rule_of(machine)]
+    out.append(f"### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of {phase}; "
                "T_DRAM includes waiting for DMA on the shared channel; "
                f"cycles = T_core + stalls + drain), {unit_name}")  # fmt: skip
     out.append("")

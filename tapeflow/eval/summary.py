@@ -14,7 +14,7 @@ from tapeflow.eval.jobs import KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
 from tapeflow.eval.run import compare_gradients
 
 METRICS_DOC = """\
-Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/report.py):
+Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and hwmodel/report.py):
 - speedup = Enzyme-layout cycles / variant cycles (> 1: faster than the baseline).
 - ideal tape = the Enzyme layout's program with every tape access counted but free (no
   memory access, port or latency: gem5-SALAM's "ad"); captured = the share of the ideal
