@@ -335,10 +335,10 @@ def write_markdown(results: list[dict[str, Any]], path: Path, plot: Path, comman
         "associativity at the CSV's commit (`class ClusterCache` in src/hwacc/AccCluster.py:",
         f"{ASSOC_DEFAULT}-way at a5e40f4be, 33a0fe08b, d68b91f and e7fae77 as issue 29 read",
         "them (not re-read here: no stored copy of those versions was at hand), 2-way at",
-        "1226dca, line 15",
-        "of the copy read; the preset's own `l2.assoc = "
+        "1226dca, line 15 of the copy read; the preset's own `l2.assoc = "
         f"{m.get('l2', 'assoc')}` (hwmodel/accel-salam.toml:{preset_line('l2.assoc')}) is "
-        "replaced per kernel). Nothing was fitted to their numbers.",
+        "replaced per kernel).",
+        "Nothing was fitted to their numbers.",
         f"This run took {cpu_s:.0f} s of CPU (compiling and simulating, all kernels and sizes).",
         "",
         "Columns: cycles (orig, ad), speedup = orig / ad cycles, cluster-cache misses (ours:",
