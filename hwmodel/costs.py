@@ -4,7 +4,7 @@ The op-by-op listener (`tapeflow.hwmodel.listener`) and the fast path's adapter
 (`tapeflow.hwmodel.fastsim`, `tapeflow.hwmodel.compiled`) both charge by these rules:
 an op's class (`classify`, a key of `[ops.*]` in the machine TOML), the loads, stores
 and bytes of a memory op (`memory_charges`, `copy_charges`) and the counts they add to
-(`mem_columns`), the PCs an op occupies (`pc_count`) and the loop ends where a phase may
+(`mem_columns`), a free tape access (`is_ideal_tape`), the PCs an op occupies (`pc_count`) and the loop ends where a phase may
 close (`is_loop_end`, `is_charged`: hwmodel/timing/phases.py).
 """
 
@@ -36,6 +36,7 @@ ACCESS_OPS = ("memref.load", "memref.store", "affine.load", "affine.store",
 PUSH_OPS = (tape.PushOp.name, enzyme.PushOp.name)
 TAPE_OPS = (*PUSH_OPS, tape.PopOp.name, enzyme.PopOp.name)
 RECORD_OPS = (region.WriteOp.name, region.ReadOp.name)
+_IDEAL_ATTR = "tapeflow.ideal_tape"  # transforms.lower_tape.IDEAL_TAPE_ATTR
 
 
 def classify(op: Operation) -> str:
@@ -78,6 +79,11 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
     return None
 
 
+def is_ideal_tape(op: Operation) -> bool:
+    """A tape access tagged free (`tapeflow.ideal_tape`): counted, no memory access."""
+    return _IDEAL_ATTR in op.attributes and op.name in ACCESS_OPS
+
+
 def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:
     """`memory_charges` of one memref.copy from `src` to `dst` (it depends on their sizes):
     every element read and written through the caches (the listener's and the fast
@@ -86,19 +92,28 @@ def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:
             src.size * buffer_memory(src)[3] + dst.size * buffer_memory(dst)[3])  # fmt: skip
 
 
-def mem_columns(loads: int, stores: int, spm: bool, nbytes: int) -> tuple[int, ...]:
+def mem_columns(loads: int, stores: int, spm: bool, nbytes: int,
+                ideal: bool = False) -> tuple[int, ...]:  # fmt: skip
     """What charges (`memory_charges`) add to the counts `MEM_COLUMNS` (the one rule the
-    listener's `charge` and `fastsim.op_charges` apply)."""
-    return (loads, stores, 0, loads, stores, nbytes) if spm else (loads, stores, nbytes, 0, 0, 0)
+    listener's `charge` and `fastsim.op_charges` apply); `ideal`: a free tape access
+    (`is_ideal_tape`), only counted."""
+    if ideal:
+        return (0, 0, 0, 0, 0, 0, loads, stores)
+    return (loads, stores, 0, loads, stores, nbytes, 0, 0) if spm else \
+        (loads, stores, nbytes, 0, 0, 0, 0, 0)  # fmt: skip
 
 
-MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm_bytes")
+MEM_COLUMNS = ("loads", "stores", "cache_bytes", "spm_loads", "spm_stores", "spm_bytes",
+               "ideal_loads", "ideal_stores")  # fmt: skip
 
 
-def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int) -> None:
+def charge(c: Any, loads: int, stores: int, spm: bool, nbytes: int, ideal: bool = False,
+           ) -> None:  # fmt: skip
     """Adds charges (`memory_charges`) to the counts `c` (the `MEM_COLUMNS` of `Counts`)
     by `mem_columns`' rule."""
-    dl, ds, dc, dsl, dss, dsb = mem_columns(loads, stores, spm, nbytes)
+    dl, ds, dc, dsl, dss, dsb, dil, dis = mem_columns(loads, stores, spm, nbytes, ideal)
+    c.ideal_loads += dil
+    c.ideal_stores += dis
     c.loads += dl
     c.stores += ds
     c.cache_bytes += dc

@@ -37,7 +37,8 @@ from xdsl.ir import Operation
 
 from tapeflow.hwmodel.compiled.module import MEMREF, RECORDS, TAPE, CompiledModule, Trace
 from tapeflow.hwmodel.config import OP_CLASSES
-from tapeflow.hwmodel.costs import MEM_COLUMNS, classify, mem_columns, memory_charges
+from tapeflow.hwmodel.costs import MEM_COLUMNS, classify, is_ideal_tape, mem_columns
+from tapeflow.hwmodel.costs import memory_charges
 from tapeflow.hwmodel.listener import HardwareModel
 from tapeflow.dialects import stream
 from tapeflow.semantics.memory import tape_base
@@ -47,6 +48,7 @@ _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 _FREE = _CLASS_INDEX["free"]
 # Columns after the op classes: the counts `costs.mem_columns` charges.
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
+IDEAL_LOADS, IDEAL_STORES = range(_NCLS + 6, _NCLS + 8)
 _NCOLS = _NCLS + len(MEM_COLUMNS)
 
 _TIMED = stream.DMA_OPS | stream.WAIT_OPS
@@ -60,7 +62,7 @@ def op_charges(op: Operation) -> np.ndarray:
     v[_CLASS_INDEX[cls]] = 1
     charges = memory_charges(op)
     if charges is not None:
-        v[LOADS:] += mem_columns(*charges)
+        v[LOADS:] += mem_columns(*charges, ideal=is_ideal_tape(op))
     return v
 
 
@@ -155,6 +157,8 @@ class ModelTrace(Trace):
             c.spm_loads = int(vec[SPM_LOADS])
             c.spm_stores = int(vec[SPM_STORES])
             c.spm_bytes = int(vec[SPM_BYTES])
+            c.ideal_loads = int(vec[IDEAL_LOADS])
+            c.ideal_stores = int(vec[IDEAL_STORES])
 
     def _tail(self, op: Operation) -> np.ndarray:
         """Charges of `op` and the ops after it in its segment (counted, not yet run)."""

@@ -13,6 +13,10 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
   memref: one access through L1/L2 (address = the buffer's base address + linear
   element offset * element size; each buffer, identified by its byte storage, gets a
   64-byte aligned base on first use, `tapeflow.semantics.memory.next_base`).
+- a load/store tagged `tapeflow.ideal_tape` (`tapeflow-lower-tape{ideal_tape=true}`: the
+  cached values of the Enzyme layout as gem5-SALAM's "ad" runs treat them): its op class
+  only, and the `ideal_loads`/`ideal_stores` counts; no memory access, port or latency
+  (it commits at once, as gem5-SALAM's tagged tape accesses do).
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
@@ -61,6 +65,7 @@ from tapeflow.hwmodel.costs import (
     charge,
     classify,
     copy_charges,
+    is_ideal_tape,
     is_loop_end,
     memory_charges,
     pc_count,
@@ -86,9 +91,9 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow.diagnostics import op_error
 
 # Handler kinds.
-_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND = range(8)
-_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(8, 17)
-_FDEALLOC = 17
+_COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
+_ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(9, 18)
+_FDEALLOC = 18
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 
@@ -117,6 +122,8 @@ class Counts:
     spm_loads: int = 0
     spm_stores: int = 0
     spm_bytes: int = 0  # bytes the core moved to/from the scratchpad
+    ideal_loads: int = 0  # free tape accesses (`is_ideal_tape`): counted, not in `loads`
+    ideal_stores: int = 0
     dma_transfers: int = 0
     dma_bytes_to_dram: int = 0
     dma_bytes_to_spm: int = 0
@@ -208,6 +215,9 @@ class HardwareModel(Interpreter.Listener):
             ops = c.ops
             if sum(ops) - ops[self._free] - self._win_start >= self._window:
                 self._close_phase()
+            return
+        if kind == _IDEAL:
+            charge(c, *h[2], ideal=True)
             return
         if kind == _LOAD or kind == _STORE:
             charge(c, *h[3])
@@ -323,7 +333,9 @@ class HardwareModel(Interpreter.Listener):
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         ch = memory_charges(op)
-        if name in ACCESS_OPS:
+        if name in ACCESS_OPS and is_ideal_tape(op):
+            h = (_IDEAL, ci, ch)
+        elif name in ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]
             h = (_LOAD if ch[0] else _STORE, ci, ch[2], ch, amap, pc)  # type: ignore[index]
         elif name in TAPE_OPS:

@@ -30,6 +30,9 @@ Definitions (what each number counts):
   a growable tape's old buffer counts until its dealloc), plus the peak size of un-lowered
   `tape.cache`s as Enzyme-style arrays. `tape_spm_bytes` is the peak of scratchpad tile
   buffers.
+- `ops.ideal_tape` (only when the program has them): the loads and stores of a free tape
+  (tagged `tapeflow.ideal_tape`, the `ideal-tape` design), counted apart from
+  `ops.loads`/`ops.stores`: they make no memory access, so no level counts them.
 - `snapshot_bytes`: the peak of live checkpoint snapshots in DRAM (the `memref.alloc`s
   `tapeflow-checkpoint` marks `tapeflow.snapshot`: s + 1 slots of a time loop's state);
   0 without checkpointing. Their loads and stores are ordinary traffic. The gradient's
@@ -213,6 +216,8 @@ def build_report(model: ModelState, results: Any = ()) -> dict[str, Any]:
         },
         "results": list(results),
     }
+    if c.ideal_loads or c.ideal_stores:  # a free tape (`tapeflow.ideal_tape`) ran
+        report["ops"]["ideal_tape"] = {"loads": c.ideal_loads, "stores": c.ideal_stores}
     _check_counters(report)
     return report
 
@@ -263,6 +268,9 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"ops: {_fmt(ops['instructions'])} instructions, {_fmt(ops['loads'])} loads, "
                f"{_fmt(ops['stores'])} stores")  # fmt: skip
     out.append("  " + ", ".join(f"{k}={_fmt(v)}" for k, v in ops["by_class"].items()))
+    if "ideal_tape" in ops:
+        out.append(f"  free tape (ideal): {_fmt(ops['ideal_tape']['loads'])} loads, "
+                   f"{_fmt(ops['ideal_tape']['stores'])} stores, no memory access")  # fmt: skip
     if ops["unclassified"]:
         out.append("  unclassified (charged as int): " + ", ".join(ops["unclassified"]))
     out.append("")

@@ -24,8 +24,10 @@ from tapeflow.transforms.analysis.cost_model import NATIVE, MachineCosts
 from tapeflow.transforms.options import TapeFlowOptions
 from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass
 
-VARIANTS = ("enzyme", "regions", "tapeflow")
-"""The tape layouts compared: Enzyme's, packed records in DRAM, TapeFlow's pipeline."""
+VARIANTS = ("enzyme", "regions", "tapeflow", "ideal-tape")
+"""The designs compared: Enzyme's layout, packed records in DRAM, TapeFlow's pipeline, and
+Enzyme's program with a free tape (every tape access counted, none a memory access: the
+bound no real tape reaches, gem5-SALAM's "ad")."""
 
 
 def machine_costs(machine: Machine, name: str = "", native: bool = False) -> MachineCosts:
@@ -98,6 +100,8 @@ def pipeline(
     tail: list[ModulePass] = [CleanupPass()] if options.cleanup else []
     if variant == "enzyme":
         return [AutodiffPass(), LowerTapePass(), *tail]
+    if variant == "ideal-tape":
+        return [AutodiffPass(), LowerTapePass(ideal_tape=True), *tail]
     if variant == "regions":
         return [AutodiffPass(), RegionsPass(), LowerRegionsPass(), *tail]
     if variant == "tapeflow":

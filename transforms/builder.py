@@ -21,7 +21,8 @@ class At:
     """Inserts ops before a fixed point and returns their results.
 
     `alloc_role`, when given, is the name of a unit attribute set on every `memref.alloc`
-    this builder emits (unless the call names another `role`)."""
+    this builder emits (unless the call names another `role`); a load or store carries
+    the unit attribute its call names (`role`)."""
 
     def __init__(self, point: InsertPoint, alloc_role: str | None = None):
         self.point = point
@@ -45,11 +46,19 @@ class At:
             op.attributes[role] = UnitAttr()
         return self.val(op)
 
-    def load(self, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> SSAValue:
-        return self.val(memref.LoadOp.get(ref, list(indices)))
+    def load(self, ref: SSAValue, indices: Sequence[SSAValue] = (),
+             role: str | None = None) -> SSAValue:
+        return self.val(_marked(memref.LoadOp.get(ref, list(indices)), role))
 
-    def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = ()) -> None:
-        self.op(memref.StoreOp.get(value, ref, list(indices)))
+    def store(self, value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue] = (),
+              role: str | None = None) -> None:
+        self.op(_marked(memref.StoreOp.get(value, ref, list(indices)), role))
+
+
+def _marked(op: Operation, role: str | None) -> Operation:
+    if role is not None:
+        op.attributes[role] = UnitAttr()
+    return op
 
 
 def alloc_growable(at: At, element: Attribute, initial: int,
@@ -69,11 +78,12 @@ def alloc_growable(at: At, element: Attribute, initial: int,
 
 
 def push_growable(at: At, value: SSAValue, slot: SSAValue, size: SSAValue,
-                  capacity: SSAValue, element: Attribute) -> None:
+                  capacity: SSAValue, element: Attribute, role: str | None = None) -> None:
     """Pushes `value` on Enzyme's growable stack: `slot` (`memref<memref<?xT>>`) holds the
     elements buffer, `size` and `capacity` (`memref<index>`) its fill and length. A full
     buffer is first replaced by one twice as long (alloc, copy loop, dealloc of the old
-    one); that alloc carries `at`'s `alloc_role`."""
+    one); that alloc carries `at`'s `alloc_role`, the store of `value` the attribute
+    `role` names (if any)."""
     n = at.load(size)
     cap = at.load(capacity)
     full = at.val(arith.CmpiOp(n, cap, "sge"))
@@ -92,7 +102,7 @@ def push_growable(at: At, value: SSAValue, slot: SSAValue, size: SSAValue,
     g.store(new_cap, capacity)
     g.op(scf.YieldOp())
     at.op(scf.IfOp(full, [], [grow]))
-    at.store(value, at.load(slot), [n])
+    at.store(value, at.load(slot), [n], role)
     at.store(at.val(arith.AddiOp(n, at.index(1))), size)
 
 

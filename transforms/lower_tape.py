@@ -52,6 +52,13 @@ Every tape buffer's `memref.alloc` carries the unit attribute `tapeflow.tape`; t
 bookkeeping buffers of the stack layouts (stack pointer, size, capacity, slot) carry
 `tapeflow.tape_meta`, so a cost model can attribute traffic to the tape.
 
+With option `ideal_tape=true` the loads and stores of the cached values themselves (not
+the stack's bookkeeping, nor a growable buffer's copy when it doubles) carry the unit
+attribute `tapeflow.ideal_tape`, as gem5-SALAM's modified Enzyme tags its tape accesses
+with metadata: the hardware model counts them and charges no memory access for them (a
+free tape, the "ad" runs of gem5-SALAM; the `ideal-tape` design of tapeflow-bench). The
+program is otherwise the one without the option.
+
 Element types are kept: `f64` as f64, `index` as index, `i1` as a `memref<...xi1>`
 (one byte per element once lowered to LLVM). `tape.free` becomes `memref.dealloc` of the
 buffers. In the indexed layout a pop cannot miss its push by construction; in the stack
@@ -88,6 +95,10 @@ TAPE_ATTR = "tapeflow.tape"
 TAPE_META_ATTR = "tapeflow.tape_meta"
 """Unit attribute on the allocs of a stack's bookkeeping (stack pointer, size, capacity,
 buffer slot), so that a cost model can tell tape data from tape metadata."""
+
+IDEAL_TAPE_ATTR = "tapeflow.ideal_tape"
+"""Unit attribute on the loads and stores of the cached values with `ideal_tape=true`."""
+
 
 def _enclosing(op: Operation, scope: Operation | None) -> list[Operation] | None:
     """The ops around `op` up to `scope` (the op holding the cache's `tape.init`: its
@@ -468,14 +479,14 @@ class _LoopIndices:
 
 
 def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
-                   loop_indices: _LoopIndices) -> None:
+                   loop_indices: _LoopIndices, role: str | None) -> None:
     element = init.cache.type.element_type
     buffer = _at(InsertPoint.before(init)).alloc(element, layout.trip_counts)
     for user in users:
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             indices = [loop_indices.normalized(loop) for loop in layout.push_loops]
-            at.store(user.value, buffer, indices)
+            at.store(user.value, buffer, indices, role)
             Rewriter.erase_op(user)
         elif isinstance(user, tape.PopOp):
             rev = _enclosing(user, init.parent_op())
@@ -484,7 +495,7 @@ def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
             for r, n in zip(rev, layout.trip_counts, strict=True):
                 assert isinstance(r, scf.ForOp)
                 indices.append(loop_indices.reversed(r, n))
-            value = at.load(buffer, indices)
+            value = at.load(buffer, indices, role)
             user.value.replace_all_uses_with(value)
             Rewriter.erase_op(user)
         else:
@@ -516,7 +527,7 @@ def _runtime_count(at: At, layout: _RuntimeStack) -> SSAValue:
 
 
 def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
-                 users: list[Operation], assert_pops: bool) -> None:
+                 users: list[Operation], assert_pops: bool, role: str | None) -> None:
     element = init.cache.type.element_type
     if isinstance(layout, _StaticStack):
         at0 = _at(InsertPoint.before(init))
@@ -530,11 +541,11 @@ def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
             n = at.load(sp)
-            at.store(user.value, buffer, [n])
+            at.store(user.value, buffer, [n], role)
             at.store(at.val(arith.AddiOp(n, at.index(1))), sp)
         elif isinstance(user, tape.PopOp):
             top = pop_index(at, sp, user, assert_pops)
-            user.value.replace_all_uses_with(_located(at.load(buffer, [top]), user))
+            user.value.replace_all_uses_with(_located(at.load(buffer, [top], role), user))
         else:
             at.op(memref.DeallocOp.get(buffer))
             at.op(memref.DeallocOp.get(sp))
@@ -550,17 +561,18 @@ def _located(value: SSAValue, like: Operation) -> SSAValue:
 
 
 def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Operation],
-                    assert_pops: bool) -> None:
+                    assert_pops: bool, role: str | None) -> None:
     element = init.cache.type.element_type
     at0 = _at(InsertPoint.before(init))
     slot, size, capacity = alloc_growable(at0, element, layout.initial, TAPE_META_ATTR)
     for user in users:
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
-            push_growable(at, user.value, slot, size, capacity, element)
+            push_growable(at, user.value, slot, size, capacity, element, role)
         elif isinstance(user, tape.PopOp):
             top = pop_index(at, size, user, assert_pops)
-            user.value.replace_all_uses_with(_located(at.load(at.load(slot), [top]), user))
+            value = at.load(at.load(slot), [top], role)
+            user.value.replace_all_uses_with(_located(value, user))
         else:
             at.op(memref.DeallocOp.get(at.load(slot)))
             for ref in (slot, size, capacity):
@@ -568,8 +580,10 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
         Rewriter.erase_op(user)
 
 
-def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False) -> None:
+def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
+               ideal_tape: bool = False) -> None:
     """Lowers every `tape` op of `module` to the Enzyme layout (module docstring)."""
+    role = IDEAL_TAPE_ATTR if ideal_tape else None
     inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
     for init in inits:
         users = [use.operation for use in init.cache.uses]
@@ -585,11 +599,11 @@ def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False) -> None:
         users = [use.operation for use in init.cache.uses]
         layout = choose_layout(init)
         if isinstance(layout, _Indexed):
-            _lower_indexed(init, layout, users, loop_indices)
+            _lower_indexed(init, layout, users, loop_indices, role)
         elif isinstance(layout, _StaticStack | _RuntimeStack):
-            _lower_stack(init, layout, users, assert_pops)
+            _lower_stack(init, layout, users, assert_pops, role)
         else:
-            _lower_growable(init, layout, users, assert_pops)
+            _lower_growable(init, layout, users, assert_pops, role)
         Rewriter.erase_op(init)
     for op in module.walk():
         if op.dialect_name() == "tape":
@@ -610,5 +624,9 @@ class LowerTapePass(ModulePass):
     interpreter already reports a pop on an empty stack as an out-of-bounds load located
     at the `tape.pop`."""
 
+    ideal_tape: bool = False
+    """Tag the cached values' loads and stores `tapeflow.ideal_tape` (module docstring):
+    the hardware model counts them but charges no memory access."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        lower_tape(op, self.assert_pops)
+        lower_tape(op, self.assert_pops, self.ideal_tape)

@@ -25,7 +25,7 @@ from tapeflow.hwmodel.compiled.limits import (
     UnsupportedOpError,
 )
 from tapeflow.hwmodel.compiled.ranges import Interval, Stream, int_width
-from tapeflow.hwmodel.costs import is_charged, pc_count
+from tapeflow.hwmodel.costs import is_charged, is_ideal_tape, pc_count
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.dialects import region, stream
 from tapeflow.dialects.region import element_size, field_size, is_spm
@@ -245,7 +245,7 @@ class FunctionCompiler:
                 expr = " + ".join(terms) if terms else "0"
                 self.py(indent, f"{off} = {expr}", [*reads, *info.strides], [off], ok)
             self.offsets[-1][key] = off
-        if info.base is not None:
+        if info.base is not None and not is_ideal_tape(op):  # a free tape access: no record
             sid = self.cm.new_sid(op)
             low = (sid << SID_SHIFT) | (1 if write else 0)
             col = self.stream

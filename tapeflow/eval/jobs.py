@@ -8,7 +8,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
 - `regions`: `tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions` -- one record per
   region instance, record tapes in plain DRAM buffers (the record layout alone);
 - `tapeflow`: the `tapeflow{spm-bytes tile-bytes depth}` pipeline -- record tiles streamed
-  through the scratchpad by DMA.
+  through the scratchpad by DMA;
+- `ideal-tape`: `tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true}` -- the `enzyme`
+  program with every tape access counted but free (no memory access: gem5-SALAM's "ad"
+  runs), the bound a tape layout can approach (`captured` in the reports).
 
 Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
 `tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
@@ -45,7 +48,8 @@ from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowO
 from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
 VARIANTS = machines.VARIANTS
-LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
+LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow",
+          "ideal-tape": "ideal tape"}
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 """Energy components of the report (`leakage` is 0 unless the machine sets it)."""
 KIB = 1024
@@ -111,7 +115,7 @@ def pipeline_key(passes: Sequence[ModulePass]) -> str:
 
 def _pass_text(p: ModulePass) -> str:
     if not isinstance(p, TapeFlowOptions):
-        return p.name
+        return str(p.pipeline_pass_spec())  # the options that differ from the defaults
     options = [] if p.spm_bytes is None else [f"spm-bytes={p.spm_bytes}"]
     options += [f"tile-bytes={p.tile_bytes}", f"depth={p.depth}"]
     if p.policy != DEFAULT_POLICY:

@@ -78,7 +78,8 @@ def write_bench_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: An
             if any(s["energy_pj"].get(c, 0.0) > 0 for r in rows for s in r.variants.values())]
     unused = [c for c in ENERGY_COMPONENTS if c not in used]
     fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.3 * len(rows) + 2), 8.5))
-    w = 0.27
+    letters = {v: LABELS[v][0].upper() for v in VARIANTS}  # E, R, T, I
+    w = 0.8 / len(VARIANTS)
     xs = np.arange(len(rows))
     panels = (
         ("on_chip_pj", [c for c in used if c != "DRAM"], "on-chip energy / Enzyme-layout on-chip"),
@@ -94,17 +95,20 @@ def write_bench_plots(rows: Sequence[KernelRow], gm: dict[str, Any], out_dir: An
                     s, base = r.variants.get(v), r.variants.get("enzyme")
                     ok = s and base and base[norm]
                     vals.append(s["energy_pj"].get(comp, 0.0) / base[norm] if ok else 0.0)
-                ax.bar(xs + (j - 1) * w, vals, w * 0.95, bottom=bottom, color=colors[comp],
+                ax.bar(xs + (j - (len(VARIANTS) - 1) / 2) * w, vals, w * 0.95, bottom=bottom,
+                       color=colors[comp],
                        label=comp if j == 0 else None)  # fmt: skip
                 bottom += np.array(vals)
             for xi, b in zip(xs, bottom, strict=True):
-                ax.text(xi + (j - 1) * w, b, "ERT"[j], ha="center", va="bottom", fontsize=7)
+                ax.text(xi + (j - (len(VARIANTS) - 1) / 2) * w, b, letters[v], ha="center",
+                        va="bottom", fontsize=7)
             top = max(top, float(bottom.max(initial=0.0)))
         ax.set_ylim(0, top * 1.15 or 1.0)  # room for the E/R/T labels under the title
         ax.set_xticks(xs, names, rotation=30, ha="right")
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    axes[0].set_title("Energy by component (E = Enzyme layout, R = regions only, T = TapeFlow)"
+    axes[0].set_title("Energy by component ("
+                      + ", ".join(f"{letters[v]} = {LABELS[v]}" for v in VARIANTS) + ")"
                       + (f"; 0 everywhere: {', '.join(unused)}" if unused else ""),
                       fontsize=10, pad=12)  # fmt: skip
     fig.tight_layout()

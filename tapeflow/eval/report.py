@@ -77,7 +77,7 @@ def bench_report(results: Sequence[dict[str, Any]],
                 if ratios is None:
                     ratios = salam_ratios()
                 compare = salam_comparison(rows, {n: table[n][1] for n in mine}, ratios,
-                                           salam_cache)
+                                           salam_cache, machine.l2.size)
                 out.texts.append(salam_markdown(compare, name, salam_cache))
                 data["salam_comparison"] = compare
             data["runs"] = [

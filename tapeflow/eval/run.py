@@ -1,4 +1,4 @@
-"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel three ways.
+"""The evaluation driver behind `tapeflow-bench`: every benchmark kernel each way (`VARIANTS`).
 
 One job (`Job`, run by `run_job`, possibly in a worker process) compiles one kernel one
 way, runs its gradient `@<name>_grad` on the kernel's own inputs (`make_inputs(name, size,
@@ -278,14 +278,15 @@ def kernel_tasks(jobs: Sequence[Any], workers: int = 1) -> list[tuple[Any, ...]]
     per kernel, or per (kernel, variant) when there are fewer than two kernels per worker
     (then the workers have enough tasks to share, and only the controls' identical
     variants run more than once). An unknown kernel (a C twin of another name) counts as
-    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before regions."""
+    a middle one; the Enzyme layout and TapeFlow (which carry the sweeps) before the others."""
     kernels = list(dict.fromkeys(job.kernel for job in jobs))
     per_variant = len(kernels) < 2 * workers
     tasks: dict[tuple[str, str], list[Any]] = {}
     for job in jobs:
         tasks.setdefault((job.kernel, job.variant if per_variant else ""), []).append(job)
     middle = sorted(KERNEL_CPU_S.values())[len(KERNEL_CPU_S) // 2]
-    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle), k[1] == "regions"))
+    order = sorted(tasks, key=lambda k: (-KERNEL_CPU_S.get(k[0], middle),
+                                         k[1] not in ("", "enzyme", "tapeflow")))
     return [tuple(tasks[k]) for k in order]
 
 

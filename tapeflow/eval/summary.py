@@ -16,6 +16,15 @@ from tapeflow.eval.run import compare_gradients
 METRICS_DOC = """\
 Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and hwmodel/report.py):
 - speedup = Enzyme-layout cycles / variant cycles (> 1: faster than the baseline).
+- ideal tape = the Enzyme layout's program with every tape access counted but free (no
+  memory access, port or latency: gem5-SALAM's "ad"); captured = the share of the ideal
+  that TapeFlow captures, (Enzyme - TapeFlow) / (Enzyme - ideal tape) in cycles (1 =
+  all of it; > 1 or < 0 possible: TapeFlow's program is not the Enzyme layout's); "-"
+  where the denominator is <= 0 (the free tape saves nothing: nothing to capture).
+- DRAM accesses (gem5-SALAM's count, their cache_stat_extractor.py): last-level cache
+  (L2, their cluster cache) misses, no write-backs; plus ceil(free tape reads / 8) for the
+  ideal tape (their "ad" adds ceil(tape DRAM reads / 8) 64-byte requests) and the 64-byte
+  DMA requests for TapeFlow.
 - energy ratios = Enzyme-layout energy / TapeFlow energy (> 1: TapeFlow uses less):
   on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage when the machine sets
   it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is about);
@@ -44,7 +53,7 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
 - controls: kernels whose Enzyme-layout tape is empty (nothing cached). They are shown
   but excluded from the geometric means.
 - gradients: every memref argument after the gradient run (shadows = gradients, and the
-  primal buffers the kernel overwrites) must be bit-identical across the three variants."""
+  primal buffers the kernel overwrites) must be bit-identical across the variants."""
 
 
 def geomean(values: Iterable[float]) -> float | None:
@@ -58,6 +67,21 @@ def ratio(a: float, b: float) -> float | None:
     if not b or not math.isfinite(a) or not math.isfinite(b):
         return None
     return a / b
+
+
+def captured_share(enzyme: float, tapeflow: float, ideal: float) -> float | None:
+    """(enzyme - tapeflow) / (enzyme - ideal) cycles: the share of the free tape's saving
+    that TapeFlow captures; None when the free tape saves nothing (enzyme <= ideal)."""
+    gap = enzyme - ideal
+    return (enzyme - tapeflow) / gap if gap > 0 else None
+
+
+def dram_accesses(report: dict[str, Any], request: int) -> int:
+    """DRAM accesses as gem5-SALAM counts them (METRICS_DOC): L2 misses, no write-backs,
+    + ceil(free tape reads / 8) + `request`-byte DMA requests."""
+    free_reads = report["ops"].get("ideal_tape", {}).get("loads", 0)
+    return (report["levels"]["L2"]["misses"] + -(-free_reads // 8)
+            + -(-report["dma"]["bytes"] // request))
 
 
 def default_sweep(machine: Any) -> list[int]:
@@ -129,9 +153,10 @@ class KernelRow:
     sweep: list[dict[str, Any]] = field(default_factory=list)
     sweep_tapeflow: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    captured: float | None = None  # the share of the ideal tape TapeFlow captures
 
 
-def _variant_summary(res: dict[str, Any]) -> dict[str, Any]:
+def _variant_summary(res: dict[str, Any], request: int) -> dict[str, Any]:
     r = res["report"]
     e = r["energy"]
     return {
@@ -147,6 +172,7 @@ def _variant_summary(res: dict[str, Any]) -> dict[str, Any]:
         "spm_high_water_bytes": r["sram"]["spm_high_water_bytes"],
         "on_chip_sram_bytes": r["sram"]["on_chip_bytes"],
         "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+        "dram_accesses": dram_accesses(r, request),
         "dma_bytes": r["dma"]["bytes"],
         "dma_stall_cycles": r["dma"]["stall_cycles"],
         "instructions": r["ops"]["instructions"],
@@ -163,7 +189,8 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     errors = [f"{v}: {r['error']}" for v, r in results.items() if r.get("error")]
     good = {v: r for v, r in results.items() if not r.get("error")}
     grads_ok, notes = compare_gradients(good) if len(good) == len(VARIANTS) else (False, [])
-    variants = {v: _variant_summary(r) for v, r in good.items()}
+    request = int(machine.get("dma", "request"))
+    variants = {v: _variant_summary(r, request) for v, r in good.items()}
     base = variants.get("enzyme")
     speedup: dict[str, float | None] = {}
     eratio: dict[str, float | None] = {}
@@ -181,6 +208,9 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     sweep = good.get("enzyme", {}).get("sweep", [])
     need = cache_needed(sweep, tolerance)
     tf = variants.get("tapeflow")
+    ideal = variants.get("ideal-tape")
+    captured = captured_share(base["cycles"], tf["cycles"], ideal["cycles"]) \
+        if base and tf and ideal else None  # fmt: skip
     hwm = tf["spm_high_water_bytes"] if tf else 0
     cache = machine.l1.size + machine.l2.size
     spm = tf["on_chip_sram_bytes"] - cache if tf else 0  # the scratchpad it uses, if any
@@ -241,6 +271,7 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         sweep=sweep,
         sweep_tapeflow=tsweep,
         errors=errors,
+        captured=captured,
     )
 
 
@@ -270,10 +301,13 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
 
 
 def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
-                     ratios: dict[str, dict[int, float]], cache: int) -> list[dict[str, Any]]:
+                     ratios: dict[str, dict[int, float]], cache: int, l2: int = 0,
+                     ) -> list[dict[str, Any]]:  # fmt: skip
     """Suite salam: per kernel, our speedup with both designs' L2 (the cluster cache) at
     `cache` bytes (from the L2 sweeps) beside gem5-SALAM's own orig/ad total-cycle ratio
-    at that cluster-cache size (`ratios`, `tapeflow.eval.kernels.salam_ratios`)."""
+    at that cluster-cache size (`ratios`, `tapeflow.eval.kernels.salam_ratios`), and, when
+    `cache` is the machine's L2 (`l2`), like for like with theirs: our Enzyme layout over
+    our ideal tape (their "ad" is a free tape)."""
     out = []
     for r in rows:
         csv = getattr(kernels.get(r.kernel), "csv", "") or r.kernel.split("/")[-1]
@@ -281,8 +315,11 @@ def salam_comparison(rows: Sequence[KernelRow], kernels: dict[str, Any],
         t = {p["l2_bytes"]: p["cycles"] for p in r.sweep_tapeflow}
         ours = ratio(e[cache], t[cache]) if cache in e and cache in t else None
         theirs = ratios.get(csv, {}).get(cache)
+        e0, i0 = (r.variants.get(v, {}).get("cycles") for v in ("enzyme", "ideal-tape"))
+        ideal = ratio(e0, i0) if cache == l2 and e0 and i0 else None
         out.append({"kernel": r.kernel, "csv": csv, "cache_bytes": cache,
                     "speedup_ours": ours, "speedup_gem5_salam": theirs,
+                    "speedup_ideal_ours": ideal,
                     "ours_over_theirs": ratio(ours, theirs) if ours and theirs else None})
     return out
 
@@ -305,6 +342,7 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
                 "inflation": r.inflation,
                 "tape_over_l2": r.tape_over_l2,
                 "speedup": r.speedup,
+                "captured_share": r.captured,
                 "energy_ratio_tapeflow": r.energy_ratio,
                 "energy_ratio_regions": r.energy_ratio_regions,
                 "sram": r.sram,

@@ -1,4 +1,4 @@
-"""`tapeflow-bench`: every benchmark kernel compiled three ways and simulated on one machine.
+"""`tapeflow-bench`: every benchmark kernel compiled each way and simulated on one machine.
 
     tapeflow-bench                          # default sizes, all kernels, both machines
     tapeflow-bench --quick                  # small sizes (seconds)
@@ -38,7 +38,7 @@ from tapeflow.transforms.options import DEFAULT_DEPTH, check_options, scratchpad
 _DESCRIPTION = """\
 Compiles every kernel of the suites (--suite: bundled, the eleven kernels of
 benchmarks/kernels, by default; salam, gem5-SALAM's AD benchmarks in C) or of your own
-kernel files (--kernels k.c,k.mlir), default sizes, three ways from the
+kernel files (--kernels k.c,k.mlir), default sizes, each of these ways from the
 same reverse-mode AD output (tapeflow-autodiff, min-tape policy), for each machine
 (default: the presets default-45nm, a CPU, and accel-salam, a gem5-SALAM-like
 accelerator cluster; one table per machine, then a summary of the geomeans and of the
@@ -46,10 +46,14 @@ worst TapeFlow speedup):
   Enzyme layout  tapeflow-autodiff,tapeflow-lower-tape   (one DRAM array per cached value)
   regions only   tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
+  ideal tape     tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true}   (the Enzyme
+                 layout's program, every tape access counted but free: gem5-SALAM's "ad")
 runs each gradient on the hardware model (compiled fast path) with the same machine and
-the kernel's own inputs, checks that the three give bit-identical gradients (every memref
+the kernel's own inputs, checks that all give bit-identical gradients (every memref
 argument after the run), and reports per kernel and as geometric means: speedup over the
-Enzyme layout (cycles), on-chip / on-chip-memory / total energy ratios with a breakdown
+Enzyme layout (cycles), the share of the ideal tape's saving that TapeFlow captures,
+DRAM accesses as gem5-SALAM counts them, on-chip / on-chip-memory / total energy ratios
+with a breakdown
 by component, the speedup at equal on-chip SRAM (iso-SRAM: the Enzyme layout's L2 grown
 to TapeFlow's L1 + L2 + scratchpad), whole-chip on-chip SRAM needed (each design's
 smallest L1 + L2 of its L2 sweep within 5% of its best, plus the scratchpad's capacity
@@ -84,9 +88,9 @@ doubling up to 4 MiB. Each machine is loaded once, by the driver, and every run 
 same description.
 
 tasks: one per kernel, longest first (tapeflow.eval.run.run_jobs_shared): each pipeline is
-compiled once, and each distinct program (the controls' three variants are one) runs once
-for all the machines; one per (kernel, variant) when there are fewer than two kernels per
-worker. --timings prints where the wall and CPU time went.
+compiled once, and each distinct program (the controls' variants but TapeFlow are one)
+runs once for all the machines; one per (kernel, variant) when there are fewer than two
+kernels per worker. --timings prints where the wall and CPU time went.
 
 the report checks that the default sizes make the Enzyme-layout tape at least 4x the
 machine's L2 (last-level cache) on every kernel that caches, and says so per kernel.
@@ -95,7 +99,7 @@ time: the default run (two machines) takes several minutes on an idle 2-core mac
 (see docs/RESULTS.md for the measured time); --quick a few seconds per machine.
 
 exit status: 0 when every variant ran and every kernel's gradients are bit-identical
-across the three variants; 1 otherwise (the table marks the kernel, the reason is
+across the variants; 1 otherwise (the table marks the kernel, the reason is
 printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
 """
 

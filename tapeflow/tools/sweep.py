@@ -25,8 +25,8 @@ from tapeflow.eval.sweep.spec import SPEC_DOC, load_spec
 
 _DESCRIPTION = """\
 Compiles and simulates every point of a grid (kernels, sizes, machine presets or files,
-machine keys, TapeFlow pass options; see the spec below) three ways, as tapeflow-bench
-does for one point (four with a snapshots axis: TapeFlow with checkpointing too), on Dask
+machine keys, TapeFlow pass options; see the spec below) each way tapeflow-bench compiles
+one point (and TapeFlow with checkpointing too with a snapshots axis), on Dask
 distributed: a LocalCluster of --workers processes by default,
 or the scheduler at --scheduler. The IR of each (kernel, pipeline) is compiled once and
 reused for every machine; simulations are cached by a hash of (code, IR, machine, inputs)

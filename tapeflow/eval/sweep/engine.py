@@ -1,13 +1,13 @@
 """Design-space sweeps: a grid of (kernel, machine, pass options) points on Dask distributed.
 
-A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the three variants of
-`tapeflow.eval.jobs` (Enzyme layout, regions only, TapeFlow) compiled and simulated, plus a
-fourth, `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
+A sweep spec (TOML, see `SPEC_DOC`) names the axes; every point is the variants of
+`tapeflow.eval.jobs` (Enzyme layout, regions only, TapeFlow, ideal tape) compiled and
+simulated, plus `checkpoint` (TapeFlow with `tapeflow-checkpoint`), when the spec sweeps
 `snapshots`. The work is split so that nothing is done twice:
 
-- compile: one task per (kernel source, pipeline) -- the Enzyme and regions-only IR do not
-  depend on the pass options, TapeFlow's on the machine only through its costs -- cached
-  on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
+- compile: one task per (kernel source, pipeline) -- the Enzyme, ideal-tape and regions-only
+  IR do not depend on the pass options, TapeFlow's on the machine only through its costs --
+  cached on disk under `OUT/cache/ir/` by a hash of (code, kernel source, the passes with their
   options and machine costs: `jobs.pipeline_key`);
 - simulate: one task per IR and group of machines (`simulate_fast_many`: one run of the
   program feeds every machine's hardware model), each result cached under
@@ -58,7 +58,7 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.pool import Pool, progress_bar
 from tapeflow.eval.run import simulate_many
-from tapeflow.eval.summary import ratio
+from tapeflow.eval.summary import captured_share, ratio
 from tapeflow.eval.sweep.results import (
     RESULTS,
     SweepStats,
@@ -186,7 +186,8 @@ def simulate_task(ir: str, kernel: Any, size: str, seed: int, machines: list[dic
 def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str, Any]],
               specs: dict[str, str]) -> list[dict[str, Any]]:  # fmt: skip
     """The point's rows: axes, identity, every report field, ratios to the Enzyme layout
-    (and, on checkpoint rows, to TapeFlow)."""
+    (and, on checkpoint rows, to TapeFlow; on TapeFlow rows, the share of the ideal tape
+    it captures when the point has one)."""
     def report_of(variant: str) -> dict[str, Any] | None:
         r = results.get(variant)
         return r.get("report") if r and not r.get("error") else None
@@ -194,6 +195,7 @@ def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str
     base = results.get("enzyme")
     base_rep = report_of("enzyme")
     tf_rep = report_of("tapeflow")
+    ideal_rep = report_of("ideal-tape")
     rows = []
     for v in variants:
         r = results[v]
@@ -212,6 +214,9 @@ def _rows_for(point: Point, variants: Sequence[str], results: dict[str, dict[str
                 key = f"report.energy.{name}"
                 row[f"energy_ratio_{name[:-3]}"] = ratio(base_rep[key], rep[key])
             row["grads_identical"] = r.get("grads_sha256") == base.get("grads_sha256")
+        if rep and base_rep and ideal_rep and v == "tapeflow":
+            row["captured_share"] = captured_share(
+                base_rep["report.cycles"], rep["report.cycles"], ideal_rep["report.cycles"])
         if rep and tf_rep and v == "checkpoint":
             row["cycles_vs_tapeflow"] = ratio(rep["report.cycles"], tf_rep["report.cycles"])
             row["footprint_reduction"] = ratio(footprint(tf_rep), footprint(rep))

@@ -45,7 +45,7 @@ spec (TOML; every axis takes one value or a list, the grid is their product):
                                      TOML files relative to the spec (default:
                                      default-45nm, hwmodel/defaults.toml)
   seed     = 0                       seed of the kernels' inputs
-  variants = ["enzyme", "tapeflow"]  rows per point (default: all three, and checkpoint
+  variants = ["enzyme", "tapeflow"]  rows per point (default: all four, and checkpoint
                                      when snapshots is swept)
   backend  = "auto"                  cache simulator backend
   [pass]                             TapeFlow pipeline options

@@ -199,3 +199,19 @@ def test_gradients_bit_identical_across_variants(name: str):
     if "tapeflow.tape" in str(modules["enzyme"]):
         tapeflow = str(modules["tapeflow"])
         assert "stream.commit" in tapeflow or "tape.push" in tapeflow
+
+
+def test_validation_machine_per_csv_commit(rows):
+    """benchmarks/validate_salam.py: the cluster cache's associativity of each CSV's commit
+    (2-way only at 1226dca, mass_spring's), and the preset's [A] keys it sweeps, found
+    in the TOML with their lines."""
+    from benchmarks import validate_salam as v
+
+    commits = {r["benchmark"]: r["source_commit"] for r in rows}
+    assoc = {b: v.cluster_assoc(c) for b, c in commits.items()}
+    assert assoc.pop("mass_spring") == 2 and set(assoc.values()) == {4}
+    keys = dict(v.assumed_keys())
+    assert {"core.lockstep_mlp", "core.issue_width", "dma.setup"} <= set(keys)
+    lines = v.PRESET.read_text().splitlines()
+    assert all(lines[n - 1].startswith(k.split(".")[1]) for k, n in keys.items())
+    assert v.preset_line("l2.assoc") and "assoc" in lines[v.preset_line("l2.assoc") - 1]

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("dask.distributed", reason="the sweep needs Dask (extra 'sweep')")
 pytest.importorskip("pyarrow", reason="the sweep writes Parquet with pyarrow (extra 'sweep')")
 
-from tapeflow.eval.jobs import Job, default_raw, machine_from_raw  # noqa: E402
+from tapeflow.eval.jobs import VARIANTS, Job, default_raw, machine_from_raw  # noqa: E402
 from tapeflow.eval.plots import write_sweep_plots  # noqa: E402
 from tapeflow.eval.pool import Pool  # noqa: E402
 from tapeflow.eval.run import run_job  # noqa: E402
@@ -31,6 +31,7 @@ from tapeflow.eval.sweep.engine import (  # noqa: E402
 )
 from tapeflow.eval.sweep.results import RESULTS, SweepStats, pareto_front, read_results  # noqa: E402
 from tapeflow.eval.sweep.spec import Point, load_spec  # noqa: E402
+from tapeflow.eval.summary import captured_share  # noqa: E402
 
 L2 = (262144, 1048576)
 SPM = (4096, 8192, 32768)
@@ -85,7 +86,7 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, SweepStats]) -> No
     out, stats = full_run
     rows = _rows(out)
     assert stats.points == 12
-    assert stats.rows == len(rows) == 36
+    assert stats.rows == len(rows) == 12 * len(VARIANTS)
     assert stats.errors == 0
     assert not list((out / "parts").glob("*.parquet"))  # merged into results.parquet
     assert Counter((r["point_id"], r["variant"]) for r in rows).most_common(1)[0][1] == 1
@@ -113,6 +114,10 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, SweepStats]) -> No
         assert r["speedup"] == base["cycles"] / ref["report"]["cycles"]
         assert r["energy_ratio_on_chip"] == (base["energy"]["on_chip_pj"]
                                              / ref["report"]["energy"]["on_chip_pj"])  # fmt: skip
+        if r["variant"] == "tapeflow":  # rows sort by variant: the point's ideal tape ran
+            ideal = reference[(r["kernel"], "ideal-tape", r["l2.size"], 0)]["report"]
+            assert r["captured_share"] == captured_share(
+                base["cycles"], ref["report"]["cycles"], ideal["cycles"])
     # Whole-chip SRAM (issue 18): L1 + L2, plus the scratchpad's capacity where it is used;
     # iso-SRAM: the Enzyme layout at the smallest such SRAM >= TapeFlow's (other l2.size).
     l1, spm_size = machine.l1.size, machine.spm_size
@@ -129,11 +134,11 @@ def test_rows_equal_single_process_runs(full_run: tuple[Path, SweepStats]) -> No
         base = reference[(r["kernel"], "enzyme", bigger[0], 0)]["report"]
         assert r["speedup_iso_sram"] == base["cycles"] / r["report.cycles"]
     assert any(r["speedup_iso_sram"] is not None for r in rows)
-    # One compile per (kernel, pipeline): the Enzyme-layout and regions-only pipelines
-    # ignore the pass options and the machine; TapeFlow's cost model decides for the
-    # machine: 2 kernels x (2 + 3 spm-bytes x 2 l2.size TapeFlow pipelines).
-    assert stats.compiles_run == 16
-    assert len({r["ir_sha256"] for r in rows}) <= 16
+    # One compile per (kernel, pipeline): the Enzyme-layout, regions-only and ideal-tape
+    # pipelines ignore the pass options and the machine; TapeFlow's cost model decides for
+    # the machine: 2 kernels x (3 + 3 spm-bytes x 2 l2.size TapeFlow pipelines).
+    assert stats.compiles_run == 18
+    assert len({r["ir_sha256"] for r in rows}) <= 18
     assert stats.simulations_run == len({r["sim_key"] for r in rows})
 
 
@@ -155,13 +160,13 @@ def test_worker_killed_mid_sweep(cluster: Any, spec_file: Path, tmp_path: Path,
                                 on_point=kill_one)  # fmt: skip
     assert killed
     pid, rows_then, tasks_then = killed[0]
-    assert rows_then < 36  # the sweep was not over
+    assert rows_then < 12 * len(VARIANTS)  # the sweep was not over
     assert tasks_then >= 1  # and the killed worker was running tasks
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert stats.errors == 0
     rows = _rows(tmp_path)
-    assert len(rows) == 36
+    assert len(rows) == 12 * len(VARIANTS)
     assert Counter((r["point_id"], r["variant"]) for r in rows).most_common(1)[0][1] == 1
     assert rows == _rows(full_run[0])
 
@@ -172,7 +177,7 @@ def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
         pass
 
     def stop_after_five(point: Point, stats: SweepStats) -> None:
-        if stats.rows >= 15:
+        if stats.rows >= 5 * len(VARIANTS):
             raise Stop
 
     spec = load_spec(spec_file)
@@ -187,13 +192,13 @@ def test_resume_after_interrupt(cluster: Any, spec_file: Path, tmp_path: Path,
         interrupted_message(tmp_path, spec))
     assert "nothing is kept" in interrupted_message(tmp_path / "empty", spec)
     assert 5 <= len(done) < 12
-    assert len(partial) == 3 * len(done)
+    assert len(partial) == len(VARIANTS) * len(done)
     first_sims = len(list((tmp_path / "cache" / "sim").rglob("*.json")))
 
     with Pool(scheduler=cluster.scheduler_address) as pool:
         stats = run_sweep(spec, tmp_path, pool, progress=False)
     assert stats.points_skipped == len(done)
-    assert stats.rows == 3 * (12 - len(done))
+    assert stats.rows == len(VARIANTS) * (12 - len(done))
     # nothing simulated twice: the first run's simulations came from the cache
     assert first_sims + stats.simulations_run == full_run[1].simulations_run
     assert _rows(tmp_path) == _rows(full_run[0])
@@ -214,8 +219,8 @@ def test_one_more_machine_value_simulates_only_new_points(
     assert stats.compiles_cached > 0
     rows = _rows(out)
     new = [r for r in rows if r["l2.size"] == 524288]
-    assert len(rows) == 54
-    assert len(new) == 18
+    assert len(rows) == 18 * len(VARIANTS)
+    assert len(new) == 6 * len(VARIANTS)
     assert stats.simulations_run == len({r["sim_key"] for r in new})
     assert stats.simulations_cached == 0  # the new machine shares no simulation
     old = {(r["point_id"], r["variant"]): r for r in _rows(full_run[0])}

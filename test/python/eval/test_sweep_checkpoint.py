@@ -88,7 +88,7 @@ def test_spec_axes(tmp_path: Path) -> None:
     path = tmp_path / "spec.toml"
     path.write_text(SPEC)
     spec = load_spec(path)
-    assert spec.variants == ("enzyme", "regions", "tapeflow", "checkpoint")
+    assert spec.variants == (*VARIANTS, "checkpoint")
     assert spec.axes[-2:] == ["snapshots", "schedule"]
     assert [(p.snapshots, p.schedule) for p in spec.points] == [(s, "binomial") for s in SNAPSHOTS]
     assert [pipeline_text(pipeline_of("checkpoint", p)) for p in spec.points] == [
@@ -134,10 +134,10 @@ def test_checkpoint_rows(run: tuple[Path, SweepStats, Any]) -> None:
     root, stats, _ = run
     rows = read_results(root / "out").to_pylist()
     assert stats.errors == 0
-    assert len(rows) == 4 * len(SNAPSHOTS)
-    # the three bench variants ignore the snapshot count: compiled and simulated once
-    assert stats.compiles_run == 3 + len(SNAPSHOTS)
-    assert stats.simulations_run == 3 + len(SNAPSHOTS)
+    assert len(rows) == (len(VARIANTS) + 1) * len(SNAPSHOTS)
+    # the bench variants ignore the snapshot count: compiled and simulated once
+    assert stats.compiles_run == len(VARIANTS) + len(SNAPSHOTS)
+    assert stats.simulations_run == len(VARIANTS) + len(SNAPSHOTS)
     by = {(r["snapshots"], r["variant"]): r for r in rows}
     for s in SNAPSHOTS:
         ck, tf = by[(s, "checkpoint")], by[(s, "tapeflow")]

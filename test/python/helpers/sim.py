@@ -101,6 +101,7 @@ STAGES = {
     "primal": None,
     "autodiff": "tapeflow-autodiff",
     "lower-tape": "tapeflow-autodiff,tapeflow-lower-tape",
+    "ideal-tape": "tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true}",
     "regions": "tapeflow-autodiff,tapeflow-regions",
     "stream-d1": "tapeflow-autodiff,tapeflow-regions,tapeflow-layers{spm-bytes=64 depth=1},"
     "tapeflow-stream{depth=1}",

@@ -855,3 +855,40 @@ def test_shift_right_by_a_constant_inline(a: int, b: int, n: int):
     assert "_RUN(" not in CompiledModule(runner.load_module(SHIFTS, "s.mlir")).source
     run = check_against_interpreter(SHIFTS, "f", [a, b, n])
     assert run.results == [a >> 3, b >> 5, n >> 1]
+
+
+def test_ideal_tape_is_enzymes_program_with_a_free_tape():
+    """`ideal-tape` (gem5-SALAM's "ad"): the Enzyme layout's program, op for op, with every
+    tape data access counted but making no memory access (no cache access, no port, no
+    latency); both paths agree (every kernel: `test_kernel_stage_identical`)."""
+    module, entry, args = stage_module("gemm", "lower-tape")
+    ideal, _, _ = stage_module("gemm", "ideal-tape")
+    enzyme, _ = assert_identical(module, entry, args)
+    free, _ = assert_identical(ideal, entry, args)
+    e, f = enzyme.report, free.report
+    tagged = [op for op in ideal.walk() if "tapeflow.ideal_tape" in op.attributes]
+    assert {op.name for op in tagged} == {"memref.load", "memref.store"}
+    assert f["ops"]["by_class"] == e["ops"]["by_class"]  # the same compute, op for op
+    assert f["ops"]["instructions"] == e["ops"]["instructions"]
+    n = f["ops"]["ideal_tape"]
+    assert n["loads"] == n["stores"] > 0 and "ideal_tape" not in e["ops"]
+    assert f["ops"]["loads"] == e["ops"]["loads"] - n["loads"]  # the tape's accesses left
+    assert f["ops"]["stores"] == e["ops"]["stores"] - n["stores"]  # the memory ports
+    # The tape's traffic was the whole difference: the cache saw exactly the rest.
+    assert f["levels"]["L1"]["accesses"] == e["levels"]["L1"]["accesses"] - 2 * n["loads"]
+    assert f["tape_bytes"] == e["tape_bytes"] > 0  # the same tape, allocated, never touched
+    assert f["cycles"] < e["cycles"]
+    for a, b in zip(enzyme.run.arguments, free.run.arguments, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()  # the same gradients
+
+
+def test_ideal_growable_tape_both_paths_agree():
+    """A growable stack with a free tape: the values' accesses are free, its size,
+    capacity, slot and the buffer's copy when it doubles are not; both paths agree."""
+    module = runner.load_module(GROWABLE, "g.mlir")
+    PassPipeline.parse_spec(get_all_passes(), "tapeflow-autodiff,"
+                            "tapeflow-lower-tape{ideal_tape=true}").apply(make_context(), module)
+    args = [np.array([0.7]), np.zeros(1), np.array([3, 20]), 1.0]
+    ref, _ = assert_identical(module, "f_grad", args)
+    assert ref.report["ops"]["ideal_tape"] == {"loads": 23, "stores": 23}  # 23 sines
+    assert ref.report["ops"]["loads"] > 0  # the stack's bookkeeping is charged

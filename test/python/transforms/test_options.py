@@ -89,7 +89,9 @@ def test_a_pipeline_of_pass_objects_equals_its_text(variant: str):
     text = {"enzyme": "tapeflow-autodiff,tapeflow-lower-tape,tapeflow-cleanup",
             "regions": "tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions,tapeflow-cleanup",
             "tapeflow": 'tapeflow{spm-bytes=4096 depth=3 policy=cache-all machine="accel-salam" '
-                        'set="l2.size=65536" cleanup=true}'}[variant]  # fmt: skip
+                        'set="l2.size=65536" cleanup=true}',
+            "ideal-tape": "tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true},"
+                          "tapeflow-cleanup"}[variant]  # fmt: skip
     options = TapeFlowOptions(spm_bytes=4096, depth=3, policy="cache-all", cleanup=True,
                               machine="accel-salam", set=("l2.size=65536",))  # fmt: skip
     costs = machine_costs(load_machine("accel-salam", ["l2.size=65536"]), "accel-salam")
