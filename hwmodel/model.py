@@ -126,6 +126,7 @@ from typing import Any
 
 import numpy as np
 from tapeflow.hwmodel.cache import (
+    DP_CYCLES,
     DRAM_DEMAND_RD,
     DRAM_RD,
     DRAM_WR,
@@ -142,6 +143,7 @@ from tapeflow.hwmodel.cache import (
     numba_copies,
 )
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
+from tapeflow.hwmodel.datapath import Datapath
 from tapeflow.dialects import enzyme, region, stream, tape
 from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics import cost_class
@@ -161,7 +163,8 @@ _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = rang
 _FDEALLOC = 17
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
-_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit")
+_TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit",
+          "T_datapath")
 
 _FREE = {
     "arith.constant", "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
@@ -300,7 +303,7 @@ _PORT_OTHER, _PORT_FP, _PORT_DIV = range(3)
 _ISSUE, _FP_PORTS, _DIV_PORTS, _LOAD_PORTS, _STORE_PORTS, _LINE, _L2_BW = range(7)
 _DRAM_BW, _DRAM_LAT, _MLP, _OVERLAP_MAX, _DMA_STALL = range(7, 12)
 _HAS_L1, _LOCKSTEP, _LOCK_MLP, _LAT_L1, _LAT_L2, _LAT_SPM = range(12, 18)
-_DMA_VIA_L2, _DMA_SLOTS, _DMA_LEAD = range(18, 21)
+_DMA_VIA_L2, _DMA_SLOTS, _DMA_LEAD, _DATAPATH = range(18, 22)
 
 
 def max2(a: float, b: float) -> float:
@@ -418,7 +421,15 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         st[1] = k
         t_dram = share_channel(now0, need, k, tr_issue, tr_data, tr_end, tr_dur, ntr, par)
         demand = ctr[q + DRAM_DEMAND_RD] - start_ctr[DRAM_DEMAND_RD]
-        if par[_LOCKSTEP] != 0:
+        t_dp = 0.0
+        if par[_DATAPATH] != 0:
+            # The datapath rule (hwmodel/datapath.py): its block instances' cycles, every
+            # access's latency included; bandwidths still bound the phase.
+            t_dp = float(ctr[q + DP_CYCLES] - start_ctr[DP_CYCLES])
+            t_hit = 0.0
+            t_exp = 0.0
+            t_core = max2(max2(t_dp, t_l2), t_dram)
+        elif par[_LOCKSTEP] != 0:
             # Lockstep: the datapath launches nothing new while a load, store or compute op
             # is in flight, so every access's latency stalls it (`lockstep_mlp` accesses of
             # a step overlap): the first level's hit latency, an L1 miss's L2 latency, a
@@ -463,6 +474,7 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         closed[5] += t_late
         closed[6] += t_core + t_late
         closed[7] += t_hit
+        closed[8] += t_dp
         for j in range(ncls):
             start_ops[j] = ops[o + j]
         start_ls[0] = loads[i]
@@ -521,6 +533,7 @@ class Counts:
     tape_spm_bytes: int = 0  # scratchpad bytes allocated for tape tiles (high-water)
     snapshot_bytes: int = 0  # peak DRAM bytes of live checkpoint snapshots
     snapshot_live: int = 0
+    dp_static: int = 0  # the datapath rule's cycles of blocks without cache accesses
 
 
 class HardwareModel(Interpreter.Listener):
@@ -573,6 +586,9 @@ class HardwareModel(Interpreter.Listener):
         # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
         numba = self.cache.backend == "numba"
         self._close_phases = _phase_kernel(self.cache.backend)
+        self.datapath: Datapath | None = None
+        if m.get("datapath", "enabled"):
+            self.datapath = self.cache.datapath = Datapath(m, self._pcs, self.cache.backend)
 
         def ints(values: list[int]) -> Any:
             return np.array(values, dtype=np.int64) if numba else values
@@ -601,7 +617,7 @@ class HardwareModel(Interpreter.Listener):
             1 if m.has_l1 else 0, 1 if core["lockstep"] else 0, core["lockstep_mlp"],
             m.get("l1", "latency"), m.get("l2", "latency"), m.spm_latency,
             1 if m.get("dma", "path") == "l2" else 0, m.get("dma", "in_flight"),
-            self._dma_lead,
+            self._dma_lead, 1 if self.datapath is not None else 0,
         )])  # fmt: skip
 
     # ------------------------------------------------------------------ listener hooks
@@ -612,6 +628,8 @@ class HardwareModel(Interpreter.Listener):
             h = self._classify(op)
         c = self.counts
         c.ops[h[1]] += 1
+        if self.datapath is not None:
+            c.dp_static += self.datapath.static_charge(op)
         kind = h[0]
         if kind == _COMPUTE:
             return
@@ -865,7 +883,9 @@ class HardwareModel(Interpreter.Listener):
 
     def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
-        return (list(c.ops), c.loads, c.stores, self.cache.raw_counters())
+        counters = self.cache.raw_counters()
+        counters[DP_CYCLES] += c.dp_static
+        return (list(c.ops), c.loads, c.stores, counters)
 
     def _close_phase(self) -> None:
         self.flush()
@@ -969,6 +989,8 @@ class HardwareModel(Interpreter.Listener):
         stalls, the drain and the total."""
         self._close_phase()
         terms = {key: float(v) for key, v in zip(_TERMS, self._closed)}
+        if self.datapath is None:
+            del terms["T_datapath"]
         busy = terms["T_core"] + self.counts.dma_stall
         last = max((float(self._tr_end[t.index]) for t in self._transfers), default=0.0)
         drain = max(0.0, last - busy)
