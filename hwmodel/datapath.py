@@ -170,12 +170,15 @@ def schedule(v0: int, v1: int, lat: Any, mem: Any, slot: Any, dep_ptr: Any, dep_
 
 def consume(pcs: Any, levels: Any, n: int, cuts: Any, ncuts: int, snaps: Any, c: Any,
             pc_graph: Any, pc_slot: Any, g_v0: Any, g_v1: Any, g_off: Any, g_slots: Any,
-            lat: Any, mem: Any, slot: Any, dep_ptr: Any, dep_idx: Any, lats: Any,
-            by_level: Any, limit: int, step_of: Any, eff: Any, step_max: Any,
-            step_mem: Any) -> None:  # fmt: skip
+            g_memo: Any, g_code: Any, memo: Any, lat: Any, mem: Any, slot: Any,
+            dep_ptr: Any, dep_idx: Any, lats: Any, by_level: Any, limit: int, step_of: Any,
+            eff: Any, step_max: Any, step_mem: Any) -> None:  # fmt: skip
     """Adds the cycles of the block instances whose last cache access is among the `n`
     accesses (PCs, levels) to `c[DP_CYCLES]`; `snaps[i][DP_CYCLES]` gets its value once
-    the first `cuts[i]` accesses are done (the cache kernel's phase-end snapshots)."""
+    the first `cuts[i]` accesses are done (the cache kernel's phase-end snapshots). An
+    instance's cycles depend only on its accesses' levels: a graph of at most
+    `MEMO_SLOTS` accesses keeps them per combination of levels (`memo` from `g_memo[g]`,
+    the instance's combination so far in `g_code[g]`)."""
     ci = 0
     for i in range(n):
         while ci < ncuts and cuts[ci] <= i:
@@ -189,14 +192,27 @@ def consume(pcs: Any, levels: Any, n: int, cuts: Any, ncuts: int, snaps: Any, c:
             continue
         s = pc_slot[pc]
         lats[g_off[g] + s] = d
+        mo = g_memo[g]
+        if mo >= 0:
+            if s == 0:
+                g_code[g] = 0
+            g_code[g] += levels[i] * 3**s
         if s == g_slots[g] - 1:
-            c[DP_CYCLES] += schedule(g_v0[g], g_v1[g], lat, mem, slot, dep_ptr, dep_idx,
-                                     lats, g_off[g], limit, step_of, eff, step_max,
-                                     step_mem)  # fmt: skip
+            v = memo[mo + g_code[g]] if mo >= 0 else -1
+            if v < 0:
+                v = schedule(g_v0[g], g_v1[g], lat, mem, slot, dep_ptr, dep_idx, lats,
+                             g_off[g], limit, step_of, eff, step_max, step_mem)  # fmt: skip
+                if mo >= 0:
+                    memo[mo + g_code[g]] = v
+            c[DP_CYCLES] += v
     while ci < ncuts:
         snaps[ci][DP_CYCLES] = c[DP_CYCLES]
         ci += 1
 
+
+MEMO_SLOTS = 8
+"""Graphs with up to this many cache accesses keep their cycles per combination of levels
+(3 ** 8 = 6,561 entries at most)."""
 
 _FUNCS = (schedule, consume)
 _NUMBA: dict[str, Any] = {}
@@ -230,19 +246,20 @@ class Datapath:
         self._schedule, self._consume = _kernels(backend)
         self._pcs = pcs
         self._seen = 0  # entries of `pcs` already in the PC table
-        self._graphs: dict[int, tuple[int, BlockGraph]] = {}  # id(first op) -> (index, graph)
+        self._graphs: dict[Operation, tuple[int, BlockGraph]] = {}  # first op -> (index, graph)
         self._piece_of: dict[Operation, list[Operation]] = {}
         self.static: dict[Operation, int] = {}
         self._flat: dict[str, list[int]] = {k: [] for k in (
-            "g_v0", "g_v1", "g_off", "g_slots", "lat", "mem", "slot", "dep_idx")}  # fmt: skip
+            "g_v0", "g_v1", "g_off", "g_slots", "g_memo", "lat", "mem", "slot",
+            "dep_idx")}  # fmt: skip
         self._flat["dep_ptr"] = [0]
-        self._pc_graph = [-1] * (PC_MASK + 1)
-        self._pc_slot = [0] * (PC_MASK + 1)
+        self._pc_graph = self._conv([-1] * (PC_MASK + 1))  # PC -> graph (-1: none)
+        self._pc_slot = self._conv([0] * (PC_MASK + 1))  # PC -> its access's slot
         self._pc_owner: dict[int, Operation] = {}
         self._arrays: tuple[Any, ...] = ()
-        self._arrays_lats: Any = None
+        self._kept: dict[str, Any] = {}
         self._no_snaps = self._conv2([[0] * N_COUNTERS])
-        self._pc_arrays: tuple[Any, Any] = (self._pc_graph, self._pc_slot)
+        self._by_level = self._conv(self.by_level)
 
     # -- op facts ------------------------------------------------------------------------
     def op_latency(self, op: Operation) -> int:
@@ -277,7 +294,7 @@ class Datapath:
         return piece
 
     def graph_of(self, piece: list[Operation]) -> tuple[int, BlockGraph]:
-        entry = self._graphs.get(id(piece[0]))
+        entry = self._graphs.get(piece[0])
         if entry is not None:
             return entry
         g = build_graph(piece, self.op_latency, self.access_info, self._spm_lat)
@@ -288,13 +305,15 @@ class Datapath:
         f["g_v1"].append(v0 + len(g.lat))
         f["g_off"].append(sum(f["g_slots"]))
         f["g_slots"].append(g.slots)
+        memo = sum(3**k for k, m in zip(f["g_slots"][:-1], f["g_memo"]) if m >= 0)
+        f["g_memo"].append(memo if g.slots <= MEMO_SLOTS else -1)
         f["lat"].extend(g.lat)
         f["mem"].extend(g.mem)
         f["slot"].extend(g.slot)
         for deps in g.deps:
             f["dep_idx"].extend(v0 + u for u in deps)
             f["dep_ptr"].append(len(f["dep_idx"]))
-        self._graphs[id(piece[0])] = entry = (index, g)
+        self._graphs[piece[0]] = entry = (index, g)
         self._arrays = ()
         return entry
 
@@ -315,8 +334,8 @@ class Datapath:
     def _run(self, index: int, lats: list[int]) -> int:
         a = self._tables()
         f = self._flat
-        return int(self._schedule(f["g_v0"][index], f["g_v1"][index], a[0], a[1], a[2], a[3],
-                                  a[4], self._conv(lats or [0]), 0, self.limit, *a[6:10]))  # fmt: skip
+        return int(self._schedule(f["g_v0"][index], f["g_v1"][index], *a[7:12],
+                                  self._conv(lats or [0]), 0, self.limit, *a[13:]))  # fmt: skip
 
     def _conv2(self, rows: list[list[int]]) -> Any:
         return np.asarray(rows, dtype=np.int64) if self.backend == "numba" else rows
@@ -325,20 +344,30 @@ class Datapath:
         return np.asarray(values, dtype=np.int64) if self.backend == "numba" else list(values)
 
     def _tables(self) -> tuple[Any, ...]:
+        """The kernels' arrays, rebuilt when a graph was added: the graphs (`g_*`, then
+        the nodes), the state kept across batches (`g_code`, `memo`, `lats`: grown, never
+        reset) and scratch arrays."""
         if not self._arrays:
             f = self._flat
-            old = list(self._arrays_lats) if self._arrays_lats is not None else []
-            lats = old + [0] * (max(1, sum(f["g_slots"])) - len(old))
+            kept = self._kept
+
+            def grown(name: str, size: int, fill: int) -> Any:
+                old = list(kept.get(name, []))
+                kept[name] = self._conv(old + [fill] * (max(1, size) - len(old)))
+                return kept[name]
+
+            memo_size = sum(3**k for k, m in zip(f["g_slots"], f["g_memo"]) if m >= 0)
             n = max(1, len(f["lat"]))
             big = max([v1 - v0 for v0, v1 in zip(f["g_v0"], f["g_v1"])] or [0]) + 1
             self._arrays = (
+                *(self._conv(f[k] or [0]) for k in ("g_v0", "g_v1", "g_off", "g_slots",
+                                                    "g_memo")),
+                grown("g_code", len(f["g_v0"]), 0), grown("memo", memo_size, -1),
                 *(self._conv(f[k] or [0]) for k in ("lat", "mem", "slot", "dep_ptr", "dep_idx")),
-                self._conv(lats),  # the pending instances' access latencies (kept)
+                grown("lats", sum(f["g_slots"]), 0),
                 self._conv([0] * n), self._conv([0] * n),  # step_of, eff
                 self._conv([0] * big), self._conv([0] * big),  # step_max, step_mem
-                *(self._conv(f[k] or [0]) for k in ("g_v0", "g_v1", "g_off", "g_slots")),
             )  # fmt: skip
-            self._arrays_lats = self._arrays[5]
         return self._arrays
 
     def _update_pcs(self) -> None:
@@ -361,15 +390,13 @@ class Datapath:
                 owner = self._pc_owner.setdefault(p, op)
                 # a PC two ops share (the 16-bit PC wrapped): their accesses go alone
                 pg[p], ps[p] = (index, first + k) if owner is op else (-1, 0)  # type: ignore[operator]
-        self._pc_arrays = (self._conv(pg), self._conv(ps))
 
     def consume(self, pcs: Any, levels: Any, c: Any, cuts: Any = (), snaps: Any = None) -> None:
         """Times the block instances completed by a batch the cache just simulated (its PCs
         and the level of each access); `cuts`/`snaps` as `CacheSim.access_batch_cuts`."""
         self._update_pcs()
         a = self._tables()
-        pg, ps = self._pc_arrays
+        pg, ps = self._pc_graph, self._pc_slot
         self._consume(pcs, levels, len(pcs), self._conv(list(cuts) or [0]), len(cuts),
-                      snaps if snaps is not None else self._no_snaps, c, pg, ps,
-                      *a[10:], *a[:5], a[5], self._conv(self.by_level), self.limit,
-                      *a[6:10])  # fmt: skip
+                      snaps if snaps is not None else self._no_snaps, c, pg, ps, *a[:13],
+                      self._by_level, self.limit, *a[13:])  # fmt: skip

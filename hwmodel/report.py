@@ -244,9 +244,11 @@ def _fmt(x: float) -> str:
     return f"{x:,.1f}"
 
 
-def phase_formula(lockstep: bool, overlap_max: bool) -> str:
+def phase_formula(lockstep: bool, overlap_max: bool, datapath: bool = False) -> str:
     """One phase's cycles as hwmodel/model.py's docstring writes them, for the core's mode
-    (`core.lockstep`, `core.overlap`)."""
+    (`datapath.enabled`, `core.lockstep`, `core.overlap`)."""
+    if datapath:
+        return "max(T_datapath, T_L2, T_DRAM) + T_late"
     if lockstep:
         return "max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late"
     if overlap_max:
@@ -261,11 +263,13 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        + phase_formula(bool(report.get("lockstep")), report.get("overlap") == "max")
+        + phase_formula(bool(report.get("lockstep")), report.get("overlap") == "max",
+                        "T_datapath" in t)  # fmt: skip
         + "; cycles = T_core + T_dma_stall + T_drain"
     )
-    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", "T_core",
-                 "T_dma_stall", "T_drain"):  # fmt: skip
+    extra = ("T_datapath",) if "T_datapath" in t else ()
+    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", *extra,
+                 "T_core", "T_dma_stall", "T_drain"):  # fmt: skip
         out.append(f"  {name:<12}{_fmt(t[name]):>16}")
     ops = report["ops"]
     out.append(f"ops: {_fmt(ops['instructions'])} instructions, {_fmt(ops['loads'])} loads, "
