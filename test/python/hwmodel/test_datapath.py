@@ -120,9 +120,15 @@ def test_a_miss_costs_the_dram_latency_and_the_cpu_keeps_its_rule():
 
 
 @pytest.mark.parametrize("seed", range(0, 120, 3))
-def test_random_programs_fast_path_equals_interpreter_on_accel_salam(seed: int):
+def test_random_programs_fast_path_equals_interpreter_on_accel_salam(
+        seed: int, monkeypatch: pytest.MonkeyPatch):  # fmt: skip
     """On the fuzzer's programs the compiled path and the listener agree on every field of
-    the report under the datapath rule (tiny batches: instances split across batches)."""
+    the report under the datapath rule (tiny batches: instances split across batches;
+    half the programs stream every streamable loop's addresses with NumPy)."""
+    from tapeflow.hwmodel.compiled import Trace
+
+    if seed % 2:
+        monkeypatch.setattr(Trace, "stream_min", 1)
     m = machine()
     for s in (seed, seed + 1, seed + 2):
         program = generate(s, SIM_FEATURES)
@@ -133,12 +139,19 @@ def test_random_programs_fast_path_equals_interpreter_on_accel_salam(seed: int):
 
 @pytest.mark.parametrize("stage", ["autodiff", "lower-tape", "stream-d1", "tapeflow"])
 @pytest.mark.parametrize("name", ["gemm", "lstm"])
-def test_kernel_stages_identical_on_accel_salam(name: str, stage: str):
+def test_kernel_stages_identical_on_accel_salam(name: str, stage: str,
+                                                monkeypatch: pytest.MonkeyPatch):  # fmt: skip
     """Tapes, records, scratchpad tiles and DMA fences under the datapath rule; both cache
-    backends give the same report."""
+    backends give the same report, and so do the loop nests' numba kernels."""
+    from tapeflow.hwmodel.compiled import Trace
+
     module, entry, args = stage_module(name, stage)
     m = machine("core.window_ops=61")
     ref, _ = assert_identical(module, entry, args, m, fast_batch=97)
     assert ref.report["cycle_terms"]["T_datapath"] > 0
     py = simulate_fast(module, entry, copy.deepcopy(args), m, backend="python").report
     assert not differences(py, ref.report)
+    monkeypatch.setattr(Trace, "jit_after", 0)
+    monkeypatch.setattr(Trace, "jit_min_ops", 0)
+    jit = simulate_fast(module, entry, copy.deepcopy(args), m, batch=97).report
+    assert not differences(jit, ref.report)
