@@ -9,8 +9,8 @@ Printed per run: the CPU seconds of the pipeline compiles, the code generation o
 fast path (wall seconds, single-threaded), the CPU seconds of the run with its N machines
 and with one, and from the two: one machine's hardware model (cache simulation, phases,
 report: (run_N - run_1) / (N - 1)) and the program's execution (run_1 minus one model). The totals say which part
-a faster bench has to shrink: execution (hwmodel/compiled.py) or the models
-(hwmodel/cache.py, model.py, fastsim.py). Takes about twice the bench's CPU time.
+a faster bench has to shrink: execution (hwmodel/compiled/) or the models
+(hwmodel/cache.py, listener.py, timing/, fastsim.py). Takes about twice the bench's CPU time.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def recomputed_steps(module: Any, entry: str, args: list[Any]) -> int:
     @*_seg ran their bodies (the fast path's block counts, no model). Every step is
     replayed taped once and the forward sweep runs each step untaped once, so recomputed =
     adv - seg."""
-    from tapeflow.hwmodel.compiled import CompiledModule
+    from tapeflow.hwmodel.compiled.module import CompiledModule
     from tapeflow.simulate import run_compiled
     from xdsl.dialects import func, scf
 

@@ -85,7 +85,7 @@ def timed(fn: Any) -> tuple[Any, float, float]:
 
 
 def fast_run(module: Any, entry: str, args: list[Any]) -> dict[str, Any]:
-    from tapeflow.hwmodel.compiled import CompiledModule, Trace
+    from tapeflow.hwmodel.compiled.module import CompiledModule, Trace
     from tapeflow.simulate import run_compiled, simulate_fast
 
     program, t_compile, _ = timed(lambda: CompiledModule(module))
@@ -127,7 +127,7 @@ def model_prefix(module: Any, entry: str, args: list[Any], limit: int) -> dict[s
     from xdsl.interpreter import Interpreter
 
     from tapeflow import runner
-    from tapeflow.hwmodel.model import HardwareModel
+    from tapeflow.hwmodel.listener import HardwareModel
 
     model = HardwareModel()
 

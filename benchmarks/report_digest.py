@@ -69,7 +69,7 @@ def _digest(sim: Any, arg_names: list[str]) -> dict[str, Any]:
 
 def _run_fast(module: Any, entry: str, make_args: Any, machines: list[Any]) -> list[Any]:
     """As `tapeflow.eval.run` runs a job: one compiled run for every machine, or op by op."""
-    from tapeflow.hwmodel.compiled import UnsupportedOpError
+    from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
     from tapeflow.hwmodel.fastsim import compiled
     from tapeflow.simulate import simulate, simulate_fast_many
 
@@ -82,7 +82,7 @@ def _run_fast(module: Any, entry: str, make_args: Any, machines: list[Any]) -> l
 
 def collect(kernels: list[str], sizes: list[str], stages: list[str], paths: list[str],
             log: Any = sys.stderr) -> dict[str, dict[str, Any]]:  # fmt: skip
-    from tapeflow.hwmodel import compiled as C
+    from tapeflow.hwmodel.compiled.module import Trace
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.simulate import simulate
 
@@ -112,12 +112,12 @@ def collect(kernels: list[str], sizes: list[str], stages: list[str], paths: list
                         out[f"{key}/{preset}/interp"] = _digest(
                             simulate(module, entry, make_args(), m), names)
                 if size == "small" and "jit" in paths:
-                    saved = C.Trace.jit_after, C.Trace.jit_min_ops
-                    C.Trace.jit_after = C.Trace.jit_min_ops = 0
+                    saved = Trace.jit_after, Trace.jit_min_ops
+                    Trace.jit_after = Trace.jit_min_ops = 0
                     try:
                         sims = _run_fast(module, entry, make_args, machines)
                     finally:
-                        C.Trace.jit_after, C.Trace.jit_min_ops = saved
+                        Trace.jit_after, Trace.jit_min_ops = saved
                     for preset, sim in zip(PRESETS, sims, strict=True):
                         out[f"{key}/{preset}/jit"] = _digest(sim, names)
                 print(f"{key}: {time.perf_counter() - t0:.1f}s", file=log, flush=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tapeflow.hwmodel.cache import CacheParams, CacheSim
 from tapeflow.hwmodel.config import load_machine
-from tapeflow.hwmodel.model import HardwareModel
+from tapeflow.hwmodel.listener import HardwareModel
 
 from tapeflow import runner
 from tapeflow.example_ir import stream_kernel

@@ -71,7 +71,7 @@ def _autodiff_module(name: str, size: str):
 
 def _count_pushes(module, entry: str, args: list) -> Counter[int]:
     """Pushes per cache (id of its `tape.init`) in a run of `entry` on the fast path."""
-    from tapeflow.hwmodel.compiled import CompiledModule
+    from tapeflow.hwmodel.compiled.module import CompiledModule
     from tapeflow.simulate import run_compiled
 
     program = CompiledModule(module)

@@ -43,7 +43,7 @@ SIZE_OVERRIDES_WHY = {"alexnet": """
 Its dense layer (`tmp += in[j] * wt[i]`: every output repeats the same 14,153-iteration
 loop, scaled by its own weight) runs 4,096 x 14,153 = 58 M iterations at
 the real size, and the Enzyme layout's tape for it is a 464 MB buffer, beyond the fast
-path's 256 MB offset field (hwmodel/compiled.py OFF_LIMIT: bits 17-44 of the packed
+path's 256 MB offset field (hwmodel/compiled/limits.py OFF_LIMIT: bits 17-44 of the packed
 access word; widening it takes bits from the buffer-id field, not a one-line change). By
 the reduced run's rate (1.9 M cluster-cache accesses in about 3 s CPU for all eight sizes,
 Enzyme layout) the real size's several hundred million accesses would also take minutes
@@ -117,7 +117,7 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
         ) -> list[dict[str, Any]]:  # fmt: skip
     """Our runs and their rows per kernel; kernels that could not be simulated are
     appended to `failed` (name, reason)."""
-    from tapeflow.hwmodel.compiled import FastPathLimit
+    from tapeflow.hwmodel.compiled.limits import FastPathLimit
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.simulate import simulate_fast_many
     from xdsl.utils.exceptions import InterpretationError

@@ -40,7 +40,7 @@ PF_DIST = 21
 """First slot of the prefetch-distance histogram (`PF_BINS` slots, see `late_bin`)."""
 PF_BINS = 8 + 4 * 17 + 1
 DP_CYCLES = PF_DIST + PF_BINS
-"""The datapath rule's cycles so far (hwmodel/datapath.py; 0 without it): not a cache
+"""The datapath rule's cycles so far (hwmodel/timing/datapath.py; 0 without it): not a cache
 counter, kept here so that phases take its differences as they take the cache's."""
 N_COUNTERS = DP_CYCLES + 1
 LEVEL_FIRST, LEVEL_L2, LEVEL_DRAM = range(3)
@@ -384,7 +384,7 @@ def _numba_kernel() -> Any:
 
 def decode_accesses(packed: Any, start: int, bases: Any, pc_table: Any, layout: Any,
                     addrs: Any, pcs: Any, writes: Any) -> int:  # fmt: skip
-    """Decodes the compiled path's packed accesses (`hwmodel.compiled.Trace.flush`;
+    """Decodes the compiled path's packed accesses (`hwmodel.compiled.module.Trace.flush`;
     `layout` = buffer shift, offset shift, offset mask, PC-slot shift, PC-slot mask) from
     `start` on into (address, PC, 0/1 for store), one pass; stops at the first access to
     a buffer without a base yet (`bases` < 0) and returns its position (-1: all done)."""
@@ -483,7 +483,7 @@ class CacheSim:
                     arr(t, -1))  # fmt: skip
         self._c = arr(N_COUNTERS, 0)
         self.datapath: Any = None
-        """The datapath rule (`hwmodel.datapath.Datapath`) that times each batch's block
+        """The datapath rule (`hwmodel.timing.datapath.Datapath`) that times each batch's block
         instances from the levels its accesses were found at; None without it."""
 
     def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:

@@ -106,7 +106,7 @@ _OP_KEYS: dict[str, tuple[Any, ...]] = {
     "source": (str,),
 }
 """`latency`: datapath steps of one op of the class under the datapath rule (optional, 0;
-hwmodel/datapath.py)."""
+hwmodel/timing/datapath.py)."""
 OP_CLASSES = (
     "int", "int_mul", "int_div", "fp_add", "fp_mul", "fp_fma", "fp_div",
     "fp_special", "cvt", "branch", "mem", "dma", "free",
@@ -117,7 +117,7 @@ DMA_PATHS = ("dram", "l2")
 """`dma.path`: "dram" = DRAM straight to the scratchpad; "l2" = through the L2 link and the
 L2 (gem5-SALAM's cluster DMA sits on the cluster's coherent crossbar, in front of the
 cluster cache), so transfers share the L2 link's bandwidth with the core's traffic."""
-"""`core.overlap`: how a phase's memory terms combine (module docstring of hwmodel/model.py)."""
+"""`core.overlap`: how a phase's memory terms combine (hwmodel/timing/phases.py's docstring)."""
 DEFAULT_MACHINE = "default-45nm"
 """The name of `defaults.toml` as a preset (`--machine default-45nm`: no overrides)."""
 

@@ -1,6 +1,6 @@
 """`ModelTrace`: the hardware model's counts from a compiled run (`hwmodel.compiled`).
 
-The op-by-op model (`tapeflow.hwmodel.model.HardwareModel`, an interpreter listener) is the
+The op-by-op model (`tapeflow.hwmodel.listener.HardwareModel`, an interpreter listener) is the
 reference. This adapter drives the *same* `HardwareModel` object from a compiled run, so
 that the cache simulator, the DMA/timing code and `build_report` are the model's own:
 
@@ -14,7 +14,7 @@ that the cache simulator, the DMA/timing code and `build_report` are the model's
 - allocation, DMA and FIFO ops run through the interpreter's own implementation with the
   model's `will_interpret_op`/`did_interpret_op` around them (SPM capacity, high-water
   mark, tape bytes, DMA timing and stalls are the model's code).
-- window phase ends (`core.window_ops`, see hwmodel/model.py): the compiled code keeps a
+- window phase ends (`core.window_ops`, see hwmodel/timing/phases.py): the compiled code keeps a
   count of charged ops per segment entry and checks it at every loop-iteration end
   (bulk-counted loops compute the iteration of their next phase end); each end is
   recorded with its access position and segment counts (`Trace.phase_ends`) and replayed
@@ -35,18 +35,18 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from tapeflow.hwmodel.compiled import MEMREF, RECORDS, TAPE, CompiledModule, Trace
+from tapeflow.hwmodel.compiled.module import MEMREF, RECORDS, TAPE, CompiledModule, Trace
 from tapeflow.hwmodel.cache import DP_CYCLES
 from tapeflow.hwmodel.config import OP_CLASSES
-from tapeflow.hwmodel.model import MEM_COLUMNS, HardwareModel, classify
-from tapeflow.hwmodel.model import mem_columns, memory_charges
+from tapeflow.hwmodel.costs import MEM_COLUMNS, classify, mem_columns, memory_charges
+from tapeflow.hwmodel.listener import HardwareModel
 from tapeflow.dialects import stream
 from tapeflow.semantics.memory import tape_base
 
 _NCLS = len(OP_CLASSES)
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 _FREE = _CLASS_INDEX["free"]
-# Columns after the op classes: the counts `model.mem_columns` charges.
+# Columns after the op classes: the counts `costs.mem_columns` charges.
 LOADS, STORES, CACHE_BYTES, SPM_LOADS, SPM_STORES, SPM_BYTES = range(_NCLS, _NCLS + 6)
 _NCOLS = _NCLS + len(MEM_COLUMNS)
 
@@ -55,7 +55,7 @@ _TIMED = stream.DMA_OPS | stream.WAIT_OPS
 
 def op_charges(op: Operation) -> np.ndarray:
     """What one execution of `op` adds to the model's counts (as `will_interpret_op`:
-    its class, and `model.memory_charges`)."""
+    its class, and `costs.memory_charges`)."""
     v = np.zeros(_NCOLS, dtype=np.int64)
     cls = classify(op) or "int"
     v[_CLASS_INDEX[cls]] = 1

@@ -20,7 +20,7 @@ batch by batch, so the trace, and the report, are the Python loop's. The helpers
 the generated code's, and every bundled kernel and random programs against the op-by-op
 model.
 
-The emitter (`compiled._FunctionCompiler`) gives every statement a kind (`St`, below),
+The emitter (`compiled.compiler.FunctionCompiler`) gives every statement a kind (`St`, below),
 and a nest becomes a kernel only if every statement has one: float and integer
 arithmetic, the emitter's own text (scalar ops: the table's inline expressions, libm
 calls as numba has them, `INLINE`); its 64-bit wrap checks are dropped (int64
@@ -59,7 +59,7 @@ from tapeflow.semantics import JIT_CALLS, JIT_FORMS, SCALARS
 
 
 class St(NamedTuple):
-    """One statement the emitter (`compiled._FunctionCompiler`) generates: its Python
+    """One statement the emitter (`compiled.compiler.FunctionCompiler`) generates: its Python
     `text`, and what a loop kernel needs to know of it (`nest_kernel` works from these,
     never from the text): its `kind` ("": no kernel form; "py": a kernel takes `jit`; the
     others are this module's), the locals it `reads` and `writes`, and its kind's fields

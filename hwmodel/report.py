@@ -43,11 +43,12 @@ import math
 from typing import Any, Protocol
 
 from tapeflow.hwmodel.config import OP_CLASSES, Machine
+from tapeflow.hwmodel.timing import FORMULAS, rule_for
 from xdsl.utils.exceptions import InterpretationError
 
 
 class ModelState(Protocol):
-    """What a report reads of a finished `tapeflow.hwmodel.model.HardwareModel` (a protocol,
+    """What a report reads of a finished `tapeflow.hwmodel.listener.HardwareModel` (a protocol,
     so that the model, which builds its report in `simulate`, and the report do not import
     each other)."""
 
@@ -244,17 +245,6 @@ def _fmt(x: float) -> str:
     return f"{x:,.1f}"
 
 
-def phase_formula(lockstep: bool, overlap_max: bool, datapath: bool = False) -> str:
-    """One phase's cycles as hwmodel/model.py's docstring writes them, for the core's mode
-    (`datapath.enabled`, `core.lockstep`, `core.overlap`)."""
-    if datapath:
-        return "max(T_datapath, T_L2, T_DRAM) + T_late"
-    if lockstep:
-        return "max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late"
-    if overlap_max:
-        return "max(T_OL, T_nOL, T_L2, T_DRAM, T_exposed) + T_late"
-    return "max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed + T_late"
-
 def format_table(report: dict[str, Any]) -> str:
     """A human-readable table of the report."""
     out: list[str] = []
@@ -263,8 +253,8 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        + phase_formula(bool(report.get("lockstep")), report.get("overlap") == "max",
-                        "T_datapath" in t)  # fmt: skip
+        + FORMULAS[rule_for(bool(report.get("lockstep")), report.get("overlap"),
+                            "T_datapath" in t)]  # fmt: skip
         + "; cycles = T_core + T_dma_stall + T_drain"
     )
     extra = ("T_datapath",) if "T_datapath" in t else ()

@@ -22,10 +22,11 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
 from tapeflow.diagnostics import ToolError, op_error
-from tapeflow.hwmodel.compiled import CompiledModule, FastPathLimit, Trace, UnsupportedOpError
+from tapeflow.hwmodel.compiled.limits import FastPathLimit, UnsupportedOpError
+from tapeflow.hwmodel.compiled.module import CompiledModule, Trace
 from tapeflow.hwmodel.config import Machine
 from tapeflow.hwmodel.fastsim import ModelTrace, compiled
-from tapeflow.hwmodel.model import HardwareModel
+from tapeflow.hwmodel.listener import HardwareModel
 from tapeflow.hwmodel.report import build_report
 from tapeflow.interpreters import runtime_error
 

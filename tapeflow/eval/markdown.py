@@ -19,7 +19,7 @@ from tapeflow.eval.jobs import (
 )
 from tapeflow.eval.summary import METRICS_DOC, KernelRow, geomean, ratio
 from tapeflow.hwmodel.config import DEFAULT_MACHINE
-from tapeflow.hwmodel.report import phase_formula
+from tapeflow.hwmodel.timing import FORMULAS, rule_of
 
 
 def fmt_bytes(n: float | None) -> str:
@@ -147,11 +147,11 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     scale, unit_name = next((u for u in ((1e6, "millions"), (1e3, "thousands"))
                              if most >= 10 * u[0]), (1.0, "cycles"))  # fmt: skip
     lockstep = bool(machine.get("core", "lockstep"))
-    datapath = bool(machine.raw.get("datapath", {}).get("enabled", False))
+    datapath = rule_of(machine) == "datapath"
     terms = ["T_OL", "T_nOL", "T_L2", "T_DRAM", *(["T_hit"] if lockstep and not datapath else []),
              *(["T_datapath"] if datapath else []), "T_exposed", "T_late", "T_core"]  # fmt: skip
-    phase = phase_formula(lockstep, machine.get("core", "overlap") == "max", datapath)
-    out.append(f"### Cycle terms (hwmodel/model.py: T_core = sum over phases of {phase}; "
+    phase = FORMULAS[rule_of(machine)]
+    out.append(f"### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of {phase}; "
                "T_DRAM includes waiting for DMA on the shared channel; "
                f"cycles = T_core + stalls + drain), {unit_name}")  # fmt: skip
     out.append("")

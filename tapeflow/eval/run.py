@@ -40,7 +40,7 @@ from tapeflow.eval.jobs import (
     pipeline_key,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
-from tapeflow.hwmodel.compiled import UnsupportedOpError
+from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
 from tapeflow.hwmodel.fastsim import compiled
 from tapeflow.simulate import simulate, simulate_fast_many
 

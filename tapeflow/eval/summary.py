@@ -14,7 +14,7 @@ from tapeflow.eval.jobs import KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
 from tapeflow.eval.run import compare_gradients
 
 METRICS_DOC = """\
-Definitions (all numbers from the hardware model, hwmodel/model.py and hwmodel/report.py):
+Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and hwmodel/report.py):
 - speedup = Enzyme-layout cycles / variant cycles (> 1: faster than the baseline).
 - energy ratios = Enzyme-layout energy / TapeFlow energy (> 1: TapeFlow uses less):
   on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage when the machine sets

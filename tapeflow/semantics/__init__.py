@@ -8,7 +8,7 @@ From this table:
 
 - the interpreter functions (`tapeflow.interpreters.extra_ops` registers one
   `InterpreterFunctions` per dialect built from every entry with a function);
-- the fast path's scalar emitters (`hwmodel/compiled.py`: `_scalar` for the float
+- the fast path's scalar emitters (`hwmodel/compiled/scalars.py`: `_scalar` for the float
   entries with an `inline` expression, `_typed` for the `typed` entries' `inline_for`
   (casts) behind their `check`, `_int_div` for the integer divisions' `inline` and
   `inline64`; the generated code calls `HELPERS`; any other entry runs its function);
@@ -16,7 +16,7 @@ From this table:
   each the reference function itself or its `jit` form where the reference is
   CPython-only code (ctypes, exceptions from `math`)), and `jit.MATH` (`JIT_CALLS`: the
   libm helpers a kernel calls as numba's `math`);
-- the cost model's classification (`hwmodel/model.py` `classify`, which `fastsim` and the
+- the cost model's classification (`hwmodel/costs.py` `classify`, which `fastsim` and the
   listener share).
 
 Value conventions are the interpreter's (xDSL's): floats are Python floats holding a value
@@ -550,7 +550,7 @@ _ENTRIES = [
     _s("arith.minimumf", "fp_add", minimumf, _E, inline="_minimumf({0}, {1})",
        helper="_minimumf", jit=minimumf),
     _s("arith.cmpf", "fp_add"),
-    # arith: integers (`int` ops' 64-bit forms are emitted with range analysis, compiled.py)
+    # arith: integers (`int` ops' 64-bit forms are emitted with range analysis, compiled/scalars.py)
     _s("arith.addi", "int"),
     _s("arith.subi", "int"),
     _s("arith.muli", "int_mul"),

@@ -3,7 +3,7 @@
 - One recorded access is one int64: bit 0 = store, bits 1-16 = the PC (the fast path
   puts a static memory-op id there and maps it to the PC at flush time), bits from
   `ADDR_SHIFT` = the byte address (the fast path: an offset in its buffer, then the
-  buffer's provisional id, `hwmodel/compiled.py`).
+  buffer's provisional id, `hwmodel/compiled/limits.py`).
 - Ordinary buffers (a memref's memory, a DRAM record tape) get addresses from
   `FIRST_ADDRESS` on, in order of first access, each `ALIGN`-aligned (`next_base`).
 - Un-lowered `tape.cache` arrays get addresses from `TAPE_BASE`, `TAPE_STRIDE` apart, in

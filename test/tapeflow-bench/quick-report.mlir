@@ -8,7 +8,7 @@
 // CHECK: 1 worker(s)
 // CHECK: | **geomean** (1 kernels) |
 // CHECK: At small sizes the tapes fit in the caches: these ratios say little about TapeFlow
-// CHECK: ### Cycle terms (hwmodel/model.py: T_core = sum over phases of max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed + T_late; {{.*}}, cycles
+// CHECK: ### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of max(T_OL, T_nOL + T_L2 + T_DRAM) + T_exposed + T_late; {{.*}}, cycles
 // CHECK: | kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_exposed | T_late | T_core |
 // CHECK: | gemm | Enzyme layout | {{[1-9][0-9,]*\.[0-9]+}} |
 // PROGRESS-NOT: run/s

@@ -5,7 +5,7 @@
 // CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `accel-salam`
 // CHECK: | sq_chain | {{[0-9]+}} B | {{.*}} | bit-identical |
 // accel-salam is lockstep: its cycle terms have a T_hit column, and the heading its formula
-// CHECK: ### Cycle terms (hwmodel/model.py: T_core = sum over phases of max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late;
+// CHECK: ### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late;
 // CHECK: | kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_hit | T_exposed | T_late | T_core |
 // RUN: python -c "import numpy as np; np.save('%t/bad.npy', np.zeros(3))"
 // RUN: not tapeflow-bench --kernels %s --inputs 0=%t/bad.npy --machine accel-salam -j 1 --no-plots --no-progress --out %t/c 2>&1 | filecheck %s --check-prefix=SHAPE

@@ -24,7 +24,7 @@ caches hold `T_f` bytes in all:
   window lost per fence); once, the fill of the reverse sweep and the drain of the
   forward one (`2 * (dma.setup + dram.latency + tile / BW_dma)`, `BW_dma =
   Machine.dma_bandwidth`: min(dram.bandwidth, dma.spm_port, l2.bandwidth on the L2 path)). Tiles are `spm.size / (depth x the function's record bytes)` records.
-  With `core.lockstep` (nothing launched while an access is in flight, hwmodel/model.py),
+  With `core.lockstep` (nothing launched while an access is in flight, hwmodel/timing/phases.py),
   `E` also counts every push and pop: `2 x records x caches x (latency of the first
   cache level - spm latency) / core.lockstep_mlp`, even when the tape fits the L1 share.
   Stream when `E > F`, else keep Enzyme's layout.
@@ -63,7 +63,7 @@ from tapeflow.transforms.ragged import iterations, ragged_split
 KEPT = "kept in Enzyme's layout, layers skipped"
 FENCES_PER_TILE = 4
 """DMA fences per tile: acquire_write and commit (forward), prefetch and acquire_read
-(reverse); `stream.release` is not one (hwmodel/model.py, module docstring)."""
+(reverse); `stream.release` is not one (hwmodel/timing/phases.py, module docstring)."""
 
 
 @dataclass(frozen=True)

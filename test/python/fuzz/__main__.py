@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                         "the kernels (slower: a compile per nest)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.jit:
-        from tapeflow.hwmodel.compiled import Trace
+        from tapeflow.hwmodel.compiled.module import Trace
 
         Trace.jit_after = Trace.jit_min_ops = 0
     features = parse_features(args.features, args.enable)

@@ -15,7 +15,7 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
-from tapeflow.hwmodel.compiled import CompiledModule
+from tapeflow.hwmodel.compiled.module import CompiledModule
 from tapeflow.simulate import simulate, simulate_fast
 from tapeflow.registry import get_all_passes, make_context
 

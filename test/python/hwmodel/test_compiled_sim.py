@@ -19,7 +19,8 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow import runner
-from tapeflow.hwmodel.compiled import CompiledModule, UnsupportedOpError
+from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
+from tapeflow.hwmodel.compiled.module import CompiledModule
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.simulate import simulate, simulate_auto, simulate_fast, simulate_fast_many
 from tapeflow.registry import get_all_passes, make_context
@@ -213,7 +214,7 @@ def test_tape_push_pop_calls_alloc_copy():
 
 AFFINE = """
 // affine.load/store only with constant maps: xDSL parses every index operand as a map
-// symbol, which the op-by-op model (hwmodel/model.py) evaluates as a dimension.
+// symbol, which the op-by-op model (hwmodel/listener.py) evaluates as a dimension.
 func.func @f(%a: memref<4x4xf64>, %acc: memref<1xf64>, %n: index) {
   affine.for %i = 0 to 3 {
     affine.for %j = 0 to 4 step 2 {
@@ -431,7 +432,7 @@ def test_comparison_detects_a_different_machine():
 @pytest.mark.parametrize("stage", list(STAGES))
 @pytest.mark.parametrize("name", kernel_names())
 def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.MonkeyPatch):
-    from tapeflow.hwmodel.compiled import Trace
+    from tapeflow.hwmodel.compiled.module import Trace
 
     module, entry, args = stage_module(name, stage)
     _, ops1 = interpreter_counts(module, entry, args)
@@ -499,7 +500,7 @@ def test_access_decoding_with_numpy_equals_numba(stage: str, monkeypatch: pytest
     """`Trace.flush` decodes the packed accesses with numba when it is installed and with
     NumPy otherwise: the same addresses, bases in first-touch order and tape peaks (the
     autodiff stage keeps Enzyme-style tapes), batches small enough to flush mid-loop."""
-    from tapeflow.hwmodel import compiled as compiled_module
+    from tapeflow.hwmodel.compiled import module as compiled_module
     from tapeflow.hwmodel.cache import numba_available
 
     if not numba_available():
@@ -566,7 +567,7 @@ def test_medium_size_many_batches_identical(name: str, stage: str):
 def test_random_programs_fast_path_equals_interpreter(seed: int, monkeypatch: pytest.MonkeyPatch):
     """Values, memref contents, errors (same message) and the whole report agree; half
     the programs stream every streamable loop's addresses (`Trace.stream_min`)."""
-    from tapeflow.hwmodel.compiled import Trace
+    from tapeflow.hwmodel.compiled.module import Trace
 
     if seed % 2:
         monkeypatch.setattr(Trace, "stream_min", 1)
@@ -642,8 +643,8 @@ def test_runtime_limit_falls_back_to_the_interpreter(monkeypatch: pytest.MonkeyP
     """A limit of the trace encoding met during a run (here a buffer larger than the
     offset field, made small): `simulate_auto` reruns the op-by-op path from the
     arguments as they were, `simulate_fast` says so."""
-    from tapeflow.hwmodel import compiled as compiled_module
-    from tapeflow.hwmodel.compiled import FastPathLimit
+    from tapeflow.hwmodel.compiled import module as compiled_module
+    from tapeflow.hwmodel.compiled.limits import FastPathLimit
 
     module = runner.load_module(LOOPS, "k.mlir")
     rng = np.random.default_rng(5)
@@ -660,8 +661,8 @@ def test_runtime_limit_falls_back_to_the_interpreter(monkeypatch: pytest.MonkeyP
 def test_python_error_in_generated_code_falls_back(monkeypatch: pytest.MonkeyPatch):
     """Any Python error inside the generated code is a fast-path limit (located at the
     function), not the program's error: `simulate_auto` runs the op-by-op path."""
-    from tapeflow.hwmodel import compiled as compiled_module
-    from tapeflow.hwmodel.compiled import FastPathLimit
+    from tapeflow.hwmodel.compiled import module as compiled_module
+    from tapeflow.hwmodel.compiled.limits import FastPathLimit
 
     def broken_view(sa: Any) -> Any:
         raise ValueError("no view")

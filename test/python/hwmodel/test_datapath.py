@@ -1,4 +1,4 @@
-"""The dependence-level datapath rule (hwmodel/datapath.py) of `accel-salam`: lockstep steps
+"""The dependence-level datapath rule (hwmodel/timing/datapath.py) of `accel-salam`: lockstep steps
 over each block's dependence graph, as gem5-SALAM's llvm_interface.cc schedules a basic
 block. Numbers are derived by hand from the preset's latencies (fadd 5, fmul 4, fdiv 16,
 cluster-cache hit 3, miss 3 + 8) and checked on both paths (op by op and compiled)."""
@@ -125,7 +125,7 @@ def test_random_programs_fast_path_equals_interpreter_on_accel_salam(
     """On the fuzzer's programs the compiled path and the listener agree on every field of
     the report under the datapath rule (tiny batches: instances split across batches;
     half the programs stream every streamable loop's addresses with NumPy)."""
-    from tapeflow.hwmodel.compiled import Trace
+    from tapeflow.hwmodel.compiled.module import Trace
 
     if seed % 2:
         monkeypatch.setattr(Trace, "stream_min", 1)
@@ -143,7 +143,7 @@ def test_kernel_stages_identical_on_accel_salam(name: str, stage: str,
                                                 monkeypatch: pytest.MonkeyPatch):  # fmt: skip
     """Tapes, records, scratchpad tiles and DMA fences under the datapath rule; both cache
     backends give the same report, and so do the loop nests' numba kernels."""
-    from tapeflow.hwmodel.compiled import Trace
+    from tapeflow.hwmodel.compiled.module import Trace
 
     module, entry, args = stage_module(name, stage)
     m = machine("core.window_ops=61")

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("numba", reason="the JIT path needs numba (extra 'fast')")
 
 from tapeflow import runner  # noqa: E402
-from tapeflow.hwmodel import compiled as C  # noqa: E402
+from tapeflow.hwmodel.compiled import module as C  # noqa: E402
 from tapeflow.hwmodel import jit, jit_runtime  # noqa: E402
 from tapeflow.semantics import HELPERS  # noqa: E402
 from tapeflow.hwmodel.config import load_machine  # noqa: E402
@@ -106,12 +106,12 @@ def test_jit_off_compiles_no_kernel(monkeypatch: pytest.MonkeyPatch):
 def test_a_statement_is_taken_by_its_kind_not_its_text():
     """A kernel is built from the emitter's statement kinds: the same text without a kind
     (a statement the emitter did not mark as taken) refuses the nest."""
-    loop = (0, C.St("for i in range(0, 3, 1):", "py", (), ("i",)))
-    step = C.St("c = c + x", "py", ("c", "x"), ("c",))
+    loop = (0, jit.St("for i in range(0, 3, 1):", "py", (), ("i",)))
+    step = jit.St("c = c + x", "py", ("c", "x"), ("c",))
     kernel = jit.nest_kernel([loop, (1, step)], ["c"], {}, [], 1, {})
     assert "        c = c + x" in kernel.source.splitlines() and kernel.params == ["x"]
     with pytest.raises(jit.NotAKernel):
-        jit.nest_kernel([loop, (1, C.St(step.text))], ["c"], {}, [], 1, {})
+        jit.nest_kernel([loop, (1, jit.St(step.text))], ["c"], {}, [], 1, {})
 
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-310, -1e-310, 3.4e38, 3.5e38, 1e308, -1e308, 1e300,

@@ -22,7 +22,7 @@ import pytest
 from xdsl.dialects import arith, math as xmath
 
 from tapeflow import native, runner
-from tapeflow.hwmodel import compiled as C
+from tapeflow.hwmodel.compiled import module as C
 from tapeflow.hwmodel import jit
 from tapeflow.semantics import NAN, SCALARS
 from tapeflow.simulate import simulate_fast

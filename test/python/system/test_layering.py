@@ -46,7 +46,7 @@ DYNAMIC_LOADS = {
     # module -> the modules the code it executes from a file imports
     "tapeflow.baselines.enzyme_mlir": set(),  # Enzyme-MLIR's extension module, by its path
     "tapeflow.hwmodel.jit": set(),  # the numba kernels it generates import numpy only
-    "tapeflow.hwmodel.compiled": set(),  # the Python it generates runs in a given namespace
+    "tapeflow.hwmodel.compiled.module": set(),  # the Python it generates runs in a given namespace
 }
 """Modules that execute code from a file or a string: what that code imports is an edge."""
 
@@ -282,13 +282,13 @@ def test_imports_run_down_the_layers():
 def test_the_direction_rules_catch_an_upward_import():
     graph = {
         "tapeflow.transforms.x": {"tapeflow.hwmodel.config", "tapeflow.dialects.tape"},
-        "tapeflow.hwmodel.model": {"tapeflow.runner"},
+        "tapeflow.hwmodel.listener": {"tapeflow.runner"},
         "tapeflow.runner": {"tapeflow.eval.jobs"},
         "tapeflow.eval.jobs": {"tapeflow.eval.run", "tapeflow.runner"},
         "tapeflow.tools.bench": {"tapeflow.eval.jobs"},
     }
     assert [f.split("  (")[0] for f in _upward(graph)] == [
-        "tapeflow.hwmodel.model -> tapeflow.runner",
+        "tapeflow.hwmodel.listener -> tapeflow.runner",
         "tapeflow.runner -> tapeflow.eval.jobs",
         "tapeflow.transforms.x -> tapeflow.hwmodel.config",
     ]

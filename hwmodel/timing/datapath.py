@@ -27,7 +27,7 @@ fast path per segment count); a block with cache accesses is timed from the acce
 the accesses of one instance arrive in order, each op's PC names its graph and slot, and
 the instance is scheduled (`schedule`, numba-compiled with the cache) when its last
 access arrives. The cycles so far sit in the cache counters' `DP_CYCLES` slot, which the
-phases take their differences of (hwmodel/model.py `close_phases`).
+phases take their differences of (`tapeflow.hwmodel.timing.phases.close_phases`).
 
 Simplifications: blocks do not overlap each other; every instance costs at least one
 step; memref.copy's element accesses cost their latencies one after another.
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 from tapeflow.hwmodel.cache import DP_CYCLES, N_COUNTERS, numba_copies
+from tapeflow.hwmodel.costs import classify, is_loop_end, memory_charges
 from tapeflow.semantics.memory import PC_MASK
 from xdsl.ir import Block, Operation
 from xdsl.traits import IsTerminator
@@ -231,9 +232,6 @@ class Datapath:
     (flat arrays for the kernels), the PC -> (graph, slot) table, the static charges."""
 
     def __init__(self, machine: Any, pcs: dict[Operation, int], backend: str) -> None:
-        from tapeflow.hwmodel.model import classify, is_loop_end, memory_charges
-
-        self._classify, self._is_loop_end, self._charges = classify, is_loop_end, memory_charges
         ops = machine.raw["ops"]
         self._lat = {name: int(t.get("latency", 0)) for name, t in ops.items()}
         self._spm_lat = int(round(machine.spm_latency))
@@ -263,16 +261,16 @@ class Datapath:
 
     # -- op facts ------------------------------------------------------------------------
     def op_latency(self, op: Operation) -> int:
-        if self._is_loop_end(op):
+        if is_loop_end(op):
             parent = op.parent_op()
             if parent is not None and parent.name in LOOP_LATCH_OPS:
                 return 2 * self._lat["int"]  # the latch's add and compare
-        return self._lat[self._classify(op) or "int"]
+        return self._lat[classify(op) or "int"]
 
     def access_info(self, op: Operation) -> tuple[int, int, bool, bool] | None:
         if op.name == "memref.copy":  # its accesses go alone (`consume`)
             return None
-        ch = self._charges(op)
+        ch = memory_charges(op)
         if ch is None:
             return None
         loads, stores, spm, _ = ch
