@@ -16,7 +16,8 @@ regions and every `func.call` (an LLVM basic block ends there). Its dependence g
 built once (`BlockGraph`): SSA uses within the block, loads after earlier stores. Each op
 takes its class's `ops.<class>.latency` (the semantics table's class, `classify`), a
 scratchpad access `spm.latency`, a cache access the latency of the level the cache
-simulator found it at, `levels`: first level hit, L2 hit, DRAM (`access_latencies`). A loop
+simulator found it at (`Datapath.by_level`: a first-level hit, an L2 hit after an L1 miss,
+DRAM: each adds its level's latency to the previous one's). A loop
 iteration's end (`scf.yield` of an scf.for/affine.for) is its latch, an add and a compare
 (two `int` latencies), which depend on nothing of the body.
 
@@ -30,7 +31,8 @@ access arrives. The cycles so far sit in the cache counters' `DP_CYCLES` slot, w
 phases take their differences of (`tapeflow.hwmodel.timing.phases.close_phases`).
 
 Simplifications: blocks do not overlap each other; every instance costs at least one
-step; memref.copy's element accesses cost their latencies one after another.
+step; memref.copy's element accesses cost their latencies one after another (and later
+loads do not wait for it); latencies are rounded to whole steps.
 """
 
 from __future__ import annotations
@@ -239,7 +241,8 @@ class Datapath:
         l2 = machine.get("l2", "latency") if machine.has_l1 else 0
         dram = machine.get("dram", "latency")
         self.by_level = [int(round(x)) for x in (first, first + l2, first + l2 + dram)]
-        self.limit = int(machine.get("datapath", "ports")) * int(machine.get("datapath", "in_flight"))
+        dp = machine.raw["datapath"]
+        self.limit = int(dp["ports"]) * int(dp["in_flight"])  # requests in flight per step
         self.backend = backend
         self._schedule, self._consume = _kernels(backend)
         self._pcs = pcs
@@ -387,7 +390,8 @@ class Datapath:
                 p = (pc + k) & PC_MASK
                 owner = self._pc_owner.setdefault(p, op)
                 # a PC two ops share (the 16-bit PC wrapped): their accesses go alone
-                pg[p], ps[p] = (index, first + k) if owner is op else (-1, 0)  # type: ignore[operator]
+                ok = owner is op
+                pg[p], ps[p] = (index, first + k) if ok else (-1, 0)  # type: ignore[operator]
 
     def consume(self, pcs: Any, levels: Any, c: Any, cuts: Any = (), snaps: Any = None) -> None:
         """Times the block instances completed by a batch the cache just simulated (its PCs

@@ -125,7 +125,8 @@ TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_
 # `closed` the summed terms (in `TERMS` order, updated), `st` = [phases closed (added
 # to), first transfer that may end after the phase start (in `tr_data`/`tr_end`)].
 _PORT_OTHER, _PORT_FP, _PORT_DIV = range(3)
-_SUM, _MAX, _LOCKSTEP, _DATAPATH = range(4)  # the rules `close_phases` applies, in `timing.RULES` order
+# The rules `close_phases` applies, in `timing.RULES` order.
+_SUM, _MAX, _LOCKSTEP, _DATAPATH = range(4)
 # Slots of the `par` array of `close_phases` (`phase_tables`).
 _ISSUE, _FP_PORTS, _DIV_PORTS, _LOAD_PORTS, _STORE_PORTS, _LINE, _L2_BW = range(7)
 _DRAM_BW, _DRAM_LAT, _MLP, _RULE, DMA_STALL = range(7, 12)
