@@ -32,12 +32,13 @@ int64. Loop-invariant checks are hoisted into the caller's condition; a check th
 inside the kernel stops it (`_err`), and the caller raises the interpreter's own error.
 
 Compiling costs ~0.5-5 s per nest, so a kernel is compiled only once its nest has run,
-its current entry included, `Trace.jit_after` (estimated) ops, or at once if numba's cache
-has it. Kernels are files under `TAPEFLOW_JIT_CACHE` (default: the user's cache,
-`$XDG_CACHE_HOME/tapeflow/jit` or `~/.cache/tapeflow/jit`) named by a hash of their source
-and of the runtime (`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with
-numba's on-disk cache, so later runs and other processes (the bench's Dask workers) load
-machine code; the runtime is cached by numba (`cache=True`: next to the package, or in
+its current entry included, `Trace.jit_after` (estimated) ops, or `Trace.jit_load_after`
+if numba's cache has it (a load costs 20-30 ms). Kernels are files under
+`TAPEFLOW_JIT_CACHE` (default: the user's cache, `$XDG_CACHE_HOME/tapeflow/jit` or
+`~/.cache/tapeflow/jit`) named by a hash of their source and of the runtime
+(`jit_runtime.py`, `tapeflow/semantics/__init__.py`), compiled with numba's on-disk
+cache, so later runs and other processes (the bench's Dask workers) load machine code;
+the runtime is cached by numba (`cache=True`: next to the package, or in
 numba's user cache when the install is read-only). `TAPEFLOW_JIT=0` turns kernels off (the
 Python loops, the reference). numba is the optional extra `fast`; without it the loops run
 as Python.
@@ -132,7 +133,7 @@ class LoopKernel:
 
     @functools.cached_property
     def on_disk(self) -> bool:
-        """Compiled before (by any process): loading it costs little, so no waiting."""
+        """Compiled before (by any process): loading it costs ms, not seconds."""
         return self.path.exists()
 
     def compile(self) -> Any:

@@ -56,6 +56,8 @@ TAPEFLOW_PASSES = {
     "tapeflow-stream": ("tapeflow.transforms.stream", "StreamPass"),
     "tapeflow": ("tapeflow.machines", "TapeFlowPass"),  # loads its machine= by name
     "tapeflow-cleanup": ("tapeflow.transforms.pipeline", "CleanupPass"),
+    "tapeflow-unroll": ("tapeflow.transforms.unroll", "UnrollPass"),
+    "tapeflow-promote-scalars": ("tapeflow.transforms.promote", "PromoteScalarsPass"),
     "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
     "enzyme-autodiff": ("tapeflow.baselines.enzyme_mlir", "EnzymeAutodiffPass"),
     "enzyme-import-tape": ("tapeflow.baselines.enzyme_tape", "ImportEnzymeTapePass"),

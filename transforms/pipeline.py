@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, tape
@@ -126,7 +127,8 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
             spm_bytes = costs.spm_bytes if costs is not None else DEFAULT_SPM_BYTES
         return (costs if self.mode == "auto" else None), spm_bytes
 
-    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+    def autodiff_pass(self) -> ModulePass:
+        """The AD pass the pipeline starts with (`policy` and `functions` passed on)."""
         from tapeflow.transforms.autodiff import AutodiffPass
 
         ad_options = {f.name for f in dataclasses.fields(AutodiffPass)}
@@ -135,7 +137,12 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
             kwargs["policy"] = self.policy
         if "functions" in ad_options:
             kwargs["functions"] = tuple(self.functions)
-        # Validate every option before changing anything.
+        return AutodiffPass(**kwargs)  # type: ignore[arg-type]
+
+    def after_autodiff(self) -> Callable[[Context, builtin.ModuleOp], None]:
+        """The rest of the pipeline, for a module `autodiff_pass` has differentiated, with
+        every option validated and the machine loaded first: a caller that compiles
+        several pipelines of one kernel differentiates it once (`tapeflow-bench`)."""
         given = {} if self.spm_bytes is None else {"spm_bytes": (self.spm_bytes, 1)}
         check_options(self.name, **given, depth=(self.depth, 1), tile_bytes=(self.tile_bytes, 0))
         if self.mode not in MODES:
@@ -153,25 +160,34 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
             schedule, snapshots = parse_spec(self.name, self.checkpoint)
             check_checkpoint(self.name, schedule, snapshots)
             checkpoint = CheckpointPass(snapshots=snapshots, schedule=schedule)
-        AutodiffPass(**kwargs).apply(ctx, op)  # type: ignore[arg-type]
-        if checkpoint is not None:
-            checkpoint.apply(ctx, op)
-        # Loop-invariant bounds (a C frontend's `n - 1` computed in the outer loop) would
-        # make the regions pass leave caches in Enzyme's layout: hoist them first. Not
-        # `canonicalize`: it folds a one-iteration forward loop and not its reverse twin,
-        # whose trip count is computed, so the regions pass would find them unmatched.
-        hoist_invariants(ctx, op)
-        if costs is None:
-            form_regions(op, _stream_all)
-        else:
-            form_regions(op, functools.partial(_select, costs, spm_bytes, self.depth))
-        layers.apply(ctx, op)
-        stream.apply(ctx, op)
-        if costs is not None and any(isinstance(o, tape.InitOp) for o in op.walk()):
-            # What the cost model kept is lowered as the baseline lowers it.
-            LowerTapePass().apply(ctx, op)
-        if self.cleanup:
-            CleanupPass().apply(ctx, op)
+
+        def rest(ctx: Context, op: builtin.ModuleOp) -> None:
+            if checkpoint is not None:
+                checkpoint.apply(ctx, op)
+            # Loop-invariant bounds (a C frontend's `n - 1` computed in the outer loop)
+            # would make the regions pass leave caches in Enzyme's layout: hoist them
+            # first. Not `canonicalize`: it folds a one-iteration forward loop and not its
+            # reverse twin, whose trip count is computed, so the regions pass would find
+            # them unmatched.
+            hoist_invariants(ctx, op)
+            if costs is None:
+                form_regions(op, _stream_all)
+            else:
+                form_regions(op, functools.partial(_select, costs, spm_bytes, self.depth))
+            layers.apply(ctx, op)
+            stream.apply(ctx, op)
+            if costs is not None and any(isinstance(o, tape.InitOp) for o in op.walk()):
+                # What the cost model kept is lowered as the baseline lowers it.
+                LowerTapePass().apply(ctx, op)
+            if self.cleanup:
+                CleanupPass().apply(ctx, op)
+
+        return rest
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        rest = self.after_autodiff()  # every option validated before changing anything
+        self.autodiff_pass().apply(ctx, op)
+        rest(ctx, op)
 
 
 def _stream_all(fn: func.FuncOp, groups: list[RegionGroup]) -> list[RegionGroup]:

@@ -65,8 +65,14 @@ class Trace:
 
     jit_after = 10_000_000
     """Ops (estimated: trip counts x ops per iteration) a nest must reach, its current entry
-    included, before its kernel is compiled, unless numba's cache has it already:
+    included, before its kernel is compiled (`jit_load_after` when numba's cache has it):
     compiling (0.5-5 s) pays for itself only on long runs. Tests set 0."""
+
+    jit_load_after = 100_000
+    """The same for a kernel numba's cache has (`jit_after` when lower): loading one costs
+    20-30 ms of CPU, and the Python loop runs this many ops in 3-10 ms (30-100 ns an op),
+    so a nest loads its kernel only once waiting has cost less than a load, and the short
+    nests of small inputs (`tapeflow-bench --quick`: 2,300 ops at most) run as Python."""
 
     def __init__(self, program: CompiledModule, batch_size: int = 1 << 16):
         self.program = program
@@ -225,7 +231,8 @@ class Trace:
             if kernel.failed is not None or trips * kernel.ops < self.jit_min_ops:
                 return None
             kernel.seen += trips * kernel.ops  # this entry included: a long one compiles now
-            if kernel.seen < self.jit_after and not kernel.on_disk:
+            after = min(self.jit_after, self.jit_load_after) if kernel.on_disk else self.jit_after
+            if kernel.seen < after:
                 return None
             fn = kernel.compile()
             if fn is None:

@@ -2,7 +2,7 @@
 
 `rule_for` (`rule_of(machine)`) is the one place that picks a preset's rule; the listener
 (`tapeflow.hwmodel.listener`) times every phase by it, and the fast path drives that same
-listener, so both paths apply one rule. The rules (`RULES`), all phase rules of
+listener, so both paths apply one rule. The rules (`RULES`), all timed per phase by
 `tapeflow.hwmodel.timing.phases` (its docstring has the equations):
 
 - "sum" (`core.overlap = "sum"`, default-45nm: an out-of-order CPU, ECM-style): a phase's
@@ -14,6 +14,9 @@ listener, so both paths apply one rule. The rules (`RULES`), all phase rules of
 - "datapath" (`datapath.enabled`, accel-salam): the dependence-level datapath rule of
   `tapeflow.hwmodel.timing.datapath` (lockstep steps over each executed block's dependence
   graph) gives the phase's `T_datapath`, bound below by the L2 link's and DRAM's times.
+
+A new rule is a name in `RULES`, the settings that choose it in `rule_for`, its formula in
+`FORMULAS` and its own module in this package.
 """
 
 from __future__ import annotations

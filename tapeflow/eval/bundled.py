@@ -12,7 +12,8 @@ Arguments (`ArgSpec.kind`):
 - `input`: a float array the loss depends on (differentiable: gets a shadow in `@<f>_grad`);
 - `scratch`: a float array the kernel overwrites before reading (the loss does not depend
   on its initial content, so its gradient is zero; it still gets a shadow);
-- `index`: an i32 array of indices (constant for AD), generated in range.
+- `index`: an i32 array of indices (constant for AD), generated in range;
+- `const`: a float array marked `enzyme_const` (no shadow; a salam kernel's).
 
 `make_inputs(name, size, seed)` returns NumPy arrays in argument order; `reference(name,
 arrays)` is the NumPy primal loss; `reference_grad(name, arrays)` a hand-derived gradient
@@ -56,7 +57,7 @@ def kernel_dir() -> Path:
 @dataclass(frozen=True)
 class ArgSpec:
     name: str
-    kind: str  # "input" | "scratch" | "index"
+    kind: str  # "input" | "scratch" | "index" | "const"
     shape: Callable[[dict[str, int]], tuple[int, ...]]
 
     @property

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from xdsl.context import Context
 from xdsl.passes import ModulePass
 
 from tapeflow import machines
@@ -41,6 +42,7 @@ from tapeflow.hwmodel.config import (
 )
 from tapeflow.registry import make_context
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
+from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
 VARIANTS = machines.VARIANTS
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
@@ -205,14 +207,58 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
     return (kernel or kernels()[name]).grad_arguments(size, seed)
 
 
-def build_module(job: Job, passes: Sequence[ModulePass] | None = None) -> Any:
+def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
+                 shared: dict[Any, Any] | None = None) -> Any:  # fmt: skip
+    """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
+    the caller keeps for the jobs of one kernel), the kernel is parsed once and
+    differentiated once per AD pass, and each pipeline compiles a clone of that: the
+    pipelines of every variant start with the same `tapeflow-autodiff`."""
+    passes = job.passes() if passes is None else passes
+    if shared is None:
+        module = _load(job)
+        apply_passes(module, passes)
+        return module
+    source = (job.kernel, job.size, job.c_source, job.file_kernel)
+    if source not in shared:
+        shared[source] = _load(job)
+    ad, steps = split_autodiff(passes)
+    if ad is None:
+        module = shared[source].clone()
+    else:
+        if (source, ad) not in shared:
+            differentiated = shared[source].clone()
+            ad.apply(make_context(), differentiated)
+            shared[source, ad] = differentiated
+        module = shared[source, ad].clone()
+    ctx = make_context()
+    for step in steps:
+        step(ctx, module)
+    module.verify()
+    return module
+
+
+def split_autodiff(passes: Sequence[ModulePass],
+                   ) -> tuple[ModulePass | None, list[Callable[[Context, Any], None]]]:  # fmt: skip
+    """The AD pass `passes` start with (None: they do not) and the steps after it, those of
+    the `tapeflow` pass with its options validated here, as its `apply` does first."""
+    from tapeflow.transforms.autodiff import AutodiffPass
+
+    if not passes:
+        return None, []
+    first, rest = passes[0], [p.apply for p in passes[1:]]
+    if isinstance(first, TapeFlowPipelinePass):
+        return first.autodiff_pass(), [first.after_autodiff(), *rest]
+    if isinstance(first, AutodiffPass):
+        return first, rest
+    return None, [first.apply, *rest]
+
+
+def _load(job: Job) -> Any:
+    """The job's primal module, parsed (or compiled from C) and verified."""
     kernel = kernel_of(job)
     if job.file_kernel is not None:
-        module = kernel.load(job.size)
-    else:
-        module = kernel.load(job.size, job.c_source)
-    apply_passes(module, job.passes() if passes is None else passes)
-    return module
+        return kernel.load(job.size)
+    return kernel.load(job.size, job.c_source)
 
 
 def default_raw() -> dict[str, Any]:

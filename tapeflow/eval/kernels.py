@@ -201,7 +201,7 @@ class SuiteKernel:
 
     @property
     def grad_entry(self) -> str:
-        return f"{self.kernel.entry}_grad"
+        return self.kernel.grad_entry
 
     @property
     def csv(self) -> str:

@@ -95,6 +95,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
     shared: dict[tuple[Any, ...], list[int]] = {}
     keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
+    parsed: dict[Any, Any] = {}  # each kernel parsed and differentiated once (build_module)
+    loaded: dict[tuple[str, int | None], Any] = {}  # each machine validated once
     for i, job in enumerate(jobs):
         try:
             raw = job.machine or default_raw()
@@ -102,7 +104,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             key = keys[i] = _compile_key(job, passes)
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
-                module = build_module(job, passes)
+                module = build_module(job, passes, parsed)
                 modules[key] = (module, _ir_digest(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
@@ -116,7 +118,8 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
         group = [jobs[i] for i in members]
         module = modules[keys[members[0]]][0]
         try:
-            outs, record = _run_shared(module, group, [compile_s[keys[i]] for i in members])
+            outs, record = _run_shared(module, group, [compile_s[keys[i]] for i in members],
+                                       loaded)
         except BaseException as e:
             if isinstance(e, KeyboardInterrupt):
                 raise
@@ -170,26 +173,35 @@ def _job_error(job: Job, e: BaseException) -> dict[str, Any]:
             "traceback": traceback.format_exc()}  # fmt: skip
 
 
-def _job_machines(job: Job) -> dict[int, Any]:
-    """L2 capacity -> machine: the job's own machine first, then its sweep's others."""
+def _job_machines(job: Job, loaded: dict[tuple[str, int | None], Any]) -> dict[int, Any]:
+    """L2 capacity -> machine: the job's own machine first, then its sweep's others.
+    `loaded` keeps the machines validated for the task's other jobs (by table and L2)."""
     raw = job.machine or default_raw()
-    machine = machine_from_raw(raw)
-    out = {machine.l2.size: machine}
+    text = json.dumps(raw, sort_keys=True)
+
+    def machine(cap: int | None) -> Any:
+        if (text, cap) not in loaded:
+            loaded[text, cap] = machine_from_raw(raw, cap)
+        return loaded[text, cap]
+
+    own = machine(None)
+    out = {own.l2.size: own}
     for cap in job.sweep:
         if cap not in out:
-            out[cap] = machine_from_raw(raw, cap)
+            out[cap] = machine(cap)
     return out
 
 
 def _run_shared(module: Any, jobs: Sequence[Job], compile_s: Sequence[tuple[float, float]],
+                loaded: dict[tuple[str, int | None], Any],
                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """Jobs with the same program, inputs and backend: ONE run for the union of their
     machines (each distinct machine table once); each job's result from its machines.
-    `compile_s`: each job's compile (wall, CPU) seconds."""
+    `compile_s`: each job's compile (wall, CPU) seconds; `loaded`: as `_job_machines`'."""
     t0, c0 = time.perf_counter(), time.process_time()
     first = jobs[0]
     kernel = kernel_of(first)
-    per_job = [_job_machines(job) for job in jobs]
+    per_job = [_job_machines(job, loaded) for job in jobs]
     index: dict[str, int] = {}  # a machine table (its JSON) -> its place in `machines`
     machines: list[Any] = []
     slots: list[dict[int, int]] = []  # per job: L2 capacity -> its machine's place

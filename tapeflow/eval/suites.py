@@ -121,10 +121,13 @@ class SalamKernel:
     reference: Callable[..., float]
     csv: str | None = None
     notes: str = field(default="")
+    # the letters of the file's Enzyme call when some array is enzyme_const (kind
+    # "const"): its gradient is the C frontend's specialization `<entry>_<letters>_grad`
+    activity: str = ""
 
     @property
     def grad_entry(self) -> str:
-        return f"{self.entry}_grad"
+        return f"{self.entry}_{self.activity}_grad" if self.activity else f"{self.entry}_grad"
 
     @property
     def path(self) -> Path:
@@ -257,9 +260,9 @@ _add(SalamKernel(
     name="matd", entry="matvec_real", theirs="benchmarks/AD/matd/hw/matd.c",
     commit="fab1e5a2712443076485ff9049e18afa25d435c3",
     sizes={"real": {"N": 400, "M": 400, "SUM0": 0}, "small": {"N": 3, "M": 3, "SUM0": 1}},
-    args=(_arg("mat", lambda s: (s["M"] * s["M"],)), _arg("vec", lambda s: (s["N"],))),
+    args=(_arg("mat", lambda s: (s["M"] * s["M"],), "const"), _arg("vec", lambda s: (s["N"],))),
     make=lambda s, rng: [_u(rng, (s["M"] * s["M"],)), _u(rng, (s["N"],))],
-    reference=_matd_ref, csv="matd",
+    reference=_matd_ref, csv="matd", activity="cd",
 ))
 
 

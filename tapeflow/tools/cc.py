@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
                    help="include directory (repeatable)")
     p.add_argument("--std", default=None, metavar="STD", help="C standard (default gnu11)")
+    p.add_argument("-O0", dest="optimize", action="store_false",
+                   help="the translation as is: no clean-up (cse, canonicalize, scalar "
+                   "promotion) and unroll pragmas left as tapeflow.unroll attributes")
     p.add_argument("--function", action="append", default=[], metavar="NAME",
                    help="differentiate NAME (as if it had an __enzyme_autodiff call)")
     return p
@@ -51,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         text, name = read_source(args.input)
         module = compile_c(
-            text, name, clang_args(args.defines, args.includes, args.std), args.function
+            text, name, clang_args(args.defines, args.includes, args.std), args.function,
+            optimize=args.optimize,
         )
         import io
 

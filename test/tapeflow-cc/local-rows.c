@@ -6,7 +6,7 @@
 // rows are zero-filled. Every row has one length, known where `m` is declared: rows of
 // different lengths, or a length computed later, are refused at the row's line.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/rows-triangular.c 2>&1 | filecheck %s --check-prefix=TRI
 // RUN: not tapeflow-cc %S/Inputs/rows-two-lengths.c 2>&1 | filecheck %s --check-prefix=TWO
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // A loop under a loop hint (`#pragma nounroll`, `#pragma unroll 4`, `#pragma clang loop
 // ...`, as in Enzyme's omp2.c): libclang shows an unexposed statement around the loop,
-// which is translated as the loop alone (the hint only steers Clang's optimizer).
+// which is translated as the loop (an unroll hint is applied: unroll-pragmas.c).
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s --function f | filecheck %s
 // RUN: tapeflow-cc %s --function f | tapeflow-opt --tapeflow-autodiff | filecheck %s --check-prefix=GRAD

@@ -2,7 +2,7 @@
 // for Enzyme has it (issue 23: `malloc(sizeof(double) * 2 * N)` was refused while
 // `2 * N * sizeof(double)` was accepted): the count is the other factors' product.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 #include <stdlib.h>
 
 double f(const double *x, int n) {

@@ -2,7 +2,7 @@
 // buffer and clear accumulators): an element loop of loads and stores, counted as
 // malloc sizes are (a product with sizeof); views give their offsets.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 #include <string.h>
 
 double f(const double *x, int n) {

@@ -5,7 +5,7 @@
 // memmove between different arrays (no overlap: distinct pointers do not alias) stays
 // one loop.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 #include <string.h>
 
 double f(double *x, double *y, int n) {

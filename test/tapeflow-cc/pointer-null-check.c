@@ -6,7 +6,7 @@
 // `= NULL`, not assigned) is still refused, and so are other pointer comparisons; so is
 // a null pointer passed where an array is taken (the fold assumes every array non-null).
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/pointer-null-unbound.c 2>&1 | filecheck %s --check-prefix=UNBOUND
 // RUN: not tapeflow-cc %S/Inputs/pointer-null-argument.c 2>&1 | filecheck %s --check-prefix=ARG
 #include <stdlib.h>

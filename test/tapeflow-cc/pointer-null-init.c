@@ -4,7 +4,7 @@
 // it. Before, `double *b = NULL;` was "unsupported C: this pointer initializer".
 // Reading it before it is bound stays a located error.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/pointer-null-read.c 2>&1 | filecheck %s --check-prefix=READ
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
 // `posix_memalign(&p, a, size)` are `memref.alloc` (alignment is the memory's concern;
 // posix_memalign returns 0). `double *p; p = malloc(...)` binds `p` the same way.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/realloc-loop.c 2>&1 | filecheck %s --check-prefix=LOOP
 // RUN: not tapeflow-cc %S/Inputs/realloc-param.c 2>&1 | filecheck %s --check-prefix=PARAM
 #include <stdlib.h>

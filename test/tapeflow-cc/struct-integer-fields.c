@@ -6,7 +6,7 @@
 // unused) is the float memref's. A pointer into an array of them (`ke(&ps[i])`) counts
 // structs: the callee's variant indexes each memref at it times the struct's count.
 // REQUIRES: libclang
-// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s
 // RUN: tapeflow-opt %s --tapeflow-autodiff | filecheck %s --check-prefix=GRAD
 #include <enzyme/enzyme.h>
 

@@ -8,4 +8,7 @@
 // RUN: tapeflow-exec %t/rd-tf.mlir --inputs %t/u.npz -e rd_loss_grad --args 16 4 0.01 0.1 1.0 -p tapeflow-cleanup | filecheck %s
 
 // CHECK:      arg[0]: memref<?xf64> = [0.0, 0.06665471057498844,
-// CHECK-NEXT: arg[1]: memref<?xf64> = [0.0005331297906796883, 0.13323713989926517,
+// arg[1] is the gradient: the C path's cse merges the four loads of u[i] into one, whose
+// adjoint sums its uses before it is added to du[i] (as after LLVM's GVN): du[1] is
+// ...6882, one ulp from the ...6883 of one shadow update per C occurrence.
+// CHECK-NEXT: arg[1]: memref<?xf64> = [0.0005331297906796882, 0.13323713989926517,

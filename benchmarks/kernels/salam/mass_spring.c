@@ -15,8 +15,9 @@
 //   ours returns loss = sum of v_inc[i]^2 after the step (sum(v_inc) would not do: each
 //   impulse is added once and subtracted once);
 // - `size_t` loop counters are `long` (the same 64-bit index here) and the
-//   always_inline helpers are functions of the file (calls); `constexpr int` sizes and
-//   the unroll pragmas' UNROLL_COUNT are macros or dropped;
+//   always_inline helpers are functions of the file (calls); `constexpr int` sizes are
+//   macros; the unroll pragmas are theirs, UNROLL_COUNT their Makefile's default at
+//   1226dca (32; 1 at 116da46), not a size;
 // - their sqrt(x[a]*x[b] + x[a]*x[b]) is NaN where x[a]*x[b] < 0; the manifest's positions
 //   are positive.
 #include <math.h>
@@ -29,6 +30,9 @@
 #ifndef N_SIN_WAVES
 #define N_SIN_WAVES 16
 #endif
+#if !defined(UNROLL_COUNT)
+#define UNROLL_COUNT 32
+#endif
 #define N_OBJECTS (2 * N_SPRINGS)
 #define N_HIDDEN N
 #define W1_SIZE (N_HIDDEN * (N_SIN_WAVES + N_OBJECTS * 4 + 2))
@@ -39,10 +43,12 @@ void nn1(double x[X_SIZE], double v[V_SIZE], double bias1[N_HIDDEN], double weig
          double hidden[N_HIDDEN]) {
   for (long i = 0; i < N_HIDDEN; i++) {
     hidden[i] = 0;
+#pragma clang loop unroll_count(UNROLL_COUNT)
     for (long j = 0; j < N_SIN_WAVES; ++j) {
       double weights_i_j = weights1[j];
       hidden[i] += weights_i_j * sin(1 / (j + 1));
     }
+#pragma clang loop unroll_count(UNROLL_COUNT)
     for (long j = 0; j < N_OBJECTS; ++j) {
       hidden[i] += weights1[i * N_SIN_WAVES + j * 4 + N_SIN_WAVES] * x[j] * 0.05;
       hidden[i] += weights1[i * N_SIN_WAVES + j * 4 + N_SIN_WAVES + 1] * x[j + 1] * 0.05;
@@ -60,6 +66,7 @@ void nn2(double weights2[N_SPRINGS * N_HIDDEN], double bias2[N_SPRINGS], double 
          double act[N_SPRINGS]) {
   for (long i = 0; i < N_SPRINGS; ++i) {
     double actuation = 0;
+#pragma clang loop unroll_count(UNROLL_COUNT)
     for (long j = 0; j < N_HIDDEN; ++j) {
       actuation += weights2[i * N_HIDDEN + j] * hidden[j];
     }

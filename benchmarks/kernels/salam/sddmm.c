@@ -4,7 +4,7 @@
 // four taco_tensor_t tensors and their shadows). DIM = 16: 4096 inner iterations of five
 // accesses, the 20,480 forward cluster-cache accesses of gem5_salam_results.csv.
 //   A[i][j] += B[i][j] * C[i][k] * D[k][j]     (row-major DIM x DIM views of `vals`)
-// Same loop nest, types and sizes. Differs:
+// Same loop nest, types, sizes and unroll pragma (`unroll(full)` on the j loop). Differs:
 // - their four structs lie back to back in one memory region (top() places them at
 //   consecutive addresses) and are passed as four pointers Enzyme cannot prove distinct;
 //   here the four `vals` arrays (DIM^3 doubles each, as their struct declares, of which
@@ -26,6 +26,7 @@ double compute(double T[4][VALS]) {
   for (int i = 0; i < DIM; i++) {
     for (int k = 0; k < DIM; k++) {
       int kC = i * DIM + k;
+#pragma clang loop unroll(full)
       for (int j = 0; j < DIM; j++) {
         int jA = i * DIM + j;
         int jB = i * DIM + j;

@@ -2,7 +2,10 @@
 
 `compile_c(text, name)` returns a `ModuleOp` of `func`, `scf`, `memref`, `arith` and
 `math` ops; every op carries the C `file:line:col` it comes from (`FileLineColLoc`), so
-later diagnostics and the simulator's per-op reports point at C lines.
+later diagnostics and the simulator's per-op reports point at C lines. The translation
+then gets the clean-up Enzyme's input gets from Clang's `-O2` (canonicalize, cse, scalar
+promotion) and the unrolling its loop pragmas ask for (`optimize`; `optimize=False`,
+`tapeflow-cc -O0`: the translation as is), so every tool reading a C file runs the same.
 
 What to translate. Functions to differentiate are named by Enzyme's entry point,
 `__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` (or any function
@@ -48,7 +51,10 @@ Types (the rules, documented in the README section "C kernels"):
 Control flow is structured: a canonical `for (i = a; i < b; i += c)` (integer counter
 not written in the body, bound not written in the body) is `scf.for`, any other loop
 `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`.
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll
+pragma over a `for` (`#pragma unroll N`, `#pragma clang loop unroll_count(N)` /
+`unroll(full)`, `nounroll`, ...) is the `tapeflow.unroll` attribute of its `scf.for`
+(`hints`), which `tapeflow-unroll` applies.
 Anything outside the subset is `file.c:line:col: unsupported C: <what>` (a `ToolError`),
 as are Clang's own errors.
 
@@ -60,7 +66,8 @@ cursor kind through `stmt.STATEMENTS`), `loops`, `expr` (expressions, through
 `expr.EXPRESSIONS`), `calls`, `pointers`, `structs` and `memory`; `function` holds
 their shared state (`FunctionState`) and `trees` the questions asked of a statement before
 it is translated, `libc` what the C library's functions are (math ops, allocators, dropped
-output calls), `arguments` the `-D`/`-I` of the tools. To add a C construct, add its cursor
+output calls), `arguments` the `-D`/`-I` of the tools, `hints` the loop pragmas and
+`optimize` the clean-up after translation. To add a C construct, add its cursor
 kind to `STATEMENTS` or `EXPRESSIONS` and its method to the part it belongs to.
 
 The parts are mixins of one class rather than collaborating objects: every part reads and

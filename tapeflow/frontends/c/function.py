@@ -171,6 +171,8 @@ class FunctionState:
         # fields of structs by value passed as `&s` to the call being emitted: (key,
         # stack memref, index), read back after it
         self.spilled: list[tuple[object, SSAValue, SSAValue]] = []
+        # loops under an unroll pragma (by their offset): their `tapeflow.unroll` value
+        self.unroll_hints: dict[int, Attribute] = {}
         self.builder: Builder
 
     def emit(self, op: Operation, c) -> Operation:

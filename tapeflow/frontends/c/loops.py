@@ -14,6 +14,7 @@ from xdsl.rewriter import InsertPoint
 
 from .clang import binary_op, children, decl_key, strip, unsupported, walk
 from .function import FunctionState, Loop, Stale
+from .hints import UNROLL_ATTR
 from .trees import (
     assigned_target,
     assigns,
@@ -130,6 +131,8 @@ class Loops(FunctionState):
 
         self.loop_body(block, carried, run, s)
         op = self.emit(scf.ForOp(lb, ub, stepv, inits, block), s)
+        if (hint := self.unroll_hints.get(s.extent.start.offset)) is not None:
+            op.attributes[UNROLL_ATTR] = hint
         for (k, _), r in zip(carried, op.results):
             self.vals[k] = r
         if decl_key(var) in self.vals:

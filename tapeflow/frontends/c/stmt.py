@@ -22,6 +22,7 @@ from .clang import (
 )
 from .enzyme import ENZYME_ENTRY, is_entry
 from .function import FunctionState, Unset
+from .hints import unroll_hint
 from .libc import MEM_CALLS, is_assert, is_output_call
 from .loops import Loops
 from .trees import jumps, loop_returns, returns, switch_break
@@ -39,8 +40,10 @@ class Statements(FunctionState):
             translate(self, s)
         elif s.kind.is_expression():
             self.effect(s)
-        elif loop_hint(s) is not None:
-            self.stmt(loop_hint(s))
+        elif (loop := loop_hint(s)) is not None:
+            if (hint := unroll_hint(s, loop, self.unit)) is not None:
+                self.unroll_hints[loop.extent.start.offset] = hint
+            self.stmt(loop)
         else:
             unsupported(s, f"the statement {s.kind.name.lower()}")
 

@@ -227,6 +227,7 @@ class CFrontend(EnzymeCalls):
                 args = [*args, "-include", PRELUDE]
                 continue
             break
+        self._parsed_with = (args, unsaved[1:])
         errors = [d for d in tu.diagnostics if d.severity >= 3]
         if not errors:
             self._enzyme_attributes(tu)
@@ -238,6 +239,20 @@ class CFrontend(EnzymeCalls):
             where = f"{loc.file.name}:{loc.line}:{loc.column}" if loc.file else self.name
             raise ToolError(f"{where}: {errors[0].spelling}")
         return tu
+
+    def constant(self, expr: str, c) -> int:
+        """The integer constant expression `expr` (C text) as Clang evaluates it at the end
+        of the file, with its macros: a loop hint's count that names a macro."""
+        args, others = self._parsed_with
+        probe = f"{self.text}\nenum {{ __tapeflow_constant = ({expr}) }};\n"
+        unsaved = [(self.name, probe), *others]
+        tu = cindex().Index.create().parse(self.name, args=args, unsaved_files=unsaved)
+        if not any(x.severity >= 3 for x in tu.diagnostics):
+            for d in tu.cursor.get_children():
+                for k in d.get_children() if d.kind.name == "ENUM_DECL" else ():
+                    if k.spelling == "__tapeflow_constant":
+                        return k.enum_value
+        error(c, f"'{expr}' is not an integer constant")
 
     def _loc(self, c) -> FileLineColLoc:
         loc = c.location
@@ -395,11 +410,18 @@ def compile_c(
     name: str,
     clang_args: Sequence[str] = (),
     functions: Sequence[str] = (),
+    optimize: bool = True,
 ) -> ModuleOp:
-    """The module for C source `text` (file `name`); errors are `ToolError`s. Its remarks
-    go to stderr once it compiles."""
+    """The module for C source `text` (file `name`), cleaned up as the C path does before
+    AD (`optimize.optimize`; `optimize=False`: the translation as is); errors are
+    `ToolError`s. Its remarks go to stderr once it compiles."""
     unit = CFrontend(text, name, [*TOOL_CLANG_ARGS, *clang_args], functions)
     module = unit.compile()
     module.verify()
+    if optimize:
+        from .optimize import optimize as clean_up
+
+        clean_up(module)
+        module.verify()
     sys.stderr.write("".join(unit.remarks))
     return module

@@ -1,0 +1,45 @@
+"""`build_module(..., shared=)`: a task's pipelines compile clones of one parsed and
+differentiated kernel, and give the IR each pipeline gives alone (tapeflow-bench's tasks)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.eval.jobs import VARIANTS, Job, build_module
+from tapeflow.hwmodel.config import load_machine
+
+
+def _text(module: object) -> str:
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "ragged_rnn", "mass_spring"])
+def test_shared_builds_give_each_pipelines_own_ir(kernel: str) -> None:
+    salam = load_machine("accel-salam").raw
+    jobs = [Job(kernel, v, size="small") for v in VARIANTS]
+    jobs += [Job(kernel, "tapeflow", size="small", spm_bytes=4096),
+             Job(kernel, "tapeflow", size="small", machine=salam, machine_label="accel-salam"),
+             Job(kernel, "tapeflow", size="small", mode="always")]  # fmt: skip
+    shared: dict[object, object] = {}
+    texts = [_text(build_module(job, job.passes(), shared)) for job in jobs]
+    assert texts == [_text(build_module(job)) for job in jobs]
+    assert len(shared) == 2  # the parsed kernel, and it differentiated (one AD pass)
+    assert all(f"func.func @{kernel}_grad" in t for t in texts)
+
+
+def test_shared_build_validates_the_tapeflow_options_first() -> None:
+    job = Job("gemm", "tapeflow", size="small", depth=0)
+    with pytest.raises(PassFailedException) as alone:
+        build_module(job)
+    shared: dict[object, object] = {}
+    with pytest.raises(PassFailedException) as together:
+        build_module(job, job.passes(), shared)
+    assert str(together.value) == str(alone.value)
+    assert "depth" in str(alone.value)
+    assert len(shared) == 1  # parsed, not differentiated

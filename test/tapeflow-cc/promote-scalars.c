@@ -1,0 +1,48 @@
+// The C path promotes a scalar kept in a one-element local array to SSA values (what
+// mem2reg does before Enzyme): a loop carries it as an iter_arg. One that is read before
+// it is written, or written under an `if`, stays in memory. -O0 keeps every buffer.
+// REQUIRES: libclang
+// RUN: tapeflow-cc %s | filecheck %s
+// RUN: tapeflow-cc -O0 %s | filecheck %s --check-prefix=RAW
+
+double promoted(double *x, int n) {
+  double acc[1];
+  acc[0] = 0.0;
+  for (int i = 0; i < n; i++)
+    acc[0] += x[i] * x[i];
+  double t[1];
+  t[0] = x[0];
+  t[0] = t[0] * t[0];
+  return acc[0] + t[0];
+}
+
+double kept(double *x, int n) {
+  double u[1];
+  double w[1];
+  w[0] = 0.0;
+  for (int i = 0; i < n; i++) {
+    x[i] = u[0];
+    if (x[i] > 0.0)
+      w[0] = x[i];
+  }
+  return w[0];
+}
+
+// CHECK-LABEL: func.func @promoted
+// CHECK-NOT:   memref.alloca
+// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:       %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (f64) {
+// CHECK-NEXT:    %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xf64>
+// CHECK-NEXT:    %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f64
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[A]], %[[SQ]] : f64
+// CHECK-NEXT:    scf.yield %[[SUM]] : f64
+// CHECK:       %[[X0:.*]] = memref.load
+// CHECK-NEXT:  %[[T:.*]] = arith.mulf %[[X0]], %[[X0]] : f64
+// CHECK-NEXT:  %[[R:.*]] = arith.addf %[[ACC]], %[[T]] : f64
+// CHECK-NEXT:  func.return %[[R]] : f64
+
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-2: memref.alloca() : memref<1xf64>
+
+// RAW-LABEL: func.func @promoted
+// RAW-COUNT-2: memref.alloca() : memref<1xf64>
