@@ -39,7 +39,12 @@ DRAM_RD, DRAM_WR, DRAM_DEMAND_RD, L1_LOADS, L1_STORES, L2_PF_LOOKUP = range(15, 
 PF_DIST = 21
 """First slot of the prefetch-distance histogram (`PF_BINS` slots, see `late_bin`)."""
 PF_BINS = 8 + 4 * 17 + 1
-N_COUNTERS = PF_DIST + PF_BINS
+DP_CYCLES = PF_DIST + PF_BINS
+"""The datapath rule's cycles so far (hwmodel/timing/datapath.py; 0 without it): not a cache
+counter, kept here so that phases take its differences as they take the cache's."""
+N_COUNTERS = DP_CYCLES + 1
+LEVEL_FIRST, LEVEL_L2, LEVEL_DRAM = range(3)
+"""Where an access was found (`kernel`'s `lv`): the first level, L2 after an L1 miss, DRAM."""
 
 
 def late_bin(d: int) -> int:
@@ -160,9 +165,9 @@ def l2_read(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int,
 
 
 def l2_demand(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int, wr: int,
-              c: Any) -> None:  # fmt: skip
+              c: Any) -> int:  # fmt: skip
     """A core access when there is no L1 (`sets1 == 0`): a demand access of L2 itself; a
-    store dirties the line, a miss reads it from DRAM (write-allocate)."""
+    store dirties the line, a miss reads it from DRAM (write-allocate). Returns 1 on a miss."""
     base = (line & (sets2 - 1)) * assoc2
     w = find(t2, base, assoc2, line)
     c[L2_ACC] += 1
@@ -175,7 +180,7 @@ def l2_demand(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int, wr:
             d2[base + w] = 1
         if w > 0:
             to_front(t2, d2, p2, base, w)
-        return
+        return 0
     c[L2_MISS] += 1
     c[DRAM_RD] += 1
     c[DRAM_DEMAND_RD] += 1
@@ -184,6 +189,7 @@ def l2_demand(t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int, line: int, wr:
     if victim >= 0:
         c[L2_WB] += 1
         c[DRAM_WR] += 1
+    return 1
 
 
 def fill_l1(t1: Any, d1: Any, p1: Any, sets1: int, assoc1: int, t2: Any, d2: Any,
@@ -201,7 +207,8 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
            sets1: int, assoc1: int, t2: Any, d2: Any, p2: Any, sets2: int, assoc2: int,
            shift: int, pf_on: int, pf_pc: Any, pf_last: Any, pf_stride: Any,
            pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any, table: int, degree: int,
-           threshold: int, page_shift: int, c: Any) -> None:  # fmt: skip
+           threshold: int, page_shift: int, c: Any, lv: Any, lv0: int) -> None:  # fmt: skip
+    """Simulates `addrs[:n]`; `lv[lv0 + k]` gets where access k was found (`LEVEL_FIRST`...)."""
     line_bytes = 1 << shift
     table_mask = table - 1 if table & (table - 1) == 0 else -1
     acc = c[L1_ACC]  # the hottest counters in locals, stored back at the end
@@ -216,7 +223,8 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
         if wr != 0:
             stores += 1
         if sets1 == 0:  # no L1
-            l2_demand(t2, d2, p2, sets2, assoc2, line, wr, c)
+            miss = l2_demand(t2, d2, p2, sets2, assoc2, line, wr, c)
+            lv[lv0 + k] = LEVEL_DRAM if miss != 0 else LEVEL_FIRST
             w = -2
         else:
             base = (line & (sets1 - 1)) * assoc1
@@ -225,6 +233,7 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
             pass
         elif w >= 0:
             hits += 1
+            lv[lv0 + k] = LEVEL_FIRST
             if p1[base + w] != 0:
                 c[L1_PF_USEFUL] += 1
                 if p1[base + w] > 0:  # came from DRAM: how far ahead was it requested?
@@ -236,7 +245,8 @@ def kernel(addrs: Any, pcs: Any, writes: Any, n: int, t1: Any, d1: Any, p1: Any,
                 to_front(t1, d1, p1, base, w)
         else:
             c[L1_MISS] += 1
-            l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
+            dram = l2_read(t2, d2, p2, sets2, assoc2, line, 1, c)
+            lv[lv0 + k] = LEVEL_DRAM if dram != 0 else LEVEL_L2
             fill_l1(t1, d1, p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, line,
                     wr, 0, c)  # fmt: skip
         if pf_on == 0:
@@ -309,7 +319,7 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
                 sets2: int, assoc2: int, shift: int, pf_on: int, pf_pc: Any, pf_last: Any,
                 pf_stride: Any, pf_conf: Any, pf_key: Any, pf_step: Any, pf_fills: Any,
                 table: int, degree: int, threshold: int, page_shift: int,
-                c: Any) -> None:  # fmt: skip
+                c: Any, lv: Any) -> None:  # fmt: skip
     """`kernel` over `addrs[:n]`, copying the counters into `snaps[i]` once the first
     `cuts[i]` accesses are done (cuts ascending, each in 0..n)."""
     start = 0
@@ -319,7 +329,7 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
             kernel(addrs[start:end], pcs[start:end], writes[start:end], end - start, t1, d1,
                    p1, sets1, assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc,
                    pf_last, pf_stride, pf_conf, pf_key, pf_step, pf_fills, table, degree,
-                   threshold, page_shift, c)  # fmt: skip
+                   threshold, page_shift, c, lv, start)  # fmt: skip
             start = end
         row = snaps[i]
         for j in range(len(c)):
@@ -328,7 +338,7 @@ def kernel_cuts(addrs: Any, pcs: Any, writes: Any, n: int, cuts: Any, snaps: Any
         kernel(addrs[start:n], pcs[start:n], writes[start:n], n - start, t1, d1, p1, sets1,
                assoc1, t2, d2, p2, sets2, assoc2, shift, pf_on, pf_pc, pf_last, pf_stride,
                pf_conf, pf_key, pf_step, pf_fills, table, degree, threshold, page_shift,
-               c)  # fmt: skip
+               c, lv, start)  # fmt: skip
 
 
 _PY_KERNEL = kernel
@@ -472,6 +482,9 @@ class CacheSim:
         self._pf = (arr(t, -1), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0), arr(t, 0),
                     arr(t, -1))  # fmt: skip
         self._c = arr(N_COUNTERS, 0)
+        self.datapath: Any = None
+        """The datapath rule (`hwmodel.timing.datapath.Datapath`) that times each batch's block
+        instances from the levels its accesses were found at; None without it."""
 
     def access_batch(self, addrs: Any, pcs: Any, writes: Any) -> None:
         """Simulates `len(addrs)` accesses (byte addresses, op ids, 0/1 for store)."""
@@ -482,10 +495,12 @@ class CacheSim:
             addrs = np.asarray(addrs, dtype=np.int64)
             pcs = np.asarray(pcs, dtype=np.int64)
             writes = np.asarray(writes, dtype=np.int64)
+            lv: Any = np.empty(n, dtype=np.int64)
         else:
             addrs = [int(a) for a in addrs]
             pcs = [int(a) for a in pcs]
             writes = [int(a) for a in writes]
+            lv = [0] * n
         if (int(addrs.min()) if self.backend == "numba" else min(addrs)) < 0:
             raise ValueError("negative address in the cache simulator")
         t1, d1, p1, t2, d2, p2 = self._state
@@ -493,7 +508,9 @@ class CacheSim:
         self._kernel(addrs, pcs, writes, n, t1, d1, p1, self.sets1, p.l1_assoc, t2, d2,
                      p2, self.sets2, p.l2_assoc, self.shift, 1 if p.prefetch else 0,
                      *self._pf, p.table, p.degree, p.threshold, self.page_shift,
-                     self._c)  # fmt: skip
+                     self._c, lv, 0)  # fmt: skip
+        if self.datapath is not None:
+            self.datapath.consume(pcs, lv, self._c)
 
     def access_batch_cuts(self, addrs: Any, pcs: Any, writes: Any, cuts: Any) -> Any:
         """`access_batch`, returning a copy of the counter slots (`raw_counters`) taken
@@ -507,12 +524,14 @@ class CacheSim:
             writes = np.asarray(writes, dtype=np.int64)
             cuts_a = np.asarray(cuts, dtype=np.int64)
             snaps: Any = np.zeros((len(cuts), N_COUNTERS), dtype=np.int64)
+            lv: Any = np.empty(n, dtype=np.int64)
         else:
             addrs = [int(a) for a in addrs]
             pcs = [int(a) for a in pcs]
             writes = [int(a) for a in writes]
             cuts_a = [int(a) for a in cuts]
             snaps = [[0] * N_COUNTERS for _ in cuts_a]
+            lv = [0] * n
         if n and (int(addrs.min()) if self.backend == "numba" else min(addrs)) < 0:
             raise ValueError("negative address in the cache simulator")
         t1, d1, p1, t2, d2, p2 = self._state
@@ -520,7 +539,9 @@ class CacheSim:
         self._kernel_cuts(addrs, pcs, writes, n, cuts_a, snaps, t1, d1, p1, self.sets1,
                           p.l1_assoc, t2, d2, p2, self.sets2, p.l2_assoc, self.shift,
                           1 if p.prefetch else 0, *self._pf, p.table, p.degree, p.threshold,
-                          self.page_shift, self._c)  # fmt: skip
+                          self.page_shift, self._c, lv)  # fmt: skip
+        if self.datapath is not None:
+            self.datapath.consume(pcs, lv, self._c, cuts_a, snaps)
         return snaps
 
     @property

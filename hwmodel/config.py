@@ -87,6 +87,7 @@ _SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "energy_pj_per_byte": (_NUM, "nonneg"),
     },
     "leakage": {"sram_mw_per_kib": (_NUM, "nonneg")},
+    "datapath": {"enabled": (bool,), "ports": (int, "pos"), "in_flight": (int, "pos")},
     "dma": {
         "request": (int, "pos"),
         "in_flight": (int, "pos"),
@@ -101,8 +102,11 @@ _OP_KEYS: dict[str, tuple[Any, ...]] = {
     "cycles": (_NUM, "nonneg"),
     "port": (str,),
     "energy_pj": (_NUM, "nonneg"),
+    "latency": (int, "nonneg"),
     "source": (str,),
 }
+"""`latency`: datapath steps of one op of the class under the datapath rule (optional, 0;
+hwmodel/timing/datapath.py)."""
 OP_CLASSES = (
     "int", "int_mul", "int_div", "fp_add", "fp_mul", "fp_fma", "fp_div",
     "fp_special", "cvt", "branch", "mem", "dma", "free",
@@ -322,7 +326,7 @@ def validate(table: dict[str, Any]) -> Machine:
             raise ConfigError(f"unknown op class 'ops.{name}' (known: {', '.join(OP_CLASSES)})")
         for key, spec in _OP_KEYS.items():
             if key not in entry:
-                if key == "source":
+                if key in ("source", "latency"):
                     continue
                 raise ConfigError(f"machine is missing the key 'ops.{name}.{key}'")
             _check(f"ops.{name}.{key}", entry[key], spec)

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from tapeflow.hwmodel.compiled.module import MEMREF, RECORDS, TAPE, CompiledModule, Trace
+from tapeflow.hwmodel.cache import DP_CYCLES
 from tapeflow.hwmodel.config import OP_CLASSES
 from tapeflow.hwmodel.costs import MEM_COLUMNS, classify, is_ideal_tape, mem_columns
 from tapeflow.hwmodel.costs import memory_charges
@@ -82,6 +83,7 @@ class ModelTrace(Trace):
         self.model = self.models[0]
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
+        self._dp_vecs: dict[int, np.ndarray] = {}
         windows = {int(m.machine.raw["core"]["window_ops"]) for m in self.models}
         if len(windows) != 1:
             raise ValueError(f"the machines differ in core.window_ops ({sorted(windows)})")
@@ -133,11 +135,14 @@ class ModelTrace(Trace):
         `close_phases_at` call per model."""
         ends = self.phase_ends
         self.phase_ends = []
-        vecs = np.asarray([bc for _, bc, _ in ends], dtype=np.int64) @ self._charges
+        counts = np.asarray([bc for _, bc, _ in ends], dtype=np.int64)
+        vecs = counts @ self._charges
         dyn = np.asarray([d for _, _, d in ends], dtype=np.int64)
         loads = vecs[:, LOADS] + dyn[:, 0]
         stores = vecs[:, STORES] + dyn[:, 1]
         for m, out in zip(self.models, snaps):
+            if m.datapath is not None:  # the static blocks' datapath cycles, as `_snapshot`
+                out = _with_static(out, counts @ self._dp_static(m))
             m.close_phases_at(vecs[:, :_NCLS], loads, stores, out)
 
     # -- counts ----------------------------------------------------------------------------
@@ -145,11 +150,18 @@ class ModelTrace(Trace):
         """Brings each model's counts (and cache) up to now; with `before`, to just before
         that op (which the models are about to hear of)."""
         self.flush()
-        vec = np.asarray(self.block_counts, dtype=np.int64) @ self._charges
+        counts = np.asarray(self.block_counts, dtype=np.int64)
+        vec = counts @ self._charges
         if before is not None:
             vec = vec - self._tail(before)
         for m in self.models:
             c = m.counts
+            if m.datapath is not None:
+                c.dp_static = int(counts @ self._dp_static(m))
+                if before is not None:
+                    seg = self.program.segments[self.program.segment_of[before]]
+                    c.dp_static -= sum(m.datapath.static_charge(o)
+                                       for o in seg[seg.index(before) :])  # fmt: skip
             c.ops = [int(x) for x in vec[:_NCLS]]
             c.loads = int(vec[LOADS]) + self.dyn[0]
             c.stores = int(vec[STORES]) + self.dyn[1]
@@ -159,6 +171,17 @@ class ModelTrace(Trace):
             c.spm_bytes = int(vec[SPM_BYTES])
             c.ideal_loads = int(vec[IDEAL_LOADS])
             c.ideal_stores = int(vec[IDEAL_STORES])
+
+    def _dp_static(self, m: HardwareModel) -> np.ndarray:
+        """Per segment: the datapath cycles one execution charges (`static_charge`)."""
+        vec = self._dp_vecs.get(id(m))
+        if vec is None or len(vec) != len(self.program.segments):
+            dp = m.datapath
+            assert dp is not None
+            vec = np.asarray([sum(dp.static_charge(op) for op in seg)
+                              for seg in self.program.segments] or [0], dtype=np.int64)  # fmt: skip
+            self._dp_vecs[id(m)] = vec
+        return vec
 
     def _tail(self, op: Operation) -> np.ndarray:
         """Charges of `op` and the ops after it in its segment (counted, not yet run)."""
@@ -187,6 +210,19 @@ class ModelTrace(Trace):
             after = self._tail(op) - op_charges(op)
             self.window[1] = self.window[0] - int(after[:_NCLS].sum() - after[_FREE])
         return results
+
+
+def _with_static(rows: Any, static: np.ndarray) -> Any:
+    """Counter rows (`access_batch_cuts`' snapshots) with `static` added to their
+    `DP_CYCLES` slot (new rows: the python backend may repeat one row object)."""
+    if isinstance(rows, np.ndarray):
+        rows = rows.copy()
+        rows[:, DP_CYCLES] += static
+        return rows
+    out = [list(row) for row in rows]
+    for row, s in zip(out, static):
+        row[DP_CYCLES] += int(s)
+    return out
 
 
 def _model_base(m: HardwareModel, kind: str, obj: Any, size: int) -> int:

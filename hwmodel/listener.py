@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tapeflow.hwmodel.cache import CacheParams, CacheSim
+from tapeflow.hwmodel.cache import DP_CYCLES, CacheParams, CacheSim
 from tapeflow.hwmodel.config import OP_CLASSES, Machine, load_machine
 from tapeflow.hwmodel.costs import (
     ACCESS_OPS,
@@ -70,6 +70,8 @@ from tapeflow.hwmodel.costs import (
     memory_charges,
     pc_count,
 )
+from tapeflow.hwmodel.timing import rule_of
+from tapeflow.hwmodel.timing.datapath import Datapath
 from tapeflow.hwmodel.timing.phases import (
     DMA_STALL,
     TERMS,
@@ -136,6 +138,7 @@ class Counts:
     tape_spm_bytes: int = 0  # scratchpad bytes allocated for tape tiles (high-water)
     snapshot_bytes: int = 0  # peak DRAM bytes of live checkpoint snapshots
     snapshot_live: int = 0
+    dp_static: int = 0  # the datapath rule's cycles of blocks without cache accesses
 
 
 class HardwareModel(Interpreter.Listener):
@@ -177,6 +180,9 @@ class HardwareModel(Interpreter.Listener):
         # Phase timing state, as `close_phases` takes it (arrays for the numba kernel).
         numba = self.cache.backend == "numba"
         self._close_phases = phase_kernel(self.cache.backend)
+        self.datapath: Datapath | None = None
+        if rule_of(m) == "datapath":
+            self.datapath = self.cache.datapath = Datapath(m, self._pcs, self.cache.backend)
 
         def ints(values: list[int]) -> Any:
             return np.array(values, dtype=np.int64) if numba else values
@@ -208,6 +214,8 @@ class HardwareModel(Interpreter.Listener):
             h = self._classify(op)
         c = self.counts
         c.ops[h[1]] += 1
+        if self.datapath is not None:
+            c.dp_static += self.datapath.static_charge(op)
         kind = h[0]
         if kind == _COMPUTE:
             return
@@ -466,7 +474,9 @@ class HardwareModel(Interpreter.Listener):
 
     def _snapshot(self) -> tuple[list[int], int, int, list[int]]:
         c = self.counts
-        return (list(c.ops), c.loads, c.stores, self.cache.raw_counters())
+        counters = self.cache.raw_counters()
+        counters[DP_CYCLES] += c.dp_static
+        return (list(c.ops), c.loads, c.stores, counters)
 
     def _close_phase(self) -> None:
         self.flush()
@@ -561,6 +571,8 @@ class HardwareModel(Interpreter.Listener):
         stalls, the drain and the total."""
         self._close_phase()
         terms = {key: float(v) for key, v in zip(TERMS, self._closed)}
+        if self.datapath is None:
+            del terms["T_datapath"]
         busy = terms["T_core"] + self.counts.dma_stall
         last = max((float(self._tr_end[t.index]) for t in self._transfers), default=0.0)
         drain = max(0.0, last - busy)

@@ -258,11 +258,13 @@ def format_table(report: dict[str, Any]) -> str:
     out.append(f"cycles: {_fmt(report['cycles'])}  ({_fmt(report['time_ns'])} ns)")
     out.append(
         f"  T_core = sum over {report['phases']} phase(s) of "
-        + FORMULAS[rule_for(bool(report.get("lockstep")), report.get("overlap"))]
+        + FORMULAS[rule_for(bool(report.get("lockstep")), report.get("overlap"),
+                            "T_datapath" in t)]  # fmt: skip
         + "; cycles = T_core + T_dma_stall + T_drain"
     )
-    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", "T_core",
-                 "T_dma_stall", "T_drain"):  # fmt: skip
+    extra = ("T_datapath",) if "T_datapath" in t else ()
+    for name in ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_hit", *extra,
+                 "T_core", "T_dma_stall", "T_drain"):  # fmt: skip
         out.append(f"  {name:<12}{_fmt(t[name]):>16}")
     ops = report["ops"]
     out.append(f"ops: {_fmt(ops['instructions'])} instructions, {_fmt(ops['loads'])} loads, "

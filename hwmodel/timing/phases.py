@@ -30,6 +30,9 @@ Timing (all in core cycles; N are counts, B bytes; the report prints every term)
       is in flight), P = core.lockstep_mlp accesses overlapping per step:
       T_hit = (N_accesses * lat_first + N_L1_misses * lat_L2 + N_SPM_accesses * lat_SPM) / P,
       lat_first = l1.latency (l2.latency without an L1), T_exp = N_demand * lat_DRAM / P
+    T_phase = max(T_datapath, T_L2, T_DRAM) + T_late                (datapath.enabled)
+      T_datapath = the cycles of the phase's block instances, each scheduled in lockstep
+      steps over its dependence graph with op and access latencies (timing/datapath.py)
     T_core = sum over phases of T_phase
     DMA i:  T_dma(i) = setup + lat_DRAM + ceil(B_i / request) * request / BW_dma,
             BW_dma = min(BW_DRAM, spm_port, and BW_L2 when dma.path = "l2") (the report
@@ -74,14 +77,14 @@ Simplifications (stated, not hidden; they do not all favour one design):
 - A late prefetch's distance is counted in cache accesses and turned into time with an
   average rate, not the exact cycle of the request (either way).
 - Without core.lockstep, L1/L2/SPM hit latencies are taken as hidden by the out-of-order
-  core (only port and bandwidth limits and uncovered DRAM misses cost time). With it
-  (accel-salam), memory latencies stall the datapath, but without a dependence graph the
-  model cannot tell which accesses share a lockstep step: `lockstep_mlp` is one number
-  for the whole run. Op latencies are never charged (only throughput, e.g. the
-  divider's `cycles`), although lockstep exposes them too (fadd 5 cycles in SALAM).
+  core (only port and bandwidth limits and uncovered DRAM misses cost time). With it and
+  without the datapath rule, memory latencies stall the datapath, but without a
+  dependence graph the model cannot tell which accesses share a lockstep step:
+  `lockstep_mlp` is one number for the whole run, and op latencies are not charged. The
+  datapath rule (accel-salam) schedules each block's dependence graph instead.
 - With core.overlap = "sum" (the CPU preset), memory terms add up within a phase
   (ECM-style), which charges cached traffic more than "max" would, while DMA overlaps
-  the core fully (up to its stalls): this favours TapeFlow; accel-salam uses "max".
+  the core fully (up to its stalls): this favours TapeFlow; accel-salam-overlap uses "max".
 - Freed buffers' addresses are not reused; leakage = `leakage.sram_mw_per_kib` (CACTI) x
   the design's own SRAM capacity (the scratchpad only when used) x time; no register-file
   or instruction-overhead energy unless configured.
@@ -93,6 +96,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow.hwmodel.cache import (
+    DP_CYCLES,
     DRAM_DEMAND_RD,
     DRAM_RD,
     DRAM_WR,
@@ -109,7 +113,8 @@ from tapeflow.hwmodel.cache import (
 from tapeflow.hwmodel.config import OP_CLASSES, Machine
 from tapeflow.hwmodel.timing import RULES, rule_of
 
-TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit")
+TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_hit",
+         "T_datapath")
 """The timing terms `close_phases` sums over closed phases, in its `closed` order."""
 
 # Phase timing. Plain Python, as the cache kernel (hwmodel/cache.py): with the numba
@@ -120,7 +125,8 @@ TERMS = ("T_OL", "T_nOL", "T_L2", "T_DRAM", "T_exposed", "T_late", "T_core", "T_
 # `closed` the summed terms (in `TERMS` order, updated), `st` = [phases closed (added
 # to), first transfer that may end after the phase start (in `tr_data`/`tr_end`)].
 _PORT_OTHER, _PORT_FP, _PORT_DIV = range(3)
-_SUM, _MAX, _LOCKSTEP = range(3)  # the rules `close_phases` applies, in `timing.RULES` order
+# The rules `close_phases` applies, in `timing.RULES` order.
+_SUM, _MAX, _LOCKSTEP, _DATAPATH = range(4)
 # Slots of the `par` array of `close_phases` (`phase_tables`).
 _ISSUE, _FP_PORTS, _DIV_PORTS, _LOAD_PORTS, _STORE_PORTS, _LINE, _L2_BW = range(7)
 _DRAM_BW, _DRAM_LAT, _MLP, _RULE, DMA_STALL = range(7, 12)
@@ -244,7 +250,15 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         t_dram = share_channel(now0, need, k, tr_issue, tr_data, tr_end, tr_dur, ntr, par)
         demand = ctr[q + DRAM_DEMAND_RD] - start_ctr[DRAM_DEMAND_RD]
         rule = par[_RULE]  # the preset's timing rule (`timing.rule_of`)
-        if rule == _LOCKSTEP:
+        t_dp = 0.0
+        if rule == _DATAPATH:
+            # The datapath rule (timing/datapath.py): its block instances' cycles, every
+            # access's latency included; the L2 link's and DRAM's times still bound it.
+            t_dp = float(ctr[q + DP_CYCLES] - start_ctr[DP_CYCLES])
+            t_hit = 0.0
+            t_exp = 0.0
+            t_core = max2(max2(t_dp, t_l2), t_dram)
+        elif rule == _LOCKSTEP:
             # Lockstep: the datapath launches nothing new while a load, store or compute op
             # is in flight, so every access's latency stalls it (`lockstep_mlp` accesses of
             # a step overlap): the first level's hit latency, an L1 miss's L2 latency, a
@@ -289,6 +303,7 @@ def close_phases(ops: Any, loads: Any, stores: Any, ctr: Any, n: int, ncls: int,
         closed[5] += t_late
         closed[6] += t_core + t_late
         closed[7] += t_hit
+        closed[8] += t_dp
         for j in range(ncls):
             start_ops[j] = ops[o + j]
         start_ls[0] = loads[i]

@@ -182,10 +182,10 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     most = max((s["cycles"] for r in rows for s in r.variants.values()), default=0.0)
     scale, unit_name = next((u for u in ((1e6, "millions"), (1e3, "thousands"))
                              if most >= 10 * u[0]), (1.0, "cycles"))  # fmt: skip
-    lockstep = bool(machine.get("core", "lockstep"))
-    terms = ["T_OL", "T_nOL", "T_L2", "T_DRAM", *(["T_hit"] if lockstep else []), "T_exposed",
-             "T_late", "T_core"]  # fmt: skip
-    phase = FORMULAS[rule_of(machine)]
+    rule = rule_of(machine)
+    stall = {"lockstep": ["T_hit"], "datapath": ["T_datapath"]}.get(rule, [])
+    terms = ["T_OL", "T_nOL", "T_L2", "T_DRAM", *stall, "T_exposed", "T_late", "T_core"]
+    phase = FORMULAS[rule]
     out.append(f"### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of {phase}; "
                "T_DRAM includes waiting for DMA on the shared channel; "
                f"cycles = T_core + stalls + drain), {unit_name}")  # fmt: skip

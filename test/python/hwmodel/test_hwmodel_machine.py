@@ -194,10 +194,17 @@ func.func @chase(%next: memref<{n}xindex>, %steps: index) -> index {{
 def test_lockstep_dependent_load_chain_costs_its_hit_latency_per_load():
     """gem5-SALAM's lockstep mode launches nothing while a load is in flight: a chain of
     dependent loads through the cluster cache (no L1 on accel-salam) costs the hit latency
-    per load, and a miss adds the DRAM latency. Without lockstep the latency is hidden."""
+    per load, and a miss adds the DRAM latency, under the datapath rule (each iteration a
+    step of its load; the latch's 2 share it; the function's two other blocks a step each)
+    and under the phase rule's T_hit. Without lockstep the latency is hidden."""
     n, steps = 256, 4096  # a 2 KiB ring: fits the 16 KiB cluster cache, n * 8 / 64 misses
     ring = np.array([(i + 1) % n for i in range(n)], dtype=np.int64)
-    m = load_machine("accel-salam")
+    dp = load_machine("accel-salam")
+    r = sim(CHAIN.format(n=n), "chase", [ring, steps], dp).report
+    hit, miss = dp.get("l2", "latency"), dp.get("dram", "latency")
+    assert r["cycle_terms"]["T_datapath"] == steps * hit + n * 8 // 64 * miss + 2
+    assert r["cycles"] == r["cycle_terms"]["T_datapath"]
+    m = load_machine("accel-salam", ["datapath.enabled=false"])
     assert m.get("core", "lockstep")
     assert not m.has_l1
     assert m.get("core", "lockstep_mlp") == 1
@@ -211,7 +218,8 @@ def test_lockstep_dependent_load_chain_costs_its_hit_latency_per_load():
     assert t["T_exposed"] == pytest.approx(n * 8 // 64 * miss)
     assert r["cycles"] >= steps * hit + n * 8 // 64 * miss
     free = sim(CHAIN.format(n=n), "chase", [ring, steps],
-               load_machine("accel-salam", ["core.lockstep=false"])).report  # fmt: skip
+               load_machine("accel-salam", ["core.lockstep=false", "datapath.enabled=false"])
+               ).report  # fmt: skip
     assert free["cycle_terms"]["T_hit"] == 0
     assert free["cycles"] < steps * hit
 
@@ -481,12 +489,13 @@ def test_no_l1_every_access_is_an_l2_access_in_both_backends():
 
 @pytest.mark.parametrize("stage", ["lower-tape", "stream-d1"])
 def test_accel_salam_fast_path_equals_op_by_op(stage: str):
-    """No L1, lockstep stalls, DMA through the L2 link with round-robin arbitration: the
-    compiled fast path's report equals the op-by-op listener's on accel-salam."""
+    """No L1, the datapath rule's lockstep steps, DMA through the L2 link with round-robin
+    arbitration: the compiled fast path's report equals the op-by-op listener's on
+    accel-salam."""
     from helpers.sim import assert_identical, stage_module
 
     module, entry, args = stage_module("gemm", stage)
     ref, _ = assert_identical(module, entry, args, load_machine("accel-salam"))
-    assert ref.report["cycle_terms"]["T_hit"] > 0
+    assert ref.report["cycle_terms"]["T_datapath"] > 0
     if stage == "stream-d1":
         assert ref.report["dma"]["transfers"] > 2
