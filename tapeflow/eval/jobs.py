@@ -10,6 +10,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
 - `tapeflow`: the `tapeflow{spm-bytes tile-bytes depth}` pipeline -- record tiles streamed
   through the scratchpad by DMA.
 
+Beside them, `BASELINES`: `enzyme-mlir`, real Enzyme-MLIR's gradient (`enzyme-autodiff`,
+the optional extra `enzyme`), its tape as Enzyme allocates it; checked against ours by
+relative error (`AGREEMENT`), as it is another program.
+
 Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
 `tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
 production compiler removes.
@@ -43,7 +47,12 @@ from tapeflow.registry import make_context
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
 
 VARIANTS = machines.VARIANTS
-LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow"}
+BASELINES = machines.BASELINES
+LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow",
+          "enzyme-mlir": "Enzyme-MLIR"}  # fmt: skip
+AGREEMENT = 1e-12
+"""A baseline's gradient (`BASELINES`) agrees with the Enzyme layout's when every entry's
+relative error is at most this."""
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 """Energy components of the report (`leakage` is 0 unless the machine sets it)."""
 KIB = 1024
@@ -58,6 +67,15 @@ TOLERANCE = 0.05
 """`cache needed` = the smallest swept capacity whose cycles are within 5% of the best."""
 LLC_FACTOR = 4.0
 """Default sizes make the Enzyme-layout tape at least this many times the L2 (checked)."""
+
+
+def baselines() -> tuple[tuple[str, ...], list[str]]:
+    """The baselines this installation can run, and a line for each it cannot."""
+    from tapeflow.baselines import enzyme_mlir
+
+    if enzyme_mlir.available():
+        return BASELINES, []
+    return (), [f"variant enzyme-mlir skipped: {enzyme_mlir.MISSING}"]
 
 
 def kernels() -> dict[str, Any]:
