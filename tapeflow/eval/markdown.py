@@ -280,9 +280,10 @@ def real_enzyme_markdown(rows: Sequence[KernelRow]) -> list[str]:
            "|---|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
     for r in ran:
         b = r.baselines["enzyme-mlir"]
-        if b["refused"] is not None:
-            out.append(f"| {r.kernel} | - | - | - | - | - | - | - | refused: "
-                       f"{b['refused'].replace('|', '/')} |")  # fmt: skip
+        if b["refused"] is not None:  # Enzyme's own refusal, or a failure to run its output
+            message = b["refused"].split(": ", 1)[-1].replace("|", "/")
+            what = "refused" if "Enzyme-MLIR cannot differentiate" in message else "failed"
+            out.append(f"| {r.kernel} | - | - | - | - | - | - | - | {what}: {message} |")
             continue
         m, e, t = (r.variants.get(v, {}) for v in ("enzyme-mlir", "enzyme", "tapeflow"))
         verdict = "agrees" if b["agrees"] else "**DIFFERS**"
