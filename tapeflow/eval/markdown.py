@@ -76,7 +76,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                "Enzyme cycles | regions speedup | TapeFlow speedup | iso-SRAM speedup | "
                "on-chip energy | on-chip mem. energy | total energy | Enzyme SRAM needed | "
                "TapeFlow SRAM needed | TapeFlow SPM high-water | SRAM ratio | gradients |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    out.append("|---|" + "---:|" * 15 + "---|")
     for r in rows:
         name = f"{r.kernel} (control)" if r.control else r.kernel
         e = r.variants.get("enzyme", {})

@@ -180,8 +180,8 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     for v, b in others.items():
         if b["refused"] is None and not b["agrees"]:
             grads_ok = False
-            notes.append(f"{v}: relative error {b['max']:.3g} > {AGREEMENT:g} "
-                         f"({', '.join(k for k, e in b['relative_error'].items() if e > AGREEMENT)})")
+            over = ", ".join(k for k, e in b["relative_error"].items() if e > AGREEMENT)
+            notes.append(f"{v}: relative error {b['max']:.3g} > {AGREEMENT:g} ({over})")
     base = variants.get("enzyme")
     speedup: dict[str, float | None] = {}
     eratio: dict[str, float | None] = {}

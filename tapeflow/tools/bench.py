@@ -47,8 +47,9 @@ worst TapeFlow speedup):
   regions only   tapeflow-autodiff,tapeflow-regions,tapeflow-lower-regions
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
 and, with --enzyme-mlir, real Enzyme-MLIR's gradient (enzyme-autodiff, the optional
-extra `enzyme`; without it the variant is skipped, with a line saying so); runs each gradient on the hardware model (compiled fast path) with the same machine and
-the kernel's own inputs, checks that the three give bit-identical gradients (every memref
+extra `enzyme`; without it the variant is skipped, with a line saying so); runs each
+gradient on the hardware model (compiled fast path) with the same machine and the
+kernel's own inputs, checks that the three give bit-identical gradients (every memref
 argument after the run), and reports per kernel and as geometric means: speedup over the
 Enzyme layout (cycles), on-chip / on-chip-memory / total energy ratios with a breakdown
 by component, the speedup at equal on-chip SRAM (iso-SRAM: the Enzyme layout's L2 grown
@@ -97,8 +98,8 @@ time: the default run (two machines) takes several minutes on an idle 2-core mac
 
 exit status: 0 when every variant ran, every kernel's gradients are bit-identical
 across the three variants and Enzyme-MLIR's (when it ran) agree with them within a
-relative error of 1e-12 (a kernel it refuses is listed, not an error); 1 otherwise (the table marks the kernel, the reason is
-printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
+relative error of 1e-12 (a kernel it refuses is listed, not an error); 1 otherwise
+(the table marks the kernel, the reason is printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
 """
 
 
