@@ -29,6 +29,11 @@ VARIANTS = ("enzyme", "regions", "tapeflow", "ideal-tape")
 Enzyme's program with a free tape (every tape access counted, none a memory access: the
 bound no real tape reaches, gem5-SALAM's "ad")."""
 
+BASELINES = ("enzyme-mlir",)
+"""Other programs for the same gradient, beside the layouts: `enzyme-mlir`, real
+Enzyme-MLIR's (`enzyme-autodiff`, the optional extra `enzyme`). Their gradients agree
+with ours within a relative error, not bit for bit."""
+
 
 def machine_costs(machine: Machine, name: str = "", native: bool = False) -> MachineCosts:
     """The keys of `machine` the cost model reads (`native`: a CPU without a DMA engine)."""
@@ -108,4 +113,9 @@ def pipeline(
         if costs is None:
             return [TapeFlowPass(**asdict(options))]
         return [_CostedPass(**asdict(options), costs=costs)]
-    raise ValueError(f"unknown variant '{variant}' (known: {', '.join(VARIANTS)})")
+    if variant == "enzyme-mlir":
+        from tapeflow.baselines.enzyme_mlir import EnzymeAutodiffPass
+
+        return [EnzymeAutodiffPass(), *tail]
+    known = ", ".join((*VARIANTS, *BASELINES))
+    raise ValueError(f"unknown variant '{variant}' (known: {known})")

@@ -83,6 +83,7 @@ check aborts with the op's location."""
 
 VERIFIED_PIPELINE = (
     RUNTIME_VERIFICATION,
+    "--expand-strided-metadata",  # after the checks, which see the memref.subviews
     "--lower-affine",
     "--convert-scf-to-cf",
     "--finalize-memref-to-llvm",

@@ -32,13 +32,18 @@ Layout rule, per cache (chosen in this order):
    increments it, a pop decrements it and loads. Addresses still increase in the forward
    sweep and decrease in the reverse sweep; conditional pushes are packed (no holes).
 
-3. **Stack, sized at run time** (trip counts unknown at compile time but known at the
+3. **Sized at run time** (trip counts unknown at compile time but known at the
    nest's entry: bounds that are function arguments, values computed before the nest, or
    integer arithmetic on those recomputed inside it, as C's `i < n - 1` is in every
-   iteration of a time loop). Like 2, with `memref<?xT>` allocated once, right before the
-   outermost loop around the first push, its size computed there from the bounds (the
-   arithmetic copied there): what Enzyme does for a loop whose trip count is known on
-   entry (its CacheUtility sizes the allocation from the loop limits, after LICM).
+   iteration of a time loop). The buffer is allocated once, right before the outermost
+   loop around the first push, its size computed there from the bounds (the arithmetic
+   copied there, once per nest): what Enzyme does for a loop whose trip count is known on
+   entry (its CacheUtility sizes the allocation from the loop limits, after LICM). With
+   rule 1's shape (one push in `scf.for`s, pops in the mirrored loops) it is rule 1's
+   array with dynamic sizes, `memref<?x...x?xT>`, indexed by the induction variables
+   (the pop at `(n - 1) - k`, `n - 1` computed at the nest's entry): no counter in
+   memory, as Enzyme indexes such a cache. Otherwise it is rule 2's stack in a
+   `memref<?xT>`.
 
 4. **Stack, growable** (an iteration count known only as the loop runs: `scf.while`, a
    bound loaded from memory inside the nest); only then does a cache grow. As Enzyme's
@@ -146,12 +151,20 @@ class _RuntimeStack:
 
 
 @dataclass
+class _RuntimeIndexed:
+    stack: _RuntimeStack
+    push_loops: list[scf.ForOp]
+
+
+@dataclass
 class _GrowableStack:
     initial: int
 
 
-def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
-                    pops: list[tape.PopOp]) -> _Indexed | None:
+def _mirrored_loops(init: tape.InitOp, pushes: list[tape.PushOp],
+                    pops: list[tape.PopOp]) -> list[scf.ForOp] | None:
+    """The `scf.for`s around the one push when each pop sits in their mirror (loops with
+    the same `tapeflow.loop` ids, each a counter from 0 step 1): rule 1's shape."""
     if len(pushes) != 1:
         return None
     scope = init.parent_op()
@@ -159,9 +172,6 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
     if around is None or not all(isinstance(o, scf.ForOp) for o in around):
         return None
     loops: list[scf.ForOp] = around  # type: ignore[assignment]
-    counts = [trip_count(loop, fold=True) for loop in loops]
-    if any(c is None for c in counts):
-        return None
     ids = [loop_id(loop) for loop in loops]
     if any(i is None for i in ids):
         return None
@@ -169,11 +179,24 @@ def _indexed_layout(init: tape.InitOp, pushes: list[tape.PushOp],
         rev = _enclosing(pop, scope)
         if rev is None or len(rev) != len(loops):
             return None
-        for r, want, n in zip(rev, ids, counts, strict=True):
+        for r, want in zip(rev, ids, strict=True):
             if not isinstance(r, scf.ForOp) or loop_id(r) != want:
                 return None
-            if (fold_int(r.lb), fold_int(r.step), fold_int(r.ub)) != (0, 1, n):
+            if (fold_int(r.lb), fold_int(r.step)) != (0, 1):
                 return None
+    return loops
+
+
+def _indexed_layout(init: tape.InitOp, loops: list[scf.ForOp],
+                    pops: list[tape.PopOp]) -> _Indexed | None:
+    """Rule 1: the mirrored `loops`' trip counts are constants, as the pops' loops'."""
+    counts = [trip_count(loop, fold=True) for loop in loops]
+    if any(c is None for c in counts):
+        return None
+    for pop in pops:
+        rev: list[scf.ForOp] = _enclosing(pop, init.parent_op())  # type: ignore[assignment]
+        if any(fold_int(r.ub) != n for r, n in zip(rev, counts, strict=True)):
+            return None
     return _Indexed([c for c in counts if c is not None], loops)
 
 
@@ -424,12 +447,15 @@ def _runtime_capacity(init: tape.InitOp, pushes: list[tape.PushOp]) -> _RuntimeS
     return _RuntimeStack(anchor, sites)
 
 
-def choose_layout(init: tape.InitOp) -> _Indexed | _StaticStack | _RuntimeStack | _GrowableStack:
+def choose_layout(
+    init: tape.InitOp,
+) -> _Indexed | _StaticStack | _RuntimeIndexed | _RuntimeStack | _GrowableStack:
     """The layout `init`'s cache gets (see the module docstring)."""
     users = [use.operation for use in init.cache.uses]
     pushes = [u for u in users if isinstance(u, tape.PushOp)]
     pops = [u for u in users if isinstance(u, tape.PopOp)]
-    indexed = _indexed_layout(init, pushes, pops)
+    loops = _mirrored_loops(init, pushes, pops)
+    indexed = None if loops is None else _indexed_layout(init, loops, pops)
     if indexed is not None:
         return indexed
     capacity = _static_capacity(init, pushes)
@@ -437,9 +463,14 @@ def choose_layout(init: tape.InitOp) -> _Indexed | _StaticStack | _RuntimeStack 
         return _StaticStack(capacity)
     runtime = _runtime_capacity(init, pushes)
     if runtime is not None:
-        return runtime
+        return runtime if loops is None else _RuntimeIndexed(runtime, loops)
     hint = init.capacity.value.data if init.capacity is not None else DEFAULT_GROWABLE_CAPACITY
     return _GrowableStack(max(1, hint))
+
+
+def indexed_at_entry(init: tape.InitOp) -> bool:
+    """Whether `init`'s cache gets rule 3's indexed array (sized at the nest's entry)."""
+    return isinstance(choose_layout(init), _RuntimeIndexed)
 
 
 # --------------------------------------------------------------------------------------
@@ -468,20 +499,30 @@ class _LoopIndices:
             )
         return self._values[key]
 
-    def reversed(self, loop: scf.ForOp, n: int) -> SSAValue:
-        """`n - 1 - k` of a reverse loop whose counter `k` runs from 0 to `n`."""
-        key = (id(loop), "rev")
+    def reversed(self, loop: scf.ForOp, n: int | SSAValue) -> SSAValue:
+        """`n - 1 - k` of a reverse loop whose counter `k` runs from 0 to `n`: `n` a
+        constant, or the value `n - 1` computed before the nest."""
+        key = (id(loop), "rev" if isinstance(n, int) else id(n))
         if key not in self._values:
             at = _at(InsertPoint.at_start(loop.body.block))
-            last = at.index(n - 1)
+            last = at.index(n - 1) if isinstance(n, int) else n
             self._values[key] = at.val(arith.SubiOp(last, loop.body.block.args[0]))
         return self._values[key]
 
 
-def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
-                   loop_indices: _LoopIndices, role: str | None) -> None:
+def _lower_indexed(init: tape.InitOp, layout: _Indexed | _RuntimeIndexed,
+                   users: list[Operation], loop_indices: _LoopIndices,
+                   entry: _EntryCounts, role: str | None) -> None:  # fmt: skip
     element = init.cache.type.element_type
-    buffer = _at(InsertPoint.before(init)).alloc(element, layout.trip_counts)
+    if isinstance(layout, _Indexed):
+        buffer = _at(InsertPoint.before(init)).alloc(element, layout.trip_counts)
+        lasts: list[int | SSAValue] = [n for n in layout.trip_counts]
+    else:
+        anchor = layout.stack.anchor
+        counts = [entry.of(loop, anchor) for loop in layout.push_loops]
+        shape = [DYNAMIC_INDEX] * len(counts)
+        buffer = _at(InsertPoint.before(anchor)).alloc(element, shape, [n for n, _ in counts])
+        lasts = [last for _, last in counts]
     for user in users:
         at = _at(InsertPoint.before(user))
         if isinstance(user, tape.PushOp):
@@ -492,7 +533,7 @@ def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
             rev = _enclosing(user, init.parent_op())
             assert rev is not None
             indices = []
-            for r, n in zip(rev, layout.trip_counts, strict=True):
+            for r, n in zip(rev, lasts, strict=True):
                 assert isinstance(r, scf.ForOp)
                 indices.append(loop_indices.reversed(r, n))
             value = at.load(buffer, indices, role)
@@ -503,27 +544,47 @@ def _lower_indexed(init: tape.InitOp, layout: _Indexed, users: list[Operation],
             Rewriter.erase_op(user)
 
 
+def _trips(at: At, loop: scf.ForOp, anchor: Operation, copies: dict) -> SSAValue:
+    """Emits `loop`'s trip count max(0, ceil((ub - lb) / step)) before `anchor`."""
+    zero, one = at.index(0), at.index(1)
+    lb, ub, step = (_available(at, v, anchor, copies) for v in (loop.lb, loop.ub, loop.step))
+    span = at.val(arith.SubiOp(ub, lb))
+    step_m1 = at.val(arith.SubiOp(step, one))
+    trips = at.val(arith.DivSIOp(at.val(arith.AddiOp(span, step_m1)), step))
+    positive = at.val(arith.CmpiOp(trips, zero, "sgt"))
+    return at.val(arith.SelectOp(positive, trips, zero))
+
+
 def _runtime_count(at: At, layout: _RuntimeStack) -> SSAValue:
     """Emits the number of pushes in the worst case: sum over push sites of the product of
-    the trip counts max(0, ceil((ub - lb) / step)) of the loops around them."""
-    zero, one = at.index(0), at.index(1)
-    total = zero
+    the trip counts of the loops around them."""
+    total = at.index(0)
     copies: dict[SSAValue, SSAValue] = {}
     for around in layout.sites:
-        count = one
+        count = at.index(1)
         for o in around:
             if isinstance(o, scf.ForOp):
-                lb, ub, step = (
-                    _available(at, v, layout.anchor, copies) for v in (o.lb, o.ub, o.step)
-                )
-                span = at.val(arith.SubiOp(ub, lb))
-                step_m1 = at.val(arith.SubiOp(step, one))
-                trips = at.val(arith.DivSIOp(at.val(arith.AddiOp(span, step_m1)), step))
-                positive = at.val(arith.CmpiOp(trips, zero, "sgt"))
-                trips = at.val(arith.SelectOp(positive, trips, zero))
-                count = at.val(arith.MuliOp(count, trips))
+                count = at.val(arith.MuliOp(count, _trips(at, o, layout.anchor, copies)))
         total = at.val(arith.AddiOp(total, count))
     return total
+
+
+class _EntryCounts:
+    """Each loop's trip count and that minus one, emitted once before its nest's anchor
+    and shared by every cache of the nest (as the twin with constant sizes shares its
+    constants)."""
+
+    def __init__(self) -> None:
+        self._copies: dict[int, dict[SSAValue, SSAValue]] = {}
+        self._counts: dict[tuple[int, int], tuple[SSAValue, SSAValue]] = {}
+
+    def of(self, loop: scf.ForOp, anchor: Operation) -> tuple[SSAValue, SSAValue]:
+        key = (id(anchor), id(loop))
+        if key not in self._counts:
+            at = _at(InsertPoint.before(anchor))
+            n = _trips(at, loop, anchor, self._copies.setdefault(id(anchor), {}))
+            self._counts[key] = (n, at.val(arith.SubiOp(n, at.index(1))))
+        return self._counts[key]
 
 
 def _lower_stack(init: tape.InitOp, layout: _StaticStack | _RuntimeStack,
@@ -594,12 +655,12 @@ def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
                     op_error(user, "uses a tape.cache in a way tapeflow-lower-tape cannot "
                              "lower (only tape.push/pop/free of a tape.init result)")
                 )
-    loop_indices = _LoopIndices()
+    loop_indices, entry = _LoopIndices(), _EntryCounts()
     for init in inits:
         users = [use.operation for use in init.cache.uses]
         layout = choose_layout(init)
-        if isinstance(layout, _Indexed):
-            _lower_indexed(init, layout, users, loop_indices, role)
+        if isinstance(layout, _Indexed | _RuntimeIndexed):
+            _lower_indexed(init, layout, users, loop_indices, entry, role)
         elif isinstance(layout, _StaticStack | _RuntimeStack):
             _lower_stack(init, layout, users, assert_pops, role)
         else:

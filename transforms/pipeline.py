@@ -68,7 +68,7 @@ from tapeflow.transforms.options import (
     TapeFlowOptions,
     check_options,
 )
-from tapeflow.transforms.lower_tape import LowerTapePass
+from tapeflow.transforms.lower_tape import LowerTapePass, indexed_at_entry
 from tapeflow.transforms.regions import RegionGroup, form_regions
 from tapeflow.transforms.stream import StreamPass
 from xdsl.context import Context
@@ -210,9 +210,10 @@ def _select(
         if not group.fwd_loops:
             decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
         else:
+            indexed = all(indexed_at_entry(use.init) for use in group.caches)
             decision = decide(
                 costs, _record_bytes(group), nest_trip_count(group.fwd_loops),
-                len(group.caches), fn_bytes, fn_record_bytes, spm_bytes, depth,
+                len(group.caches), fn_bytes, fn_record_bytes, spm_bytes, depth, indexed,
             )  # fmt: skip
         if decision.stream or decision.regions:
             group.in_dram = not decision.stream

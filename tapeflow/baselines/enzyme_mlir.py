@@ -31,15 +31,17 @@ from pathlib import Path
 from types import ModuleType
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import builtin, func, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from tapeflow.diagnostics import location_of, op_error, parse_module
 from tapeflow.convention import is_float_type, shadowed
+from tapeflow.dialects import enzyme
 from tapeflow.transforms.autodiff import AUTODIFF_ATTR
+from tapeflow.transforms.lower_tape import TAPE_ATTR
 
 ENZYME_AD = "enzyme-ad==0.0.16"
 """The pinned wheel: Enzyme-MLIR's pass names and syntax follow Enzyme's trunk."""
@@ -231,7 +233,26 @@ def differentiate(module: ModuleOp, f: func.FuncOp, grad_name: str, ctx: Context
     for op in added:
         op.detach()
         op.sym_visibility = None  # Enzyme makes its functions private; ours are public
+        mark_tape_buffers(op)
     return added
+
+
+def mark_tape_buffers(f: func.FuncOp) -> None:
+    """Marks `tapeflow.tape` the buffers Enzyme allocated for its tape, so the hardware
+    model counts them as tape bytes beside its `enzyme.init` caches: those `enzyme.store`
+    writes, those kept in a buffer of buffers (and that buffer), those pushed to a cache."""
+    for op in f.walk():
+        if not isinstance(op, memref.AllocOp):
+            continue
+        buffer = op.memref
+        table = isinstance(buffer.type.element_type, MemRefType)
+        kept = any(
+            isinstance(u.operation, enzyme.StoreOp | enzyme.LoadOp | enzyme.PushOp)
+            or (isinstance(u.operation, memref.StoreOp) and u.operation.value is buffer)
+            for u in buffer.uses
+        )
+        if table or kept:
+            op.attributes[TAPE_ATTR] = builtin.UnitAttr()
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,16 @@
 """How far real Enzyme-MLIR's gradient is from ours on one kernel: both run with
 tapeflow-run's arguments, in the interpreter or natively, compared entry by entry. They are
-different programs (Enzyme's own reassociations, its fast-math flags), so the measure is a
-relative error, not bit identity."""
+different programs, so the measure is a relative error, not bit identity.
+
+Measured natively at default sizes (enzyme-ad 0.0.16): gemm, conv2d, pwl, ragged_rnn and
+softmax_ce are bit-identical; jacobi2d (1.3e-12), lstm (1.2e-10), mass_spring (3.7e-12)
+and mlp (3.3e-12) exceed 1e-12 per entry, in 2, 13, 4 and 1 entries, each 5 to 7 orders
+of magnitude below the array's largest, where a sum cancels; normwise (max |a - b| /
+max |a|) every kernel is within 4e-15. Two causes: Enzyme marks its adjoint arithmetic
+`fastmath<fast>`, which lets LLVM contract and reassociate it natively (without the flags
+mass_spring and mlp are bit-identical, lstm 4.6e-11); and Enzyme accumulates some adjoints
+in another order than ours (jacobi2d, lstm). Not `enzyme-simplify-math`: without it every
+error is the same. In the interpreter (the bench's hardware model) the flags do nothing."""
 
 from __future__ import annotations
 

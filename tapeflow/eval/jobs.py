@@ -13,6 +13,10 @@ Variants (`VARIANTS`), all from the same `tapeflow-autodiff` (min-tape) output:
   program with every tape access counted but free (no memory access: gem5-SALAM's "ad"
   runs), the bound a tape layout can approach (`captured` in the reports).
 
+Beside them, `BASELINES`: `enzyme-mlir`, real Enzyme-MLIR's gradient (`enzyme-autodiff`,
+the optional extra `enzyme`), its tape as Enzyme allocates it; checked against ours by
+relative error (`AGREEMENT`), as it is another program.
+
 Every variant ends with the same `tapeflow-cleanup` (xDSL's canonicalize, cse, licm;
 `tapeflow{... cleanup=true}` for the last one), so neither pays for index arithmetic a
 production compiler removes.
@@ -48,8 +52,12 @@ from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowO
 from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
 VARIANTS = machines.VARIANTS
+BASELINES = machines.BASELINES
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow",
-          "ideal-tape": "ideal tape"}
+          "ideal-tape": "ideal tape", "enzyme-mlir": "Enzyme-MLIR"}  # fmt: skip
+AGREEMENT = 1e-12
+"""A baseline's gradient (`BASELINES`) agrees with the Enzyme layout's when every entry's
+relative error is at most this."""
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 """Energy components of the report (`leakage` is 0 unless the machine sets it)."""
 KIB = 1024
@@ -64,6 +72,15 @@ TOLERANCE = 0.05
 """`cache needed` = the smallest swept capacity whose cycles are within 5% of the best."""
 LLC_FACTOR = 4.0
 """Default sizes make the Enzyme-layout tape at least this many times the L2 (checked)."""
+
+
+def baselines() -> tuple[tuple[str, ...], list[str]]:
+    """The baselines this installation can run, and a line for each it cannot."""
+    from tapeflow.baselines import enzyme_mlir
+
+    if enzyme_mlir.available():
+        return BASELINES, []
+    return (), [f"variant enzyme-mlir skipped: {enzyme_mlir.MISSING}"]
 
 
 def kernels() -> dict[str, Any]:

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tapeflow.eval.jobs import (
+    AGREEMENT,
+    BASELINES,
     ENERGY_COMPONENTS,
     KIB,
     LABELS,
@@ -96,6 +98,8 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                + (f"; load average at the end {load[0]:.1f}" if load else ""))  # fmt: skip
     if header.get("commit"):
         out.append(f"- source: commit {header['commit']}")
+    for line in header.get("skipped", ()):
+        out.append(f"- {line}")
     out.append(f"- machine: {header['machine_desc']}")
     out.append(f"- TapeFlow pipeline: `{header['tapeflow_spec']}`; Enzyme layout: "
                f"`{pipeline_spec('enzyme', 0, 0, 0)}`")  # fmt: skip
@@ -103,11 +107,11 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                f"{', '.join(fmt_bytes(c) for c in header['sweep'])} "
                f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip
     out.append("")
-    out.append("| kernel | tape (Enzyme) | tape / L2 | inflation | Enzyme cycles | "
-               "regions speedup | TapeFlow speedup | iso-SRAM speedup | on-chip energy | "
-               "on-chip mem. energy | total energy | Enzyme SRAM needed | TapeFlow SRAM needed "
-               "| TapeFlow SPM high-water | SRAM ratio | gradients |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    out.append("| kernel | tape (Enzyme) | tape (TapeFlow) | tape / L2 | inflation | "
+               "Enzyme cycles | regions speedup | TapeFlow speedup | iso-SRAM speedup | "
+               "on-chip energy | on-chip mem. energy | total energy | Enzyme SRAM needed | "
+               "TapeFlow SRAM needed | TapeFlow SPM high-water | SRAM ratio | gradients |")
+    out.append("|---|" + "---:|" * 15 + "---|")
     for r in rows:
         name = f"{r.kernel} (control)" if r.control else r.kernel
         e = r.variants.get("enzyme", {})
@@ -120,8 +124,10 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         need_s = fmt_bytes(need)
         if need is not None and r.sram["enzyme_needed_at_smallest_point"]:
             need_s = "<= " + need_s
+        tf_tape = r.variants.get("tapeflow", {}).get("tape_bytes")
         out.append(
-            f"| {name} | {fmt_bytes(r.tape_bytes)} | {tape_l2} | {r.inflation:.2f} | "
+            f"| {name} | {fmt_bytes(r.tape_bytes)} | {fmt_bytes(tf_tape)} | {tape_l2} | "
+            f"{r.inflation:.2f} | "
             f"{e.get('cycles', float('nan')):,.0f} | {fmt_x(r.speedup.get('regions'))} | "
             f"{fmt_x(r.speedup.get('tapeflow'))} | {fmt_iso(r.speedup)} | "
             f"{fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
@@ -132,7 +138,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             f"{fmt_x(r.sram['ratio'], 2)} | {status} |"
         )
     out.append(
-        f"| **geomean** ({len(gm['kernels'])} kernels) | | | {fmt_x(gm['inflation'])} | | "
+        f"| **geomean** ({len(gm['kernels'])} kernels) | | | | {fmt_x(gm['inflation'])} | | "
         f"{fmt_x(gm['speedup_regions'])} | **{fmt_x(gm['speedup_tapeflow'])}** | "
         f"**{fmt_x(gm['speedup_tapeflow_iso_sram'])}** | "
         f"**{fmt_x(gm['on_chip_energy_ratio'])}** | {fmt_x(gm['on_chip_memory_energy_ratio'])} | "
@@ -169,7 +175,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                " | on-chip | total | cycles |")  # fmt: skip
     out.append("|---|---|" + "---:|" * (len(ENERGY_COMPONENTS) + 3))
     for r in rows:
-        for v in VARIANTS:
+        for v in (*VARIANTS, *BASELINES):
             s = r.variants.get(v)
             if s is None:
                 continue
@@ -194,7 +200,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                "DMA stall | drain | cycles | DRAM MiB | DMA MiB |")  # fmt: skip
     out.append("|---|---|" + "---:|" * (len(terms) + 5))
     for r in rows:
-        for v in VARIANTS:
+        for v in (*VARIANTS, *BASELINES):
             s = r.variants.get(v)
             if s is None:
                 continue
@@ -282,6 +288,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                        f"{fmt_x(s.get('total_ratio'), 2)} |")  # fmt: skip
         out.append(f"| **geomean** | | | | | **{fmt_x(gm.get('sram_total_ratio'), 2)}** |")
         out.append("")
+    out += real_enzyme_markdown(rows)
     bad = [r for r in rows if not r.grads_ok]
     for r in bad:
         for n in r.errors + r.grad_notes:
@@ -290,6 +297,42 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         out.append("")
     out.append(METRICS_DOC)
     return "\n".join(out) + "\n"
+
+
+def real_enzyme_markdown(rows: Sequence[KernelRow]) -> list[str]:
+    """Real Enzyme-MLIR beside our Enzyme layout and TapeFlow (when it ran): tape bytes,
+    cycles, energy, its gradient's agreement with ours, or its refusal."""
+    ran = [r for r in rows if "enzyme-mlir" in r.baselines]
+    if not ran:
+        return []
+    out = ["### Real Enzyme (Enzyme-MLIR) beside the Enzyme layout and TapeFlow", "",
+           "Tape = Enzyme-MLIR's cache buffers and caches at their peak, our Enzyme layout's "
+           "arrays, TapeFlow's DRAM tape; cycles and on-chip energy relative to "
+           f"Enzyme-MLIR's (> 1: Enzyme-MLIR's program is slower / uses more); gradient: the "
+           f"largest relative error against ours (at most {AGREEMENT:g} to agree).", "",
+           "| kernel | tape (Enzyme-MLIR) | tape (Enzyme layout) | tape (TapeFlow) | "
+           "Enzyme-MLIR cycles | Enzyme layout speedup | TapeFlow speedup | "
+           "TapeFlow on-chip energy | gradient |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
+    for r in ran:
+        b = r.baselines["enzyme-mlir"]
+        if b["refused"] is not None:  # Enzyme's own refusal, or a failure to run its output
+            message = b["refused"].split(": ", 1)[-1].replace("|", "/")
+            what = "refused" if "Enzyme-MLIR cannot differentiate" in message else "failed"
+            out.append(f"| {r.kernel} | - | - | - | - | - | - | - | {what}: {message} |")
+            continue
+        m, e, t = (r.variants.get(v, {}) for v in ("enzyme-mlir", "enzyme", "tapeflow"))
+        verdict = "agrees" if b["agrees"] else "**DIFFERS**"
+        err = "-" if b["max"] is None else f"{b['max']:.2g}"
+        out.append(
+            f"| {r.kernel} | {fmt_bytes(m.get('tape_bytes'))} | {fmt_bytes(e.get('tape_bytes'))} "
+            f"| {fmt_bytes(t.get('tape_bytes'))} | {m.get('cycles', float('nan')):,.0f} | "
+            f"{fmt_x(ratio(m.get('cycles', 0.0), e.get('cycles', 0.0)))} | "
+            f"{fmt_x(ratio(m.get('cycles', 0.0), t.get('cycles', 0.0)))} | "
+            f"{fmt_x(ratio(m.get('on_chip_pj', 0.0), t.get('on_chip_pj', 0.0)))} | "
+            f"{verdict} ({err}) |"
+        )  # fmt: skip
+    return [*out, ""]
 
 
 def machine_desc(machine: Any, machine_file: str | None, sets: Sequence[str]) -> str:

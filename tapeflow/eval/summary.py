@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tapeflow.eval.jobs import KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
+from tapeflow.eval.agreement import relative_error
+from tapeflow.eval.jobs import AGREEMENT, KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
 from tapeflow.eval.run import compare_gradients
 
 METRICS_DOC = """\
@@ -53,7 +54,12 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
 - controls: kernels whose Enzyme-layout tape is empty (nothing cached). They are shown
   but excluded from the geometric means.
 - gradients: every memref argument after the gradient run (shadows = gradients, and the
-  primal buffers the kernel overwrites) must be bit-identical across the variants."""
+  primal buffers the kernel overwrites) must be bit-identical across the variants.
+- Enzyme-MLIR (with the optional extra `enzyme`): real Enzyme's gradient of the same
+  kernel, another program, so its gradients must agree with the Enzyme layout's within a
+  relative error of 1e-12 per entry (|a - b| / max(|a|, |b|)); its tape = its cache
+  buffers and `enzyme.init` caches at their peak; a kernel it refuses is listed with
+  Enzyme's message and is not an error of the run."""
 
 
 def geomean(values: Iterable[float]) -> float | None:
@@ -154,6 +160,9 @@ class KernelRow:
     sweep_tapeflow: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     captured: float | None = None  # the share of the ideal tape TapeFlow captures
+    baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per baseline variant that was run: `refused` (its error, or None),
+    `relative_error` per argument and its `max`, `agrees` (max <= `AGREEMENT`)."""
 
 
 def _variant_summary(res: dict[str, Any], request: int) -> dict[str, Any]:
@@ -186,11 +195,20 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
                      machine: Any, tolerance: float = TOLERANCE,
                      kernel: Any = None) -> KernelRow:  # fmt: skip
     """One kernel's row (`kernel`: its registry entry, default the bundled `name`)."""
-    errors = [f"{v}: {r['error']}" for v, r in results.items() if r.get("error")]
+    errors = [f"{v}: {r['error']}" for v, r in results.items()
+              if r.get("error") and v in VARIANTS]  # fmt: skip
     good = {v: r for v, r in results.items() if not r.get("error")}
-    grads_ok, notes = compare_gradients(good) if len(good) == len(VARIANTS) else (False, [])
     request = int(machine.get("dma", "request"))
+    layouts = {v: r for v, r in good.items() if v in VARIANTS}
+    grads_ok, notes = compare_gradients(layouts) if len(layouts) == len(VARIANTS) else (False, [])
     variants = {v: _variant_summary(r, request) for v, r in good.items()}
+    others = {v: baseline_agreement(v, r, layouts.get("enzyme")) for v, r in results.items()
+              if v not in VARIANTS}  # fmt: skip
+    for v, b in others.items():
+        if b["refused"] is None and not b["agrees"]:
+            grads_ok = False
+            over = ", ".join(k for k, e in b["relative_error"].items() if e > AGREEMENT)
+            notes.append(f"{v}: relative error {b['max']:.3g} > {AGREEMENT:g} ({over})")
     base = variants.get("enzyme")
     speedup: dict[str, float | None] = {}
     eratio: dict[str, float | None] = {}
@@ -272,7 +290,21 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         sweep_tapeflow=tsweep,
         errors=errors,
         captured=captured,
+        baselines=others,
     )
+
+
+def baseline_agreement(variant: str, res: dict[str, Any],
+                       enzyme: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+    """A baseline's gradients against the Enzyme layout's (`KernelRow.baselines`)."""
+    if res.get("error"):
+        return {"refused": res["error"], "relative_error": {}, "max": None, "agrees": False}
+    if enzyme is None:
+        return {"refused": None, "relative_error": {}, "max": None, "agrees": False}
+    mine, ours = res["grads"], enzyme["grads"]
+    errors = {k: relative_error(ours[k], mine[k]) if k in mine else float("inf") for k in ours}
+    worst = max(errors.values(), default=0.0)
+    return {"refused": None, "relative_error": errors, "max": worst, "agrees": worst <= AGREEMENT}
 
 
 def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
@@ -349,6 +381,7 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
                 "sweep": r.sweep,
                 "sweep_tapeflow": r.sweep_tapeflow,
                 "variants": r.variants,
+                "baselines": r.baselines,
             }
             for r in rows
         ],

@@ -48,8 +48,10 @@ worst TapeFlow speedup):
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
   ideal tape     tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true}   (the Enzyme
                  layout's program, every tape access counted but free: gem5-SALAM's "ad")
-runs each gradient on the hardware model (compiled fast path) with the same machine and
-the kernel's own inputs, checks that all give bit-identical gradients (every memref
+and, with --enzyme-mlir, real Enzyme-MLIR's gradient (enzyme-autodiff, the optional
+extra `enzyme`; without it the variant is skipped, with a line saying so); runs each
+gradient on the hardware model (compiled fast path) with the same machine and the
+kernel's own inputs, checks that the variants give bit-identical gradients (every memref
 argument after the run), and reports per kernel and as geometric means: speedup over the
 Enzyme layout (cycles), the share of the ideal tape's saving that TapeFlow captures,
 DRAM accesses as gem5-SALAM counts them, on-chip / on-chip-memory / total energy ratios
@@ -98,9 +100,10 @@ machine's L2 (last-level cache) on every kernel that caches, and says so per ker
 time: the default run (two machines) takes several minutes on an idle 2-core machine
 (see docs/RESULTS.md for the measured time); --quick a few seconds per machine.
 
-exit status: 0 when every variant ran and every kernel's gradients are bit-identical
-across the variants; 1 otherwise (the table marks the kernel, the reason is
-printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
+exit status: 0 when every variant ran, every kernel's gradients are bit-identical
+across the variants and Enzyme-MLIR's (when it ran) agree with them within a
+relative error of 1e-12 (a kernel it refuses is listed, not an error); 1 otherwise
+(the table marks the kernel, the reason is printed) or on a usage error (unknown kernel, bad machine key: `error: ...`).
 """
 
 
@@ -169,6 +172,12 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="L2 capacities in KiB for the cache sweeps (default: max(4 KiB, L1) "
                    "doubling up to 4096; powers of two; 'none' disables it); each machine's "
                    "own L2 is always included")  # fmt: skip
+    p.add_argument("--enzyme-mlir", action="store_true",
+                   help="a fourth variant: real Enzyme-MLIR's gradient (enzyme-autodiff, the "
+                   "optional extra `enzyme`; skipped with a line saying so without it), its "
+                   "gradient checked against ours (relative error <= 1e-12 per entry); it "
+                   "runs on the op-by-op model (the fast path takes no strided memref), so "
+                   "at default sizes it takes hours: use it with --quick or --kernels")
     p.add_argument("--sweep-tapeflow", action=argparse.BooleanOptionalAction, default=True,
                    help="also sweep TapeFlow's L2 (same run, one more cache simulation per "
                    "point; on by default): the SRAM each design needs for the same cycles, "
@@ -267,6 +276,7 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
             raise ToolError(str(e)) from None
         setups.append((label, machine, sweep, spm_bytes))
     swept = ("enzyme", "tapeflow") if args.sweep_tapeflow else ("enzyme",)
+    baselines, args.skipped = jobs.baselines() if args.enzyme_mlir else ((), [])
     planned = [
         jobs.Job(kernel=n, variant=v, size=size, machine=machine.raw, machine_label=label,
                   machine_sets=tuple(args.set),
@@ -277,7 +287,7 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
                   progress_lines=not args.no_progress and not sys.stderr.isatty())
         for label, machine, sweep, spm_bytes in setups
         for n in names
-        for v in jobs.VARIANTS
+        for v in (*jobs.VARIANTS, *baselines)
     ]
     return args, size, names, setups, planned
 
@@ -289,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, size, _names, setups, planned = plan(argv)
         out_dir = Path(args.out)
         out_dir.mkdir(parents=True, exist_ok=True)
+    for line in args.skipped:
+        print(f"tapeflow-bench: {line}", file=sys.stderr)
 
     phases = {"setup": time.perf_counter() - t_start}
     timings: dict[str, Any] = {}
@@ -319,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "commit": _git_commit(),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
+        "skipped": args.skipped,
     }
     report = bench_report(results, setups, args.kernel_table, size, common, sets=args.set,
                           tile_bytes=args.tile_bytes, depth=args.depth,

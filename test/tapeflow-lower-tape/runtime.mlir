@@ -1,7 +1,8 @@
 // RUN: tapeflow-opt %s -p tapeflow-lower-tape --split-input-file | filecheck %s
 
-// The trip count is an argument, known when the loop starts: the stack's buffer is
-// allocated right before the loop, sized max(0, ceil((n - 0) / 1)) at run time.
+// The trip count is an argument, known when the loop starts: the cache's array is
+// allocated right before the loop, sized max(0, ceil((n - 0) / 1)) at run time, and
+// indexed by the loop counters as rule 1's (the pop at (trips - 1) - k): no stack pointer.
 func.func @dyn_grad(%x: memref<?xf64>, %n: index) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -28,23 +29,18 @@ func.func @dyn_grad(%x: memref<?xf64>, %n: index) -> f64 {
 // CHECK-NEXT:    %[[TR:.*]] = arith.divsi %[[NUM]], %c1 : index
 // CHECK-NEXT:    %[[POS:.*]] = arith.cmpi sgt, %[[TR]], %{{.*}} : index
 // CHECK-NEXT:    %[[TRIPS:.*]] = arith.select %[[POS]], %[[TR]], %{{.*}} : index
-// CHECK-NEXT:    %[[CNT:.*]] = arith.muli %{{.*}}, %[[TRIPS]] : index
-// CHECK-NEXT:    %[[TOT:.*]] = arith.addi %{{.*}}, %[[CNT]] : index
-// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[TOT]]) {tapeflow.tape} : memref<?xf64>
-// CHECK-NEXT:    %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[LAST:.*]] = arith.subi %[[TRIPS]], %[[ONE]] : index
+// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc(%[[TRIPS]]) {tapeflow.tape} : memref<?xf64>
+// CHECK-NOT:     tapeflow.tape_meta
 // CHECK:         scf.for %i = %c0 to %n step %c1 {
 // CHECK-NEXT:      %v = memref.load %x[%i] : memref<?xf64>
-// CHECK-NEXT:      %[[N:.*]] = memref.load %[[SP]][] : memref<index>
-// CHECK-NEXT:      memref.store %v, %[[BUF]][%[[N]]] : memref<?xf64>
-// CHECK:         scf.for
-// CHECK-NEXT:      %[[M:.*]] = memref.load %[[SP]][] : memref<index>
-// CHECK-NOT:       cf.assert
-// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT:      %[[TOP:.*]] = arith.subi %[[M]], %[[ONE]] : index
-// CHECK-NEXT:      memref.store %[[TOP]], %[[SP]][] : memref<index>
+// CHECK-NEXT:      memref.store %v, %[[BUF]][%i] : memref<?xf64>
+// CHECK:         scf.for %k
+// CHECK-NEXT:      %[[TOP:.*]] = arith.subi %[[LAST]], %k : index
 // CHECK-NEXT:      %{{.*}} = memref.load %[[BUF]][%[[TOP]]] : memref<?xf64>
 // CHECK:         memref.dealloc %[[BUF]] : memref<?xf64>
-// CHECK-NEXT:    memref.dealloc %[[SP]] : memref<index>
+// CHECK-NEXT:    func.return
 
 // -----
 
@@ -80,8 +76,7 @@ func.func @per_row_grad(%counts: memref<3xindex>, %x: memref<3x8xf64>) -> f64 {
 // CHECK:         scf.for %i = %c0 to %c3 step %c1
 // CHECK-NEXT:      %m = memref.load %counts[%i] : memref<3xindex>
 // CHECK:           %[[BUF:.*]] = memref.alloc(%{{.*}}) {tapeflow.tape} : memref<?xf64>
-// CHECK-NEXT:      %[[SP:.*]] = memref.alloc() {tapeflow.tape_meta} : memref<index>
-// CHECK:           scf.for %j = %c0 to %m step %c1
+// CHECK-NEXT:      scf.for %j = %c0 to %m step %c1
+// CHECK:             memref.store %e, %[[BUF]][%j] : memref<?xf64>
 // CHECK:           memref.dealloc %[[BUF]] : memref<?xf64>
-// CHECK-NEXT:      memref.dealloc %[[SP]] : memref<index>
 // CHECK-NEXT:      scf.yield

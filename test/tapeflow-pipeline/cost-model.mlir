@@ -14,8 +14,8 @@
 // trip count known only at run time (@dyn). Streamed functions get stream ops; kept ones
 // get exactly the Enzyme layout (memref tape buffers, no region or tape op left).
 // - default-45nm: its stride prefetcher hides a sequential tape's misses (one per 4 KiB
-//   page) for less than streaming's DMA fences cost: nothing is streamed; @dyn's cache is
-//   packed into a DRAM record tape (Enzyme's layout would be a run-time stack).
+//   page) for less than streaming's DMA fences cost: nothing is streamed; @dyn's cache
+//   keeps Enzyme's layout, an array sized at the loop's entry.
 // - accel-salam: 1 KiB L1, no prefetcher: @big and @dyn are streamed, @small is not.
 // - the default machine without its prefetcher (a machine file, or `set=` overrides, as
 //   `tapeflow-bench --set` passes them on): @big and @dyn are
@@ -76,7 +76,7 @@ func.func @dyn(%x: memref<?xf64>, %n: index) -> f64 attributes {tapeflow.autodif
 // CPU:         memref.alloc() {tapeflow.tape} : memref<1048576xf64>
 // CPU-LABEL: func.func @dyn_grad
 // CPU-NOT:     stream.
-// CPU:         region.alloc(%{{.*}}) {tapeflow.dram} : !region.tape<!region.record<f64>>
+// CPU:         memref.alloc(%{{.*}}) {tapeflow.tape} : memref<?xf64>
 // CPU-NOT:     stream.
 // CPU-NOT:     tape.
 

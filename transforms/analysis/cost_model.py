@@ -34,10 +34,12 @@ caches hold `T_f` bytes in all:
   records; otherwise as a trip count unknown at compile time.
 - A trip count unknown at compile time: `T` is taken as unbounded, so the decision is
   the one for a large tape: the per-tile rates `E(tile)` against `F` (without the fill).
-  Where streaming does not pay, the caches are still packed into a DRAM record tape
-  ("regions only"): Enzyme's layout for such a loop is a stack (`tapeflow-lower-tape`
-  rule 3, a stack pointer loaded and stored at every push and pop), while records are
-  indexed by the iteration numbers, as Enzyme's arrays are for constant trip counts.
+  Where streaming does not pay, the caches keep Enzyme's layout when it indexes them
+  (`tapeflow-lower-tape` rule 3 with rule 1's shape: arrays sized at the nest's entry,
+  indexed by the loop counters, as the twin with constant sizes is); otherwise they are
+  packed into a DRAM record tape ("regions only"): Enzyme's layout is then a stack (a
+  stack pointer loaded and stored at every push and pop), while records are indexed by
+  the iteration numbers.
 - The `native` machine (`tapeflow-exec -p`, `benchmarks/native_time.py`): Enzyme's layout
   for every region loop, run-time trip counts included. An assumption, not a model: the
   host CPU has no DMA engine, so staging is copies the core does itself, and regions only
@@ -201,12 +203,14 @@ def decide(
     fn_record_bytes: int,
     spm_bytes: int,
     depth: int,
+    indexed: bool = False,
 ) -> Decision:
     """Stream one region loop or keep Enzyme's layout (the rule of the module docstring).
 
     `records`: the nest's iterations (None: unknown); `fn_bytes`: the function's Enzyme
     tape bytes (None: unknown); `fn_record_bytes`: the record bytes of every region loop of
-    the function (they share the scratchpad)."""
+    the function (they share the scratchpad); `indexed`: Enzyme's layout indexes every
+    cache of the loop by its counters (what matters when `records` is None)."""
     if costs.native:
         return Decision(False, "kept in Enzyme's layout: the native machine has no DMA engine")
     tile_records = max(1, spm_bytes // (depth * max(fn_record_bytes, 1)))
@@ -217,6 +221,10 @@ def decide(
         if e > f:
             return Decision(True, f"streamed: trip count known at run time; per tile of "
                                   f"{tile} B, misses ~{e:.0f} cycles > streaming ~{f:.0f}")  # fmt: skip
+        if indexed:
+            return Decision(False, f"{KEPT}: trip count known at the nest's entry (arrays "
+                                   f"sized there); per tile of {tile} B, streaming ~{f:.0f} "
+                                   f"cycles >= misses ~{e:.0f}")  # fmt: skip
         return Decision(False, f"packed into a DRAM record tape, layers skipped: trip "
                                f"count known at run time (Enzyme's layout would be a stack); "
                                f"per tile of {tile} B, streaming ~{f:.0f} cycles >= misses "

@@ -26,7 +26,8 @@ from tapeflow.eval.summary import cache_needed, default_sweep, geomean
 from tapeflow.hwmodel.config import load_machine
 
 COLUMNS = (
-    "kernel", "tape (Enzyme)", "tape / L2", "inflation", "Enzyme cycles", "regions speedup",
+    "kernel", "tape (Enzyme)", "tape (TapeFlow)", "tape / L2", "inflation", "Enzyme cycles",
+    "regions speedup",
     "TapeFlow speedup", "iso-SRAM speedup", "on-chip energy", "on-chip mem. energy",
     "total energy", "Enzyme SRAM needed", "TapeFlow SRAM needed", "TapeFlow SPM high-water",
     "SRAM ratio", "gradients",

@@ -1,0 +1,86 @@
+"""tapeflow-bench --enzyme-mlir: real Enzyme-MLIR's gradient as a fourth variant, checked
+against ours by relative error; skipped, naming the extra, when it is not installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tapeflow.baselines import enzyme_mlir
+from tapeflow.eval import jobs
+from tapeflow.eval.jobs import Job
+from tapeflow.eval.markdown import real_enzyme_markdown
+from tapeflow.eval.run import run_job
+from tapeflow.eval.summary import baseline_agreement, summarize_kernel
+from tapeflow.hwmodel.config import load_machine
+from tapeflow.tools import bench
+
+needs_enzyme = pytest.mark.skipif(
+    not enzyme_mlir.available(),
+    reason="needs the optional extra `enzyme` (pip install --no-deps enzyme-ad==0.0.16)",
+)
+
+
+def test_without_the_extra_the_variant_is_skipped_naming_it(monkeypatch):
+    monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: None)
+    planned = bench.plan(["--quick", "--kernels", "gemm", "--machine", "default-45nm",
+                          "--enzyme-mlir", "--no-plots"])  # fmt: skip
+    args, jobs_ = planned[0], planned[-1]
+    assert {j.variant for j in jobs_} == set(jobs.VARIANTS)
+    assert len(args.skipped) == 1 and "optional extra `enzyme`" in args.skipped[0]
+
+
+def test_not_asked_not_planned():
+    args, *_, planned = bench.plan(["--quick", "--kernels", "gemm", "--machine",
+                                    "default-45nm"])  # fmt: skip
+    assert {j.variant for j in planned} == set(jobs.VARIANTS) and args.skipped == []
+
+
+def test_agreement_is_a_relative_error():
+    ours = {"dA": np.array([1.0, 0.0, 2.0])}
+    close = {"error": None, "grads": {"dA": np.array([1.0 + 1e-15, 0.0, 2.0])}}
+    far = {"error": None, "grads": {"dA": np.array([1.0, 0.0, 2.0 + 1e-9])}}
+    assert baseline_agreement("enzyme-mlir", close, {"grads": ours})["agrees"]
+    b = baseline_agreement("enzyme-mlir", far, {"grads": ours})
+    assert not b["agrees"] and b["max"] == pytest.approx(5e-10, rel=1e-3)
+    refused = baseline_agreement("enzyme-mlir", {"error": "PassFailedException: no"}, None)
+    assert refused["refused"] == "PassFailedException: no"
+
+
+def _row(kernel: str, mlir_result: dict):
+    results = {v: run_job(Job(kernel, v, "small")) for v in jobs.VARIANTS}
+    results["enzyme-mlir"] = mlir_result
+    return summarize_kernel(kernel, "small", results, load_machine(None))
+
+
+def test_a_refusal_is_listed_not_an_error():
+    row = _row("pairwise", {"kernel": "pairwise", "variant": "enzyme-mlir",
+                            "error": "PassFailedException: k.mlir:4:3: Enzyme-MLIR cannot "
+                            "differentiate @pairwise: could not compute the adjoint"})  # fmt: skip
+    assert row.grads_ok and not row.errors
+    text = "\n".join(real_enzyme_markdown([row]))
+    assert "| refused: k.mlir:4:3: Enzyme-MLIR cannot differentiate @pairwise" in text
+
+
+@needs_enzyme
+def test_disagreement_fails_the_kernel():
+    mlir = run_job(Job("pairwise", "enzyme-mlir", "small"))
+    grads = dict(mlir["grads"])
+    grads["dP"] = grads["dP"] * (1 + 1e-9)
+    row = _row("pairwise", {**mlir, "grads": grads})
+    assert not row.grads_ok
+    assert any(n.startswith("enzyme-mlir: relative error") for n in row.grad_notes)
+
+
+@needs_enzyme
+@pytest.mark.parametrize("kernel", ["gemm", "lstm", "pairwise"])
+def test_enzyme_mlir_beside_ours(kernel):
+    """Its tape counts the buffers Enzyme allocated and its caches; its gradient agrees."""
+    mlir = run_job(Job(kernel, "enzyme-mlir", "small"))
+    assert mlir["error"] is None
+    row = _row(kernel, mlir)
+    b = row.baselines["enzyme-mlir"]
+    assert b["refused"] is None and b["agrees"], b
+    assert row.variants["enzyme-mlir"]["tape_bytes"] > 0
+    text = "\n".join(real_enzyme_markdown([row]))
+    assert f"| {kernel} |" in text and "agrees" in text
