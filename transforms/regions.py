@@ -344,7 +344,9 @@ def _rewrite(
     if q is not None:
         table, total = offsets_table(group.fwd_loops, q, sizes)
         known = iterations(group.fwd_loops)
-        count = total if known is None else known
+        # A static count is at least 1: a nest with no iteration at all keeps its count
+        # computed (0 at run time, as a rectangular nest with a zero trip count has).
+        count = total if not known else known
     elif sizes:
         total = sizes[0]
         for size in sizes[1:]:
