@@ -17,64 +17,41 @@ import sys
 from pathlib import Path
 
 
-def trisolve(s: dict[str, int]) -> str:
-    """Forward substitution L x = b (L lower triangular), loss = 0.5 |x|^2."""
-    N = s["N"]
-    tL, tv = f"memref<{N}x{N}xf64>", f"memref<{N}xf64>"
-    return f"""\
-func.func @trisolve(%L: {tL}, %b: {tv}, %x: {tv}) -> f64 attributes {{tapeflow.autodiff}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cN = arith.constant {N} : index
-  %zero = arith.constant 0.0 : f64
-  %half = arith.constant 0.5 : f64
-  %loss = scf.for %i = %c0 to %cN step %c1 iter_args(%l = %zero) -> (f64) {{
-    %bi = memref.load %b[%i] : {tv}
-    %s = scf.for %j = %c0 to %i step %c1 iter_args(%acc = %bi) -> (f64) {{
-      %lij = memref.load %L[%i, %j] : {tL}
-      %xj = memref.load %x[%j] : {tv}
-      %p = arith.mulf %lij, %xj : f64
-      %a = arith.subf %acc, %p : f64
-      scf.yield %a : f64
-    }}
-    %d = memref.load %L[%i, %i] : {tL}
-    %xi = arith.divf %s, %d : f64
-    memref.store %xi, %x[%i] : {tv}
-    %sq = arith.mulf %xi, %xi : f64
-    %h = arith.mulf %half, %sq : f64
-    %l1 = arith.addf %l, %h : f64
-    scf.yield %l1 : f64
-  }}
-  func.return %loss : f64
-}}
-"""
-
-
-def backsub(s: dict[str, int]) -> str:
-    """Back substitution U x = y (U upper triangular), rows from the last: i = N-1-k;
-    loss = 0.5 |x|^2."""
-    N = s["N"]
-    tU, tv = f"memref<{N}x{N}xf64>", f"memref<{N}xf64>"
-    return f"""\
-func.func @backsub(%U: {tU}, %y: {tv}, %x: {tv}) -> f64 attributes {{tapeflow.autodiff}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cN = arith.constant {N} : index
+def _substitution(name: str, A: str, r: str, N: int, backward: bool) -> str:
+    """Solves A x = r by substitution, loss = 0.5 |x|^2: forward (A lower triangular,
+    `j < i`) or backward (A upper triangular, rows from the last: `i = N-1-k`, `j > i`)."""
+    tA, tv = f"memref<{N}x{N}xf64>", f"memref<{N}xf64>"
+    if backward:
+        row = f"""\
   %cN1 = arith.constant {N - 1} : index
   %zero = arith.constant 0.0 : f64
   %half = arith.constant 0.5 : f64
   %loss = scf.for %k = %c0 to %cN step %c1 iter_args(%l = %zero) -> (f64) {{
     %i = arith.subi %cN1, %k : index
-    %yi = memref.load %y[%i] : {tv}
+    %{r}i = memref.load %{r}[%i] : {tv}
     %i1 = arith.addi %i, %c1 : index
-    %s = scf.for %j = %i1 to %cN step %c1 iter_args(%acc = %yi) -> (f64) {{
-      %uij = memref.load %U[%i, %j] : {tU}
+    %s = scf.for %j = %i1 to %cN step %c1 iter_args(%acc = %{r}i) -> (f64) {{"""
+    else:
+        row = f"""\
+  %zero = arith.constant 0.0 : f64
+  %half = arith.constant 0.5 : f64
+  %loss = scf.for %i = %c0 to %cN step %c1 iter_args(%l = %zero) -> (f64) {{
+    %{r}i = memref.load %{r}[%i] : {tv}
+    %s = scf.for %j = %c0 to %i step %c1 iter_args(%acc = %{r}i) -> (f64) {{"""
+    a = A.lower()
+    return f"""\
+func.func @{name}(%{A}: {tA}, %{r}: {tv}, %x: {tv}) -> f64 attributes {{tapeflow.autodiff}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cN = arith.constant {N} : index
+{row}
+      %{a}ij = memref.load %{A}[%i, %j] : {tA}
       %xj = memref.load %x[%j] : {tv}
-      %p = arith.mulf %uij, %xj : f64
+      %p = arith.mulf %{a}ij, %xj : f64
       %a = arith.subf %acc, %p : f64
       scf.yield %a : f64
     }}
-    %d = memref.load %U[%i, %i] : {tU}
+    %d = memref.load %{A}[%i, %i] : {tA}
     %xi = arith.divf %s, %d : f64
     memref.store %xi, %x[%i] : {tv}
     %sq = arith.mulf %xi, %xi : f64
@@ -85,6 +62,17 @@ func.func @backsub(%U: {tU}, %y: {tv}, %x: {tv}) -> f64 attributes {{tapeflow.au
   func.return %loss : f64
 }}
 """
+
+
+def trisolve(s: dict[str, int]) -> str:
+    """Forward substitution L x = b (L lower triangular), loss = 0.5 |x|^2."""
+    return _substitution("trisolve", "L", "b", s["N"], backward=False)
+
+
+def backsub(s: dict[str, int]) -> str:
+    """Back substitution U x = y (U upper triangular), rows from the last: i = N-1-k;
+    loss = 0.5 |x|^2."""
+    return _substitution("backsub", "U", "y", s["N"], backward=True)
 
 
 def newton(s: dict[str, int]) -> str:
