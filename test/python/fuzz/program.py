@@ -554,7 +554,8 @@ class Gen:
         if self.on("triangular") and outer and r.random() < 0.6:
             low, ub = self.triangular(r.choice(outer), ub, nodes)
         iv, acc = self.fresh("i"), self.fresh("a")
-        self.imax[iv] = self.imax.get(ub, N) - 1
+        # At least -1 (no iteration): `i + c` takes c <= N - 1 - imax (`%c{N}` at most).
+        self.imax[iv] = max(self.imax.get(ub, N) - 1, -1)
         inner = [*ivs, iv]
         head: list[Node] = []
         if self.on("down-counting") and r.random() < 0.3:  # j = ub - 1 - k, in [0, ub)
