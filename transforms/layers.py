@@ -296,17 +296,24 @@ def _replace_loop(loop: scf.ForOp, layer_loop: scf.ForOp) -> None:
     Rewriter.erase_op(loop)
 
 
-def layer_ragged(r: LoopRegion, layer: int, share: int | None) -> None:
+def layer_ragged(r: LoopRegion, layer: int, share: int | None, done: set[int]) -> None:
     """Layers a ragged region: tiles of `layer` consecutive records (balanced when the
-    record count is a constant), each innermost run split at tile boundaries."""
+    record count is a constant), each innermost run split at tile boundaries.
+
+    Regions of one nest (pushes in several segments of its innermost body) have the same
+    record indices, so the same pieces: the loops `done` (by id) were split for an earlier
+    one and are left as they are."""
     total = r.alloc.static_count
     if total is not None and total > 0:
         layer = -(-total // -(-total // layer))
     r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)
     if share is not None:
         r.alloc.attributes[SPM_BYTES_ATTR] = IntegerAttr(share, i64)
-    _strip_mine_ragged(r.rev[-1], r.read.index, layer, reverse=True)
-    _strip_mine_ragged(r.fwd[-1], r.write.index, layer, reverse=False)
+    for loop, index, reverse in ((r.rev[-1], r.read.index, True),
+                                 (r.fwd[-1], r.write.index, False)):  # fmt: skip
+        if id(loop) not in done:
+            done.add(id(loop))
+            _strip_mine_ragged(loop, index, layer, reverse)
 
 
 def spanned_loops(r: LoopRegion, records: int) -> tuple[int, int]:
@@ -341,10 +348,11 @@ def layer_regions(
     them).
     """
     by_loop: dict[int, list[tuple[LoopRegion, int, int]]] = {}
+    split: set[int] = set()
     for r in regions:
         if r.ragged:
             # The innermost loops first, before any loop around them is strip-mined.
-            layer_ragged(r, records[id(r)], None if shares is None else shares[id(r)])
+            layer_ragged(r, records[id(r)], None if shares is None else shares[id(r)], split)
     for r in regions:
         if r.ragged:
             continue

@@ -41,10 +41,22 @@ every field size is a multiple of the alignments after it); the only padding is 
 up to the record's alignment. Example: pushes f32, f64, i1, index give
 `!region.record<f64, index, f32, i1>` (offsets 0, 8, 16, 20; size 24) rather than 32.
 
+Values cached in a branch
+-------------------------
+A push directly inside an `scf.if` that is directly in a region's loop body (or in the
+function body), popped likewise in the reverse sweep, is an *optional field*: the value is
+yielded out of the `scf.if` as a new result (the other branch yields a zero of its type)
+and written with the rest of the record after the `scf.if`; the reverse read, before the
+reverse `scf.if`, dominates the pop it replaces, which runs only where the branch was
+taken. Every record keeps the field's slot, taken or not: records stay one size, so their
+index, layers and tiles are those of any region, for a few bytes per record (a layout per
+branch would need variable-size records and an offset per record, as a ragged nest has,
+for the few bytes a branch's values take). Deeper nests of `scf.if` are left alone.
+
 Caches left alone
 -----------------
 Caches that do not qualify stay `tape.cache` and keep their meaning: several pushes or pops
-of one cache, a push or pop under `scf.if`, `scf.while` or any op other than a
+of one cache, a push or pop under `scf.while`, nested `scf.if`s or any op other than a
 `tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
 `tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration in a way a ragged
 region does not cover (below), or a reverse sweep the allocation point would not dominate.
@@ -84,8 +96,8 @@ from tapeflow.transforms.ragged import (
     ragged_split,
 )
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, memref, scf
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -113,6 +125,8 @@ class RegionGroup:
     """Keep the tape a DRAM record buffer (`DRAM_ATTR`): not layered nor streamed."""
     split: int | None = None
     """For a ragged nest (`ragged.ragged_split`): the level of its last prefix loop."""
+    fn: func.FuncOp | None = None
+    """The function of the caches: a branch directly in its body is lifted too (`_lifted`)."""
 
 
 DRAM_ATTR = "tapeflow.dram"
@@ -120,10 +134,22 @@ DRAM_ATTR = "tapeflow.dram"
 DRAM (the cost model's "regions only" choice)."""
 
 
-def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
-    """Enclosing `tapeflow.loop` loops of `op`, outermost first, or why they do not qualify."""
-    chain: list[scf.ForOp] = []
+def _lifted(op: Operation, fn: func.FuncOp) -> Operation:
+    """`op`, or the `scf.if` it is directly in when that `scf.if` is directly in a
+    `tapeflow.loop` body or the function body (a value cached in a branch)."""
     parent = op.parent_op()
+    if isinstance(parent, scf.IfOp):
+        outer = parent.parent_op()
+        if outer is fn or (isinstance(outer, scf.ForOp) and loop_id(outer) is not None):
+            return parent
+    return op
+
+
+def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
+    """Enclosing `tapeflow.loop` loops of `op` (lifted out of one `scf.if`), outermost
+    first, or why they do not qualify."""
+    chain: list[scf.ForOp] = []
+    parent = _lifted(op, fn).parent_op()
     while parent is not None and parent is not fn:
         if not isinstance(parent, scf.ForOp) or loop_id(parent) is None:
             return f"inside '{parent.name}'"
@@ -189,13 +215,10 @@ def find_regions(fn: func.FuncOp) -> tuple[list[RegionGroup], dict[tape.InitOp, 
         if [loop_id(lp) for lp in fwd] != [loop_id(lp) for lp in rev]:
             skipped[op] = "forward and reverse loops do not match"
             continue
-        key = (
-            use.push.parent_block(),
-            _segment(use.push),
-            use.pop.parent_block(),
-            _segment(use.pop),
-        )
+        push, pop = _lifted(use.push, fn), _lifted(use.pop, fn)
+        key = (push.parent_block(), _segment(push), pop.parent_block(), _segment(pop))
         group = groups[key]
+        group.fn = fn
         group.caches.append(use)
         group.fwd_loops, group.rev_loops = fwd, rev
 
@@ -216,9 +239,15 @@ def _anchor(group: RegionGroup) -> Operation:
     """The op before which the tape is allocated."""
     if group.fwd_loops:
         return group.fwd_loops[0]
-    return max(
-        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
-    )  # type: ignore[union-attr]
+    return _last(group, [u.push for u in group.caches])
+
+
+def _last(group: RegionGroup, ops: list[Operation], first: bool = False) -> Operation:
+    """The last (first) of `ops`, lifted out of their `scf.if`s, in their block."""
+    assert group.fn is not None
+    lifted = [_lifted(op, group.fn) for op in ops]
+    pick = min if first else max
+    return pick(lifted, key=lambda o: o.parent_block().get_operation_index(o))  # type: ignore[union-attr]
 
 
 def _check_group(group: RegionGroup) -> str | None:
@@ -286,6 +315,22 @@ def _rewrite(
     fields = _field_order(group.caches)
     record = region.RecordType([u.push.value.type for u in fields])
     tape_type = region.TapeType(record)
+    assert group.fn is not None
+    branches: dict[Operation, list[CacheUse]] = {}
+    for use in group.caches:
+        lifted = _lifted(use.push, group.fn)
+        if lifted is not use.push:
+            branches.setdefault(lifted, []).append(use)
+            cache_remark(use.push, "is an optional record field: written by one branch, "
+                                   "its slot reserved in every record")  # fmt: skip
+    # A branch's values become results of a new `scf.if`, which replaces the old one and
+    # its results: the other pushed values are read after that (a push of the old one's
+    # result now pushes the new one's).
+    optional: dict[int, SSAValue] = {}
+    for if_op, uses in branches.items():
+        assert isinstance(if_op, scf.IfOp)
+        optional.update(zip(map(id, uses), _yield_out(if_op, [u.push for u in uses])))
+    values = [optional.get(id(u), u.push.value) for u in fields]
 
     # Allocation, with the trip counts reused by the writes and reads.
     anchor = _anchor(group)
@@ -299,7 +344,9 @@ def _rewrite(
     if q is not None:
         table, total = offsets_table(group.fwd_loops, q, sizes)
         known = iterations(group.fwd_loops)
-        count = total if known is None else known
+        # A static count is at least 1: a nest with no iteration at all keeps its count
+        # computed (0 at run time, as a rectangular nest with a zero trip count has).
+        count = total if not known else known
     elif sizes:
         total = sizes[0]
         for size in sizes[1:]:
@@ -319,19 +366,13 @@ def _rewrite(
     tape_value = alloc.tape
 
     # One write after the last push.
-    last_push = max(
-        (u.push for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
-    )  # type: ignore[union-attr]
-    ib = IndexBuilder(InsertPoint.after(last_push))
+    ib = IndexBuilder(InsertPoint.after(_last(group, [u.push for u in group.caches])))
     index = _record_index(group.fwd_loops, q, sizes, table, False, cache, ib)
-    Rewriter.insert_op(region.WriteOp(tape_value, index, [u.push.value for u in fields]), ib.point)
+    Rewriter.insert_op(region.WriteOp(tape_value, index, values), ib.point)
     ib.prune()
 
     # One read before the first pop.
-    first_pop = min(
-        (u.pop for u in group.caches), key=lambda p: p.parent_block().get_operation_index(p)
-    )  # type: ignore[union-attr]
-    ib = IndexBuilder(InsertPoint.before(first_pop))
+    ib = IndexBuilder(InsertPoint.before(_last(group, [u.pop for u in group.caches], True)))
     index = _record_index(group.rev_loops, q, sizes, table, True, cache, ib)
     read = region.ReadOp(tape_value, index)
     Rewriter.insert_op(read, ib.point)
@@ -397,3 +438,42 @@ def _skipped_remark(init: tape.InitOp, reason: str) -> None:
         cache_remark(pushes[0], text)
     else:
         remark(init, f"cache kept in Enzyme's layout: {reason}")
+
+
+def _yield_out(old: scf.IfOp, pushes: list[tape.PushOp]) -> list[SSAValue]:
+    """The values `pushes` cache inside the branches of `old`, as new results of the
+    `scf.if` that replaces it (a branch without a push yields a zero of the value's type:
+    the record's slot, never read there)."""
+    if not old.false_region.blocks:
+        old.false_region.add_block(Block([scf.YieldOp()]))
+    for block in (old.true_region.block, old.false_region.block):
+        yield_op = block.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        fields: list[SSAValue] = []
+        for push in pushes:
+            if push.parent_block() is block:
+                fields.append(push.value)
+                continue
+            zero = _zero(push.value.type)
+            Rewriter.insert_op(zero, InsertPoint.before(yield_op))
+            fields.append(zero.result)
+        Rewriter.replace_op(yield_op, scf.YieldOp(*yield_op.operands, *fields))
+    then, other = old.true_region, old.false_region
+    new = scf.IfOp(
+        old.cond,
+        [*old.result_types, *(p.value.type for p in pushes)],
+        old.detach_region(then),
+        old.detach_region(other),
+    )
+    new.attributes.update(old.attributes)
+    Rewriter.insert_op(new, InsertPoint.before(old))
+    for a, b in zip(old.results, new.results):
+        a.replace_all_uses_with(b)
+    Rewriter.erase_op(old)
+    return list(new.results[len(new.results) - len(pushes) :])
+
+
+def _zero(typ: Attribute) -> arith.ConstantOp:
+    if isinstance(typ, builtin.AnyFloat):
+        return arith.ConstantOp(builtin.FloatAttr(0.0, typ))
+    return arith.ConstantOp(builtin.IntegerAttr(0, typ))  # type: ignore[arg-type]

@@ -15,6 +15,12 @@ by a zero shadow when it has one, `convention.shadowed`, then the seed 1.0), `ar
   bench's time; `small`: --quick), inputs and the name of gem5-SALAM's result CSV),
   their C files in `suites.salam_dir()` (`$TAPEFLOW_SALAM`, else the kernel folder's
   salam/) (`SuiteKernel`).
+- Suite `shapes`: one kernel per loop shape of dense solvers and dynamic programs
+  (`tapeflow.eval.shapes`: a triangular solve, a down-counting back substitution, a
+  while-loop Newton iteration, a branchy dynamic program), MLIR files and C twins in the
+  kernel folder's shapes/, labelled `shapes/<name>`; run by name only (`--suite shapes`,
+  not `all`), so that the published runs (`scripts/bench`: `--suite all`) keep their
+  kernels.
 - A kernel file (`FileKernel`, `tapeflow-bench --kernels k.c,k.mlir`): its one function
   marked for differentiation (`tapeflow.autodiff`, which the C frontend puts on the
   function handed to `__enzyme_autodiff`). Inputs: tapeflow-run's documented fill rule
@@ -42,10 +48,11 @@ from tapeflow.diagnostics import ToolError
 from tapeflow.eval import suites
 from tapeflow.eval.bundled import KERNELS as BUNDLED
 from tapeflow.eval.bundled import shadow_names, with_shadows
+from tapeflow.eval.shapes import KERNELS as SHAPES
 from tapeflow.frontends.c import compile_c
 
 AUTODIFF_ATTR = "tapeflow.autodiff"
-SUITES = ("bundled", "salam")
+SUITES = ("bundled", "salam", "shapes")
 """`tapeflow-bench --suite` values; `bundled` is the default."""
 
 
@@ -265,8 +272,8 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size
     `scalars` are their arguments'). Raises `ToolError`
     on an unknown suite or kernel, a missing file."""
     chosen = [s.strip() for s in suites_text.split(",") if s.strip()]
-    if "all" in chosen:  # every suite that has kernels
-        chosen = [s for s in SUITES if s != "salam" or salam_available()]
+    if "all" in chosen:  # every suite that has kernels, but shapes: by name only
+        chosen = [s for s in SUITES if s != "shapes" and (s != "salam" or salam_available())]
     bad = [s for s in chosen if s not in SUITES]
     if bad or not chosen:
         raise ToolError(f"--suite: unknown suite(s) {', '.join(map(repr, bad)) or 'none given'};"
@@ -275,6 +282,8 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size
     for suite in chosen:
         if suite == "bundled":
             known.update({n: ("bundled", k, "") for n, k in bundled().items()})
+        elif suite == "shapes":
+            known.update({f"shapes/{n}": ("shapes", k, "") for n, k in SHAPES.items()})
         else:
             known.update({f"salam/{n}": ("salam", k, "")
                           for n, k in salam_suite().items()})
@@ -296,8 +305,9 @@ def kernel_table(text: str | None, suites_text: str, inputs: Sequence[str], size
             out[label] = ("files", k, "")
         elif e in known:
             out[e] = known[e]
-        elif f"salam/{e}" in known:
-            out[f"salam/{e}"] = known[f"salam/{e}"]
+        elif f"salam/{e}" in known or f"shapes/{e}" in known:
+            label = f"salam/{e}" if f"salam/{e}" in known else f"shapes/{e}"
+            out[label] = known[label]
         else:
             unknown.append(e)
     if unknown or not out:

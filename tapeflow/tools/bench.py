@@ -122,8 +122,10 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--suite", metavar="S,...", default="bundled",
                    help="kernel suites: bundled (the eleven kernels, default), salam "
                    "(gem5-SALAM's AD benchmarks in C, benchmarks/kernels/salam/, with "
-                   "gem5-SALAM's own speedups beside ours), both: bundled,salam, or all: "
-                   "every suite that has kernels (scripts/bench's default)")
+                   "gem5-SALAM's own speedups beside ours), shapes (a triangular solve, a "
+                   "down-counting back substitution, a while loop, a branchy dynamic "
+                   "program: benchmarks/kernels/shapes/), several: bundled,salam, or all: "
+                   "every suite that has kernels but shapes (scripts/bench's default)")
     p.add_argument("--kernels", metavar="A,B", default=None,
                    help=f"only these kernels of the suites (bundled: "
                         f"{', '.join(kernel_names)}), or kernel files: path/k.c or "

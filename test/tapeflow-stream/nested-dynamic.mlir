@@ -6,7 +6,8 @@
 // prologue prefetches of the last 4 tiles are guarded (a tile index may be negative). Depth 4
 // picks each tile's buffer among 4 by `g mod 4`. The inner region's tiles are numbered by
 // the outer iteration (reconstructed from the outer, strip-mined loop) and the inner layer.
-// The scf.while and scf.if caches are left alone.
+// The scf.while cache is left alone; the scf.if one is an optional field of a one-record
+// region, which stays in DRAM.
 
 func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: index) -> f64 {
   %c0 = arith.constant 0 : index
@@ -131,9 +132,10 @@ func.func @nest_grad(%x: memref<7x5xf64>, %dx: memref<7x5xf64>, %n: index, %m: i
 // CHECK:           stream.prefetch %[[FA]][%{{.*}}] -> %{{.*}}
 // CHECK:         scf.while
 // CHECK:           tape.push %tx
-// CHECK:         scf.if %cz {
+// CHECK:         %[[Y:.*]] = region.alloc count = 1 : !region.tape<!region.record<f64>>
+// CHECK-NEXT:    %[[YV:.*]] = scf.if %cz -> (f64) {
 // CHECK-NEXT:      memref.load
-// CHECK-NEXT:      tape.push %ty
+// CHECK:         region.write %[[Y]][%{{.*}}], %[[YV]] : !region.tape<!region.record<f64>>
 // CHECK:         %r3 = scf.for
 // CHECK:           stream.acquire_read
 // CHECK:           stream.acquire_read

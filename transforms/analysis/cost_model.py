@@ -150,9 +150,10 @@ def cache_bytes(init: tape.InitOp) -> int | None:
             continue
         loops, parent = [], push.parent_op()
         while parent is not None and not isinstance(parent, func.FuncOp):
-            if not isinstance(parent, scf.ForOp):
+            if isinstance(parent, scf.ForOp):
+                loops.insert(0, parent)
+            elif not isinstance(parent, scf.IfOp):  # a branch: its slot in every record
                 return None
-            loops.insert(0, parent)
             parent = parent.parent_op()
         count = nest_trip_count(loops)
         if count is None:

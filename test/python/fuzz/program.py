@@ -56,6 +56,11 @@ FEATURES = {
     " or a trip count known only inside the loop nest)",
     "stream-lower-bound": "tapeflow-stream (and the whole pipeline) on programs with a loop"
     " starting above 0",
+    "triangular": "loops bounded by an enclosing loop's counter (j < i, j from i or i + 1)",
+    "down-counting": "loops indexed by j = ub - 1 - k, the normalised form of a"
+    " down-counting loop",
+    "branchy": "in a loop body, an scf.if whose branch updates an input in place"
+    " (m[i] = sin(m[i]) * acc: the branch's loaded value is cached)",
 }
 KNOWN_BUGS: dict[str, str] = {}
 """Features off by default, each with the issue of its bug (issue 11 #1, #2 and #5 are
@@ -529,6 +534,9 @@ class Gen:
                 nodes.append(self.loop(vals, ivs, mems, depth, nodes))
             elif depth < 3 and r < 0.34 and self.on("if"):
                 nodes.append(self.ifop(vals, ivs, mems, depth))
+            elif (depth < 3 and r < 0.42 and self.on("branchy") and self.on("store")
+                  and any(v.startswith("%i") for v in ivs)):  # fmt: skip
+                nodes.append(self.branchy(vals, ivs, mems, depth))
             else:
                 self.expr(vals, ivs, mems, nodes)
                 continue
@@ -541,11 +549,52 @@ class Gen:
         lb = r.choice([0, 0, 0, 1, 2]) if self.on("lower-bound") else 0
         step = r.choice([1, 1, 2, 3]) if self.on("step") else 1
         ub = self.bound(ivs, mems, nodes, lb)
+        low = f"%c{lb}"
+        outer = [v for v in ivs if v.startswith("%i")]  # enclosing loops' counters
+        if self.on("triangular") and outer and r.random() < 0.6:
+            low, ub = self.triangular(r.choice(outer), ub, nodes)
         iv, acc = self.fresh("i"), self.fresh("a")
-        self.imax[iv] = self.imax.get(ub, N) - 1
-        body = self.block([*vals, acc], [*ivs, iv], mems, depth + 1, r.randrange(1, 5))
-        return For(self.fresh("r"), iv, acc, f"%c{lb}", ub, f"%c{step}", r.choice(vals), body,
-                   self._last)  # fmt: skip
+        # At least -1 (no iteration): `i + c` takes c <= N - 1 - imax (`%c{N}` at most).
+        self.imax[iv] = max(self.imax.get(ub, N) - 1, -1)
+        inner = [*ivs, iv]
+        head: list[Node] = []
+        if self.on("down-counting") and r.random() < 0.3:  # j = ub - 1 - k, in [0, ub)
+            j = self.fresh("j")
+            head.append(Op(j, [f"{j}_u = arith.subi {{0}}, %c1 : index",
+                               f"{j} = arith.subi {j}_u, {{1}} : index"], [ub, iv]))  # fmt: skip
+            self.imax[j] = self.imax[iv]
+            inner = [*ivs, j]
+        body = self.block([*vals, acc], inner, mems, depth + 1, r.randrange(1, 5))
+        return For(self.fresh("r"), iv, acc, low, ub, f"%c{step}", r.choice(vals),
+                   head + body, self._last)  # fmt: skip
+
+    def triangular(self, i: str, ub: str, nodes: list[Node]) -> tuple[str, str]:
+        """Bounds of a loop nested in `i`'s: `0 to i`, `i to ub` or `i + 1 to ub`."""
+        pick = self.rng.randrange(3)
+        if pick == 0:
+            return "%c0", i
+        if pick == 1:
+            return i, ub
+        j = self.fresh("j")  # i + 1 <= N: a bound, never an index
+        nodes.append(Op(j, [f"{j} = arith.addi {{0}}, %c1 : index"], [i]))
+        return j, ub
+
+    def branchy(self, vals, ivs, mems, depth) -> If:
+        """`if a > b { m[i] = sin(m[i]) * a } else { ... }` with `i` an enclosing
+        counter: the value the then-branch loads is overwritten, so the tape keeps it,
+        from inside the branch."""
+        a, b = self.rng.choice(vals), self.rng.choice(vals)
+        m = self.rng.choice(["%x", "%y"])
+        i = self.index(ivs)
+        v, w = self.fresh("v"), self.fresh("v")
+        then: list[Node] = [
+            Op(v, [f"{v} = memref.load {{0}}[{{1}}] : memref<{N}x{{T}}>"], [m, i]),
+            Op(w, [f"{w}_s = math.sin {{0}} : {{T}}", f"{w} = arith.mulf {w}_s, {{1}} : {{T}}"],
+               [v, a]),
+            Op(None, [f"memref.store {{0}}, {{1}}[{{2}}] : memref<{N}x{{T}}>"], [w, m, i]),
+        ]  # fmt: skip
+        other = self.block(vals, ivs, mems, depth + 1, self.rng.randrange(1, 3))
+        return If(self.fresh("r"), a, b, then, w, other, self._last)
 
     def in_place_loop(self, vals, mems, nodes) -> For:
         """A loop that updates an input in place (`m[i] = sin(m[i]) * acc`, the tape's

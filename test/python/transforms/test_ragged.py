@@ -84,11 +84,45 @@ func.func @kernel(%l: memref<49xf64>, %x: memref<7xf64>) -> f64 {{
 }}
 """
 
+# Values cached before and after a loop nested in a triangular loop's body: two ragged
+# regions of one nest (one per segment of the body), and a third inside the nested loop.
+SEGMENTS = f"""
+func.func @kernel(%l: memref<49xf64>, %x: memref<7xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cn = arith.constant {N} : index
+  %h = arith.constant 0.5 : f64
+  %r = scf.for %i = %c0 to %cn step %c1 iter_args(%s = %h) -> (f64) {{
+    %ip1 = arith.addi %i, %c1 : index
+    %row = arith.muli %i, %cn : index
+    %acc = scf.for %j = %c0 to %ip1 step %c1 iter_args(%a = %s) -> (f64) {{
+      %k = arith.addi %row, %j : index
+      %lij = memref.load %l[%k] : memref<49xf64>
+      %t = math.tanh %lij : f64
+      %m = arith.mulf %a, %t : f64
+      %in = scf.for %q = %c0 to %c2 step %c1 iter_args(%b = %m) -> (f64) {{
+        %u = math.sin %b : f64
+        scf.yield %u : f64
+      }}
+      %xj = memref.load %x[%j] : memref<7xf64>
+      %p = arith.mulf %in, %xj : f64
+      %e = math.tanh %p : f64
+      %a2 = arith.addf %a, %e : f64
+      scf.yield %a2 : f64
+    }}
+    scf.yield %acc : f64
+  }}
+  func.return %r : f64
+}}
+"""
+
 SHAPES = {
     "triangular": (_trimv(), ()),
     "stepped": (_trimv(lb="%c1", step=2), ()),
     "dynamic": (_trimv(dynamic=True), (N,)),
     "lu-like": (LU_LIKE, ()),
+    "segments": (SEGMENTS, ()),
 }
 AD = "tapeflow-autodiff{functions=kernel}"
 
@@ -125,6 +159,33 @@ def test_ragged_bit_identical_every_stage(shape: str, records: int, depth: int):
             names = {op.name for op in module.walk()}
             assert "stream.commit" in names, pipeline
             assert not any(n.startswith("tape.") for n in names), pipeline
+
+
+def test_ragged_regions_of_one_nest_share_their_pieces():
+    """Two ragged regions of one nest (values cached before and after a nested loop)
+    split their innermost loops once, at the same tile boundaries (the second split the
+    erased loop: a traceback the program fuzzer's triangular loops found)."""
+    module = apply(SEGMENTS, f"{AD},tapeflow-regions")
+    writes = [op for op in module.walk() if op.name == "region.write"]
+    loops = {id(w.parent_op()) for w in writes}
+    assert len(writes) == 3 and len(loops) == 2  # two regions in the j loop, one in q's
+    assert str(module).count("tapeflow.ragged") == 3
+
+
+def test_ragged_nest_without_iterations():
+    """Constant bounds that give no record at all (`j` from 7 to `i + 1 <= 7`): the
+    tape's count is the computed one, 0 at run time (it was folded to a static 0, invalid
+    IR: the program fuzzer's triangular loops found it); gradients stay identical at
+    every stage, streamed too."""
+    text = _trimv(lb="%cn")
+    module = apply(text, f"{AD},tapeflow-regions")
+    (alloc,) = [op for op in module.walk()
+                if op.name == "region.alloc" and "tapeflow.ragged" in op.attributes]  # fmt: skip
+    assert alloc.static_count is None
+    args = _args(())
+    expected = run(apply(text, AD), "kernel_grad", args)
+    for pipeline in _stages(2, 64):
+        assert run(apply(text, pipeline), "kernel_grad", args) == expected, pipeline
 
 
 def test_tile_boundary_inside_an_outer_iteration():
