@@ -11,8 +11,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRe
 from xdsl.ir import Attribute, SSAValue
 
 from .clang import ADDR_OF, children, decl_key, strip, strip_casts, unary_op, unsupported
-from .function import Buffer, FunctionState
+from .function import Buffer
 from .libc import BUILTIN_CONSTANTS, MATH
+from .libm import COMPOSED, LibmCalls
 from .types import (
     INDEX,
     as_struct,
@@ -26,7 +27,7 @@ from .types import (
 )
 
 
-class Calls(FunctionState):
+class Calls(LibmCalls):
     """Calls of `<math.h>` functions and of the file's own functions."""
 
     def call(self, e, discard: bool) -> SSAValue:
@@ -103,6 +104,8 @@ class Calls(FunctionState):
             name = name[len("__builtin_"):]
             if name in BUILTIN_CONSTANTS:
                 return self.const(BUILTIN_CONSTANTS[name], scalar_type(e.type, e), e)
+        if name in COMPOSED or (name.endswith("f") and name[:-1] in COMPOSED):
+            return self.composed_call(name if name in COMPOSED else name[:-1], e, args)
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
             if name in ("malloc", "calloc"):
