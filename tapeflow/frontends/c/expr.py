@@ -67,6 +67,8 @@ class Expressions(FunctionState):
     def assign(self, target, value: SSAValue, c) -> SSAValue:
         """Stores `value` into the lvalue `target`; returns the value stored (C's)."""
         t = strip(target)
+        if (u := self.union_field(t)) is not None:
+            return self.union_store(*u, value, c)
         if (field := self.struct_field(t)) is not None:
             v = self.vals[field] = self.convert(value, t.type, c)
             return v
@@ -96,6 +98,8 @@ class Expressions(FunctionState):
 
     def read_lvalue(self, target) -> tuple[SSAValue, object]:
         t = strip(target)
+        if (u := self.union_field(t)) is not None:
+            return self.union_load(*u, t), t.type
         if (field := self.struct_field(t)) is not None:
             return self.current(field, None, t), t.type
         if t.kind.name == "DECL_REF_EXPR":
@@ -139,6 +143,8 @@ class Expressions(FunctionState):
 
     def element(self, e, discard: bool) -> SSAValue:
         """`a[i]`, `p->x`, `s.x`: a struct field's scalar or a load."""
+        if (u := self.union_field(e)) is not None:
+            return self.union_load(*u, e)
         if (field := self.struct_field(e)) is not None:
             return self.current(field, None, e)
         buf, idx = self.access(e)
