@@ -317,6 +317,15 @@ class Expressions(FunctionState):
                 return self.const(int(op == "!="), i1, e)
         return None
 
+    def pointer_compare(self, e, op: str, a, b) -> SSAValue:
+        """`p < end`, `p != end`: pointers into one array compare as their offsets."""
+        (pa, oa), (pb, ob) = self.pointer(a), self.pointer(b)
+        if pa.ref != pb.ref:
+            unsupported(e, f"comparing pointers into different arrays ('{self.text(e)}')")
+        zero = self.const(0, INDEX, e)
+        x, y = (oa if oa is not None else zero), (ob if ob is not None else zero)
+        return self.emit(arith.CmpiOp(x, y, self._CMPI[op]), e).results[0]
+
     def cond(self, e) -> SSAValue:
         """`e` as an i1 (C's 'non-zero'); a bound pointer (`if (p)`, `!p`) is true."""
         if self.bound_pointer(e):
@@ -358,6 +367,10 @@ class Expressions(FunctionState):
             return self.logical(e, op, a, b)
         if op in ("==", "!=") and (v := self.null_test(e, op, a, b)) is not None:
             return v
+        if op in self._CMPI and not (is_null_pointer(a) or is_null_pointer(b)) and all(
+            is_buffer_type(strip(k).type) for k in kids
+        ):
+            return self.pointer_compare(e, op, a, b)
         if op in self._CMPI:
             x, y = self.rvalue(a), self.rvalue(b)
             if x.type == i1 and y.type != i1:
