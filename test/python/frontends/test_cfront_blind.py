@@ -286,6 +286,15 @@ TABLE = [
      ["dup", "const", "out"], _wrapped, _wrapped_grad),
     ("mantissa_square.c", "mantissa_square", [5.5], ["out"], _mantissa_square,
      lambda x: {0: 2 * x / 2.0 ** np.frexp(x)[1]}),
+    ("pointer_walk.c", "walk",
+     [A([1.0, -0.5, 2.0, 0.25]), A([0.5, 1.0, 1.5, 2.0]), 4],
+     ["dup", "const", "const"],
+     lambda x, w, n: float(np.sum(w * x * x)),
+     lambda x, w, n: {0: 2 * w * x}),
+    ("sign_bits.c", "signed_energy", [A([0.5, -1.0, 2.0, -0.25, 1.5]), 5],
+     ["dup", "const"],
+     lambda x, n: float(np.sum(np.where(x < 0, 3.0, 1.0) * x * x)),
+     lambda x, n: {0: 2 * np.where(x < 0, 3.0, 1.0) * x}),
 ]
 
 
