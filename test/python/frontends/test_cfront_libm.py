@@ -14,7 +14,7 @@ import struct
 
 import numpy as np
 import pytest
-from helpers.cfront import check_fd, compile_and_differentiate, enzyme_gradient
+from helpers.cfront import check_fd, compile_and_differentiate, compile_variant, enzyme_gradient
 
 from tapeflow import native, runner
 
@@ -139,18 +139,8 @@ GRAD_ARGS = [X, np.zeros(5), Y, np.zeros(5), 5, 0.9, 1.0]
 
 @pytest.mark.parametrize("variant", ["regions", "tapeflow"])
 def test_variants_bit_identical(variant):
-    from tapeflow.eval.jobs import tapeflow_options
-    from tapeflow.frontends.c import compile_c
-    from tapeflow.machines import pipeline
-    from tapeflow.registry import make_context
-
-    def compiled(v):
-        module = compile_c(KERNEL, "k.c", functions=["k"])
-        for p in pipeline(v, tapeflow_options(2048, 0, 2, mode="always")):
-            p.apply(make_context(), module)
-        return module
-
-    assert _grad_bits(compiled(variant), GRAD_ARGS) == _grad_bits(compiled("enzyme"), GRAD_ARGS)
+    want = _grad_bits(compile_variant(KERNEL, "k", "enzyme"), GRAD_ARGS)
+    assert _grad_bits(compile_variant(KERNEL, "k", variant), GRAD_ARGS) == want
 
 
 @pytest.mark.skipif(not native.tools_available(), reason="upstream MLIR 22 is not installed")

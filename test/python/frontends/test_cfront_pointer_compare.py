@@ -8,19 +8,13 @@ import numpy as np
 import pytest
 from helpers.cfront import check_fd, compile_and_differentiate, enzyme_gradient, u
 
+from helpers.paths import ROOT
+
 from tapeflow.diagnostics import ToolError
 
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
-SRC = """
-double sumsq(double *x, int n) {
-  double s = 0.0;
-  double *end = x + n;
-  for (double *p = x; p < end; p++)
-    s += *p * *p;
-  return s;
-}
-
+SRC = (ROOT / "test" / "tapeflow-cc" / "pointer-compare.c").read_text() + """
 double tail(double *x, int n) {
   double s = 1.0;
   double *end = x + n;
