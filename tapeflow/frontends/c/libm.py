@@ -44,21 +44,22 @@ class LibmCalls(FunctionState):
             n = self.rvalue(args[1])
             if not isinstance(n.type, IndexType):
                 unsupported(args[1], "ldexp's exponent of a non-integer type")
-            r = self.ldexp(x, self.emit(arith.IndexCastOp(n, i64), e).results[0], e)
+            r = self.ldexp(x, self.op(arith.IndexCastOp(n, i64), e), e)
         else:
             d = self.scalar_address(args[1])
             if d is None or not isinstance(scalar_type(d.type, args[1]), IndexType):
                 unsupported(args[1], "frexp's exponent other than '&n' of a local integer 'n'")
             r, exp = self.frexp(x, e)
-            self.vals[decl_key(d)] = self.emit(arith.IndexCastOp(exp, scalar_type(d.type, d)), e).results[0]
+            self.vals[decl_key(d)] = self.op(arith.IndexCastOp(exp, scalar_type(d.type, d)), e)
         if ftype != f64:
-            r = self.emit(arith.TruncFOp(r, ftype), e).results[0]
+            r = self.op(arith.TruncFOp(r, ftype), e)
         return r
 
     def to_f64(self, x: SSAValue, c) -> SSAValue:
-        return x if isinstance(x.type, Float64Type) else self.emit(arith.ExtFOp(x, f64), c).results[0]
+        return x if isinstance(x.type, Float64Type) else self.op(arith.ExtFOp(x, f64), c)
 
     def op(self, op, c) -> SSAValue:
+        """The result of `op`, emitted at `c`."""
         return self.emit(op, c).results[0]
 
     def hypot(self, x: SSAValue, y: SSAValue, c) -> SSAValue:
@@ -119,4 +120,5 @@ class LibmCalls(FunctionState):
         is_zero = self.op(arith.CmpfOp(x, self.const(0.0, f64, c), "oeq"), c)
         not_finite = self.op(arith.CmpiOp(biased, self.const(_EXPONENT_MASK, i64, c), "eq"), c)
         special = self.op(arith.OrIOp(is_zero, not_finite), c)
-        return self.op(arith.SelectOp(special, x, m), c), self.op(arith.SelectOp(special, zero_i, e), c)
+        mantissa = self.op(arith.SelectOp(special, x, m), c)
+        return mantissa, self.op(arith.SelectOp(special, zero_i, e), c)

@@ -62,8 +62,9 @@ class Unions(FunctionState):
 
     def reinterpret(self, v: SSAValue, src, dst, c) -> SSAValue:
         """The value of C type `dst` with the bits of `v` (of C type `src`, same size)."""
+        same_ints = is_int(src) and is_int(dst)
         if (is_float(src) and is_float(dst)) or (
-            is_int(src) and is_int(dst) and (src.get_size() == 8 or is_unsigned(src) == is_unsigned(dst))
+            same_ints and (src.get_size() == 8 or is_unsigned(src) == is_unsigned(dst))
         ):
             return v
         bits = IntegerType(8 * src.get_size())
