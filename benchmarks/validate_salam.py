@@ -212,8 +212,8 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
         points = _sensitivity_points(raw) if sensitivity else []
         for key, value in points:
             changed = copy.deepcopy(raw)
-            section, _, field = key.rpartition(".")
-            changed[section][field] = value
+            table, field = _table_of(changed, key)
+            table[field] = value
             machines += [machine_from_raw(changed, l2_size=s) for s in sizes]
         macros, flags = _sizes(k)
         arrays = _inputs(k, macros)
@@ -256,12 +256,19 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
     return out
 
 
+def _table_of(raw: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
+    """The table holding a dotted key of the preset, and the key's last part (a nested
+    table too: ops.fp_fma.latency)."""
+    *tables, field = key.split(".")
+    return functools.reduce(lambda t, k: t[k], tables, raw), field
+
+
 def _sensitivity_points(raw: dict[str, Any]) -> list[tuple[str, Any]]:
     """(key, value) of every [A] parameter's range (`RANGES`) but the preset's own value."""
     out = []
     for key, _ in assumed_keys():
-        *tables, field = key.split(".")  # a nested table: ops.fp_fma.latency
-        own = functools.reduce(lambda t, k: t[k], tables, raw).get(field)
+        table, field = _table_of(raw, key)
+        own = table.get(field)
         out += [(key, v) for v in RANGES.get(key, ()) if v != own]
     return out
 
@@ -508,8 +515,8 @@ def sensitivity_markdown(results: list[dict[str, Any]], m: Any) -> list[str]:
     own = {e["kernel"]: {lab: [x["cycles"] for x in e[lab]] for lab in ("orig", "ad")}
            for e in results}  # fmt: skip
     for key, line in assumed_keys():
-        section, _, field = key.rpartition(".")
-        value = m.raw[section][field]
+        table, field = _table_of(m.raw, key)
+        value = table.get(field)
         where = f"`{key}` (hwmodel/accel-salam.toml:{line})"
         if key not in RANGES:
             lines.append(f"| {where} | {value} (preset) | not swept: no plausible range "

@@ -184,7 +184,7 @@ def test_ragged_nest_without_iterations():
     assert alloc.static_count is None
     args = _args(())
     expected = run(apply(text, AD), "kernel_grad", args)
-    for pipeline in _stages(2, 64):
+    for pipeline in stages("kernel", 2, 64):
         assert run(apply(text, pipeline), "kernel_grad", args) == expected, pipeline
 
 
