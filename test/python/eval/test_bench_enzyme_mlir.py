@@ -15,6 +15,8 @@ from tapeflow.eval.summary import baseline_agreement, summarize_kernel
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.tools import bench
 
+pytestmark = pytest.mark.enzyme  # a pytest process of its own: scripts/test
+
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),
     reason="needs the optional extra `enzyme` (pip install --no-deps enzyme-ad==0.0.16)",

@@ -24,6 +24,8 @@ from tapeflow.runner import (
 )
 from helpers.paths import ROOT
 
+pytestmark = pytest.mark.enzyme  # a pytest process of its own: scripts/test
+
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),
