@@ -4,9 +4,9 @@
 // RUN: rm -rf %t && mkdir -p %t && tapeflow-bench --kernels %s --machine accel-salam -j 1 --no-plots --no-progress --sweep none --out %t/a | filecheck %s
 // CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `accel-salam`
 // CHECK: | sq_chain | {{[0-9]+}} B | {{.*}} | bit-identical |
-// accel-salam is lockstep: its cycle terms have a T_hit column, and the heading its formula
-// CHECK: ### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of max(T_OL, T_nOL, T_L2, T_DRAM) + T_hit + T_exposed + T_late;
-// CHECK: | kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_hit | T_exposed | T_late | T_core |
+// accel-salam uses the datapath rule: its cycle terms have a T_datapath column, and the heading its formula
+// CHECK: ### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of max(T_datapath, T_L2, T_DRAM) + T_late;
+// CHECK: | kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_datapath | T_exposed | T_late | T_core |
 // RUN: python -c "import numpy as np; np.save('%t/bad.npy', np.zeros(3))"
 // RUN: not tapeflow-bench --kernels %s --inputs 0=%t/bad.npy --machine accel-salam -j 1 --no-plots --no-progress --out %t/c 2>&1 | filecheck %s --check-prefix=SHAPE
 // SHAPE: error: argument 0 (memref<6xf64>) given an array of shape [3]
