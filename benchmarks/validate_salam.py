@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import math
 import re
@@ -66,6 +67,7 @@ RANGES: dict[str, tuple[Any, ...]] = {
     "dma.in_flight": (1, 2, 4),
     "dma.spm_port": (8.0, 16.0, 32.0),
     "dma.setup": (0, 3, 10, 50),
+    "datapath.in_flight": (1, 4, 8, 20, 40),  # the preset's 20: the cluster cache's MSHRs
 }
 """The plausible range of each [A] parameter of the preset (`--sensitivity`); an [A] key
 without one is listed as not swept."""
@@ -258,8 +260,8 @@ def _sensitivity_points(raw: dict[str, Any]) -> list[tuple[str, Any]]:
     """(key, value) of every [A] parameter's range (`RANGES`) but the preset's own value."""
     out = []
     for key, _ in assumed_keys():
-        section, _, field = key.rpartition(".")
-        own = raw[section][field]
+        *tables, field = key.split(".")  # a nested table: ops.fp_fma.latency
+        own = functools.reduce(lambda t, k: t[k], tables, raw).get(field)
         out += [(key, v) for v in RANGES.get(key, ()) if v != own]
     return out
 

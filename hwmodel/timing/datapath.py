@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from tapeflow.hwmodel.cache import DP_CYCLES, N_COUNTERS, numba_copies
-from tapeflow.hwmodel.costs import classify, is_loop_end, memory_charges
+from tapeflow.hwmodel.costs import classify, is_ideal_tape, is_loop_end, memory_charges
 from tapeflow.semantics.memory import PC_MASK
 from xdsl.ir import Block, Operation
 from xdsl.traits import IsTerminator
@@ -201,12 +201,16 @@ def consume(pcs: Any, levels: Any, n: int, cuts: Any, ncuts: int, snaps: Any, c:
                 g_code[g] = 0
             g_code[g] += levels[i] * 3**s
         if s == g_slots[g] - 1:
-            v = memo[mo + g_code[g]] if mo >= 0 else -1
+            # a combination of levels only when every slot of this instance arrived
+            code = g_code[g] if mo >= 0 and g_code[g] < 3 ** g_slots[g] else -1
+            v = memo[mo + code] if code >= 0 else -1
             if v < 0:
                 v = schedule(g_v0[g], g_v1[g], lat, mem, slot, dep_ptr, dep_idx, lats,
                              g_off[g], limit, step_of, eff, step_max, step_mem)  # fmt: skip
-                if mo >= 0:
-                    memo[mo + g_code[g]] = v
+                if code >= 0:
+                    memo[mo + code] = v
+            if mo >= 0:
+                g_code[g] = 0
             c[DP_CYCLES] += v
     while ci < ncuts:
         snaps[ci][DP_CYCLES] = c[DP_CYCLES]
@@ -264,6 +268,8 @@ class Datapath:
 
     # -- op facts ------------------------------------------------------------------------
     def op_latency(self, op: Operation) -> int:
+        if is_ideal_tape(op):  # commits at once (gem5-SALAM's "ad"): no request, no latency
+            return 0
         if is_loop_end(op):
             parent = op.parent_op()
             if parent is not None and parent.name in LOOP_LATCH_OPS:
@@ -272,6 +278,8 @@ class Datapath:
 
     def access_info(self, op: Operation) -> tuple[int, int, bool, bool] | None:
         if op.name == "memref.copy":  # its accesses go alone (`consume`)
+            return None
+        if is_ideal_tape(op):  # a free tape access reaches no cache: it has no slot
             return None
         ch = memory_charges(op)
         if ch is None:

@@ -4,7 +4,8 @@
 // RUN: rm -rf %t && mkdir -p %t && tapeflow-bench --kernels %s --machine accel-salam -j 1 --no-plots --no-progress --sweep none --out %t/a | filecheck %s
 // CHECK: ## tapeflow-bench: kernel files, sizes and inputs as given, machine `accel-salam`
 // CHECK: | sq_chain | {{[0-9]+}} B | {{.*}} | bit-identical |
-// accel-salam uses the datapath rule: its cycle terms have a T_datapath column, and the heading its formula
+// accel-salam times its datapath by dependence levels: its cycle terms have a T_datapath
+// column, and the heading its formula
 // CHECK: ### Cycle terms (hwmodel/timing/phases.py: T_core = sum over phases of max(T_datapath, T_L2, T_DRAM) + T_late;
 // CHECK: | kernel | variant | T_OL | T_nOL | T_L2 | T_DRAM | T_datapath | T_exposed | T_late | T_core |
 // RUN: python -c "import numpy as np; np.save('%t/bad.npy', np.zeros(3))"

@@ -36,5 +36,5 @@ double f(double x, double y, float z) {
 // CHECK: math.log2 %y : f64
 // CHECK: math.log10 %y : f64
 // CHECK: math.sin %z : f32
-// UNKNOWN:     error: {{.*}}math-unknown.c:2:39: unsupported C: call to 'hypot' (not defined in this file, nor a <math.h> function that tapeflow-cc translates)
+// UNKNOWN:     error: {{.*}}math-unknown.c:2:39: unsupported C: call to 'nextafter' (not defined in this file, nor a <math.h> function that tapeflow-cc translates)
 // UNKNOWN-NOT: Traceback

@@ -1,6 +1,7 @@
-// Unions (a local, a pointer parameter, a field of a struct parameter) are refused with
-// one located line: their fields share memory, which the one-memref-per-kind layout of
-// structs (struct-integer-fields.c) cannot express; no traceback, no output file.
+// Unions other than a local union of same-size scalars (union-scalars.c): a local with
+// fields of different sizes, a pointer parameter, a field of a struct parameter, are
+// refused with one located line: their fields share memory, which the one-memref-per-kind
+// layout of structs (struct-integer-fields.c) cannot express; no traceback, no output file.
 // REQUIRES: libclang
 // RUN: not tapeflow-cc %S/Inputs/union.c 2>&1 | filecheck %s --check-prefix=LOCAL
 // RUN: not tapeflow-cc %S/Inputs/union-pointer.c 2>&1 | filecheck %s --check-prefix=POINTER

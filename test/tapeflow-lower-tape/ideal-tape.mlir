@@ -31,8 +31,8 @@ func.func @indexed(%x: memref<4xf64>) -> f64 {
 
 // -----
 
-// A stack sized at run time: the value's store and load are tagged, the stack pointer's
-// loads and stores are not.
+// A stack sized at run time (two pushes an iteration, so not indexed by the counter): the
+// values' stores and loads are tagged, the stack pointer's loads and stores are not.
 func.func @stack(%counts: memref<2xindex>, %x: memref<8xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -42,11 +42,14 @@ func.func @stack(%counts: memref<2xindex>, %x: memref<8xf64>) -> f64 {
   scf.for %j = %c0 to %m step %c1 {
     %a = memref.load %x[%j] : memref<8xf64>
     tape.push %cache, %a : !tape.cache<f64>
+    tape.push %cache, %a : !tape.cache<f64>
   } {tapeflow.loop = 0 : i64}
   %n = memref.load %counts[%c0] : memref<2xindex>
   %s = scf.for %l = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
     %v = tape.pop %cache : !tape.cache<f64>
-    %w = arith.addf %v, %acc : f64
+    %u = tape.pop %cache : !tape.cache<f64>
+    %vu = arith.addf %v, %u : f64
+    %w = arith.addf %vu, %acc : f64
     scf.yield %w : f64
   } {tapeflow.loop = 0 : i64}
   tape.free %cache : !tape.cache<f64>

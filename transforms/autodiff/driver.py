@@ -177,7 +177,7 @@ class Gradient:
                     raise PassFailedException(
                         op_error(op, "unsupported: unstructured control flow (several blocks)")
                     )
-            if op.name.startswith("cf."):
+            if op.name.startswith("cf.") and op.name != "cf.assert":  # an assert stays put
                 raise PassFailedException(op_error(op, "unsupported: unstructured control flow"))
         ret = self.entry.last_op
         if not isinstance(ret, func.ReturnOp):

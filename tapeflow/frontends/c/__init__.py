@@ -33,7 +33,7 @@ Types (the rules, documented in the README section "C kernels"):
   loaded (unsigned ones zero-extended);
 - a pointer to a struct is one memref of its float fields, one (`i64`) of its integer
   fields and one per pointer field; a struct by value is one scalar per field (SROA);
-  unions are refused;
+  a local union of same-size scalars is one value (unions.py), other unions are refused;
 - distinct pointer parameters are assumed not to alias, as if declared `restrict`
   (TapeFlow's AD assumes it of distinct memref arguments, as Enzyme with `noalias`);
 - local arrays are `memref.alloca`, `malloc`/`calloc(n * sizeof(T))` `memref.alloc`,

@@ -23,6 +23,7 @@ from .memory import Memory
 from .pointers import Pointers
 from .stmt import Statements
 from .structs import Structs
+from .unions import Unions
 from .types import (
     INDEX,
     array_shape,
@@ -35,7 +36,7 @@ from .types import (
 )
 
 
-class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, Memory):
+class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, Unions, Memory):
     """Emits one function: `build` binds the parameters (and the globals the body reads),
     translates the body with the parts, and puts the constants at the top."""
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, f64, i32, i64
+from xdsl.dialects import arith, cf, func, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, f64, i1, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
-from .clang import ADDR_OF, children, decl_key, strip, strip_casts, unary_op, unsupported
-from .function import Buffer, FunctionState
+from .clang import ADDR_OF, children, decl_key, evaluate, strip, strip_casts, unary_op, unsupported
+from .function import Buffer
 from .libc import BUILTIN_CONSTANTS, MATH
+from .libm import COMPOSED, LibmCalls
 from .types import (
     INDEX,
     as_struct,
@@ -26,7 +27,7 @@ from .types import (
 )
 
 
-class Calls(FunctionState):
+class Calls(LibmCalls):
     """Calls of `<math.h>` functions and of the file's own functions."""
 
     def call(self, e, discard: bool) -> SSAValue:
@@ -34,6 +35,8 @@ class Calls(FunctionState):
         args = list(e.get_arguments())
         if name == "posix_memalign":
             return self.posix_memalign(e)
+        if name in ("exit", "_Exit", "abort"):
+            return self.exit_call(e, name, args)
         if name in self.unit.function_like:
             name = self.unit.function_like[name]
         elif self.unit.dropped(name):
@@ -103,6 +106,8 @@ class Calls(FunctionState):
             name = name[len("__builtin_"):]
             if name in BUILTIN_CONSTANTS:
                 return self.const(BUILTIN_CONSTANTS[name], scalar_type(e.type, e), e)
+        if name in COMPOSED or (name.endswith("f") and name[:-1] in COMPOSED):
+            return self.composed_call(name if name in COMPOSED else name[:-1], e, args)
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
             if name in ("malloc", "calloc"):
@@ -113,6 +118,18 @@ class Calls(FunctionState):
         values = [self.convert(self.rvalue(a), ctype, a) for a in args]
         op = maker(*values)
         return self.emit(op, e).results[0]
+
+    def exit_call(self, e, name: str, args) -> None:
+        """`exit(code)`: a `cf.assert` that always fails, located at the call: the run
+        stops there with one located runtime error (a gradient through a program that
+        ends has no meaning), in every executor, as a failed `assert` would."""
+        code = evaluate(args[0]) if args else None
+        called = f"{name}({code if code is not None else self.text(args[0]) if args else ''})"
+        loc = self.unit._loc(e)
+        where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        never = self.const(0, i1, e)
+        self.emit(cf.AssertOp(never, f"{where}: {called} called: the run ends (no gradient)"), e)
+        return None
 
     def scalar_address(self, a):
         """The scalar local (or parameter) `x` of an argument `&x`, or None."""

@@ -67,6 +67,8 @@ class Expressions(FunctionState):
     def assign(self, target, value: SSAValue, c) -> SSAValue:
         """Stores `value` into the lvalue `target`; returns the value stored (C's)."""
         t = strip(target)
+        if (u := self.union_field(t)) is not None:
+            return self.union_store(*u, value, c)
         if (field := self.struct_field(t)) is not None:
             v = self.vals[field] = self.convert(value, t.type, c)
             return v
@@ -96,6 +98,8 @@ class Expressions(FunctionState):
 
     def read_lvalue(self, target) -> tuple[SSAValue, object]:
         t = strip(target)
+        if (u := self.union_field(t)) is not None:
+            return self.union_load(*u, t), t.type
         if (field := self.struct_field(t)) is not None:
             return self.current(field, None, t), t.type
         if t.kind.name == "DECL_REF_EXPR":
@@ -139,6 +143,8 @@ class Expressions(FunctionState):
 
     def element(self, e, discard: bool) -> SSAValue:
         """`a[i]`, `p->x`, `s.x`: a struct field's scalar or a load."""
+        if (u := self.union_field(e)) is not None:
+            return self.union_load(*u, e)
         if (field := self.struct_field(e)) is not None:
             return self.current(field, None, e)
         buf, idx = self.access(e)
@@ -310,6 +316,15 @@ class Expressions(FunctionState):
                 return self.const(int(op == "!="), i1, e)
         return None
 
+    def pointer_compare(self, e, op: str, a, b) -> SSAValue:
+        """`p < end`, `p != end`: pointers into one array compare as their offsets."""
+        (pa, oa), (pb, ob) = self.pointer(a), self.pointer(b)
+        if pa.ref != pb.ref:
+            unsupported(e, f"comparing pointers into different arrays ('{self.text(e)}')")
+        zero = self.const(0, INDEX, e)
+        x, y = (oa if oa is not None else zero), (ob if ob is not None else zero)
+        return self.emit(arith.CmpiOp(x, y, self._CMPI[op]), e).results[0]
+
     def cond(self, e) -> SSAValue:
         """`e` as an i1 (C's 'non-zero'); a bound pointer (`if (p)`, `!p`) is true."""
         if self.bound_pointer(e):
@@ -351,6 +366,10 @@ class Expressions(FunctionState):
             return self.logical(e, op, a, b)
         if op in ("==", "!=") and (v := self.null_test(e, op, a, b)) is not None:
             return v
+        if op in self._CMPI and not (is_null_pointer(a) or is_null_pointer(b)) and all(
+            is_buffer_type(strip(k).type) for k in kids
+        ):
+            return self.pointer_compare(e, op, a, b)
         if op in self._CMPI:
             x, y = self.rvalue(a), self.rvalue(b)
             if x.type == i1 and y.type != i1:

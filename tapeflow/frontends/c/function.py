@@ -178,6 +178,9 @@ class FunctionState:
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}
+        # local unions of same-size scalars: their storage field's C type; the union is
+        # the one scalar `vals[(key, ())]` (unions.py)
+        self.unions: dict[tuple[str, int], object] = {}
         # fields of structs by value passed as `&s` to the call being emitted: (key,
         # stack memref, index), read back after it
         self.spilled: list[tuple[object, SSAValue, SSAValue]] = []

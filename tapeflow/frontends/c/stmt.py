@@ -27,6 +27,7 @@ from .libc import MEM_CALLS, is_assert, is_output_call
 from .loops import Loops
 from .trees import jumps, loop_returns, returns, switch_break
 from .types import INDEX, array_shape, is_int, refuse_union, scalar_type, type_kind
+from .unions import scalar_union
 
 
 class Statements(FunctionState):
@@ -131,13 +132,18 @@ class Statements(FunctionState):
         return [(k, None) for k in self.ret if k is not None]
 
     def decl(self, d) -> None:
+        if d.kind.name == "UNION_DECL" and scalar_union(d.type) is not None:
+            return  # the type of a local union (`union { double d; uint64_t u; } v;`)
         if d.kind.name != "VAR_DECL":
             unsupported(d, f"the declaration {d.kind.name.lower()}")
         if d.storage_class.name == "STATIC":
             unsupported(d, "static local variables")
         t = d.type
-        refuse_union(t, d)
         exprs = [k for k in children(d) if k.kind.is_expression()]
+        if scalar_union(t) is not None:
+            self.union_local(d, exprs)
+            return
+        refuse_union(t, d)
         if type_kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
             if type_kind(array_shape(t, d)[1]) == "RECORD":
                 self.bufs[decl_key(d)] = self.struct_array(d, exprs)

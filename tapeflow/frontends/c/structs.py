@@ -335,6 +335,8 @@ class Structs(FunctionState):
         if place is None:
             return []
         key, prefix, _ = place
+        if key in self.unions:
+            return [(key, ())]
         return [
             (key, path) for path, _ in scalar_leaves(self.structs[key])
             if path[: len(prefix)] == prefix and (key, path) in self.vals

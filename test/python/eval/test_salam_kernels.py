@@ -213,5 +213,10 @@ def test_validation_machine_per_csv_commit(rows):
     keys = dict(v.assumed_keys())
     assert {"core.lockstep_mlp", "core.issue_width", "dma.setup"} <= set(keys)
     lines = v.PRESET.read_text().splitlines()
-    assert all(lines[n - 1].startswith(k.split(".")[1]) for k, n in keys.items())
+    assert all(lines[n - 1].startswith(k.split(".")[-1]) for k, n in keys.items())
+    # every key's own value found, nested tables too (ops.fp_fma.latency)
+    from tapeflow.hwmodel.config import load_machine
+
+    points = v._sensitivity_points(load_machine("accel-salam").raw)
+    assert {k for k, _ in points} == set(v.RANGES) & set(keys)
     assert v.preset_line("l2.assoc") and "assoc" in lines[v.preset_line("l2.assoc") - 1]

@@ -163,6 +163,20 @@ def _cross2(a, b):
     return float(np.sum(np.cross(a, b) ** 2))
 
 
+def _wrapped(theta, n, period):
+    return float(np.sum(np.fmod(theta[:n], period) ** 2))
+
+
+def _wrapped_grad(theta, n, period):
+    r = np.fmod(theta[:n], period)
+    return {0: 2 * r, 2: float(np.sum(-2 * r * np.trunc(theta[:n] / period)))}
+
+
+def _mantissa_square(x):
+    m, e = np.frexp(x)
+    return float(np.ldexp(m * m, e))
+
+
 _LAP_U = A([(k * 7 % 5) * 0.5 - 1.0 for k in range(16)])
 _W = A([0.2 * k - 0.3 for k in range(6)])
 
@@ -263,6 +277,24 @@ TABLE = [
     ("particles.c", "chain_energy",
      [A([0.0, 0.0, 1.0, 0.5, 1.5, 2.0]), 3, 2.0], ["dup", "const", "out"],
      _chain, _chain_grad),
+    ("polar_radius.c", "total_radius",
+     [A([3.0, -1.0, 0.5, 2.0]), A([4.0, 2.0, -1.5, 0.25]), 4],
+     ["dup", "dup", "const"],
+     lambda x, y, n: float(np.sum(np.hypot(x, y))),
+     lambda x, y, n: {0: x / np.hypot(x, y), 1: y / np.hypot(x, y)}),
+    ("phase_wrap.c", "wrapped_penalty", [A([7.0, -4.5, 0.3, 13.1, -0.8]), 5, 2.5],
+     ["dup", "const", "out"], _wrapped, _wrapped_grad),
+    ("mantissa_square.c", "mantissa_square", [5.5], ["out"], _mantissa_square,
+     lambda x: {0: 2 * x / 2.0 ** np.frexp(x)[1]}),
+    ("pointer_walk.c", "walk",
+     [A([1.0, -0.5, 2.0, 0.25]), A([0.5, 1.0, 1.5, 2.0]), 4],
+     ["dup", "const", "const"],
+     lambda x, w, n: float(np.sum(w * x * x)),
+     lambda x, w, n: {0: 2 * w * x}),
+    ("sign_bits.c", "signed_energy", [A([0.5, -1.0, 2.0, -0.25, 1.5]), 5],
+     ["dup", "const"],
+     lambda x, n: float(np.sum(np.where(x < 0, 3.0, 1.0) * x * x)),
+     lambda x, n: {0: 2 * np.where(x < 0, 3.0, 1.0) * x}),
 ]
 
 

@@ -204,3 +204,17 @@ def test_global_kinds_two_dimensional_float_integer_and_uninitialized():
     )
     arrays, _ = check_fd(module, "f", [x])
     assert arrays[0] == pytest.approx(np.full(3, 9.0))
+
+
+def test_extern_globals_defined_in_the_file_set():
+    """`extern` declarations in a header, definitions in the file and in a file it
+    includes (test/tapeflow-cc/extern-globals.c): the gradient against differences."""
+    from helpers.paths import ROOT
+
+    lit = ROOT / "test" / "tapeflow-cc"
+    path = lit / "extern-globals.c"
+    module = compile_and_differentiate(
+        path.read_text(), clang_args=[f"-I{lit / 'Inputs' / 'extern'}"], functions=["f"]
+    )
+    arrays, _ = check_fd(module, "f", [u(3)])
+    assert np.array_equal(arrays[0], 3.0 * np.array([1.0, 2.0, 3.0]))

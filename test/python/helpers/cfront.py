@@ -20,7 +20,10 @@ from tapeflow import runner
 from tapeflow.frontends.c import compile_c
 from tapeflow.registry import make_context
 
-__all__ = ["check_fd", "compile_and_differentiate", "copy_args", "enzyme_gradient", "loss_fn", "u"]
+__all__ = [
+    "check_fd", "compile_and_differentiate", "compile_variant", "copy_args", "enzyme_gradient",
+    "loss_fn", "u",
+]
 
 
 def u(*shape, seed=0):
@@ -80,3 +83,15 @@ def check_fd(module: ModuleOp, name: str, args, eps=1e-6, rtol=1e-6, atol=1e-8):
         fd = (loss_fn(module, name, plus) - loss_fn(module, name, minus)) / (2 * eps)
         assert grad == pytest.approx(fd, rel=rtol, abs=atol), p
     return arrays, scalars
+
+
+def compile_variant(src: str, function: str, variant: str) -> ModuleOp:
+    """C source `src` through a variant's pipeline (`enzyme`, `regions`, `tapeflow`; every
+    region streamed), `function` differentiated: for bit-identity across variants."""
+    from tapeflow.eval.jobs import tapeflow_options
+    from tapeflow.machines import pipeline
+
+    module = compile_c(src, "test.c", functions=[function])
+    for p in pipeline(variant, tapeflow_options(2048, 0, 2, mode="always")):
+        p.apply(make_context(), module)
+    return module

@@ -137,12 +137,12 @@ def test_random_programs_fast_path_equals_interpreter_on_accel_salam(
                            m, batch=7, context=f"seed {s}\n{text}")  # fmt: skip
 
 
-@pytest.mark.parametrize("stage", ["autodiff", "lower-tape", "stream-d1", "tapeflow"])
+@pytest.mark.parametrize("stage", ["autodiff", "lower-tape", "ideal-tape", "stream-d1", "tapeflow"])
 @pytest.mark.parametrize("name", ["gemm", "lstm"])
 def test_kernel_stages_identical_on_accel_salam(name: str, stage: str,
                                                 monkeypatch: pytest.MonkeyPatch):  # fmt: skip
-    """Tapes, records, scratchpad tiles and DMA fences under the datapath rule; both cache
-    backends give the same report, and so do the loop nests' numba kernels."""
+    """Tapes, free tapes, records, scratchpad tiles and DMA fences under the datapath rule;
+    both cache backends give the same report, and so do the loop nests' numba kernels."""
     from tapeflow.hwmodel.compiled.module import Trace
 
     module, entry, args = stage_module(name, stage)
@@ -155,3 +155,25 @@ def test_kernel_stages_identical_on_accel_salam(name: str, stage: str,
     monkeypatch.setattr(Trace, "jit_min_ops", 0)
     jit = simulate_fast(module, entry, copy.deepcopy(args), m, batch=97).report
     assert not differences(jit, ref.report)
+
+
+def test_free_tape_accesses_have_no_slot_on_salams_pathfinder():
+    """A free tape access (`ideal-tape`) reaches no cache, so it is no access slot of its
+    block: pathfinder's blocks (default size) that begin with one once left their level
+    code unreset and indexed past the memo (an IndexError in Python, memory corruption
+    under numba). Both backends of the fast path agree; the small size on every path."""
+    from tapeflow.eval.jobs import Job, build_module
+    from tapeflow.eval.kernels import salam_suite
+
+    kernel = salam_suite()["pathfinder"]
+    m = machine()
+    for size in ("small", "default"):
+        module = build_module(Job("pathfinder", "ideal-tape", size=size, file_kernel=kernel))
+        entry, args = kernel.grad_entry, kernel.grad_arguments(size, 0)
+        py = simulate_fast(module, entry, copy.deepcopy(args), m, backend="python").report
+        fast = simulate_fast(module, entry, copy.deepcopy(args), m).report
+        assert not differences(py, fast)
+        assert py["ops"]["ideal_tape"]["loads"] > 0
+        if size == "small":
+            ref, _ = assert_identical(module, entry, args, m)
+            assert not differences(py, ref.report)

@@ -1,2 +1,2 @@
-union U { double d; long l; };
+union U { double d; int i; };
 double f(double x) { union U u; u.d = x; return u.d; }

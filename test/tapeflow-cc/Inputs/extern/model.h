@@ -1,0 +1,3 @@
+extern double scale;
+extern double w[3];
+double f(double *x);
