@@ -20,6 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.hwmodel.config import ConfigError, Machine, load_machine
+from tapeflow.hwmodel.timing import rule_of
 from tapeflow.transforms.analysis.cost_model import NATIVE, MachineCosts
 from tapeflow.transforms.options import TapeFlowOptions
 from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass
@@ -49,7 +50,8 @@ def machine_costs(machine: Machine, name: str = "", native: bool = False) -> Mac
         lockstep=bool(machine.raw["core"].get("lockstep", False)),
         lockstep_mlp=float(machine.raw["core"].get("lockstep_mlp", 1)),
         first_latency=float(g("l1", "latency") if g("l1", "size") else g("l2", "latency")),
-        spm_latency=machine.spm_latency, native=native,
+        spm_latency=machine.spm_latency, native=native, rule=rule_of(machine),
+        in_flight=int(g("datapath", "ports")) * int(g("datapath", "in_flight")),
     )  # fmt: skip
 
 

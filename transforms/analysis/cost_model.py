@@ -24,10 +24,15 @@ caches hold `T_f` bytes in all:
   window lost per fence); once, the fill of the reverse sweep and the drain of the
   forward one (`2 * (dma.setup + dram.latency + tile / BW_dma)`, `BW_dma =
   Machine.dma_bandwidth`: min(dram.bandwidth, dma.spm_port, l2.bandwidth on the L2 path)). Tiles are `spm.size / (depth x the function's record bytes)` records.
-  With `core.lockstep` (nothing launched while an access is in flight, hwmodel/timing/phases.py),
-  `E` also counts every push and pop: `2 x records x caches x (latency of the first
-  cache level - spm latency) / core.lockstep_mlp`, even when the tape fits the L1 share.
-  Stream when `E > F`, else keep Enzyme's layout.
+  On a lockstep core (nothing launched while an access is in flight), `E` also counts
+  the pushes' and pops' latency beyond the scratchpad's, even when the tape fits the L1
+  share, by the machine's timing rule (`lockstep_hits`): the datapath rule
+  (`datapath.enabled`, hwmodel/timing/datapath.py) launches a record's `caches` pushes
+  (pops) together, as independent requests of one block instance, `datapath.ports x
+  datapath.in_flight` per step, so `2 x records x ceil(caches / that) x (latency of the
+  first cache level - spm latency)`; the phase rule's lockstep (hwmodel/timing/phases.py)
+  (`core.lockstep` alone) pays every access, `2 x records x caches x (that latency
+  difference) / core.lockstep_mlp`. Stream when `E > F`, else keep Enzyme's layout.
 - A ragged nest (inner trip counts varying with the outer iteration, a triangular solve's):
   its records are counted at compile time when every bound is a constant given the outer
   induction variables (`ragged.iterations`), and decided on as any nest of that many
@@ -92,6 +97,8 @@ class MachineCosts:
     lockstep_mlp: float = 1.0  # core.lockstep_mlp
     first_latency: float = 0.0  # l1.latency (l2.latency when l1.size = 0)
     spm_latency: float = 0.0  # Machine.spm_latency (spm.latency or its capacity law)
+    rule: str = ""  # the timing rule (hwmodel/timing: rule_of), e.g. "datapath"
+    in_flight: int = 0  # datapath.ports x datapath.in_flight
     native: bool = False  # a CPU without a DMA engine (the `native` machine)
 
     @property
@@ -162,20 +169,26 @@ def cache_bytes(init: tape.InitOp) -> int | None:
     return total
 
 
-def lockstep_hits(costs: MachineCosts, accesses: float) -> float:
-    """With `core.lockstep`, every access's latency stalls the datapath: the tape's pushes
-    and pops pay the first cache level's latency, its record accesses the scratchpad's."""
+def lockstep_hits(costs: MachineCosts, records: float, caches: int) -> float:
+    """With a lockstep core, the cycles the tape's pushes and pops stall the datapath beyond
+    the scratchpad's latency, `records` records of `caches` caches each, by the machine's
+    timing rule: the datapath rule's steps (a record's accesses of one sweep launch
+    together, `in_flight` per step, each step waiting for the slowest) or the phase rule's
+    stall per access."""
+    extra = max(0.0, costs.first_latency - costs.spm_latency)
+    if costs.rule == "datapath":
+        return 2 * records * math.ceil(caches / max(1, costs.in_flight)) * extra
     if not costs.lockstep:
         return 0.0
-    return accesses * max(0.0, costs.first_latency - costs.spm_latency) / costs.lockstep_mlp
+    return 2 * records * caches * extra / costs.lockstep_mlp
 
 
 def enzyme_misses(
-    costs: MachineCosts, tape_bytes: float, caches: int, fn_bytes: float, accesses: float = 0
+    costs: MachineCosts, tape_bytes: float, caches: int, fn_bytes: float, records: float = 0
 ) -> float:
     """E: cycles of the Enzyme layout's tape misses (and, with lockstep, hit latencies
-    beyond the scratchpad's) that the core waits for (see above)."""
-    hits = lockstep_hits(costs, accesses)
+    beyond the scratchpad's, `lockstep_hits` of its `records`) that the core waits for."""
+    hits = lockstep_hits(costs, records, caches)
     if fn_bytes <= costs.l1_share:
         return hits
     latency = costs.l2_latency if fn_bytes <= costs.l2_share else costs.dram_latency
@@ -217,7 +230,7 @@ def decide(
     tile_records = max(1, spm_bytes // (depth * max(fn_record_bytes, 1)))
     if records is None:
         tile = tile_records * record_bytes
-        e = enzyme_misses(costs, tile, caches, math.inf, 2 * tile_records * caches)
+        e = enzyme_misses(costs, tile, caches, math.inf, tile_records)
         f = stream_cost(costs, tile, tile, fill=False)
         if e > f:
             return Decision(True, f"streamed: trip count known at run time; per tile of "
@@ -232,12 +245,11 @@ def decide(
                                f"~{e:.0f}", regions=True)  # fmt: skip
     tape_bytes = records * record_bytes
     total = math.inf if fn_bytes is None else fn_bytes
-    accesses = 2 * records * caches
-    if total <= costs.l1_share and lockstep_hits(costs, accesses) == 0:
+    if total <= costs.l1_share and lockstep_hits(costs, records, caches) == 0:
         return Decision(False, f"{KEPT}: tape {fn_bytes} B fits the L1 share "
                                f"({costs.l1_share} B)")  # fmt: skip
     tile = min(tape_bytes, tile_records * record_bytes)
-    e = enzyme_misses(costs, tape_bytes, caches, total, accesses)
+    e = enzyme_misses(costs, tape_bytes, caches, total, records)
     f = stream_cost(costs, tape_bytes, tile)
     where = "L2" if total <= costs.l2_share else "DRAM"
     how = "prefetched" if costs.prefetch and 2 * caches <= costs.table else "not prefetched"
