@@ -266,8 +266,10 @@ class Trace:
                       if a[0] == "%" else objects[kernel.objects.index(a)] for a in slots]  # fmt: skip
             _kernel_error(self.program, kind, self.program.consts[k], values)
         for t, (vals, written, _) in zip(tapes, zip(*[iter(arrays)] * 3), strict=True):
-            fields = vals.tolist()
-            t.records[:] = [tuple(f) if w else None for f, w in zip(fields, written.tolist())]
+            fields = list(map(tuple, vals.tolist()))
+            if not written.all():
+                fields = [f if w else None for f, w in zip(fields, written.tolist())]
+            t.records[:] = fields
         for i in firsts[:nf].tolist():
             self.first(segs[i])
         for i, k in enumerate(segs):
@@ -422,12 +424,13 @@ class CompiledModule(ModuleCompiler):
 
 def _record_arrays(buf: Any) -> tuple[np.ndarray, np.ndarray, int]:
     """A record tape as a loop kernel takes it: field values, written flags, count."""
-    vals = np.zeros((buf.count, len(buf.record.fields.data)), dtype=np.float64)
-    written = np.zeros(buf.count, dtype=np.uint8)
-    for i, rec in enumerate(buf.records):
-        if rec is not None:
-            vals[i] = rec
-            written[i] = 1
+    width = len(buf.record.fields.data)
+    recs = buf.records
+    written = np.fromiter((r is not None for r in recs), dtype=np.uint8, count=buf.count)
+    if not written.all():
+        zero = (0.0,) * width
+        recs = [zero if r is None else r for r in recs]
+    vals = np.array(recs, dtype=np.float64).reshape(buf.count, width)
     return vals, written, buf.count
 
 
