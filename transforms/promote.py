@@ -9,13 +9,22 @@ it), those uses lie in the buffer's block or in `scf.for` loops nested in it (no
 (a loop is entered with it defined). Each load is then the value last stored; a loop that
 uses it carries it as one more iter_arg. A buffer that fails any condition stays as it
 is. Only loads and stores disappear, so every computed value keeps its bits.
+
+Then, as LLVM's LICM promotes a loop-invariant location to a register (`-O3`, before
+Enzyme runs): one element of a local buffer (any `memref.alloca`) that an `scf.for`
+with a constant trip count of at least 1 reads first and writes, every time at the same
+indices defined outside the loop, with no other use of the buffer inside the loop (an
+alloca aliases no other buffer, so nothing else reads or writes it), is loaded once
+before the loop, carried as one more iter_arg and stored once after it
+(`promote_in_loop`: `double act[10]; for j: act[i] += w[j] * x[j]`). Each load inside
+is the value last stored, so again every computed value keeps its bits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tapeflow.transforms.analysis.constants import const_int
+from tapeflow.transforms.analysis.constants import const_int, trip_count
 from xdsl.context import Context
 from xdsl.dialects import builtin, memref, scf
 from xdsl.ir import Block, Operation, SSAValue
@@ -62,7 +71,8 @@ def _defined_after(block: Block, cell: SSAValue, defined: bool) -> bool | None:
 
 def _forward(block: Block, cell: SSAValue, value: SSAValue | None) -> SSAValue | None:
     """Replaces the cell's loads in `block` by the value last stored (`value` on entry);
-    returns the value after `block`."""
+    returns the value after `block`. (Every load and store of `cell` in `block` is of its
+    one promoted element: a one-element buffer, or `promote_in_loop`'s checked element.)"""
     for op in list(block.ops):
         if isinstance(op, memref.LoadOp) and op.memref == cell:
             assert value is not None
@@ -113,12 +123,52 @@ def promote(alloca: memref.AllocaOp) -> bool:
     return True
 
 
+def promote_in_loop(loop: scf.ForOp, buffer: SSAValue) -> bool:
+    """Carries the one element of local `buffer` that `loop` reads and writes through the
+    loop as an iter_arg, loaded before it and stored after it, when it is safe (module
+    doc); whether it did."""
+    body = loop.body.block
+    accesses = [u.operation for u in buffer.uses if loop.is_ancestor(u.operation)]
+    if not accesses or (trip_count(loop) or 0) < 1:
+        return False
+    if any(o.parent_block() is not body or not isinstance(o, memref.LoadOp | memref.StoreOp)
+           or (isinstance(o, memref.StoreOp) and o.value == buffer) for o in accesses):  # fmt: skip
+        return False
+    indices = tuple(accesses[0].indices)
+    if any(tuple(o.indices) != indices for o in accesses) or any(
+        loop.is_ancestor(i.owner) if isinstance(i.owner, Operation) else
+        loop.body.block is i.owner for i in indices):  # fmt: skip
+        return False
+    first = min(accesses, key=body.get_operation_index)
+    if not isinstance(first, memref.LoadOp) or not any(
+            isinstance(o, memref.StoreOp) for o in accesses):  # fmt: skip
+        return False
+    before = memref.LoadOp.get(buffer, list(indices))
+    before.location = first.location
+    Rewriter.insert_op(before, InsertPoint.before(loop))
+    after = _carry(loop, buffer, before.res)
+    store = memref.StoreOp.get(after, buffer, list(indices))
+    store.location = first.location
+    owner = after.owner
+    assert isinstance(owner, Operation)
+    Rewriter.insert_op(store, InsertPoint.after(owner))
+    return True
+
+
 @dataclass(frozen=True)
 class PromoteScalarsPass(ModulePass):
-    """One-element local buffers (memref<T>, memref<1xT> allocas) as SSA values where safe (mem2reg)."""
+    """Local buffers' scalars as SSA values where safe: one-element buffers (mem2reg), then
+    an element a loop reads and writes at invariant indices (LICM's scalar promotion)."""
 
     name = "tapeflow-promote-scalars"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for alloca in [o for o in op.walk() if isinstance(o, memref.AllocaOp)]:
             promote(alloca)
+        allocas = [o for o in op.walk() if isinstance(o, memref.AllocaOp)]
+        for alloca in allocas:
+            # innermost loops first (a walk lists a loop before the loops inside it)
+            loops = [o for o in op.walk() if isinstance(o, scf.ForOp)]
+            for loop in reversed(loops):
+                if loop.parent is not None:
+                    promote_in_loop(loop, alloca.memref)

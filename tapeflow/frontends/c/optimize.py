@@ -7,7 +7,9 @@ C frontend emits, one op per C occurrence, and would cache each copy on the tape
 the C path runs, in this order:
 
     canonicalize, cse                 (constant bounds folded: trip counts known)
-    tapeflow-promote-scalars          (a one-element local buffer as SSA values)
+    tapeflow-promote-scalars          (a one-element local buffer as SSA values; an
+                                       element a loop reads and writes at invariant
+                                       indices carried through it, as LICM does)
     tapeflow-unroll                   (the loops' unroll pragmas)
     canonicalize, cse                 (the copies' index arithmetic shared)
 
