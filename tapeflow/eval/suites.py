@@ -237,12 +237,12 @@ _add(SalamKernel(
     name="nn", entry="hypothesis", theirs="benchmarks/AD/nn/hw/nn.c",
     commit="d68b91f1b321a9abef11c526cdb8f68ba64d4628",
     sizes={"real": {"LABELS": 10, "PIXELS": 784}, "small": {"LABELS": 3, "PIXELS": 5}},
-    args=(_arg("pixels", lambda s: (s["PIXELS"],)), _arg("b", lambda s: (s["LABELS"],)),
+    args=(_arg("pixels", lambda s: (s["PIXELS"],), "const"), _arg("b", lambda s: (s["LABELS"],)),
           _arg("W", lambda s: (s["LABELS"], s["PIXELS"]))),
     # pixels are bytes scaled by 1/255 in the kernel: inputs in [0, 255)
     make=lambda s, rng: [rng.uniform(0.0, 255.0, s["PIXELS"]), _u(rng, (s["LABELS"],)),
                          _u(rng, (s["LABELS"], s["PIXELS"]))],
-    reference=_nn_ref, csv="nn",
+    reference=_nn_ref, csv="nn", activity="cdd",
 ))
 
 
