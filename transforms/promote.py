@@ -129,7 +129,9 @@ def promote_in_loop(loop: scf.ForOp, buffer: SSAValue) -> bool:
     doc); whether it did."""
     body = loop.body.block
     accesses = [u.operation for u in buffer.uses if loop.is_ancestor(u.operation)]
-    if not accesses or (trip_count(loop) or 0) < 1:
+    owner = buffer.owner
+    if not accesses or (trip_count(loop) or 0) < 1 or (
+            isinstance(owner, Operation) and loop.is_ancestor(owner)):  # fmt: skip
         return False
     if any(o.parent_block() is not body or not isinstance(o, memref.LoadOp | memref.StoreOp)
            or (isinstance(o, memref.StoreOp) and o.value == buffer) for o in accesses):  # fmt: skip

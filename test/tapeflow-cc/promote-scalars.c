@@ -75,3 +75,26 @@ double licm(double x[4][8], double out[4]) {
 
 // RAW-LABEL: func.func @promoted
 // RAW-COUNT-2: memref.alloca() : memref<1xf64>
+
+// A buffer allocated inside the outer loop is carried through the inner loop only (the
+// outer one has nothing outside it to load it before).
+double inner(double x[4][8]) {
+  double total = 0.0;
+  for (int i = 0; i < 4; i++) {
+    double row[1][1];
+    row[0][0] = 0.0;
+    for (int j = 0; j < 8; j++)
+      row[0][0] += x[i][j];
+    total += row[0][0];
+  }
+  return total;
+}
+
+// CHECK-LABEL: func.func @inner
+// CHECK:       scf.for %{{.*}} iter_args
+// CHECK-NEXT:    %[[ROW:.*]] = memref.alloca() : memref<1x1xf64>
+// CHECK:         %[[R0:.*]] = memref.load %[[ROW]]
+// CHECK-NEXT:    %[[RN:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[R0]]) -> (f64) {
+// CHECK-NOT:       %[[ROW]]
+// CHECK:         }
+// CHECK-NEXT:    memref.store %[[RN]], %[[ROW]]
