@@ -151,9 +151,9 @@ def promote_in_loop(loop: scf.ForOp, buffer: SSAValue) -> bool:
     after = _carry(loop, buffer, before.res)
     store = memref.StoreOp.get(after, buffer, list(indices))
     store.location = first.location
-    owner = after.owner
-    assert isinstance(owner, Operation)
-    Rewriter.insert_op(store, InsertPoint.after(owner))
+    carried = after.owner  # the rebuilt loop
+    assert isinstance(carried, Operation)
+    Rewriter.insert_op(store, InsertPoint.after(carried))
     return True
 
 
