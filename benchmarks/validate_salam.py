@@ -669,6 +669,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no kernel with gem5-SALAM rows", file=sys.stderr)
         return 1
     out = Path(ns.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     png = out.with_name("validation_speedup.png")
     plot(results, png)
     command = "python benchmarks/validate_salam.py" + (
