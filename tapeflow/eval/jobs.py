@@ -29,6 +29,7 @@ for users.
 from __future__ import annotations
 
 import copy
+import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -37,6 +38,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 
 from tapeflow import machines
 from tapeflow.eval.kernels import bundled
@@ -49,7 +51,7 @@ from tapeflow.hwmodel.config import (
 )
 from tapeflow.registry import make_context
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
-from tapeflow.transforms.pipeline import TapeFlowPipelinePass
+from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass
 
 VARIANTS = machines.VARIANTS
 BASELINES = machines.BASELINES
@@ -229,11 +231,15 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
 
 
 def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
-                 shared: dict[Any, Any] | None = None) -> Any:  # fmt: skip
+                 shared: dict[Any, Any] | None = None,
+                 cleaned: dict[str, Any] | None = None) -> Any:  # fmt: skip
     """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
     the caller keeps for the jobs of one kernel), the kernel is parsed once and
     differentiated once per AD pass, and each pipeline compiles a clone of that: the
-    pipelines of every variant start with the same `tapeflow-autodiff`."""
+    pipelines of every variant start with the same `tapeflow-autodiff`. With `cleaned`
+    too, a pipeline ending with `tapeflow-cleanup` whose IR before it is one another
+    pipeline gave (the same printed text) returns that pipeline's module, cleaned and
+    verified once: variants and machines often differ only in what they do not change."""
     passes = job.passes() if passes is None else passes
     if shared is None:
         module = _load(job)
@@ -251,27 +257,53 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
             ad.apply(make_context(), differentiated)
             shared[source, ad] = differentiated
         module = shared[source, ad].clone()
+    cleanup = steps.pop() if cleaned is not None and ends_with_cleanup(passes) else None
     ctx = make_context()
     for step in steps:
         step(ctx, module)
-    module.verify()
-    return module
+    if cleanup is None:
+        module.verify()
+        return module
+    text = printed(module)
+    if text not in cleaned:
+        cleanup(ctx, module)
+        module.verify()
+        cleaned[text] = module
+    return cleaned[text]
+
+
+def ends_with_cleanup(passes: Sequence[ModulePass]) -> bool:
+    """Whether `passes` end with `tapeflow-cleanup`, so that `split_autodiff`'s last step
+    is the cleanup alone: a last `tapeflow-cleanup`, or one `tapeflow{cleanup=true}`."""
+    last = passes[-1] if passes else None
+    alone = len(passes) == 1 and isinstance(last, TapeFlowPipelinePass)
+    return isinstance(last, CleanupPass) or (alone and last.cleanup)  # type: ignore[union-attr]
 
 
 def split_autodiff(passes: Sequence[ModulePass],
                    ) -> tuple[ModulePass | None, list[Callable[[Context, Any], None]]]:  # fmt: skip
     """The AD pass `passes` start with (None: they do not) and the steps after it, those of
-    the `tapeflow` pass with its options validated here, as its `apply` does first."""
+    the `tapeflow` pass with its options validated here, as its `apply` does first, and
+    its `cleanup=true` as a step of its own."""
     from tapeflow.transforms.autodiff import AutodiffPass
 
     if not passes:
         return None, []
     first, rest = passes[0], [p.apply for p in passes[1:]]
     if isinstance(first, TapeFlowPipelinePass):
-        return first.autodiff_pass(), [first.after_autodiff(), *rest]
+        tail = [CleanupPass().apply] if first.cleanup else []
+        after = replace(first, cleanup=False).after_autodiff()
+        return first.autodiff_pass(), [after, *tail, *rest]
     if isinstance(first, AutodiffPass):
         return first, rest
     return None, [first.apply, *rest]
+
+
+def printed(module: Any) -> str:
+    """The IR of `module` as `tapeflow-opt` prints it."""
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
 
 
 def _load(job: Job) -> Any:

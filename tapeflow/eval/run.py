@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import io
 import json
 import os
 import sys
@@ -26,7 +25,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.printer import Printer
 
 from tapeflow.eval.jobs import (
     LABELS,
@@ -38,6 +36,7 @@ from tapeflow.eval.jobs import (
     kernels,
     machine_from_raw,
     pipeline_key,
+    printed,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
@@ -96,6 +95,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     shared: dict[tuple[Any, ...], list[int]] = {}
     keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
     parsed: dict[Any, Any] = {}  # each kernel parsed and differentiated once (build_module)
+    cleaned: dict[str, Any] = {}  # IR before the cleanup -> the module cleaned (build_module)
     loaded: dict[tuple[str, int | None], Any] = {}  # each machine validated once
     for i, job in enumerate(jobs):
         try:
@@ -104,8 +104,9 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             key = keys[i] = _compile_key(job, passes)
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
-                module = build_module(job, passes, parsed)
-                modules[key] = (module, _ir_digest(module))
+                module = build_module(job, passes, parsed, cleaned)
+                digest = next((d for m, d in modules.values() if m is module), None)
+                modules[key] = (module, digest or _ir_digest(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
             results[i] = _job_error(job, e)
@@ -155,9 +156,7 @@ def _compile_key(job: Job, passes: Sequence[Any]) -> tuple[Any, ...]:
 
 def _ir_digest(module: Any) -> str:
     """sha256 of the printed IR: equal digests, the same program."""
-    out = io.StringIO()
-    Printer(stream=out).print_op(module)
-    return hashlib.sha256(out.getvalue().encode()).hexdigest()
+    return hashlib.sha256(printed(module).encode()).hexdigest()
 
 
 def _job_header(job: Job) -> dict[str, Any]:
