@@ -84,6 +84,10 @@ class ModelTrace(Trace):
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
         self._dp_vecs: dict[Any, np.ndarray] = {}  # by `Datapath.static_key`
+        built: dict[Any, dict[Operation, Any]] = {}
+        for m in self.models:  # the datapaths that charge alike build each graph once
+            if m.datapath is not None:
+                m.datapath.built = built.setdefault(m.datapath.static_key, {})
         windows = {int(m.machine.raw["core"]["window_ops"]) for m in self.models}
         if len(windows) != 1:
             raise ValueError(f"the machines differ in core.window_ops ({sorted(windows)})")

@@ -261,13 +261,16 @@ class Datapath:
         dp = machine.raw["datapath"]
         self.limit = int(dp["ports"]) * int(dp["in_flight"])  # requests in flight per step
         self.static_key = (tuple(sorted(self._lat.items())), self._spm_lat, self.limit)
-        """What `static_charge` depends on: equal keys, equal charges (the machines of an
-        L2 sweep)."""
+        """What the graphs and `static_charge` depend on: equal keys, equal graphs and
+        charges (the machines of an L2 sweep)."""
         self.backend = backend
         self._schedule, self._consume = _kernels(backend)
         self._pcs = pcs
         self._seen = 0  # entries of `pcs` already in the PC table
         self._graphs: dict[Operation, tuple[int, BlockGraph]] = {}  # first op -> (index, graph)
+        self.built: dict[Operation, BlockGraph] = {}
+        """The graphs built, by their first op: one dict for the datapaths of a run whose
+        graphs are alike (equal `static_key`; `ModelTrace` shares it)."""
         self._piece_of: dict[Operation, list[Operation]] = {}
         self.static: dict[Operation, int] = {}
         self._flat: dict[str, list[int]] = {k: [] for k in (
@@ -322,7 +325,10 @@ class Datapath:
         entry = self._graphs.get(piece[0])
         if entry is not None:
             return entry
-        g = build_graph(piece, self.op_latency, self.access_info, self._spm_lat)
+        g = self.built.get(piece[0])
+        if g is None:
+            g = build_graph(piece, self.op_latency, self.access_info, self._spm_lat)
+            self.built[piece[0]] = g
         f = self._flat
         index = len(f["g_v0"])
         v0 = len(f["lat"])
