@@ -41,6 +41,7 @@ from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
 from tapeflow.hwmodel.fastsim import compiled
 from tapeflow.simulate import simulate, simulate_fast_many
+from tapeflow.tools.opt import fewer_collections
 
 
 def simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
@@ -86,7 +87,13 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     simulation run: the jobs it served, its machine count, codegen and run seconds),
     `compile_s` and `compile_cpu_s` (every pipeline's), and the task's `wall_s`, `cpu_s`
     and worker `pid`. Jobs of the controls share one run, so their bit-identical
-    gradients follow from their identical IR."""
+    gradients follow from their identical IR. Python's collector runs less often meanwhile
+    (`fewer_collections`: 13% of the tasks' CPU time went to it)."""
+    with fewer_collections():
+        return _run_jobs_shared(jobs)
+
+
+def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.process_time()
     results: list[dict[str, Any]] = [{} for _ in jobs]
     modules: dict[tuple[str, ...], tuple[Any, Any]] = {}  # compile key -> (module, ir_key)
