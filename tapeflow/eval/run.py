@@ -101,7 +101,7 @@ def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
     shared: dict[tuple[Any, ...], list[int]] = {}
     keys: list[tuple[Any, ...]] = [()] * len(jobs)  # each job's compile key, computed once
     parsed: dict[Any, Any] = {}  # each kernel parsed and differentiated once (build_module)
-    cleaned: dict[str, Any] = {}  # IR before the cleanup -> the module cleaned (build_module)
+    cleaned: dict[Any, Any] = {}  # ir_key before the cleanup -> the module (build_module)
     loaded: dict[tuple[str, int | None], Any] = {}  # each machine validated once
     for i, job in enumerate(jobs):
         try:
@@ -111,7 +111,8 @@ def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
                 module = build_module(job, passes, parsed, cleaned)
-                modules[key] = (module, ir_key(module))
+                known = [ir for m, ir in modules.values() if m is module]  # a cleanup shared
+                modules[key] = (module, known[0] if known else ir_key(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
         except BaseException as e:
             results[i] = _job_error(job, e)
