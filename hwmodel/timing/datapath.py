@@ -264,7 +264,7 @@ class Datapath:
         """What the graphs and `static_charge` depend on: equal keys, equal graphs and
         charges (the machines of an L2 sweep)."""
         self.backend = backend
-        self._schedule, self._consume = _kernels(backend)
+        self._consume = _kernels(backend)[1]  # static blocks: `static_cycles`
         self._pcs = pcs
         self._seen = 0  # entries of `pcs` already in the PC table
         self._graphs: dict[Operation, tuple[int, BlockGraph]] = {}  # first op -> (index, graph)

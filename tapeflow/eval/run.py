@@ -31,10 +31,10 @@ from tapeflow.eval.jobs import (
     Job,
     build_module,
     default_raw,
+    ir_key,
     kernel_of,
     kernels,
     machine_from_raw,
-    ir_key,
     pipeline_key,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
