@@ -83,7 +83,11 @@ class ModelTrace(Trace):
         self.model = self.models[0]
         self._charges = _segment_charges(program)
         self._tails: dict[Operation, np.ndarray] = {}
-        self._dp_vecs: dict[int, np.ndarray] = {}
+        self._dp_vecs: dict[Any, np.ndarray] = {}  # by `Datapath.static_key`
+        built: dict[Any, dict[Operation, Any]] = {}
+        for m in self.models:  # the datapaths that charge alike build each graph once
+            if m.datapath is not None:
+                m.datapath.built = built.setdefault(m.datapath.static_key, {})
         windows = {int(m.machine.raw["core"]["window_ops"]) for m in self.models}
         if len(windows) != 1:
             raise ValueError(f"the machines differ in core.window_ops ({sorted(windows)})")
@@ -173,14 +177,15 @@ class ModelTrace(Trace):
             c.ideal_stores = int(vec[IDEAL_STORES])
 
     def _dp_static(self, m: HardwareModel) -> np.ndarray:
-        """Per segment: the datapath cycles one execution charges (`static_charge`)."""
-        vec = self._dp_vecs.get(id(m))
+        """Per segment: the datapath cycles one execution charges (`static_charge`), once
+        for the models whose datapaths charge alike."""
+        dp = m.datapath
+        assert dp is not None
+        vec = self._dp_vecs.get(dp.static_key)
         if vec is None or len(vec) != len(self.program.segments):
-            dp = m.datapath
-            assert dp is not None
             vec = np.asarray([sum(dp.static_charge(op) for op in seg)
                               for seg in self.program.segments] or [0], dtype=np.int64)  # fmt: skip
-            self._dp_vecs[id(m)] = vec
+            self._dp_vecs[dp.static_key] = vec
         return vec
 
     def _tail(self, op: Operation) -> np.ndarray:

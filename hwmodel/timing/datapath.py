@@ -217,6 +217,19 @@ def consume(pcs: Any, levels: Any, n: int, cuts: Any, ncuts: int, snaps: Any, c:
         ci += 1
 
 
+def static_cycles(g: BlockGraph, limit: int) -> int:
+    """`schedule` of one instance of a graph without cache accesses, on its own nodes: its
+    cycles are fixed, and the kernels' flat tables (rebuilt whenever a graph is added)
+    are not needed for it."""
+    n = len(g.lat)
+    dep_ptr, dep_idx = [0], []
+    for deps in g.deps:
+        dep_idx.extend(deps)
+        dep_ptr.append(len(dep_idx))
+    return schedule(0, n, g.lat, g.mem, g.slot, dep_ptr, dep_idx, [0], 0, limit,
+                    [0] * n, [0] * n, [0] * (n + 1), [0] * (n + 1))  # fmt: skip
+
+
 MEMO_SLOTS = 8
 """Graphs with up to this many cache accesses keep their cycles per combination of levels
 (3 ** 8 = 6,561 entries at most)."""
@@ -247,19 +260,25 @@ class Datapath:
         self.by_level = [int(round(x)) for x in (first, first + l2, first + l2 + dram)]
         dp = machine.raw["datapath"]
         self.limit = int(dp["ports"]) * int(dp["in_flight"])  # requests in flight per step
+        self.static_key = (tuple(sorted(self._lat.items())), self._spm_lat, self.limit)
+        """What the graphs and `static_charge` depend on: equal keys, equal graphs and
+        charges (the machines of an L2 sweep)."""
         self.backend = backend
-        self._schedule, self._consume = _kernels(backend)
+        self._consume = _kernels(backend)[1]  # static blocks: `static_cycles`
         self._pcs = pcs
         self._seen = 0  # entries of `pcs` already in the PC table
         self._graphs: dict[Operation, tuple[int, BlockGraph]] = {}  # first op -> (index, graph)
+        self.built: dict[Operation, BlockGraph] = {}
+        """The graphs built, by their first op: one dict for the datapaths of a run whose
+        graphs are alike (equal `static_key`; `ModelTrace` shares it)."""
         self._piece_of: dict[Operation, list[Operation]] = {}
         self.static: dict[Operation, int] = {}
         self._flat: dict[str, list[int]] = {k: [] for k in (
             "g_v0", "g_v1", "g_off", "g_slots", "g_memo", "lat", "mem", "slot",
             "dep_idx")}  # fmt: skip
         self._flat["dep_ptr"] = [0]
-        self._pc_graph = self._conv([-1] * (PC_MASK + 1))  # PC -> graph (-1: none)
-        self._pc_slot = self._conv([0] * (PC_MASK + 1))  # PC -> its access's slot
+        self._pc_graph = self._filled(PC_MASK + 1, -1)  # PC -> graph (-1: none)
+        self._pc_slot = self._filled(PC_MASK + 1, 0)  # PC -> its access's slot
         self._pc_owner: dict[int, Operation] = {}
         self._arrays: tuple[Any, ...] = ()
         self._kept: dict[str, Any] = {}
@@ -306,7 +325,10 @@ class Datapath:
         entry = self._graphs.get(piece[0])
         if entry is not None:
             return entry
-        g = build_graph(piece, self.op_latency, self.access_info, self._spm_lat)
+        g = self.built.get(piece[0])
+        if g is None:
+            g = build_graph(piece, self.op_latency, self.access_info, self._spm_lat)
+            self.built[piece[0]] = g
         f = self._flat
         index = len(f["g_v0"])
         v0 = len(f["lat"])
@@ -334,20 +356,19 @@ class Datapath:
             piece = self.piece_of(op)
             charge = 0
             if piece is not None and piece[0] is op:
-                index, g = self.graph_of(piece)
+                _, g = self.graph_of(piece)
                 if g.slots == 0:
-                    charge = self._run(index, [])
+                    charge = static_cycles(g, self.limit)
             self.static[op] = charge
         return charge
 
-    def _run(self, index: int, lats: list[int]) -> int:
-        a = self._tables()
-        f = self._flat
-        return int(self._schedule(f["g_v0"][index], f["g_v1"][index], *a[7:12],
-                                  self._conv(lats or [0]), 0, self.limit, *a[13:]))  # fmt: skip
-
     def _conv2(self, rows: list[list[int]]) -> Any:
         return np.asarray(rows, dtype=np.int64) if self.backend == "numba" else rows
+
+    def _filled(self, n: int, value: int) -> Any:
+        """`_conv([value] * n)`, without building the list for numba (the PC tables are
+        65,536 entries, one pair per hardware model)."""
+        return np.full(n, value, dtype=np.int64) if self.backend == "numba" else [value] * n
 
     def _conv(self, values: list[int]) -> Any:
         return np.asarray(values, dtype=np.int64) if self.backend == "numba" else list(values)

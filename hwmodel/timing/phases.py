@@ -333,9 +333,10 @@ def phase_tables(m: Machine) -> tuple[list[float], list[int], list[float], list[
     port code per op class (`ports`), the prefetch histogram's bin distances (`bin_dist`)
     and the parameters (`par`, in the slot order above), with `m`'s timing rule."""
     core = m.raw["core"]
-    cycles = [float(m.ops[name].cycles) for name in OP_CLASSES]
+    ops = m.ops  # built on each access
+    cycles = [float(ops[name].cycles) for name in OP_CLASSES]
     codes = {"div": _PORT_DIV, "fp": _PORT_FP}
-    ports = [codes.get(m.ops[name].port, _PORT_OTHER) for name in OP_CLASSES]
+    ports = [codes.get(ops[name].port, _PORT_OTHER) for name in OP_CLASSES]
     bin_dist = [bin_distance(b) for b in range(PF_BINS)]
     par = [float(x) for x in (
         core["issue_width"], core["fp_ports"], core["div_ports"], core["load_ports"],

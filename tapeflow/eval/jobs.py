@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.context import Context
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from tapeflow import machines
@@ -49,7 +50,7 @@ from tapeflow.hwmodel.config import (
 )
 from tapeflow.registry import make_context
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
-from tapeflow.transforms.pipeline import TapeFlowPipelinePass
+from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass
 
 VARIANTS = machines.VARIANTS
 BASELINES = machines.BASELINES
@@ -229,11 +230,15 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
 
 
 def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
-                 shared: dict[Any, Any] | None = None) -> Any:  # fmt: skip
+                 shared: dict[Any, Any] | None = None,
+                 cleaned: dict[Any, Any] | None = None) -> Any:  # fmt: skip
     """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
     the caller keeps for the jobs of one kernel), the kernel is parsed once and
     differentiated once per AD pass, and each pipeline compiles a clone of that: the
-    pipelines of every variant start with the same `tapeflow-autodiff`."""
+    pipelines of every variant start with the same `tapeflow-autodiff`. With `cleaned`
+    too, a pipeline ending with `tapeflow-cleanup` whose IR before it another pipeline
+    gave (the same `ir_key`) returns that pipeline's module, cleaned and verified once:
+    variants and machines often differ only in what they do not change."""
     passes = job.passes() if passes is None else passes
     if shared is None:
         module = _load(job)
@@ -251,27 +256,67 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
             ad.apply(make_context(), differentiated)
             shared[source, ad] = differentiated
         module = shared[source, ad].clone()
+    cleanup = steps.pop() if cleaned is not None and ends_with_cleanup(passes) else None
     ctx = make_context()
     for step in steps:
         step(ctx, module)
-    module.verify()
-    return module
+    if cleanup is None:
+        module.verify()
+        return module
+    before = ir_key(module)
+    if before not in cleaned:
+        cleanup(ctx, module)
+        module.verify()
+        cleaned[before] = module
+    return cleaned[before]
+
+
+def ends_with_cleanup(passes: Sequence[ModulePass]) -> bool:
+    """Whether `passes` end with `tapeflow-cleanup`, so that `split_autodiff`'s last step
+    is the cleanup alone: a last `tapeflow-cleanup`, or one `tapeflow{cleanup=true}`."""
+    last = passes[-1] if passes else None
+    alone = len(passes) == 1 and isinstance(last, TapeFlowPipelinePass)
+    return isinstance(last, CleanupPass) or (alone and last.cleanup)  # type: ignore[union-attr]
 
 
 def split_autodiff(passes: Sequence[ModulePass],
                    ) -> tuple[ModulePass | None, list[Callable[[Context, Any], None]]]:  # fmt: skip
     """The AD pass `passes` start with (None: they do not) and the steps after it, those of
-    the `tapeflow` pass with its options validated here, as its `apply` does first."""
+    the `tapeflow` pass with its options validated here, as its `apply` does first, and
+    its `cleanup=true` as a step of its own."""
     from tapeflow.transforms.autodiff import AutodiffPass
 
     if not passes:
         return None, []
     first, rest = passes[0], [p.apply for p in passes[1:]]
     if isinstance(first, TapeFlowPipelinePass):
-        return first.autodiff_pass(), [first.after_autodiff(), *rest]
+        tail = [CleanupPass().apply] if first.cleanup else []
+        after = replace(first, cleanup=False).after_autodiff()
+        return first.autodiff_pass(), [after, *tail, *rest]
     if isinstance(first, AutodiffPass):
         return first, rest
     return None, [first.apply, *rest]
+
+
+def ir_key(op: Operation) -> tuple[Any, ...]:
+    """A hashable key of `op`'s IR: equal keys, the same IR (names, operands by where their
+    values are defined, types, properties and attributes, value names, successors,
+    regions), six times faster to make than printing it."""
+    numbers: dict[Any, int] = {}
+
+    def number(x: Any) -> int:
+        return numbers.setdefault(x, len(numbers))
+
+    def key(o: Operation) -> tuple[Any, ...]:
+        return (o.name, tuple(number(v) for v in o.operands),
+                tuple((number(r), r.type, r.name_hint) for r in o.results),
+                tuple(o.properties.items()), tuple(o.attributes.items()),
+                tuple(number(b) for b in o.successors),
+                tuple(tuple((number(b), tuple((number(a), a.type, a.name_hint) for a in b.args),
+                             tuple(key(c) for c in b.ops)) for b in r.blocks)
+                      for r in o.regions))  # fmt: skip
+
+    return key(op)
 
 
 def _load(job: Job) -> Any:
