@@ -41,7 +41,7 @@ from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
 from tapeflow.hwmodel.fastsim import compiled
 from tapeflow.simulate import simulate, simulate_fast_many
-from tapeflow.tools.opt import fewer_collections
+from tapeflow.collector import fewer_collections
 
 
 def simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],

@@ -20,12 +20,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
-import gc
 import io
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from typing import IO, Any, get_type_hints
 
@@ -46,6 +44,7 @@ from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tapeflow import registry
+from tapeflow.collector import fewer_collections
 from tapeflow.diagnostics import (
     LOCATED,
     LocatedPrinter,
@@ -461,19 +460,6 @@ def mlir_opt_spellings(argv: Sequence[str], pass_names: Sequence[str]) -> list[s
     if pipeline:
         rest += ["-p", ",".join(pipeline)]
     return rest
-
-
-@contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Python's cyclic collector, run every 100,000 allocations instead of 700: the IR
-    is millions of long-lived objects, and traversing them took 14% of autodiff's time
-    on a 5,000-line module. Cycles are still collected."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 100)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
