@@ -177,6 +177,18 @@ def _mantissa_square(x):
     return float(np.ldexp(m * m, e))
 
 
+def _gram(A_, B_):
+    """dgemm(ColMajor, Trans, NoTrans) A^T B, halved, plus 2: column-major flat arrays."""
+    a, b = A_.reshape(2, 2).T, B_.reshape(3, 2).T
+    return 0.5 * (a.T @ b) + 2.0, a, b
+
+
+def _gram_grad(A_, B_):
+    c, a, b = _gram(A_, B_)
+    g = 0.5 * c / np.linalg.norm(c)
+    return {0: (b @ g.T).T.ravel(), 1: (a @ g).T.ravel()}
+
+
 _LAP_U = A([(k * 7 % 5) * 0.5 - 1.0 for k in range(16)])
 _W = A([0.2 * k - 0.3 for k in range(6)])
 
@@ -295,6 +307,14 @@ TABLE = [
      ["dup", "const"],
      lambda x, n: float(np.sum(np.where(x < 0, 3.0, 1.0) * x * x)),
      lambda x, n: {0: 2 * np.where(x < 0, 3.0, 1.0) * x}),
+    ("blas_least_squares.c", "lsq",
+     [A([1.0, 2.0, -0.5, 1.5, 3.0, 0.25]), A([1.0, -1.0, 2.0]), A([0.4, -0.3])],
+     ["const", "const", "dup"],
+     lambda M, b, x: float(0.5 * np.sum((M.reshape(3, 2) @ x - b) ** 2)),
+     lambda M, b, x: {2: M.reshape(3, 2).T @ (M.reshape(3, 2) @ x - b)}),
+    ("blas_gemm_colmajor.c", "gram_norm",
+     [A([1.0, -2.0, 0.5, 3.0]), A([0.2, 1.0, -1.5, 0.7, 2.0, -0.4])], ["dup", "dup"],
+     lambda a, b: float(np.linalg.norm(_gram(a, b)[0])), _gram_grad),
 ]
 
 
