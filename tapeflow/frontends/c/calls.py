@@ -112,7 +112,8 @@ class Calls(LibmCalls):
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
             if name.startswith("cblas_"):
-                unsupported(e, f"'{name}' (TapeFlow's <cblas.h> defines {', '.join(CBLAS_ROUTINES)})")
+                routines = ", ".join(CBLAS_ROUTINES)
+                unsupported(e, f"'{name}' (TapeFlow's <cblas.h> defines {routines})")
             if name in ("malloc", "calloc"):
                 unsupported(e, f"{name} outside a pointer declaration")
             unsupported(e, f"call to '{name}' (not defined in this file, nor a <math.h> function "
