@@ -24,7 +24,7 @@ from xdsl.ir import Attribute, Block, Region
 from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
-from .forward import FWD_ENTRY, is_forward
+from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
 from .types import (
     array_shape,
@@ -282,15 +282,7 @@ class EnzymeCalls:
         i = 0
         name = fn.spelling
         while i < len(args):
-            a = strip_casts(args[i])
-            note = None
-            if a.kind.name == "DECL_REF_EXPR" and a.spelling.startswith("enzyme_"):
-                if a.spelling not in ANNOTATIONS:
-                    unsupported(a, f"the Enzyme marker '{a.spelling}' in {ENZYME_ENTRY}")
-                note = a.spelling
-                i += 1
-                if i >= len(args):
-                    error(a, f"{ENZYME_ENTRY}: '{note}' is not followed by an argument")
+            note, i = read_marker(args, i, ENZYME_ENTRY, ANNOTATIONS)
             if len(out) >= len(params):
                 error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
             param = params[len(out)]

@@ -40,6 +40,19 @@ def forward_default(fn) -> tuple[str, ...]:
     return tuple(out)
 
 
+def read_marker(args, i: int, entry: str, allowed, hint: str = "") -> tuple[str | None, int]:
+    """The activity marker (`enzyme_dup`, ...) at `args[i]` of an Enzyme call, if any, and
+    the position of the argument it applies to."""
+    a = strip_casts(args[i])
+    if a.kind.name != "DECL_REF_EXPR" or not a.spelling.startswith("enzyme_"):
+        return None, i
+    if a.spelling not in allowed:
+        unsupported(a, f"the Enzyme marker '{a.spelling}' in {entry}{hint}")
+    if i + 1 >= len(args):
+        error(a, f"{entry}: '{a.spelling}' is not followed by an argument")
+    return a.spelling, i + 1
+
+
 class ForwardCalls:
     """The `CFrontend` part that reads `__enzyme_fwddiff` calls."""
 
@@ -54,16 +67,8 @@ class ForwardCalls:
         out: list[str] = []
         i = 0
         while i < len(args):
-            a = strip_casts(args[i])
-            note = None
-            if a.kind.name == "DECL_REF_EXPR" and a.spelling.startswith("enzyme_"):
-                if a.spelling not in _ANNOTATIONS:
-                    unsupported(a, f"the Enzyme marker '{a.spelling}' in {FWD_ENTRY} (forward "
-                                "mode takes enzyme_dup, enzyme_dupnoneed and enzyme_const)")
-                note = a.spelling
-                i += 1
-                if i >= len(args):
-                    error(a, f"{FWD_ENTRY}: '{note}' is not followed by an argument")
+            note, i = read_marker(args, i, FWD_ENTRY, _ANNOTATIONS, " (forward mode takes "
+                                  "enzyme_dup, enzyme_dupnoneed and enzyme_const)")
             if len(out) >= len(params):
                 error(args[i], f"{FWD_ENTRY}: more arguments than '{name}' has parameters")
             param = params[len(out)]
