@@ -212,3 +212,21 @@ def test_variants_bit_identical(variant):
         return b"".join(r.arguments[i].tobytes() for i in (1, 3, 5, 7)) + np.array(r.results).tobytes()
 
     assert shadows(variant) == shadows("enzyme")
+
+
+@pytest.mark.parametrize("file, function, arrays", [
+    ("blas_least_squares.c", "lsq", [u(6, seed=23), u(3, seed=24), u(2, seed=25)]),
+    ("blas_gemm_colmajor.c", "gram_norm", [u(4, seed=26), u(6, seed=27)]),
+])
+def test_blind_programs_bit_identical(file, function, arrays):
+    """The blind corpus's CBLAS programs: the same gradient bits under every variant."""
+    from helpers.paths import ROOT
+
+    src = (ROOT / "test" / "python" / "frontends" / "cfront_blind" / file).read_text()
+
+    def shadows(v):
+        args = [x for a in arrays for x in (a.copy(), np.zeros_like(a))]
+        r = runner.run_function(compile_variant(src, function, v), f"{function}_grad", [*args, 1.0])
+        return b"".join(r.arguments[i].tobytes() for i in range(1, len(args), 2))
+
+    assert shadows("regions") == shadows("enzyme") == shadows("tapeflow")
