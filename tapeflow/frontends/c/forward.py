@@ -108,12 +108,12 @@ class ForwardCalls:
                 fn.attributes[FWD_ATTR] = UnitAttr()
                 continue
             spec = f"{name}_{''.join('d' if a == 'dup' else 'c' for a in activity)}"
-            if spec in functions:  # reverse mode's of the same activity
-                functions[spec].attributes[FWD_ATTR] = UnitAttr()
-                continue
             if spec in self.defs:
                 error(calls[activity], f"{FWD_ENTRY}: the specialization '{spec}' of '{name}' "
                       "for this activity is already a function of the file")
+            if spec in functions:  # reverse mode's of the same activity
+                functions[spec].attributes[FWD_ATTR] = UnitAttr()
+                continue
             op = self._specialization(spec, fn, activity, calls[activity])
             del op.attributes["tapeflow.autodiff"]
             op.attributes[FWD_ATTR] = UnitAttr()

@@ -174,3 +174,38 @@ def test_variants_leave_forward_alone():
         return _layer_fwd(m, u(N * N, seed=10), u(N, seed=11)).tobytes()
 
     assert tangent("tapeflow") == tangent("enzyme") == tangent("regions")
+
+
+@pytest.mark.parametrize("order", ["reverse-first", "forward-first"])
+def test_one_specialization_for_both_modes(order):
+    """`__enzyme_autodiff` and `__enzyme_fwddiff` with one activity share `f_dcc`; each pass
+    adds its one function, whichever runs first (a gradient is not differentiated again)."""
+    from xdsl.dialects import func
+
+    from tapeflow.frontends.c import compile_c
+    from tapeflow.transforms.autodiff import AutodiffPass
+    from tapeflow.transforms.fwdad import ForwardModePass
+
+    src = r"""
+    double f(double *x, const double *w, int n) {
+      double s = 0.0;
+      for (int i = 0; i < n; i++) s += w[i] * x[i] * x[i];
+      return s;
+    }
+    int main(void) {
+      double x[2], dx[2], w[2];
+      __enzyme_autodiff((void *)f, x, dx, enzyme_const, w, 2);
+      __enzyme_fwddiff((void *)f, x, dx, enzyme_const, w, 2);
+    }"""
+    m = compile_c(src, "test.c")
+    passes = [AutodiffPass(), ForwardModePass()]
+    for p in passes if order == "reverse-first" else passes[::-1]:
+        p.apply(make_context(), m)
+    names = {f.sym_name.data for f in m.ops if isinstance(f, func.FuncOp)}
+    assert names == {"f", "f_dcc", "f_dcc_grad", "f_dcc_fwd"}
+    x, w, dx = np.array([0.5, -2.0]), np.array([3.0, 0.25]), np.array([1.0, 2.0])
+    tangent = runner.run_function(m, "f_dcc_fwd", [x.copy(), dx.copy(), w.copy(), 2]).results[0]
+    grad = np.zeros(2)
+    runner.run_function(m, "f_dcc_grad", [x.copy(), grad, w.copy(), 2, 1.0])
+    np.testing.assert_allclose(grad, 2 * w * x)
+    assert tangent == pytest.approx(grad @ dx, rel=1e-15)
