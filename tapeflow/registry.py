@@ -48,6 +48,7 @@ UPSTREAM_PASSES = ("canonicalize", "cse", "dce", "lower-affine")
 # TapeFlow's own passes: name -> (module, ModulePass class).
 TAPEFLOW_PASSES = {
     "tapeflow-autodiff": ("tapeflow.transforms.autodiff", "AutodiffPass"),
+    "tapeflow-fwdad": ("tapeflow.transforms.fwdad", "ForwardModePass"),
     "tapeflow-lower-tape": ("tapeflow.transforms.lower_tape", "LowerTapePass"),
     "tapeflow-checkpoint": ("tapeflow.transforms.checkpoint", "CheckpointPass"),
     "tapeflow-regions": ("tapeflow.transforms.regions", "RegionsPass"),

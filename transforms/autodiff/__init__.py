@@ -179,6 +179,7 @@ class AutodiffPass(ModulePass):
         fn = primal.clone()
         fn.sym_name = builtin.StringAttr(grad_name)
         fn.attributes.pop(AUTODIFF_ATTR, None)
+        fn.attributes.pop("tapeflow.fwddiff", None)  # a mark for forward mode (fwdad.py)
         fn.res_attrs = None
         fn.sym_visibility = None
         inline_calls(fn, module)

@@ -591,7 +591,7 @@ class Gradient:
             shadow = shadow_op.results[0]
             shadow.name_hint = f"d_{buffer.name_hint}" if buffer.name_hint else None
             self.shadows[buffer] = shadow
-            fill = _zero_fill(shadow, list(op.operands))
+            fill = zero_fill(shadow, list(op.operands))
             Rewriter.insert_op(fill, InsertPoint.after(shadow_op))
             if isinstance(op, memref.AllocOp):
                 deallocs.append(memref.DeallocOp.get(shadow))
@@ -651,7 +651,7 @@ def _outermost_loop(op: Operation) -> Operation | None:
     return outermost
 
 
-def _zero_fill(buffer: SSAValue, dynamic_sizes: list[SSAValue]) -> list[Operation]:
+def zero_fill(buffer: SSAValue, dynamic_sizes: list[SSAValue]) -> list[Operation]:
     """`buffer[...] = 0` as a loop nest (sizes from the type, `?` from the alloc's operands)."""
     mtype = buffer.type
     assert isinstance(mtype, MemRefType)

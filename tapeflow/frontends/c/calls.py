@@ -12,6 +12,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from .clang import ADDR_OF, children, decl_key, evaluate, strip, strip_casts, unary_op, unsupported
 from .function import Buffer
+from .headers import CBLAS_ROUTINES
 from .libc import BUILTIN_CONSTANTS, MATH
 from .libm import COMPOSED, LibmCalls
 from .types import (
@@ -110,6 +111,9 @@ class Calls(LibmCalls):
             return self.composed_call(name if name in COMPOSED else name[:-1], e, args)
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
+            if name.startswith("cblas_"):
+                routines = ", ".join(CBLAS_ROUTINES)
+                unsupported(e, f"'{name}' (TapeFlow's <cblas.h> defines {routines})")
             if name in ("malloc", "calloc"):
                 unsupported(e, f"{name} outside a pointer declaration")
             unsupported(e, f"call to '{name}' (not defined in this file, nor a <math.h> function "

@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Block, Region
 from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
+from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
 from .types import (
     array_shape,
@@ -50,6 +51,7 @@ ENZYME_DECLS = {
     "enzyme_const": "extern int enzyme_const;",
     "enzyme_out": "extern int enzyme_out;",
     ENZYME_ENTRY: f"extern double {ENZYME_ENTRY}(void *, ...);",
+    FWD_ENTRY: f"extern double {FWD_ENTRY}(void *, ...);",
 }
 
 
@@ -252,12 +254,11 @@ class EnzymeCalls:
     def _enzyme_calls(self, defs) -> Iterator[tuple[object, object]]:
         for fn in defs.values():
             for c in walk(fn):
-                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not (
-                    is_entry(c.spelling)
-                ):
+                entry = is_entry(c.spelling) or is_forward(c.spelling)
+                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not entry:
                     unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
-                                 f"functions TapeFlow has {ENZYME_ENTRY} only)")
-                if c.kind.name == "CALL_EXPR" and is_entry(c.spelling):
+                                 f"functions TapeFlow has {ENZYME_ENTRY} and {FWD_ENTRY})")
+                if c.kind.name == "CALL_EXPR" and entry:
                     args = [a for a in c.get_arguments()]
                     if not args:
                         error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
@@ -281,15 +282,7 @@ class EnzymeCalls:
         i = 0
         name = fn.spelling
         while i < len(args):
-            a = strip_casts(args[i])
-            note = None
-            if a.kind.name == "DECL_REF_EXPR" and a.spelling.startswith("enzyme_"):
-                if a.spelling not in ANNOTATIONS:
-                    unsupported(a, f"the Enzyme marker '{a.spelling}' in {ENZYME_ENTRY}")
-                note = a.spelling
-                i += 1
-                if i >= len(args):
-                    error(a, f"{ENZYME_ENTRY}: '{note}' is not followed by an argument")
+            note, i = read_marker(args, i, ENZYME_ENTRY, ANNOTATIONS)
             if len(out) >= len(params):
                 error(args[i], f"{ENZYME_ENTRY}: more arguments than '{name}' has parameters")
             param = params[len(out)]

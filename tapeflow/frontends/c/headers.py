@@ -11,6 +11,10 @@ from __future__ import annotations
 PRELUDE = "/tapeflow-c-frontend/enzyme-declarations.h"
 BUILTIN_DIR = "/tapeflow-c-frontend/include"
 
+# The routines `<cblas.h>` (include/cblas.h) defines; a call of another is refused.
+CBLAS_ROUTINES = ("cblas_ddot", "cblas_daxpy", "cblas_dscal", "cblas_dnrm2", "cblas_dgemv",
+                  "cblas_dgemm")
+
 BUILTIN_HEADERS = {
     "stddef.h": """#ifndef _TAPEFLOW_STDDEF_H
 #define _TAPEFLOW_STDDEF_H

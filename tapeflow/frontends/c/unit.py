@@ -52,6 +52,7 @@ from .enzyme import (
     default_activity,
     is_entry,
 )
+from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
 from .libc import ALLOCATORS
@@ -76,7 +77,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls):
+class CFrontend(EnzymeCalls, ForwardCalls):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -113,14 +114,19 @@ class CFrontend(EnzymeCalls):
                 raise ToolError(f"{self.name}: --function {name}: no function '{name}' is defined")
             targets[name] = [default_activity(defs[name])]
         calls: dict[tuple[str, tuple[str, ...]], object] = {}
+        forward: dict[str, dict[tuple[str, ...], object]] = {}  # __enzyme_fwddiff's
         for call, fn in self._enzyme_calls(defs):
+            if is_forward(call.spelling):
+                activity = self._forward_activity(call, fn)
+                forward.setdefault(fn.spelling, {}).setdefault(activity, call)
+                continue
             activity = self._activity(call, fn)
             sigs = targets.setdefault(fn.spelling, [])
             if activity not in sigs:
                 sigs.append(activity)
                 calls[(fn.spelling, activity)] = call
         own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
-        order = self._reachable(list(targets) or own, defs)
+        order = self._reachable([*targets, *forward] or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
         self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
@@ -141,6 +147,8 @@ class CFrontend(EnzymeCalls):
                     )
                 spec = self._specialization(name, fn, activity, calls[(n, activity)])
                 module.body.block.add_op(spec)
+            if n in forward:
+                self._mark_forward(module, fn, forward[n])
         while self.pending:  # variants of callees that get pointers into arrays
             n, at, name = self.pending.pop(0)
             fn = FunctionBuilder(self, self.signatures[n], views=at, name=name).build()
