@@ -177,6 +177,27 @@ def _mantissa_square(x):
     return float(np.ldexp(m * m, e))
 
 
+def _guarded(x, w, n):
+    return float(0.5 * np.sum((w[:n] * x[:n]) ** 2)) if np.all(w[:n] >= 0) else 0.0
+
+
+def _series(c, x, degree):
+    return sum(c[k] * x ** k for k in range(min(degree, 3) + 1))
+
+
+def _fit(c, xs, n, degree):
+    return float(sum(_series(c, x, degree) ** 2 for x in xs[:n]))
+
+
+def _fit_grad(c, xs, n, degree):
+    g = np.zeros_like(c)
+    for x in xs[:n]:
+        v = _series(c, x, degree)
+        for k in range(min(degree, 3) + 1):
+            g[k] += 2 * v * x ** k
+    return {0: g}
+
+
 _LAP_U = A([(k * 7 % 5) * 0.5 - 1.0 for k in range(16)])
 _W = A([0.2 * k - 0.3 for k in range(6)])
 
@@ -295,6 +316,13 @@ TABLE = [
      ["dup", "const"],
      lambda x, n: float(np.sum(np.where(x < 0, 3.0, 1.0) * x * x)),
      lambda x, n: {0: 2 * np.where(x < 0, 3.0, 1.0) * x}),
+    ("goto_cleanup.c", "guarded_loss",
+     [A([1.0, -2.0, 0.5, 3.0]), A([0.5, 1.5, 2.0, 1.0]), 4],
+     ["dup", "const", "const"], _guarded,
+     lambda x, w, n: {0: w * w * x}),
+    ("countdown_fallthrough.c", "fit",
+     [A([0.5, -1.0, 0.25, 2.0]), A([1.0, -0.5, 2.0]), 3, 2],
+     ["dup", "const", "const", "const"], _fit, _fit_grad),
 ]
 
 
