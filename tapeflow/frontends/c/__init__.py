@@ -52,7 +52,10 @@ Types (the rules, documented in the README section "C kernels"):
 Control flow is structured: a counted `for` (`counted`: an integer counter stepped by a
 constant, up or down, tested against a bound the body does not write) is `scf.for`, any
 other loop `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if` (cases
+falling through one arm); a forward `goto` to a label at the top level of the body is an
+early exit of the statements before it (`gotos`); a loop condition may step a scalar
+(`while (n--)`). An unroll
 pragma over a `for` (`#pragma unroll N`, `#pragma clang loop unroll_count(N)` /
 `unroll(full)`, `nounroll`, ...) is the `tapeflow.unroll` attribute of its `scf.for`
 (`hints`), which `tapeflow-unroll` applies.
