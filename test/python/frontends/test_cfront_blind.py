@@ -198,6 +198,27 @@ def _fit_grad(c, xs, n, degree):
     return {0: g}
 
 
+def _softsign(a):
+    return a / (1.0 + np.abs(a))
+
+
+def _trap(f, a, b, steps):
+    t = a + np.arange(steps + 1) * ((b - a) / steps)
+    w = np.full(steps + 1, (b - a) / steps)
+    w[0] = w[-1] = 0.5 * (b - a) / steps
+    return float(w @ f(t))
+
+
+def _callback_loss(p):
+    return (_trap(lambda t: p[0] * t * t + p[1], 0.0, 1.0, 8)
+            + 2.0 * _trap(lambda t: p[0] * t + p[1] * p[1], 0.0, 2.0, 4))
+
+
+def _callback_grad(p):
+    return {0: A([_trap(lambda t: t * t, 0.0, 1.0, 8) + 2.0 * _trap(lambda t: t, 0.0, 2.0, 4),
+                  1.0 + 2.0 * 2.0 * p[1] * 2.0])}
+
+
 _LAP_U = A([(k * 7 % 5) * 0.5 - 1.0 for k in range(16)])
 _W = A([0.2 * k - 0.3 for k in range(6)])
 
@@ -323,6 +344,13 @@ TABLE = [
     ("countdown_fallthrough.c", "fit",
      [A([0.5, -1.0, 0.25, 2.0]), A([1.0, -0.5, 2.0]), 3, 2],
      ["dup", "const", "const", "const"], _fit, _fit_grad),
+    ("activation_table.c", "layer",
+     [A([0.5, -1.5, 2.0]), A([1.0, 2.0, -0.5]), 3, 2],
+     ["dup", "const", "const", "const"],
+     lambda w, x, n, k: float(np.sum(_softsign(w * x))),
+     lambda w, x, n, k: {0: x / (1.0 + np.abs(w * x)) ** 2}),
+    ("integrate_callback.c", "loss", [A([1.5, -0.5])], ["dup"],
+     _callback_loss, _callback_grad),
 ]
 
 
