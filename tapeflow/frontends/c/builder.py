@@ -26,6 +26,7 @@ from .stmt import Statements
 from .structs import Structs
 from .unions import Unions
 from .types import (
+    holds_functions,
     INDEX,
     array_shape,
     as_struct,
@@ -126,8 +127,8 @@ class FunctionBuilder(Statements, Gotos, Loops, Expressions, Calls, Pointers, St
             if d.semantic_parent.kind.name != "TRANSLATION_UNIT" or decl_key(d) in done:
                 continue
             done.add(decl_key(d))
-            if d.spelling in ANNOTATIONS:
-                continue
+            if d.spelling in ANNOTATIONS or holds_functions(d.type):
+                continue  # a function pointer (table) is read where it is used (fnptrs.py)
             if not d.type.get_canonical().is_const_qualified() and not (
                 is_buffer_type(d.type)
                 and array_shape(d.type, d)[1].is_const_qualified()

@@ -27,7 +27,16 @@ from .hints import unroll_hint
 from .libc import MEM_CALLS, is_assert, is_output_call
 from .loops import Loops
 from .trees import jumps, loop_returns, returns, switch_break
-from .types import INDEX, array_shape, is_int, refuse_union, scalar_type, type_kind
+from .types import (
+    INDEX,
+    array_shape,
+    holds_functions,
+    is_function_pointer,
+    is_int,
+    refuse_union,
+    scalar_type,
+    type_kind,
+)
 from .unions import scalar_union
 
 
@@ -147,14 +156,14 @@ class Statements(FunctionState):
             return
         refuse_union(t, d)
         if type_kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
+            if holds_functions(t):
+                return  # a table of functions: read where it is indexed (fnptrs.py)
             if type_kind(array_shape(t, d)[1]) == "RECORD":
                 self.bufs[decl_key(d)] = self.struct_array(d, exprs)
                 return
             init = exprs[-1] if exprs and strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[decl_key(d)] = self.local_array(d, init)
-        elif type_kind(t) == "POINTER":
-            if type_kind(t.get_canonical().get_pointee()) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
-                unsupported(d, "function pointers")
+        elif type_kind(t) == "POINTER" and not is_function_pointer(t):
             if not exprs or is_null_pointer(exprs[-1]):
                 # `T *p;` or `T *p = NULL;`: a pointer that points nowhere until assigned
                 self.bufs.pop(decl_key(d), None)
