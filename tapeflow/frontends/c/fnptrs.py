@@ -11,7 +11,18 @@ from __future__ import annotations
 from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
-from .clang import ADDR_OF, DEREF, binary_op, children, decl_key, evaluate, strip, unary_op, unsupported, walk
+from .clang import (
+    ADDR_OF,
+    DEREF,
+    binary_op,
+    children,
+    decl_key,
+    evaluate,
+    strip,
+    unary_op,
+    unsupported,
+    walk,
+)
 from .enzyme import is_entry
 from .function import FunctionState, Unset
 from .trees import stored_buffers
@@ -82,14 +93,17 @@ class FunctionPointers(FunctionState):
             d = c.referenced
             if d.kind.name == "FUNCTION_DECL":
                 if d.spelling not in ids:
-                    unsupported(c, f"a pointer to '{d.spelling}', which is not defined in this file")
+                    unsupported(
+                        c, f"a pointer to '{d.spelling}', which is not defined in this file"
+                    )
                 return self.const(ids[d.spelling], INDEX, c)
             value = self.vals.get(decl_key(d))
             if isinstance(value, SSAValue):
                 return value
             if isinstance(value, Unset):
                 unsupported(c, f"the function pointer '{d.spelling}' before it is assigned")
-            if (init := initializer(d)) is not None and d.semantic_parent.kind.name == "TRANSLATION_UNIT":
+            init = initializer(d)
+            if init is not None and d.semantic_parent.kind.name == "TRANSLATION_UNIT":
                 return self.function_value(init)  # a global function pointer, never written
         if c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
             return self.table_entry(c)
@@ -160,14 +174,17 @@ class FunctionPointers(FunctionState):
             if len(rest) == 1:
                 value = self.call(e, True, name=rest[0])
                 result_types[:] = [] if value is None else [value.type]
-                return ([] if value is None else [value]) + [self.current(k, d, e) for k, d in carried]
-            eq = self.emit(arith.CmpiOp(target, self.const(ids[rest[0]], INDEX, e), "eq"), e).results[0]
+                scalars = [self.current(k, d, e) for k, d in carried]
+                return ([] if value is None else [value]) + scalars
+            number = self.const(ids[rest[0]], INDEX, e)
+            eq = self.emit(arith.CmpiOp(target, number, "eq"), e).results[0]
             self.vals = dict(before)
             then = self.branch(lambda: arms(rest[:1]), e)
             self.vals = dict(before)
             other = self.branch(lambda: arms(rest[1:]), e)
             self.vals = before
-            op = self.emit(scf.IfOp(eq, [*result_types, *(self.vals[k].type for k, _ in carried)], then, other), e)
+            types = [*result_types, *(self.vals[k].type for k, _ in carried)]
+            op = self.emit(scf.IfOp(eq, types, then, other), e)
             values = list(op.results)
             for (k, _), r in zip(carried, values[len(result_types):]):
                 self.vals[k] = r

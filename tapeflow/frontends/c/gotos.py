@@ -46,7 +46,8 @@ class Gotos(FunctionState):
                 unsupported(g, "a goto over another label")
         start = 0
         for k in sorted(top.values()):
-            self.goto_region(stmts[start:k], [g for g in gotos if offset(label_of(g)) == offset(stmts[k])])
+            to_label = [g for g in gotos if offset(label_of(g)) == offset(stmts[k])]
+            self.goto_region(stmts[start:k], to_label)
             stmts[k] = children(stmts[k])[-1]  # the labelled statement
             start = k
         return stmts[start:]

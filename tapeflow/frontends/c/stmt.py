@@ -277,7 +277,9 @@ class Statements(FunctionState):
         fallback: list = []
         chain: list[tuple[list[int], bool, list]] = []  # cases falling into the next
         for n, (labels, default, stmts) in enumerate(groups):
-            ends = bool(stmts) and stmts[-1].kind.name in ("BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT")
+            ends = bool(stmts) and stmts[-1].kind.name in (
+                "BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT"
+            )
             if stmts and stmts[-1].kind.name == "BREAK_STMT":
                 stmts = stmts[:-1]
             for t in stmts:

@@ -97,7 +97,8 @@ def assignments(tree) -> list:
         c for c in walk(tree)
         if c.kind.name == "COMPOUND_ASSIGNMENT_OPERATOR"
         or (c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=")
-        or (c.kind.name == "UNARY_OPERATOR" and unary_op(c) in (PRE_INC, PRE_DEC, POST_INC, POST_DEC))
+        or (c.kind.name == "UNARY_OPERATOR"
+            and unary_op(c) in (PRE_INC, PRE_DEC, POST_INC, POST_DEC))
     ]
 
 
