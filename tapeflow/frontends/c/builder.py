@@ -26,11 +26,11 @@ from .stmt import Statements
 from .structs import Structs
 from .unions import Unions
 from .types import (
-    holds_functions,
     INDEX,
     array_shape,
     as_struct,
     flat_memref,
+    holds_functions,
     is_buffer_type,
     record_scalar,
     scalar_type,
@@ -38,7 +38,9 @@ from .types import (
 )
 
 
-class FunctionBuilder(Statements, Gotos, Loops, Expressions, Calls, Pointers, Structs, Unions, Memory):
+class FunctionBuilder(
+    Statements, Gotos, Loops, Expressions, Calls, Pointers, Structs, Unions, Memory
+):
     """Emits one function: `build` binds the parameters (and the globals the body reads),
     translates the body with the parts, and puts the constants at the top."""
 
