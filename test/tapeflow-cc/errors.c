@@ -6,7 +6,7 @@
 // RUN: not cat %t.mlir
 // RUN: not tapeflow-cc %S/Inputs/union.c 2>&1 | filecheck %s --check-prefix=UNION
 // RUN: not tapeflow-cc %S/Inputs/fnptr.c 2>&1 | filecheck %s --check-prefix=FNPTR
-// A local function pointer (was "this pointer initializer (use malloc/calloc...)"):
+// A pointer to a function not defined in the file (a <math.h> one):
 // RUN: not tapeflow-cc %S/Inputs/fnptr-local.c 2>&1 | filecheck %s --check-prefix=FNLOCAL
 // RUN: not tapeflow-cc %S/Inputs/recursion.c 2>&1 | filecheck %s --check-prefix=RECURSION
 // RUN: not tapeflow-cc %S/Inputs/address-of.c 2>&1 | filecheck %s --check-prefix=ADDR
@@ -16,14 +16,14 @@
 // RUN: not tapeflow-opt %S/Inputs/goto.c --tapeflow 2>&1 | filecheck %s --check-prefix=GOTO
 // RUN: not tapeflow-run %S/Inputs/union.c --entry f --args 1.0 2>&1 | filecheck %s --check-prefix=UNION
 
-// GOTO:      error: {{.*}}goto.c:3:21: unsupported C: goto and labels
+// GOTO:      error: {{.*}}goto.c:3:40: unsupported C: a backward goto (a loop made of jumps; write a loop)
 // GOTO-NOT:  Traceback
 // UNION:     error: {{.*}}union.c:2:30: unsupported C: union 'union U' (its fields share memory; use a struct)
-// FNPTR:     error: {{.*}}fnptr.c:1:{{[0-9]+}}: unsupported C: function pointers
-// FNLOCAL:   error: {{.*}}fnptr-local.c:2:32: unsupported C: function pointers
+// FNPTR:     error: {{.*}}fnptr.c:1:51: unsupported C: a call through a pointer of type 'double (double)': no function of the file of that type has its address taken
+// FNLOCAL:   error: {{.*}}fnptr-local.c:2:46: unsupported C: a pointer to 'sin', which is not defined in this file
 // FNLOCAL-NOT: Traceback
 // RECURSION: error: {{.*}}recursion.c:2:8: unsupported C: recursion (f -> g -> f)
 // ADDR:      error: {{.*}}address-of.c:2:34: unsupported C: '&x' other than as an argument of a call to a function of the file
 // SYNTAX:    error: {{.*}}syntax.c:2:13: expected expression
 // GLOBAL:    error: {{.*}}global.c:2:22: unsupported C: the extern global 'counter' (it has no definition in this file)
-// SWITCH:    error: {{.*}}switch.c:2:45: unsupported C: falling through from one case of a switch into the next (end each case with 'break')
+// SWITCH:    error: {{.*}}switch.c:2:24: unsupported C: a 'return' or 'continue' in a case that falls through into the next

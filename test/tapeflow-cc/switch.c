@@ -1,8 +1,8 @@
 // `switch` on an integer (issue 23: Enzyme users' code picks a formula by a mode flag):
 // a chain of `scf.if`, one per case (`v == a || v == b` for stacked labels), `default`
-// the last else; scalars a case assigns are the ifs' results. Every case ends with
-// `break` or `return` (structured control flow cannot jump into another arm): falling
-// through, a `break` in the middle of a case, and case ranges are refused.
+// the last else; scalars a case assigns are the ifs' results. Cases falling through are
+// one arm (switch-fallthrough.c); a `return` in a case that falls through, a `break` in
+// the middle of a case, and case ranges are refused.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: tapeflow-cc %s | tapeflow-run - --entry demo --args 2 | filecheck %s --check-prefix=OUT
@@ -71,7 +71,7 @@ double demo(int mode) {
 // (mode 2: i = 0..3 gives (2+i)%3 = 2, 0, 1, 2 -> 1+100, skip, 10+100, 1+100 = 312;
 //  pick(3, 2) = 9, first(1, 2) = 2)
 // OUT:         result[0]: f64 = 323.0
-// FALL:        error: {{.*}}switch.c:2:45: unsupported C: falling through from one case of a switch into the next (end each case with 'break')
+// FALL:        error: {{.*}}switch.c:2:24: unsupported C: a 'return' or 'continue' in a case that falls through into the next
 // FALL-NOT:    Traceback
 // BREAK:       error: {{.*}}switch-break.c:4:16: unsupported C: 'break' before the end of a case of a switch
 // BREAK-NOT:   Traceback

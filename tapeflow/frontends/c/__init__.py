@@ -47,12 +47,17 @@ Types (the rules, documented in the README section "C kernels"):
   (a malloc of the callee); a `void *` takes the element type it is converted to; a
   local `T **` whose rows are malloc'ed with one length is a dense 2-D memref; `T *p =
   NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
-  a constant (allocations are assumed to succeed).
+  a constant (allocations are assumed to succeed); a function pointer is the number of a
+  function of the file whose address is taken, and a call through it a chain of `scf.if`
+  over the functions of its type, each a direct call (`fnptrs`).
 
 Control flow is structured: a counted `for` (`counted`: an integer counter stepped by a
 constant, up or down, tested against a bound the body does not write) is `scf.for`, any
 other loop `scf.while`; scalars written in a loop or a branch become its iter_args / results;
-`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if`. An unroll
+`break`/`continue` become i1 flags (`_Loop`); `switch` is a chain of `scf.if` (cases
+falling through one arm); a forward `goto` to a label at the top level of the body is an
+early exit of the statements before it (`gotos`); a loop condition may step a scalar
+(`while (n--)`). An unroll
 pragma over a `for` (`#pragma unroll N`, `#pragma clang loop unroll_count(N)` /
 `unroll(full)`, `nounroll`, ...) is the `tapeflow.unroll` attribute of its `scf.for`
 (`hints`), which `tapeflow-unroll` applies.

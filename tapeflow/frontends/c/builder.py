@@ -17,6 +17,7 @@ from .clang import children, decl_key, evaluate, unsupported, walk
 from .enzyme import ANNOTATIONS
 from .expr import Expressions
 from .function import Buffer
+from .gotos import Gotos
 from .libc import is_output_call
 from .loops import Loops
 from .memory import Memory
@@ -29,6 +30,7 @@ from .types import (
     array_shape,
     as_struct,
     flat_memref,
+    holds_functions,
     is_buffer_type,
     record_scalar,
     scalar_type,
@@ -36,7 +38,9 @@ from .types import (
 )
 
 
-class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, Unions, Memory):
+class FunctionBuilder(
+    Statements, Gotos, Loops, Expressions, Calls, Pointers, Structs, Unions, Memory
+):
     """Emits one function: `build` binds the parameters (and the globals the body reads),
     translates the body with the parts, and puts the constants at the top."""
 
@@ -75,7 +79,7 @@ class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, 
             self.vals[decl_key(p)] = offset
         body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
         self.globals(body)
-        stmts = children(body)
+        stmts = self.before_labels(body, children(body))
         result: list[SSAValue] = []
         if any(r.kind.name == "RETURN_STMT" and (not stmts or r != stmts[-1]) for r in walk(body)):
             if as_struct(sig.cursor.result_type) is not None:
@@ -125,8 +129,8 @@ class FunctionBuilder(Statements, Loops, Expressions, Calls, Pointers, Structs, 
             if d.semantic_parent.kind.name != "TRANSLATION_UNIT" or decl_key(d) in done:
                 continue
             done.add(decl_key(d))
-            if d.spelling in ANNOTATIONS:
-                continue
+            if d.spelling in ANNOTATIONS or holds_functions(d.type):
+                continue  # a function pointer (table) is read where it is used (fnptrs.py)
             if not d.type.get_canonical().is_const_qualified() and not (
                 is_buffer_type(d.type)
                 and array_shape(d.type, d)[1].is_const_qualified()

@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRe
 from xdsl.ir import Attribute, SSAValue
 
 from .clang import ADDR_OF, children, decl_key, evaluate, strip, strip_casts, unary_op, unsupported
+from .fnptrs import FunctionPointers, is_indirect
 from .function import Buffer
 from .headers import CBLAS_ROUTINES
 from .libc import BUILTIN_CONSTANTS, MATH
@@ -28,11 +29,14 @@ from .types import (
 )
 
 
-class Calls(LibmCalls):
+class Calls(LibmCalls, FunctionPointers):
     """Calls of `<math.h>` functions and of the file's own functions."""
 
-    def call(self, e, discard: bool) -> SSAValue:
-        name = e.spelling
+    def call(self, e, discard: bool, name: str | None = None) -> SSAValue:
+        """A call; `name`: the function a call through a pointer calls (fnptrs.py)."""
+        if name is None and is_indirect(e):
+            return self.indirect_call(e, discard)
+        name = name or e.spelling
         args = list(e.get_arguments())
         if name == "posix_memalign":
             return self.posix_memalign(e)

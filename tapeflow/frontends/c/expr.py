@@ -54,6 +54,7 @@ from .types import (
     as_struct,
     is_buffer_type,
     is_float,
+    is_function_pointer,
     is_int,
     is_unsigned,
     scalar_type,
@@ -110,6 +111,8 @@ class Expressions(FunctionState):
     def rvalue(self, e, discard: bool = False) -> SSAValue:
         """The value of expression `e`, translated by the method its cursor kind names in
         `EXPRESSIONS` (`discard`: only its effect is used)."""
+        if is_function_pointer(e.type):
+            return self.function_value(e)
         translate = EXPRESSIONS.get(e.kind.name)
         if translate is None:
             unsupported(e, f"the expression '{self.text(e)}' ({e.kind.name.lower()})")

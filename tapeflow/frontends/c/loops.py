@@ -1,5 +1,7 @@
 """Loops: a counted `for` (`counted`) as `scf.for`, any other loop as `scf.while`; the
-scalars a loop writes become its iter_args.
+scalars a loop writes become its iter_args. A `while` condition may step a scalar
+(`while (n--)`, `x[i++] > 0`): the step is in the before region, so the body and the
+code after the loop see the stepped value, as in C.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .clang import children, decl_key, unsupported, walk
 from .counted import Counted, counted_for, counter_init
 from .function import Final, FunctionState, Loop, Stale, constant_int
 from .hints import UNROLL_ATTR
-from .trees import assigned_target, assigns, for_parts, has_effects, jumps, refers
+from .trees import assigned_target, assignments, for_parts, has_effects, jumps, refers
 from .types import INDEX
 
 
@@ -219,9 +221,13 @@ class Loops(FunctionState):
         iteration in the after region; with `test_first=False` (`do { } while`) both in
         the before region. `inc` (a for loop's increment) runs after `continue` but not
         after `break`."""
-        if cond is not None and (bad := assigns(cond)) is not None:
-            unsupported(bad, "an assignment or ++/-- in a loop condition")
         loop, has_break = self.enter_loop(trees, s)
+        for c in assignments(cond) if cond is not None else ():
+            if assigned_target(c) is None:
+                unsupported(c, "an assignment to memory in a loop condition")
+            if has_break:  # the condition would run under the loop's `running` flag
+                unsupported(c, "an assignment or ++/-- in the condition of a loop that "
+                            "breaks or returns")
         carried = self.carried(cond, *trees, inc) + self.return_keys(trees)
         if loop is not None and loop.running is not None:
             carried.append((loop.running, None))

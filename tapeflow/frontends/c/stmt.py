@@ -22,11 +22,21 @@ from .clang import (
 )
 from .enzyme import ENZYME_ENTRY, is_entry
 from .function import FunctionState, Unset
+from .gotos import Gotos
 from .hints import unroll_hint
 from .libc import MEM_CALLS, is_assert, is_output_call
 from .loops import Loops
 from .trees import jumps, loop_returns, returns, switch_break
-from .types import INDEX, array_shape, is_int, refuse_union, scalar_type, type_kind
+from .types import (
+    INDEX,
+    array_shape,
+    holds_functions,
+    is_function_pointer,
+    is_int,
+    refuse_union,
+    scalar_type,
+    type_kind,
+)
 from .unions import scalar_union
 
 
@@ -62,13 +72,17 @@ class Statements(FunctionState):
         """A `return` before the end: sets the returned flag and value (`self.ret`)."""
         if self.ret is None:
             unsupported(s, "'return' before the end of the function")
-        flag, value = self.ret
+        _, value = self.ret
         kids = children(s)
         if value is not None and kids:
             result_type = self.sig.cursor.result_type
             self.vals[value] = self.convert(self.rvalue(kids[0]), result_type, s)
-        self.vals[flag] = self.const(1, i1, s)
-        if self.loops:  # leaves every loop around it: a break here, then see block_items
+        self.leave(s)
+
+    def leave(self, s) -> None:
+        """Sets the early-return (or goto) flag and leaves every loop around `s`."""
+        self.vals[self.ret[0]] = self.const(1, i1, s)  # type: ignore[index]
+        if self.loops:  # a break here, then see block_items
             loop = self.loops[-1]
             false = self.const(0, i1, s)
             self.vals[loop.go] = false
@@ -84,9 +98,6 @@ class Statements(FunctionState):
             assert loop.running is not None
             self.vals[loop.running] = false
 
-    def goto_stmt(self, s) -> None:
-        unsupported(s, "goto and labels")
-
     def block_items(self, items: list) -> None:
         """A statement list; after a statement that may `break`/`continue`, the rest runs
         under `if (go)` (structured control flow has no jumps)."""
@@ -94,7 +105,7 @@ class Statements(FunctionState):
             if t.kind.name == "RETURN_STMT" and self.ret is None:
                 unsupported(t, "'return' before the end of the function")
             self.stmt(t)
-            if t.kind.name == "RETURN_STMT":
+            if t.kind.name in ("RETURN_STMT", "GOTO_STMT"):
                 return  # what follows is unreachable
             rest = items[n + 1 :]
             if self.ret is not None and self.loops and loop_returns(t):
@@ -145,14 +156,14 @@ class Statements(FunctionState):
             return
         refuse_union(t, d)
         if type_kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
+            if holds_functions(t):
+                return  # a table of functions: read where it is indexed (fnptrs.py)
             if type_kind(array_shape(t, d)[1]) == "RECORD":
                 self.bufs[decl_key(d)] = self.struct_array(d, exprs)
                 return
             init = exprs[-1] if exprs and strip(exprs[-1]).kind.name == "INIT_LIST_EXPR" else None
             self.bufs[decl_key(d)] = self.local_array(d, init)
-        elif type_kind(t) == "POINTER":
-            if type_kind(t.get_canonical().get_pointee()) in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
-                unsupported(d, "function pointers")
+        elif type_kind(t) == "POINTER" and not is_function_pointer(t):
             if not exprs or is_null_pointer(exprs[-1]):
                 # `T *p;` or `T *p = NULL;`: a pointer that points nowhere until assigned
                 self.bufs.pop(decl_key(d), None)
@@ -231,9 +242,10 @@ class Statements(FunctionState):
 
     def switch_stmt(self, s) -> None:
         """`switch (v)` on an integer: `if (v == a || v == b) {...} else if ...`, the
-        `default` arm last. Each case must end with `break` (or `return`, `continue`); a case that
-        falls into the next, a `break` elsewhere in a case and case ranges are refused
-        (structured control flow has no jump into the middle of another arm)."""
+        `default` arm last. Cases that fall through into the next are one arm, each case's
+        statements under `if (entered at it or before)`; a `break` elsewhere than at the
+        end of a case, a `return` or `continue` in a case that falls through, and case
+        ranges are refused (structured control flow has no jump into another arm)."""
         cond, body = children(s)[0], children(s)[-1]
         if not is_int(strip(cond).type):
             unsupported(cond, "switch on a non-integer value")
@@ -263,41 +275,77 @@ class Statements(FunctionState):
             groups.append((labels, default, [t]))
         arms: list[tuple[list[int], list]] = []
         fallback: list = []
+        chain: list[tuple[list[int], bool, list]] = []  # cases falling into the next
         for n, (labels, default, stmts) in enumerate(groups):
-            last = n == len(groups) - 1
-            ends = bool(stmts) and stmts[-1].kind.name in ("BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT")
-            if not ends and not last:
-                unsupported(
-                    groups[n + 1][2][0] if groups[n + 1][2] else s,
-                    "falling through from one case of a switch into the next (end each "
-                    "case with 'break')"
-                )
+            ends = bool(stmts) and stmts[-1].kind.name in (
+                "BREAK_STMT", "RETURN_STMT", "CONTINUE_STMT"
+            )
             if stmts and stmts[-1].kind.name == "BREAK_STMT":
                 stmts = stmts[:-1]
             for t in stmts:
                 jump = switch_break(t)
                 if jump is not None:
                     unsupported(jump, "'break' before the end of a case of a switch")
-            if default:
-                fallback = stmts
-                if labels:  # `case 1: default:` is the default
-                    continue
+                if not ends and n < len(groups) - 1 and (returns(t) or jumps(t)[1]):
+                    unsupported(t, "a 'return' or 'continue' in a case that falls through "
+                                "into the next")
+            chain.append((labels, default, stmts))
+            if not ends and n < len(groups) - 1:
+                continue
+            pieces = self.fall_through(chain)
+            if any(d for _, d, _ in chain):
+                fallback = pieces
             else:
-                arms.append((labels, stmts))
+                arms.append(([k for ls, _, _ in chain for k in ls], pieces))
+            chain = []
         self.switch_arms(value, arms, fallback, s)
+
+    @staticmethod
+    def fall_through(chain: list) -> list[tuple[tuple[list[int], bool] | None, list]]:
+        """The pieces of an arm of cases falling into each other: (guard, statements),
+        where the guard (None: always) is (labels, True) `value in labels`, or (labels,
+        False) `value not in labels`. A case runs when the switch entered at it or an
+        earlier one: its labels or an earlier one's, or, once the default (any value no
+        label names) is among them, no later case's label."""
+        pieces: list = []
+        for j, (_, _, stmts) in enumerate(chain):
+            if j == len(chain) - 1:
+                pieces.append((None, stmts))
+            elif any(d for _, d, _ in chain[: j + 1]):
+                pieces.append((([k for ls, _, _ in chain[j + 1 :] for k in ls], False), stmts))
+            else:
+                pieces.append((([k for ls, _, _ in chain[: j + 1] for k in ls], True), stmts))
+        return pieces
+
+    def in_labels(self, value: SSAValue, labels: list[int], s) -> SSAValue:
+        """`value == a || value == b || ...` (false for no labels)."""
+        flag = None
+        for label in labels:
+            eq = self.emit(arith.CmpiOp(value, self.const(label, INDEX, s), "eq"), s).results[0]
+            flag = eq if flag is None else self.emit(arith.OrIOp(flag, eq), s).results[0]
+        return self.const(0, i1, s) if flag is None else flag
+
+    def run_pieces(self, value: SSAValue, pieces: list, s) -> None:
+        """An arm's statements, each case's under its guard (`fall_through`)."""
+        for guard, stmts in pieces:
+            if guard is None:
+                self.block_items(stmts)
+                continue
+            labels, inside = guard
+            flag = self.in_labels(value, labels, s)
+            if not inside:
+                flag = self.emit(arith.XOrIOp(flag, self.const(1, i1, s)), s).results[0]
+            self.emit_if(flag, stmts, [], s)
 
     def switch_arms(self, value: SSAValue, arms: list, fallback: list, s) -> None:
         """`if (value in arms[0]) {...} else <the other arms>`, scalars and jump flags
         assigned in any arm its results (as `emit_if`)."""
         if not arms:
-            self.block_items(fallback)
+            self.run_pieces(value, fallback, s)
             return
-        labels, stmts = arms[0]
-        flag = None
-        for label in labels:
-            eq = self.emit(arith.CmpiOp(value, self.const(label, INDEX, s), "eq"), s).results[0]
-            flag = eq if flag is None else self.emit(arith.OrIOp(flag, eq), s).results[0]
-        every = [*stmts, *(t for _, ts in arms[1:] for t in ts), *fallback]
+        labels, pieces = arms[0]
+        flag = self.in_labels(value, labels, s)
+        every = [t for _, ps in [*arms, ([], fallback)] for _, ts in ps for t in ts]
         carried = self.carried(*every) + self.jump_keys(every)
         for k, d in carried:
             self.current(k, d, s)
@@ -312,7 +360,7 @@ class Statements(FunctionState):
 
             return self.branch(body, s)
 
-        then_region = arm(lambda: self.block_items(stmts))
+        then_region = arm(lambda: self.run_pieces(value, pieces, s))
         else_region = arm(lambda: self.switch_arms(value, arms[1:], fallback, s))
         self.vals = before
         types = [self.vals[k].type for k, _ in carried]  # type: ignore[union-attr]
@@ -333,8 +381,7 @@ STATEMENTS: dict[str, Callable[..., None]] = {
     "RETURN_STMT": Statements.return_stmt,
     "BREAK_STMT": Statements.jump_stmt,
     "CONTINUE_STMT": Statements.jump_stmt,
-    "GOTO_STMT": Statements.goto_stmt,
-    "LABEL_STMT": Statements.goto_stmt,
-    "INDIRECT_GOTO_STMT": Statements.goto_stmt,
+    "GOTO_STMT": Gotos.goto_stmt,
+    "LABEL_STMT": Gotos.label_stmt,
     "SWITCH_STMT": Statements.switch_stmt,
 }

@@ -33,7 +33,8 @@ def refers(tree, d) -> bool:
 
 
 def returns(tree) -> bool:
-    return any(c.kind.name == "RETURN_STMT" for c in walk(tree))
+    """Whether `tree` may return early or jump forward to a label (gotos.py: the same flag)."""
+    return any(c.kind.name in ("RETURN_STMT", "GOTO_STMT") for c in walk(tree))
 
 
 def loop_returns(tree) -> bool:
@@ -90,17 +91,20 @@ def assigned_target(c):
     return t if t.kind.name == "DECL_REF_EXPR" else None
 
 
+def assignments(tree) -> list:
+    """The assignments and ++/-- in `tree`."""
+    return [
+        c for c in walk(tree)
+        if c.kind.name == "COMPOUND_ASSIGNMENT_OPERATOR"
+        or (c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=")
+        or (c.kind.name == "UNARY_OPERATOR"
+            and unary_op(c) in (PRE_INC, PRE_DEC, POST_INC, POST_DEC))
+    ]
+
+
 def assigns(tree):
     """The first assignment or ++/-- in `tree`, or None."""
-    for c in walk(tree):
-        k = c.kind.name
-        if (
-            k == "COMPOUND_ASSIGNMENT_OPERATOR"
-            or (k == "BINARY_OPERATOR" and binary_op(c) == "=")
-            or (k == "UNARY_OPERATOR" and unary_op(c) in (PRE_INC, PRE_DEC, POST_INC, POST_DEC))
-        ):
-            return c
-    return None
+    return next(iter(assignments(tree)), None)
 
 
 def has_effects(tree) -> bool:

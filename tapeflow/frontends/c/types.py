@@ -45,7 +45,7 @@ def scalar_type(t, c) -> Attribute:
         return f64
     if kind == "FLOAT":
         return f32
-    if is_int(t):
+    if is_int(t) or is_function_pointer(t):  # a function pointer: its number (fnptrs.py)
         return INDEX
     unsupported(c, f"values of type '{t.spelling}'")
 
@@ -90,7 +90,22 @@ def array_shape(t, c) -> tuple[list[int], object]:
 
 
 def is_buffer_type(t) -> bool:
-    return type_kind(t) in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY")
+    kinds = ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY")
+    return type_kind(t) in kinds and not is_function_pointer(t)
+
+
+def is_function_pointer(t) -> bool:
+    t = t.get_canonical()
+    return t.kind.name == "POINTER" and t.get_pointee().get_canonical().kind.name in (
+        "FUNCTIONPROTO", "FUNCTIONNOPROTO")
+
+
+def holds_functions(t) -> bool:
+    """A function pointer or an array (of arrays) of them."""
+    t = t.get_canonical()
+    while t.kind.name in ("CONSTANTARRAY", "INCOMPLETEARRAY"):
+        t = t.get_array_element_type().get_canonical()
+    return is_function_pointer(t)
 
 
 def record_scalar(t):

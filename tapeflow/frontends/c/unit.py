@@ -52,6 +52,7 @@ from .enzyme import (
     default_activity,
     is_entry,
 )
+from .fnptrs import address_taken, referenced_functions
 from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
@@ -125,6 +126,7 @@ class CFrontend(EnzymeCalls, ForwardCalls):
             if activity not in sigs:
                 sigs.append(activity)
                 calls[(fn.spelling, activity)] = call
+        self.function_ids = {n: k for k, n in enumerate(address_taken(tu.cursor, defs))}
         own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
         order = self._reachable([*targets, *forward] or own, defs)
         module = ModuleOp([])
@@ -301,6 +303,8 @@ class CFrontend(EnzymeCalls, ForwardCalls):
             if name in seen:
                 return
             for c in walk(defs[name]):
+                for f in referenced_functions(c, self.function_ids):  # through pointers
+                    visit(f, [*stack, name])
                 if c.kind.name == "CALL_EXPR":
                     callee = c.referenced
                     if (

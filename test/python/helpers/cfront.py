@@ -22,6 +22,7 @@ from tapeflow.registry import make_context
 
 __all__ = [
     "check_fd", "compile_and_differentiate", "compile_variant", "copy_args", "enzyme_gradient",
+    "gradient_bits",
     "loss_fn", "u",
 ]
 
@@ -95,3 +96,10 @@ def compile_variant(src: str, function: str, variant: str) -> ModuleOp:
     for p in pipeline(variant, tapeflow_options(2048, 0, 2, mode="always")):
         p.apply(make_context(), module)
     return module
+
+
+def gradient_bits(src: str, function: str, call: list, variant: str, shadow: int = 1) -> bytes:
+    """The bytes of argument `shadow` after `@function_grad(*call)` through a variant."""
+    module = compile_variant(src, function, variant)
+    r = runner.run_function(module, f"{function}_grad", copy_args(call))
+    return r.arguments[shadow].tobytes()

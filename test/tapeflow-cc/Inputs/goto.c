@@ -1,6 +1,5 @@
 double f(double *x, int n) {
-  for (int i = 0; i < n; i++)
-    if (x[i] > 3.0) goto out;
-out:
+again:
+  if (x[0] > 3.0) { x[0] = x[0] * 0.5; goto again; }
   return x[0];
 }
