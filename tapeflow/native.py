@@ -743,18 +743,12 @@ def timing_program(
 
 
 def time_function_native(
-    module: ModuleOp,
-    name: str,
-    args: Sequence[Any],
-    calls: int = 1,
-    *,
-    tools: NativeTools | None = None,
-    flags: Sequence[str] = ("--O3",),
+    module: ModuleOp, name: str, args: Sequence[Any], calls: int = 1, **options: Any
 ) -> tuple[list[float], list[np.ndarray]]:
     """CPU seconds of each of `calls` native calls of `name` on `args` (one process:
     compiled once, every call from the same inputs; see `timing_program`), and the
-    memref arguments after the last call."""
-    return compile_timing(module, name, args, calls, tools=tools, flags=flags)()
+    memref arguments after the last call (`options`: `compile_timing`'s)."""
+    return compile_timing(module, name, args, calls, **options)()
 
 
 def compile_timing(

@@ -67,35 +67,26 @@ def _store(c: FunctionCompiler, op: Operation, indent: int) -> None:
     _store_view(c, indent, info, off, c.use(op.value))
 
 
-@emitter("enzyme.load")
-def _enzyme_load(c: FunctionCompiler, op: Operation, indent: int) -> None:
-    assert isinstance(op, enzyme.LoadOp)
-    _enzyme_sizes(c, op, indent)
-    idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, False, [c.range_of(v) for v in op.indices])
-    _load_view(c, indent, info, off, c.define(op.result))
-    c.bind(op.result, indent, op)
-
-
-@emitter("enzyme.store")
-def _enzyme_store(c: FunctionCompiler, op: Operation, indent: int) -> None:
-    assert isinstance(op, enzyme.StoreOp)
-    _enzyme_sizes(c, op, indent)
-    idx = [c.use(v) for v in op.indices]
-    info, off = c.mem_access(indent, op, op.memref, idx, True, [c.range_of(v) for v in op.indices])
-    _store_view(c, indent, info, off, c.use(op.value))
-
-
-def _enzyme_sizes(c: FunctionCompiler, op: enzyme.LoadOp | enzyme.StoreOp, indent: int) -> None:
-    """An Enzyme cache access names its buffer's dynamic sizes: a mismatch runs the
-    interpreter's op, which reports it."""
-    shape = op.memref.type.get_shape()  # type: ignore[attr-defined]
+@emitter("enzyme.load", "enzyme.store")
+def _enzyme_access(c: FunctionCompiler, op: Operation, indent: int) -> None:
+    """A `memref.load`/`store` of an Enzyme cache buffer that also names the buffer's
+    dynamic sizes: a mismatch runs the interpreter's op, which reports it."""
+    assert isinstance(op, enzyme.LoadOp | enzyme.StoreOp)
     name = c.use(op.memref)
+    shape = op.memref.type.get_shape()  # type: ignore[attr-defined]
     dynamic = [f"{name}.shape[{k}]" for k, d in enumerate(shape) if d < 0]
     sizes = [c.use(v) for v in op.sizes]
     if sizes or dynamic:
         cond = f"[{', '.join(sizes)}] == [{', '.join(dynamic)}]"
         c.check(indent, cond, op, [c.use(v) for v in op.operands], [name, *sizes], False)
+    idx = [c.use(v) for v in op.indices]
+    store = isinstance(op, enzyme.StoreOp)
+    info, off = c.mem_access(indent, op, op.memref, idx, store, [c.range_of(v) for v in op.indices])
+    if isinstance(op, enzyme.StoreOp):
+        _store_view(c, indent, info, off, c.use(op.value))
+    else:
+        _load_view(c, indent, info, off, c.define(op.result))
+        c.bind(op.result, indent, op)
 
 
 def _load_view(c: FunctionCompiler, indent: int, info: MemInfo, off: str, r: str) -> None:
