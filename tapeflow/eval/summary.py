@@ -56,12 +56,13 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
 - gradients: every memref argument after the gradient run (shadows = gradients, and the
   primal buffers the kernel overwrites) must be bit-identical across the variants.
 - Enzyme-MLIR (with the optional extra `enzyme`): real Enzyme's gradient of the same
-  kernel, another program, so its gradients must agree with the Enzyme layout's within a
-  normwise relative error of 1e-12 per array (max |a - b| / max |b|, b the Enzyme
-  layout's; the largest per-entry error |a - b| / max(|a|, |b|) is shown beside it, as
-  entries where a sum cancels differ more); its tape = its cache
-  buffers and `enzyme.init` caches at their peak; a kernel it refuses is listed with
-  Enzyme's message and is not an error of the run."""
+  kernel, another program, so it agrees with the Enzyme layout's when each array's
+  normwise relative error is at most 1e-12 (max |a - b| / max |b|, b the Enzyme
+  layout's); the largest per-entry error |a - b| / max(|a|, |b|) is shown beside it, as
+  entries where a sum cancels differ more. A disagreement is shown in its table and as a
+  warning, not as an error of the run (the check of our variants is theirs); nor is a
+  kernel it refuses, listed with Enzyme's message. Its tape = its cache buffers and
+  `enzyme.init` caches at their peak."""
 
 
 def geomean(values: Iterable[float]) -> float | None:
@@ -165,7 +166,10 @@ class KernelRow:
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per baseline variant that was run: `refused` (its error, or None), per argument
     `normwise_error` (max |a - b| / max |b|) and `entry_error` (the largest per entry),
-    their largest `max` and `max_entry`, `agrees` (max <= `AGREEMENT`)."""
+    their largest `max` and `max_entry`, `agrees` (max <= `AGREEMENT`), and when it does
+    not, a `note` saying by how much. A baseline is another program (Enzyme-MLIR 0.0.16
+    has its own bugs), so its disagreement is reported, not a failure of our variants'
+    check (`grads_ok`)."""
 
 
 def _variant_summary(res: dict[str, Any], request: int) -> dict[str, Any]:
@@ -209,9 +213,8 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
               if v not in VARIANTS}  # fmt: skip
     for v, b in others.items():
         if b["refused"] is None and not b["agrees"]:
-            grads_ok = False
             over = ", ".join(k for k, e in b["normwise_error"].items() if e > AGREEMENT)
-            notes.append(f"{v}: normwise relative error (max |a - b| / max |b| per array, b "
+            b["note"] = (f"{v}: normwise relative error (max |a - b| / max |b| per array, b "
                          f"the Enzyme layout's) {b['max']:.3g} > {AGREEMENT:g} ({over}); "
                          f"largest per entry {b['max_entry']:.3g}")  # fmt: skip
     base = variants.get("enzyme")
