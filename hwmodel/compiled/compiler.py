@@ -28,7 +28,7 @@ from tapeflow.hwmodel.compiled.ranges import Interval, Stream, int_width
 from tapeflow.hwmodel.costs import is_charged, is_ideal_tape, pc_count
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.dialects import region, stream
-from tapeflow.dialects.region import element_size, field_size, is_spm
+from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.interpreters import runtime_error
 
 
