@@ -28,18 +28,18 @@ needs_enzyme = pytest.mark.skipif(
 def test_without_the_extra_the_variant_is_skipped_naming_it(monkeypatch):
     monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: None)
     planned = bench.plan(["--quick", "--kernels", "gemm", "--machine", "default-45nm",
-                          "--no-plots"])  # fmt: skip
+                          "--enzyme-mlir", "--no-plots"])  # fmt: skip
     args, jobs_ = planned[0], planned[-1]
     assert {j.variant for j in jobs_} == set(jobs.VARIANTS)
     assert len(args.skipped) == 1 and "optional extra `enzyme`" in args.skipped[0]
 
 
-def test_on_by_default_off_when_asked(monkeypatch):
+def test_asked_planned_not_asked_not(monkeypatch):
     monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: Path("enzyme_call.so"))
     base = ["--quick", "--kernels", "gemm", "--machine", "default-45nm"]
-    args, *_, planned = bench.plan(base)
+    args, *_, planned = bench.plan([*base, "--enzyme-mlir"])
     assert {j.variant for j in planned} == {*jobs.VARIANTS, "enzyme-mlir"}
-    args, *_, planned = bench.plan([*base, "--no-enzyme-mlir"])
+    args, *_, planned = bench.plan(base)
     assert {j.variant for j in planned} == set(jobs.VARIANTS) and args.skipped == []
 
 
