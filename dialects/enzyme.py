@@ -20,6 +20,7 @@ enzyme.store %x, %buf[%i] ([%n]) : memref<?xf64>
 - `enzyme.store` / `enzyme.load`: `memref.store` / `memref.load` into a cache buffer that
   Enzyme allocated with a run-time size; the parenthesised operands are that buffer's
   dynamic sizes (one per `?`), which Enzyme keeps beside each access.
+- `enzyme.fill_zero %m : memref<?xf64>`: zeroes a buffer (a shadow Enzyme allocated).
 
 Enzyme prints the first three in the generic form (`"enzyme.init"() : () -> ...`); both
 forms parse. None of these ops is `Pure`.
@@ -233,4 +234,19 @@ class LoadOp(IRDLOperation):
         _verify_access(self.memref.type, self.indices, self.sizes, self.result.type)
 
 
-Enzyme = Dialect("enzyme", [InitOp, PushOp, PopOp, StoreOp, LoadOp], [CacheType])
+@irdl_op_definition
+class FillZeroOp(IRDLOperation):
+    """Sets every element of `memref` to zero (a shadow Enzyme allocates); `enzyme-autodiff`
+    expands it into the stores it stands for."""
+
+    name = "enzyme.fill_zero"
+
+    memref = operand_def(MemRefType)
+
+    assembly_format = "$memref attr-dict `:` type($memref)"
+
+    def __init__(self, memref: SSAValue):
+        super().__init__(operands=[memref])
+
+
+Enzyme = Dialect("enzyme", [InitOp, PushOp, PopOp, StoreOp, LoadOp, FillZeroOp], [CacheType])

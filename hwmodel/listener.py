@@ -91,6 +91,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
+from tapeflow.interpreters.extra_ops import strided_layout
 
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
@@ -401,11 +402,8 @@ class HardwareModel(Interpreter.Listener):
 
     def _array_info(self, array: Any) -> tuple[Any, int, tuple[int, ...], int]:
         memory, offset, nbytes, size = buffer_memory(array)
-        base = self._base_of(memory, nbytes) + offset
-        shape = array.shape
-        strides = [1] * len(shape)
-        for i in range(len(shape) - 2, -1, -1):
-            strides[i] = strides[i + 1] * shape[i + 1]
+        strides, start = strided_layout(array)  # a view (memref.subview): its own layout
+        base = self._base_of(memory, nbytes) + offset + start * size
         info = (array, base, tuple(strides), size)
         self._arrays[id(array)] = info
         return info

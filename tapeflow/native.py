@@ -26,7 +26,7 @@ import re
 import shutil
 import struct
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -743,6 +743,15 @@ def timing_program(
 
 
 def time_function_native(
+    module: ModuleOp, name: str, args: Sequence[Any], calls: int = 1, **options: Any
+) -> tuple[list[float], list[np.ndarray]]:
+    """CPU seconds of each of `calls` native calls of `name` on `args` (one process:
+    compiled once, every call from the same inputs; see `timing_program`), and the
+    memref arguments after the last call (`options`: `compile_timing`'s)."""
+    return compile_timing(module, name, args, calls, **options)()
+
+
+def compile_timing(
     module: ModuleOp,
     name: str,
     args: Sequence[Any],
@@ -750,23 +759,27 @@ def time_function_native(
     *,
     tools: NativeTools | None = None,
     flags: Sequence[str] = ("--O3",),
-) -> tuple[list[float], list[np.ndarray]]:
-    """CPU seconds of each of `calls` native calls of `name` on `args` (one process:
-    compiled once, every call from the same inputs; see `timing_program`), and the
-    memref arguments after the last call."""
+) -> Callable[[], tuple[list[float], list[np.ndarray]]]:
+    """`time_function_native` in two steps: the program made and lowered to LLVM once
+    (here), then run as often as the returned function is called (interleaved timings
+    of two programs pay the compilation once each)."""
     from tapeflow.runner import find_function
 
     tools = tools or find_tools()
     arg_types = list(find_function(module, name).function_type.inputs.data)
     values = [argument_value(p, v, t) for p, (v, t) in enumerate(zip(args, arg_types))]
-    program = timing_program(module, name, values, calls)
-    numbers = _Numbers(_parse_integers(run_llvm(compile_to_llvm(program, tools), tools, flags)))
-    seconds = [int(n) / 1e6 for n in numbers.take(calls)]
-    final = [
-        _take_memref(numbers, MemRefType(t.element_type, list(np.shape(v))))
-        for t, v in zip(arg_types, values)
-        if isinstance(t, MemRefType)
-    ]
-    if numbers.left:
-        raise InterpretationError(f"native timing printed {numbers.left} unexpected value(s)")
-    return seconds, final
+    llvm = compile_to_llvm(timing_program(module, name, values, calls), tools)
+
+    def run() -> tuple[list[float], list[np.ndarray]]:
+        numbers = _Numbers(_parse_integers(run_llvm(llvm, tools, flags)))
+        seconds = [int(n) / 1e6 for n in numbers.take(calls)]
+        final = [
+            _take_memref(numbers, MemRefType(t.element_type, list(np.shape(v))))
+            for t, v in zip(arg_types, values)
+            if isinstance(t, MemRefType)
+        ]
+        if numbers.left:
+            raise InterpretationError(f"native timing printed {numbers.left} unexpected value(s)")
+        return seconds, final
+
+    return run

@@ -28,7 +28,7 @@ from tapeflow.hwmodel.compiled.ranges import Interval, Stream, int_width
 from tapeflow.hwmodel.costs import is_charged, is_ideal_tape, pc_count
 from tapeflow.hwmodel.jit import Lines, St
 from tapeflow.dialects import region, stream
-from tapeflow.dialects.region import element_size, field_size, is_spm
+from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.interpreters import runtime_error
 
 
@@ -42,6 +42,7 @@ class MemInfo:
     strides: list[str]  # per-dimension stride expressions (constants or locals)
     esize: int  # element bytes
     dims: list[str]  # per-dimension sizes (constants or expressions)
+    start: str = ""  # a strided view's first element in its buffer ("": a whole buffer)
 
 
 _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
@@ -53,6 +54,9 @@ EVENT_NAMES = frozenset(
     )
 )  # fmt: skip
 """Ops run as events (`Trace.event`): the interpreter's implementation, model hooks."""
+
+CACHE_TYPES = ("tape.cache", "enzyme.Cache")
+"""LIFO tapes, Python lists: ours and Enzyme-MLIR's (the model charges them alike)."""
 
 
 def simple_body(block: Block) -> bool:
@@ -147,9 +151,9 @@ class FunctionCompiler:
                 self.prov[value] = f"{name}_a"
                 self.locals.add(f"{name}_a")
                 self.emit(indent, f"{name}_a = _RID({name})")
-        elif t.name == "tape.cache":
+        elif t.name in CACHE_TYPES:
             try:
-                size = field_size(t.element_type)  # type: ignore[attr-defined]
+                size = element_size(t.element_type)  # type: ignore[attr-defined]
             except VerifyException:
                 raise UnsupportedOpError(origin, f"fast path: tape of {t}") from None
             self.prov[value] = f"{name}_a"
@@ -158,7 +162,8 @@ class FunctionCompiler:
     def bind_memref(
         self, value: SSAValue, name: str, t: MemRefType[Any], indent: int, origin: Operation
     ) -> None:
-        if not isinstance(t.layout, builtin.NoneAttr):
+        strided = isinstance(t.layout, builtin.StridedLayoutAttr)
+        if not strided and not isinstance(t.layout, builtin.NoneAttr):
             raise UnsupportedOpError(origin, f"fast path: memref layout {t.layout}")
         shape = list(t.get_shape())
         try:
@@ -192,7 +197,31 @@ class FunctionCompiler:
                     acc = sname
         strides.reverse()
         dims = [str(d) if d >= 0 else f"{name}.shape[{k}]" for k, d in enumerate(shape)]
-        self.mem[value] = MemInfo(name, data, base, strides, esize, dims)
+        start = self.bind_layout(name, t.layout, strides, indent) if strided else ""
+        self.mem[value] = MemInfo(name, data, base, strides, esize, dims, start)
+
+    def bind_layout(
+        self, name: str, layout: builtin.StridedLayoutAttr, strides: list[str], indent: int
+    ) -> str:
+        """A strided view (`memref.subview`'s result): its strides in `strides` (the
+        type's where static, else the view's own), and the local of its first element."""
+        lay = f"{name}_l"
+        self.locals.add(lay)
+        self.emit(indent, f"{lay} = _LAYOUT({name})")
+        for k, s in enumerate(layout.get_strides()):
+            if s is None:
+                strides[k] = f"{name}_s{k}"
+                self.locals.add(strides[k])
+                self.emit(indent, f"{strides[k]} = {lay}[0][{k}]")
+            else:
+                strides[k] = str(s)
+        offset = layout.get_offset()
+        if offset == 0:
+            return ""
+        start = f"{name}_o"
+        self.locals.add(start)
+        self.emit(indent, f"{start} = {lay}[1]")
+        return start
 
     # -- index ranges (what lets the generated code skip bounds checks and wrapping) -------
     def range_of(self, value: SSAValue) -> Interval | None:
@@ -221,6 +250,8 @@ class FunctionCompiler:
                                      f"rank {len(info.dims)}")  # fmt: skip
         strides = zip(indices, info.strides, strict=True)
         terms = [i if s == "1" else f"{i} * {s}" for i, s in strides]
+        if info.start:
+            terms.append(info.start)
         key = (info.obj, tuple(indices))
         known = next((scope[key] for scope in reversed(self.offsets) if key in scope), None)
         if known is not None:
@@ -243,7 +274,8 @@ class FunctionCompiler:
             else:
                 off = self.fresh("o")
                 expr = " + ".join(terms) if terms else "0"
-                self.py(indent, f"{off} = {expr}", [*reads, *info.strides], [off], ok)
+                self.py(indent, f"{off} = {expr}", [*reads, *info.strides, info.start], [off],
+                        ok)  # fmt: skip
             self.offsets[-1][key] = off
         if info.base is not None and not is_ideal_tape(op):  # a free tape access: no record
             sid = self.cm.new_sid(op)
@@ -279,6 +311,7 @@ class FunctionCompiler:
             or not isinstance(op, memref.LoadOp | memref.StoreOp)
             or any(f is None for f in forms)
             or not all(s.isdigit() for s in info.strides)
+            or info.start
         ):
             col.ok = False
             return
@@ -491,7 +524,7 @@ class ModuleCompiler:
         parts.append("    _WN = _RT.window; _WIN = _RT.window_ops; _WEND = _RT.window_end")
         parts.append("    _WSTART = _RT.window_start; _WBULK = _RT.window_bulk")
         parts.append("    _STREAM = _RT.stream; _SMIN = _RT.stream_min")
-        parts.append("    _JNEST = _RT.jit_nest")
+        parts.append("    _JNEST = _RT.jit_nest; _LAYOUT = _strided_layout")
         for fn in self.functions.values():
             if fn.body.blocks:
                 try:

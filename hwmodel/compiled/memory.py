@@ -13,8 +13,8 @@ from xdsl.ir.affine import AffineMap
 from tapeflow.hwmodel.compiled.compiler import FunctionCompiler, MemInfo, emitter
 from tapeflow.hwmodel.compiled.limits import OFF_SHIFT, SID_SHIFT
 from tapeflow.hwmodel.compiled.ranges import affine_plain, affine_ranges, affine_results
-from tapeflow.dialects import stream
-from tapeflow.dialects.region import field_size
+from tapeflow.dialects import enzyme, stream
+from tapeflow.dialects.region import element_size, field_size
 from tapeflow.semantics.memory import encode, record_fields
 
 def _map_of(op: Operation, name: str) -> AffineMap:
@@ -67,6 +67,28 @@ def _store(c: FunctionCompiler, op: Operation, indent: int) -> None:
     _store_view(c, indent, info, off, c.use(op.value))
 
 
+@emitter("enzyme.load", "enzyme.store")
+def _enzyme_access(c: FunctionCompiler, op: Operation, indent: int) -> None:
+    """A `memref.load`/`store` of an Enzyme cache buffer that also names the buffer's
+    dynamic sizes: a mismatch runs the interpreter's op, which reports it."""
+    assert isinstance(op, enzyme.LoadOp | enzyme.StoreOp)
+    name = c.use(op.memref)
+    shape = op.memref.type.get_shape()  # type: ignore[attr-defined]
+    dynamic = [f"{name}.shape[{k}]" for k, d in enumerate(shape) if d < 0]
+    sizes = [c.use(v) for v in op.sizes]
+    if sizes or dynamic:
+        cond = f"[{', '.join(sizes)}] == [{', '.join(dynamic)}]"
+        c.check(indent, cond, op, [c.use(v) for v in op.operands], [name, *sizes], False)
+    idx = [c.use(v) for v in op.indices]
+    store = isinstance(op, enzyme.StoreOp)
+    info, off = c.mem_access(indent, op, op.memref, idx, store, [c.range_of(v) for v in op.indices])
+    if isinstance(op, enzyme.StoreOp):
+        _store_view(c, indent, info, off, c.use(op.value))
+    else:
+        _load_view(c, indent, info, off, c.define(op.result))
+        c.bind(op.result, indent, op)
+
+
 def _load_view(c: FunctionCompiler, indent: int, info: MemInfo, off: str, r: str) -> None:
     """`r = <memref>[off]`: a loop kernel indexes memoryviews of f64, i64/index and i32."""
     c.py(indent, f"{r} = {info.data}[{off}]", [info.data, off], [r], bool(c.views[info.data]))
@@ -81,7 +103,8 @@ def _memref_event(c: FunctionCompiler, op: Operation, indent: int) -> None:
     c.event(op, indent)
 
 
-@emitter("memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape")
+@emitter("memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape",
+         "memref.subview", "memref.reinterpret_cast")
 def _memref_view_op(c: FunctionCompiler, op: Operation, indent: int) -> None:
     k = c.cm.const(op)
     args = [c.use(v) for v in op.operands]
@@ -110,17 +133,17 @@ def _copy(c: FunctionCompiler, op: Operation, indent: int) -> None:
 # -- tape --------------------------------------------------------------------------------
 
 
-@emitter("tape.init")
+@emitter("tape.init", "enzyme.init")
 def _tape_init(c: FunctionCompiler, op: Operation, indent: int) -> None:
     c.emit(indent, f"{c.define(op.results[0])} = []")
     c.bind(op.results[0], indent, op)
 
 
 def _tape_elsize(op: Operation) -> int:
-    return field_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
+    return element_size(op.operands[0].type.element_type)  # type: ignore[attr-defined]
 
 
-@emitter("tape.push")
+@emitter("tape.push", "enzyme.push")
 def _tape_push(c: FunctionCompiler, op: Operation, indent: int) -> None:
     cache, value = (c.use(v) for v in op.operands)
     base = c.prov[op.operands[0]]
@@ -129,7 +152,7 @@ def _tape_push(c: FunctionCompiler, op: Operation, indent: int) -> None:
     c.emit(indent, f"{cache}.append({value})")
 
 
-@emitter("tape.pop")
+@emitter("tape.pop", "enzyme.pop")
 def _tape_pop(c: FunctionCompiler, op: Operation, indent: int) -> None:
     cache = c.use(op.operands[0])
     base = c.prov[op.operands[0]]
@@ -138,6 +161,7 @@ def _tape_pop(c: FunctionCompiler, op: Operation, indent: int) -> None:
     c.access(indent, f"{base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (),
              "tape")  # fmt: skip
     c.emit(indent, f"{c.define(op.results[0])} = {cache}.pop()")
+    c.bind(op.results[0], indent, op)  # a memref Enzyme-MLIR cached
 
 
 @emitter("tape.free")

@@ -35,7 +35,7 @@ from tapeflow.hwmodel.compiled.limits import (
     UnsupportedOpError,
 )
 from tapeflow.hwmodel.costs import buffer_memory, copy_charges, mem_columns
-from tapeflow.interpreters.extra_ops import ObjectStorage
+from tapeflow.interpreters.extra_ops import ObjectStorage, StridedArray, strided_layout
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, wrap
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode
@@ -378,6 +378,8 @@ def memref_view(sa: ShapedArray[Any]) -> memoryview:
         raise InterpretationError(f"fast path: no memoryview format for {ptr.xtype}")
     size = ptr.xtype.compile_time_size
     n = math.prod(sa.shape)
+    if isinstance(sa, StridedArray):  # a view: its buffer up to the view's last element
+        n = sa.start + sum((d - 1) * s for d, s in zip(sa.shape, sa.strides)) + 1 if n else 0
     raw = ptr.raw
     return memoryview(raw.memory)[raw.offset : raw.offset + n * size].cast(fmt)
 
@@ -391,6 +393,7 @@ class CompiledModule(ModuleCompiler):
         namespace: dict[str, Any] = dict(HELPERS)
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
+        namespace["_strided_layout"] = strided_layout
         try:
             code = compile(self.source, "<tapeflow-compiled>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as error:

@@ -3,7 +3,8 @@
 Enzyme-MLIR ships in the `enzyme-ad` wheel (Enzyme-JAX) as one self-contained library,
 `enzyme_ad/jax/enzyme_call.so`, built on LLVM/MLIR trunk. It is loaded by its path so
 that jax, which the wheel's package imports, is never needed (the optional extra
-`enzyme`; the wheel is installed with `--no-deps`). Its `run_pass_pipeline` runs
+`enzyme`; the wheel is installed with `--no-deps`), in a process of its own
+(`run_pipeline`). Its `run_pass_pipeline` runs
 
     enzyme-wrap{infn=F outfn=F_grad argTys=... retTys=... mode=ReverseModeCombined},
     remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize
@@ -21,20 +22,21 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import io
-import os
 import re
+import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, memref
+from xdsl.builder import Builder
+from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.ir import Block, SSAValue
 from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from tapeflow.diagnostics import location_of, op_error, parse_module
@@ -76,21 +78,33 @@ def _library_path() -> Path | None:
 
 
 @cache
-def enzyme_call() -> ModuleType:
-    """Enzyme-MLIR's library, loaded by its path (not through `enzyme_ad.jax`, which
-    imports jax)."""
+def library() -> Path:
+    """Enzyme-MLIR's library, checked to be the pinned version (not loaded here)."""
     path = _library_path()
     if path is None:
         raise PassFailedException(MISSING)
     version = importlib.metadata.version("enzyme-ad")
     if f"enzyme-ad=={version}" != ENZYME_AD:
         raise PassFailedException(f"needs {ENZYME_AD} (its pass syntax), found {version}")
-    spec = importlib.util.spec_from_file_location("enzyme_call", path)
-    assert spec is not None
-    assert spec.loader is not None
-    library = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(library)
-    return library
+    return path
+
+
+_RUNNER = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("enzyme_call", sys.argv[1])
+library = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(library)
+try:
+    _, out = library.run_pass_pipeline([], sys.stdin.read(), sys.argv[2])
+except ValueError as e:
+    print(e, file=sys.stderr)
+    sys.exit(3)
+sys.stdout.write(out)
+"""
+"""Runs one pipeline in a process of its own, loading the library by its path (not through
+`enzyme_ad.jax`, which imports jax): its LLVM/MLIR never shares a process with ours
+(xDSL's, numba's llvmlite, IREE's bindings, libclang), and a crash in it fails one
+kernel, not the caller."""
 
 
 def activities(f: func.FuncOp) -> tuple[list[str], list[str]]:
@@ -120,24 +134,21 @@ def wrap_pipeline(f: func.FuncOp, grad_name: str) -> str:
 
 
 def run_pipeline(text: str, pipeline: str) -> str:
-    """Enzyme-MLIR's `run_pass_pipeline` on `text`. A failure is a ValueError carrying
-    Enzyme's own diagnostic (which the library writes to the process's stderr, so it is
-    captured here rather than printed)."""
-    library = enzyme_call()
-    with tempfile.TemporaryFile(mode="w+b") as captured:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(captured.fileno(), 2)
-        try:
-            _, out = library.run_pass_pipeline([], text, pipeline)
-            return out
-        except ValueError as e:
-            captured.seek(0)
-            diagnostic = captured.read().decode(errors="replace")
-            raise ValueError(diagnostic.strip() or str(e)) from None
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+    """Enzyme-MLIR's `run_pass_pipeline` on `text` (`_RUNNER`). A failure is a ValueError
+    carrying Enzyme's own diagnostic, which the library writes to stderr."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _RUNNER, str(library()), pipeline],
+        input=text, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode == 0:
+        return done.stdout
+    diagnostic = done.stderr.strip()
+    if done.returncode != 3:
+        ended = (f"signal {-done.returncode}" if done.returncode < 0
+                 else f"exit status {done.returncode}")  # fmt: skip
+        last = diagnostic.splitlines()[-1] if diagnostic else "no message"
+        raise ValueError(f"Enzyme-MLIR's process ended with {ended}: {last}")
+    raise ValueError(diagnostic or "Enzyme-MLIR failed without a message")
 
 
 _DIAGNOSTIC = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\): error: ([^\n]*)')
@@ -186,11 +197,13 @@ _ALIAS_USE = re.compile(r"loc\((#loc\d*)\)")
 _IV_LOC = re.compile(r"(%[\w$.-]+) loc\([^()]*\) =")
 _FILE_LOC = re.compile(r'^loc\("[^"]*":\d+:\d+\)$')
 _FUSED_FIRST = re.compile(r"^loc\(fused(?:<[^>]*>)?\[(#loc\d*)")
+_CAST = re.compile(r"^(\s*%\S+ = )memref\.cast (%\S+) : (.+?) to (.+?)((?: loc\(.*\))?)$", re.M)
 
 
 def inline_locations(text: str) -> str:
     """Enzyme's output with its `#locN = loc(...)` aliases substituted (xDSL 0.74 reads
-    `loc("file":line:col)` but not aliases); a fused location becomes its first part."""
+    `loc("file":line:col)` but not aliases); a fused location becomes its first part; a
+    `memref.cast` is written in its generic form."""
     aliases = dict(_ALIAS.findall(text))
 
     def resolve(name: str, depth: int = 0) -> str:
@@ -203,6 +216,8 @@ def inline_locations(text: str) -> str:
         return "loc(unknown)"
 
     body = _ALIAS_USE.sub(lambda m: resolve(m.group(1)), _ALIAS.sub("", text))
+    # xDSL 0.74 has no custom form of memref.cast: its generic form.
+    body = _CAST.sub(r'\1"memref.cast"(\2) : (\3) -> \4\5', body)
     # xDSL does not read a location on a loop's induction variable (`affine.for %i loc(..) =`).
     return _IV_LOC.sub(r"\1 =", body)
 
@@ -234,7 +249,38 @@ def differentiate(module: ModuleOp, f: func.FuncOp, grad_name: str, ctx: Context
         op.detach()
         op.sym_visibility = None  # Enzyme makes its functions private; ours are public
         mark_tape_buffers(op)
+        expand_fill_zero(op)
     return added
+
+
+def expand_fill_zero(f: func.FuncOp) -> None:
+    """Each `enzyme.fill_zero` as the loop nest of stores it stands for, so the hardware
+    model charges every element it writes."""
+    for fill in [op for op in f.walk() if isinstance(op, enzyme.FillZeroOp)]:
+        buffer = fill.memref
+        mtype = buffer.type
+        assert isinstance(mtype, MemRefType)
+        builder = Builder(InsertPoint.before(fill))
+        zero = builder.insert(arith.ConstantOp(builtin.FloatAttr(0.0, mtype.element_type)
+                              if is_float_type(mtype.element_type)
+                              else builtin.IntegerAttr(0, mtype.element_type)))  # fmt: skip
+        lower = builder.insert(arith.ConstantOp.from_int_and_width(0, builtin.IndexType()))
+        step = builder.insert(arith.ConstantOp.from_int_and_width(1, builtin.IndexType()))
+        indices: list[SSAValue] = []
+        for k, n in enumerate(mtype.get_shape()):
+            if n >= 0:
+                upper = builder.insert(arith.ConstantOp.from_int_and_width(n, builtin.IndexType()))
+            else:
+                dim = builder.insert(arith.ConstantOp.from_int_and_width(k, builtin.IndexType()))
+                upper = builder.insert(memref.DimOp(buffer, dim))
+            body = Block(arg_types=[builtin.IndexType()])
+            builder.insert(scf.ForOp(lower, upper, step, [], body))
+            indices.append(body.args[0])
+            body.add_op(yield_op := scf.YieldOp())
+            builder = Builder(InsertPoint.before(yield_op))
+        builder.insert(memref.StoreOp.get(zero, buffer, indices))
+        fill.detach()
+        fill.erase()
 
 
 def mark_tape_buffers(f: func.FuncOp) -> None:

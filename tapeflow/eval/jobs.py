@@ -57,8 +57,9 @@ BASELINES = machines.BASELINES
 LABELS = {"enzyme": "Enzyme layout", "regions": "regions only", "tapeflow": "TapeFlow",
           "ideal-tape": "ideal tape", "enzyme-mlir": "Enzyme-MLIR"}  # fmt: skip
 AGREEMENT = 1e-12
-"""A baseline's gradient (`BASELINES`) agrees with the Enzyme layout's when every entry's
-relative error is at most this."""
+"""A baseline's gradient (`BASELINES`) agrees with the Enzyme layout's when each array's
+normwise relative error, max |a - b| / max |b| (b ours: `agreement.normwise_error`), is
+at most this; the per-entry error is reported beside it."""
 ENERGY_COMPONENTS = ("compute", "L1", "L2", "SPM", "DMA", "leakage", "DRAM")
 """Energy components of the report (`leakage` is 0 unless the machine sets it)."""
 KIB = 1024

@@ -86,6 +86,7 @@ __all__ = [
     "StridedArray",
     "register_extra_ops",
     "round_float",
+    "strided_layout",
 ]
 
 
@@ -273,7 +274,7 @@ class StridedArray(ShapedArray[Any]):
         return [self.data_ptr[self.offset(idx)] for idx in self.indices()]
 
 
-def _layout(array: ShapedArray[Any]) -> tuple[list[int], int]:
+def strided_layout(array: ShapedArray[Any]) -> tuple[list[int], int]:
     """(strides, start) of `array` in elements of its buffer."""
     if isinstance(array, StridedArray):
         return list(array.strides), array.start
@@ -286,8 +287,8 @@ def _layout(array: ShapedArray[Any]) -> tuple[list[int], int]:
 
 
 def _is_contiguous(array: ShapedArray[Any]) -> bool:
-    strides, start = _layout(array)
-    return start == 0 and strides == _layout(ShapedArray(array.data_ptr, array.shape))[0]
+    strides, start = strided_layout(array)
+    return start == 0 and strides == strided_layout(ShapedArray(array.data_ptr, array.shape))[0]
 
 
 def _kept_dims(sizes: Sequence[int], result_shape: Sequence[int]) -> Sequence[int] | None:
@@ -455,7 +456,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
                     f"dimension {k}: offset {o}, size {n}, stride {st} "
                     f"out of bounds for size {dim}",
                 )
-        base_strides, start = _layout(array)
+        base_strides, start = strided_layout(array)
         start += sum(o * s for o, s in zip(offsets, base_strides))
         result_type = op.result.type
         assert isinstance(result_type, MemRefType)

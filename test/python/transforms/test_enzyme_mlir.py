@@ -54,14 +54,14 @@ def test_activities_follow_runner_shadowed():
 
 def test_missing_extra_names_it(monkeypatch):
     monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: None)
-    enzyme_mlir.enzyme_call.cache_clear()
+    enzyme_mlir.library.cache_clear()
     try:
         marked = SIGNATURE.replace("index) {", "index) attributes {tapeflow.autodiff} {")
         module = load_module(marked)
         with pytest.raises(PassFailedException, match="optional extra `enzyme`"):
             enzyme_mlir.EnzymeAutodiffPass().apply(make_context(), module)
     finally:
-        enzyme_mlir.enzyme_call.cache_clear()
+        enzyme_mlir.library.cache_clear()
 
 
 def test_inline_locations_resolves_aliases_and_fused():
@@ -183,3 +183,51 @@ def test_simulated_as_its_tape_twin():
     report = simulate(module, "pairwise_grad", args).report
     assert report["ops"]["unclassified"] == {}
     assert report["ops"]["by_class"]["mem"] > 0
+
+
+@needs_enzyme
+@pytest.mark.parametrize("kernel", SMALL, ids=lambda p: p.stem)
+def test_fast_path_takes_enzymes_gradient(kernel):
+    """Strided views, caches of memrefs, cache buffers: the compiled fast path runs
+    Enzyme-MLIR's gradient (no fallback) with the op-by-op model's whole report."""
+    from helpers.sim import assert_identical
+    from tapeflow.hwmodel.compiled.module import CompiledModule
+
+    ctx = make_context()
+    module = load_module(kernel.read_text(), str(kernel), ctx)
+    enzyme_mlir.EnzymeAutodiffPass().apply(ctx, module)
+    CompiledModule(module)
+    grad = find_function(module, f"{kernel.stem}_grad")
+    mirror, shadows = gradient_layout(module, grad)
+    scalars = [1.0] * sum(1 for t in grad.function_type.inputs.data if t.name != "memref")
+    args = make_arguments(grad, scalars=scalars, zero=shadows, fill_positions=mirror,
+                          shape_of=shadow_shapes(module, grad))  # fmt: skip
+    assert_identical(module, grad.sym_name.data, args)
+
+
+FILL = """
+func.func @f(%n: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f64
+  %m = memref.alloc(%n) : memref<2x?xf64>
+  %c1 = arith.constant 1 : index
+  memref.store %one, %m[%c1, %c0] : memref<2x?xf64>
+  %cast = memref.cast %m : memref<2x?xf64> to memref<?x?xf64>
+  enzyme.fill_zero %cast : memref<?x?xf64>
+  %x = memref.load %m[%c1, %c0] : memref<2x?xf64>
+  func.return %x : f64
+}
+"""
+
+
+def test_output_cast_and_fill_zero_are_read_and_expanded():
+    """Two forms of Enzyme's output xDSL 0.74 did not read: `memref.cast` in its custom
+    form (read in its generic one), and `enzyme.fill_zero` (expanded into its stores)."""
+    text = enzyme_mlir.inline_locations(FILL)
+    assert '"memref.cast"(%m) : (memref<2x?xf64>) -> memref<?x?xf64>' in text
+    module = load_module(text)
+    f = find_function(module, "f")
+    enzyme_mlir.expand_fill_zero(f)
+    assert not any(op.name == "enzyme.fill_zero" for op in module.walk())
+    assert sum(op.name == "scf.for" for op in module.walk()) == 2
+    assert run_function(module, "f", [3]).results == [0.0]
