@@ -25,6 +25,15 @@ for _path in (Path(__file__).resolve().parents[2], Path(__file__).resolve().pare
         sys.path.insert(0, str(_path))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test files with `slow` tests run first, each file's tests together and in order
+    (module-scoped fixtures are set up once). pytest-xdist hands tests out in this order, so
+    the long ones start early and the run ends with short tests on every worker, not one
+    worker finishing a long test while the others wait."""
+    has_slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in has_slow)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):  # noqa: ARG001
     global _SENT

@@ -24,6 +24,9 @@ from tapeflow.eval.bundled import SOURCE_TREE
 from tapeflow.eval.run import compare_gradients, run_job, run_jobs_shared
 from tapeflow.eval.summary import cache_needed, default_sweep, geomean
 from tapeflow.hwmodel.config import load_machine
+from tapeflow.tools import bench
+
+from helpers.cli import run_main
 
 COLUMNS = (
     "kernel", "tape (Enzyme)", "tape (TapeFlow)", "tape / L2", "inflation", "Enzyme cycles",
@@ -162,7 +165,7 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     ],
 )
 def test_usage_errors(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
-    proc = _bench("--quick", "--out", str(tmp_path), *args, timeout=120)
+    proc = run_main(bench.main, ["--quick", "--out", str(tmp_path), *args])
     assert proc.returncode == 1
     assert message in proc.stderr
     assert proc.stderr.startswith("error: ")
@@ -171,7 +174,7 @@ def test_usage_errors(args: tuple[str, ...], message: str, tmp_path: Path) -> No
 
 
 def test_help() -> None:
-    proc = _bench("--help", timeout=120)
+    proc = run_main(bench.main, ["--help"])
     assert proc.returncode == 0
     for word in ("--quick", "--kernels", "--jobs", "--json", "--out", "--machine", "--set",
                  "--sweep", "bit-identical", "controls", "exit status"):  # fmt: skip

@@ -149,8 +149,9 @@ def test_salam_cleanup_keeps_gradient_bits(name):
 
 def _tape_bytes(tmp_path, program: str, name: str) -> int:
     import json
-    import subprocess
-    import sys
+
+    from helpers.cli import run_main
+    from tapeflow.tools import sim
 
     path = tmp_path / f"{name}.mlir"
     path.write_text(program)
@@ -158,12 +159,10 @@ def _tape_bytes(tmp_path, program: str, name: str) -> int:
     inputs = tmp_path / "inputs.npz"
     np.savez(inputs, arg0=rng.uniform(-1, 1, 64), arg1=np.zeros(64), arg2=np.zeros(64),
              arg3=np.zeros(64))  # fmt: skip
-    out = subprocess.run(
-        [sys.executable, "-m", "tapeflow.tools.sim", str(path), "--entry",
-         "reaction_diffusion_grad", "--args", "64", "4", "1.0", "--inputs", str(inputs), "--json"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    return json.loads(out)["tape_bytes"]
+    done = run_main(sim.main, [str(path), "--entry", "reaction_diffusion_grad", "--args", "64",
+                               "4", "1.0", "--inputs", str(inputs), "--json"])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["tape_bytes"]
 
 
 @pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])

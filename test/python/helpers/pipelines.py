@@ -5,6 +5,7 @@ in the interpreter and keep the bits of everything it produced.
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any
 
@@ -24,9 +25,17 @@ __all__ = [
 ]
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> ModuleOp:
+    """`text` parsed once: the fuzzer and the preservation tests run several pipelines on
+    one text, and parsing was most of their time. Never changed: `apply` works on clones
+    (which keep the ops' locations and value names)."""
+    return parse_module(make_context(), text, "<test>")
+
+
 def apply(text: str, pipeline: str) -> ModuleOp:
     ctx = make_context()
-    module = parse_module(ctx, text, "<test>")
+    module = _parsed(text).clone()
     if pipeline:
         PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
     module.verify()

@@ -54,15 +54,21 @@ def differences(a: Any, b: Any, path: str = "") -> list[str]:
     return out
 
 
-def both(module, entry: str, args, machine=None, fast_batch: int = 1 << 16):
-    """Runs the op-by-op and the compiled simulation on copies of `args`."""
-    ref = simulate(module, entry, copy.deepcopy(args), machine)
+def both(module, entry: str, args, machine=None, fast_batch: int = 1 << 16, ref=None):
+    """Runs the op-by-op (unless its result `ref` on the same machine is given) and the
+    compiled simulation on copies of `args`."""
+    if ref is None:
+        ref = simulate(module, entry, copy.deepcopy(args), machine)
     fast = simulate_fast(module, entry, copy.deepcopy(args), machine, batch=fast_batch)
     return ref, fast
 
 
-def assert_identical(module, entry: str, args, machine=None, fast_batch: int = 1 << 16):
-    ref, fast = both(module, entry, args, machine, fast_batch)
+def assert_identical(module, entry: str, args, machine=None, fast_batch: int = 1 << 16,
+                     ref=None):  # fmt: skip
+    """The compiled run equals the op-by-op one exactly. `ref`: the op-by-op result of an
+    earlier call on the same module, arguments and machine (it is deterministic, and the
+    interpreter costs most of a comparison), e.g. to compare another `fast_batch`."""
+    ref, fast = both(module, entry, args, machine, fast_batch, ref)
     diffs = differences(ref.report, fast.report)
     diffs += differences(ref.run.results, fast.run.results, "results")
     diffs += differences(ref.run.arguments, fast.run.arguments, "arguments")

@@ -57,8 +57,8 @@ def check_against_interpreter(text: str, entry: str, args) -> Any:
     diffs += differences(run1.arguments, run2.arguments, "arguments")
     assert not diffs, "\n".join(diffs)
     assert dict(ops1) == dict(ops2)
-    assert_identical(module, entry, args)
-    assert_identical(module, entry, args, fast_batch=5)  # flushes inside every loop
+    ref, _ = assert_identical(module, entry, args)
+    assert_identical(module, entry, args, fast_batch=5, ref=ref)  # flushes inside every loop
     for w in (1, 3, 7):  # a phase window ends in (almost) every loop iteration
         assert_identical(module, entry, args, load_machine(overrides=[f"core.window_ops={w}"]),
                          fast_batch=5)  # fmt: skip
@@ -441,7 +441,7 @@ def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.Monke
     ref, _ = assert_identical(module, entry, args)
     if stage.startswith("stream") and ref.report["tape_bytes"] > 0:
         assert ref.report["dma"]["transfers"] > 0  # the DMA path was exercised
-    assert_identical(module, entry, args, fast_batch=97)
+    assert_identical(module, entry, args, fast_batch=97, ref=ref)
     # A tiny cache hierarchy: evictions, write-backs and prefetches at small sizes.
     tiny = load_machine(overrides=["l1.size=1024", "l1.assoc=2", "l2.size=4096", "l2.assoc=4",
                                    "prefetch.table_size=4"])  # fmt: skip

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ from tapeflow.hwmodel.config import ConfigError, load_machine
 from tapeflow.simulate import simulate
 from xdsl.utils.exceptions import InterpretationError
 
+from helpers.cli import run_main
 from helpers.ir import DMA
 from helpers.paths import ROOT
 from tapeflow import runner
@@ -313,11 +313,9 @@ def test_every_default_number_has_a_source():
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from tapeflow.tools.sim import main; raise SystemExit(main())",
-         *args],
-        capture_output=True, text=True, input=stdin, timeout=300,
-    )  # fmt: skip
+    from tapeflow.tools.sim import main
+
+    return run_main(main, args, stdin)
 
 
 def test_cli_json_and_table(tmp_path: Path):

@@ -28,12 +28,13 @@ from helpers.sim import kernel_names, outcomes_identical, stage_module  # noqa: 
 
 
 @pytest.fixture(autouse=True)
-def kernels_always(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
-    """Every kernel compiled at its first entry, into this session's own cache."""
+def kernels_always(monkeypatch: pytest.MonkeyPatch):
+    """Every kernel compiled at its first entry, or loaded from numba's cache (the user's,
+    as `hwmodel.jit` keeps it: a kernel is named by its source and the runtime's, so any
+    change to either compiles it anew, and numba recompiles for another numba)."""
     monkeypatch.setattr(C.Trace, "jit_after", 0)
     monkeypatch.setattr(C.Trace, "jit_min_ops", 0)
     monkeypatch.setenv("TAPEFLOW_JIT", "1")
-    monkeypatch.setenv("TAPEFLOW_JIT_CACHE", str(tmp_path_factory.getbasetemp() / "jit"))
 
 
 def compare(module, entry: str, args, machine=None, batch: int = 1 << 16) -> C.CompiledModule:

@@ -219,11 +219,11 @@ def run_everywhere(ty: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[s
 
 
 @pytest.fixture
-def kernels_at_once(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
-    """Every loop kernel compiled at its first entry, into this session's own cache."""
+def kernels_at_once(monkeypatch: pytest.MonkeyPatch):
+    """Every loop kernel compiled at its first entry, or loaded from numba's cache (a
+    kernel is named by its source and the runtime's, `hwmodel.jit`)."""
     monkeypatch.setattr(C.Trace, "jit_after", 0)
     monkeypatch.setattr(C.Trace, "jit_min_ops", 0)
-    monkeypatch.setenv("TAPEFLOW_JIT_CACHE", str(tmp_path_factory.getbasetemp() / "jit"))
 
 
 def _operands(ty: str, rows: list[str]) -> list[np.ndarray]:
