@@ -84,7 +84,7 @@ from tapeflow.dialects import region, stream
 from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
-from tapeflow.semantics.memory import record_fields, tape_base
+from tapeflow.semantics.memory import address_span, record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
@@ -95,7 +95,7 @@ from tapeflow.diagnostics import op_error
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
 _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(9, 18)
-_FDEALLOC = 18
+_FDEALLOC, _RGROW = 18, 19
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 
@@ -279,6 +279,9 @@ class HardwareModel(Interpreter.Listener):
         if kind == _COPY:
             self._copy(h, args)
             return
+        if kind == _RGROW:
+            self._grow(args[0], int(args[1]))
+            return
         if kind == _ACQUIRE or kind == _WAIT:
             self._acquire(op, h, args)
             return
@@ -366,6 +369,8 @@ class HardwareModel(Interpreter.Listener):
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
         elif name == region.DeallocOp.name:
             h = (_RDEALLOC, ci)
+        elif name == region.ReserveOp.name:
+            h = (_RGROW, ci)
         elif name == stream.FifoAllocOp.name:
             h = (_FIFO, ci)
         elif name == stream.FifoDeallocOp.name:
@@ -395,7 +400,7 @@ class HardwareModel(Interpreter.Listener):
         entry = self._records.get(id(buf))
         if entry is None:
             entry = (buf, self._next_addr)
-            self._next_addr = next_base(self._next_addr, buf.size_bytes)
+            self._next_addr = next_base(self._next_addr, address_span(buf))
             self._records[id(buf)] = entry
         return entry[1]
 
@@ -416,6 +421,20 @@ class HardwareModel(Interpreter.Listener):
         self._tape_objects[key] = (obj, nbytes)
         c.tape_live += nbytes
         c.tape_bytes = max(c.tape_bytes, c.tape_live)
+
+    def _grow(self, buf: Any, count: int) -> None:
+        """`region.reserve`: a growable tape that grows holds its old and its new buffer
+        while its records are copied (the copy's accesses are not charged)."""
+        entry = self._tape_objects.get(id(buf))
+        size = region.grown(buf.count, count)
+        if entry is None or size == buf.count:
+            return
+        c = self.counts
+        nbytes = size * buf.record_bytes
+        c.tape_live += nbytes
+        c.tape_bytes = max(c.tape_bytes, c.tape_live)
+        c.tape_live -= entry[1]
+        self._tape_objects[id(buf)] = (buf, nbytes)
 
     def _spm_alloc(self, op: Operation, key: int, obj: Any, nbytes: int) -> None:
         c = self.counts

@@ -20,6 +20,10 @@ the record index: `!region.tape<!region.record<f64, i1>>` of `n` records is a
 between two buffers of one record type, as `tapeflow-stream` emits, stays well typed). A scratchpad
 tape (`#stream.spm`) is an ordinary buffer of the same shape. `region.write`/`region.read`
 become one store/load per field; reading a record never written is not checked natively.
+A growable tape (`tapeflow.growable`) keeps each field buffer in a slot
+(`memref<memref<?xT>>`, as a growable cache does) with one capacity cell; `region.reserve`
+replaces every field buffer by one of `max(2 x capacity, count)` records (alloc, copy loop,
+dealloc of the old one) when the capacity is below `count`.
 
 `stream`: a FIFO of m tiles of K records is one `memref<?xKxT>` per field; commit
 and prefetch become copy loops between a tile slot and the buffer (over the DMA's record
@@ -56,6 +60,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
+from tapeflow.transforms.while_regions import GROWABLE_ATTR
 
 DEFAULT_TAPE_CAPACITY = 16
 """Initial capacity, in elements, of a lowered `tape.cache` with no capacity hint."""
@@ -264,8 +269,13 @@ class _RegionStreamLowering:
     def __init__(self) -> None:
         self.buffers: dict[SSAValue, list[SSAValue]] = {}
         self.tile: dict[SSAValue, int] = {}
+        self.growable: dict[SSAValue, tuple[list[SSAValue], SSAValue]] = {}
+        """A growable tape's slots (`memref<memref<?xT_i>>`, one per field) and capacity."""
 
     def fields_of(self, op: Operation, value: SSAValue) -> list[SSAValue]:
+        if value in self.growable:  # the current buffers, loaded where `op` uses them
+            at = At(InsertPoint.before(op))
+            return [at.load(slot) for slot in self.growable[value][0]]
         if value not in self.buffers:
             raise PassFailedException(
                 op_error(
@@ -286,7 +296,14 @@ class _RegionStreamLowering:
             if isinstance(op, region.AllocOp):
                 shape, dynamic = _count_shape(at, op.static_count, op.dynamic_count)
                 record = op.tape.type.record  # type: ignore[attr-defined]
-                self.buffers[op.tape] = _field_buffers(at, record.field_types, shape, dynamic)
+                buffers = _field_buffers(at, record.field_types, shape, dynamic)
+                if GROWABLE_ATTR in op.attributes:
+                    self.growable[op.tape] = _slots(at, buffers, dynamic[0])
+                else:
+                    self.buffers[op.tape] = buffers
+            elif isinstance(op, region.ReserveOp):
+                slots, capacity = self.growable[op.tape]
+                _reserve(at, slots, capacity, op.count)
             elif isinstance(op, stream.FifoAllocOp):
                 fifo_type = op.fifo.type
                 assert isinstance(fifo_type, stream.FifoType)
@@ -317,6 +334,10 @@ class _RegionStreamLowering:
                 operand = op.operands[0]
                 for ref in self.fields_of(op, operand):
                     at.op(memref.DeallocOp.get(ref))
+                if operand in self.growable:
+                    slots, capacity = self.growable[operand]
+                    for ref in [*slots, capacity]:
+                        at.op(memref.DeallocOp.get(ref))
             elif isinstance(op, stream.CommitOp | stream.PrefetchOp):
                 self._copy(at, op, to_fifo=isinstance(op, stream.CommitOp))
             elif not isinstance(
@@ -357,6 +378,37 @@ class _RegionStreamLowering:
                             "tapeflow-lower-to-std cannot lower outside region/stream ops",
                         )
                     )
+
+
+def _slots(at: At, buffers: list[SSAValue], count: SSAValue) -> tuple[list[SSAValue], SSAValue]:
+    """A growable tape's field `buffers` of `count` records, each held in a slot, and its
+    capacity cell (Enzyme's growable cache, one per field, one capacity)."""
+    slots = []
+    for buffer in buffers:
+        slots.append(at.alloc(buffer.type, []))
+        at.store(buffer, slots[-1])
+    capacity = at.alloc(IndexType(), [])
+    at.store(count, capacity)
+    return slots, capacity
+
+
+def _reserve(at: At, slots: list[SSAValue], capacity: SSAValue, count: SSAValue) -> None:
+    """`region.reserve`: when the capacity is below `count`, every field buffer is replaced
+    by one of `max(2 x capacity, count)` records holding the same records."""
+    cap = at.load(capacity)
+    grow = Block()
+    g = At(InsertPoint.at_end(grow))
+    doubled = g.val(arith.MuliOp(cap, g.index(2)))
+    size = g.val(arith.SelectOp(g.val(arith.CmpiOp(doubled, count, "sge")), doubled, count))
+    for slot in slots:
+        old = g.load(slot)
+        new = g.alloc(old.type.element_type, [DYNAMIC_INDEX], [size])  # type: ignore[attr-defined]
+        _for(g, g.index(0), cap, lambda b, k: b.store(b.load(old, [k]), new, [k]))
+        g.op(memref.DeallocOp.get(old))
+        g.store(new, slot)
+    g.store(size, capacity)
+    g.op(scf.YieldOp())
+    at.op(scf.IfOp(at.val(arith.CmpiOp(count, cap, "sgt")), [], [grow]))
 
 
 class _DropScratchpadSpace(TypeConversionPattern):
