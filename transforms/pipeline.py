@@ -192,6 +192,8 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
 
 def _stream_all(fn: func.FuncOp, groups: list[RegionGroup]) -> list[RegionGroup]:
     for group in groups:
+        if group.while_op is not None:
+            continue  # a growable DRAM record tape: `form_regions` says so
         for use in group.caches:
             cache_remark(use.push, "streamed (mode=always)")
     return groups
@@ -203,11 +205,19 @@ def _select(
     """The region loops of `fn` the cost model streams (`cost_model.decide`), with remarks."""
     sizes = [cache_bytes(o) for o in fn.walk() if isinstance(o, tape.InitOp)]
     fn_bytes = None if any(b is None for b in sizes) else sum(sizes)  # type: ignore[misc]
-    loops = [g for g in groups if g.fwd_loops]
+    loops = [g for g in groups if g.fwd_loops or g.while_op is not None]
     fn_record_bytes = sum(_record_bytes(g) for g in loops)
     chosen = []
     for group in groups:
-        if not group.fwd_loops:
+        if group.while_op is not None:
+            # A while loop's records are counted only as it runs: one growable DRAM record
+            # tape (`form_regions` remarks on it) instead of one growable stack per value,
+            # unless no region is streamed at all (as for any loop).
+            decision = decide(costs, _record_bytes(group), None, len(group.caches), fn_bytes,
+                              fn_record_bytes, spm_bytes, depth)  # fmt: skip
+            if decision.stream or decision.regions:
+                decision = Decision(False, "", regions=True)
+        elif not group.fwd_loops:
             decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
         else:
             indexed = all(indexed_at_entry(use.init) for use in group.caches)
@@ -218,7 +228,7 @@ def _select(
         if decision.stream or decision.regions:
             group.in_dram = not decision.stream
             chosen.append(group)
-        for use in group.caches:
+        for use in group.caches if decision.reason else ():
             cache_remark(use.push, decision.reason)
     return chosen
 
