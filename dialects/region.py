@@ -273,6 +273,11 @@ class AllocOp(IRDLOperation):
         """The number of records when it is a compile-time constant."""
         return None if self.count is None else self.count.value.data
 
+    @property
+    def growable(self) -> bool:
+        """The tape grows (a `region.reserve` uses it): `count` is its first size."""
+        return any(isinstance(use.operation, ReserveOp) for use in self.tape.uses)
+
 
 @irdl_op_definition
 class WriteOp(IRDLOperation):

@@ -60,7 +60,6 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
 from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
-from tapeflow.transforms.while_regions import GROWABLE_ATTR
 
 DEFAULT_TAPE_CAPACITY = 16
 """Initial capacity, in elements, of a lowered `tape.cache` with no capacity hint."""
@@ -297,7 +296,7 @@ class _RegionStreamLowering:
                 shape, dynamic = _count_shape(at, op.static_count, op.dynamic_count)
                 record = op.tape.type.record  # type: ignore[attr-defined]
                 buffers = _field_buffers(at, record.field_types, shape, dynamic)
-                if GROWABLE_ATTR in op.attributes:
+                if op.growable:
                     self.growable[op.tape] = _slots(at, buffers, dynamic[0])
                 else:
                     self.buffers[op.tape] = buffers

@@ -42,7 +42,8 @@ from tapeflow.transforms.analysis.constants import const_int
 from tapeflow.transforms.index_utils import IndexBuilder, loop_id, offset_level_index
 
 GROWABLE_ATTR = "tapeflow.growable"
-"""Unit attribute on the `region.alloc` of a while region: its count is a first capacity."""
+"""Unit attribute on the `region.alloc` of a while region (its count is a first size; what
+grows it is `region.reserve`), for the reader and the passes after."""
 
 FIRST_CAPACITY = 16
 """Records a while region's tape starts with when no loop is around the while."""

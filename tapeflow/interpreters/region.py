@@ -38,7 +38,6 @@ SPM = "spm"
 
 Record = tuple[Any, ...]
 
-GROWABLE_ATTR = "tapeflow.growable"  # transforms.while_regions.GROWABLE_ATTR
 
 
 class InFlight(Protocol):
@@ -153,7 +152,7 @@ class RegionFunctions(InterpreterFunctions):
         tape_type = op.tape.type
         assert isinstance(tape_type, TapeType)
         buffer = RecordBuffer.allocate(tape_type, count)
-        buffer.growable = GROWABLE_ATTR in op.attributes
+        buffer.growable = op.growable
         return (buffer,)
 
     @impl(region.WriteOp)
