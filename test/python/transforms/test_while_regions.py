@@ -35,10 +35,14 @@ _WHILE = """
       scf.yield %m, %s3 : f64, f64
     }"""
 
-NESTED = f"""
+def _in_loop(before: str) -> str:
+    """The while loop in an outer loop of N iterations, after `before` (which defines
+    %v, the while's start, and %acc from %xi and %pi)."""
+    return f"""
 func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
   %cn = arith.constant {N} : index
   %z = arith.constant 0.0 : f64
   %one = arith.constant 1.0 : f64
@@ -46,8 +50,7 @@ func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
   %r = scf.for %i = %c0 to %cn step %c1 iter_args(%a = %z) -> (f64) {{
     %xi = memref.load %x[%i] : memref<7xf64>
     %pi = memref.load %p[%i] : memref<7xf64>
-    %v = arith.mulf %xi, %xi : f64
-    %acc = arith.mulf %pi, %xi : f64
+    {before}
     {_WHILE}
     %yc = arith.mulf %y, %c : f64
     %a2 = arith.addf %a, %yc : f64
@@ -56,6 +59,10 @@ func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
   func.return %r : f64
 }}
 """
+
+
+NESTED = _in_loop("""%v = arith.mulf %xi, %xi : f64
+    %acc = arith.mulf %pi, %xi : f64""")
 
 ALONE = f"""
 func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
@@ -76,33 +83,13 @@ func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
 
 # A rectangular loop, then the while loop, in one outer body: a region in the inner loop,
 # the while region, and the outer body's values.
-SEGMENTS = f"""
-func.func @kernel(%x: memref<7xf64>, %p: memref<7xf64>) -> f64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c3 = arith.constant 3 : index
-  %cn = arith.constant {N} : index
-  %z = arith.constant 0.0 : f64
-  %one = arith.constant 1.0 : f64
-  %half = arith.constant 0.5 : f64
-  %r = scf.for %i = %c0 to %cn step %c1 iter_args(%a = %z) -> (f64) {{
-    %xi = memref.load %x[%i] : memref<7xf64>
-    %pi = memref.load %p[%i] : memref<7xf64>
-    %g = scf.for %j = %c0 to %c3 step %c1 iter_args(%b = %xi) -> (f64) {{
+SEGMENTS = _in_loop("""%g = scf.for %j = %c0 to %c3 step %c1 iter_args(%b = %xi) -> (f64) {
       %q = math.sin %b : f64
       %b2 = arith.addf %q, %pi : f64
       scf.yield %b2 : f64
-    }}
+    }
     %v = arith.mulf %g, %g : f64
-    %acc = arith.mulf %pi, %g : f64
-    {_WHILE}
-    %yc = arith.mulf %y, %c : f64
-    %a2 = arith.addf %a, %yc : f64
-    scf.yield %a2 : f64
-  }}
-  func.return %r : f64
-}}
-"""
+    %acc = arith.mulf %pi, %g : f64""")
 
 SHAPES = {"nested": NESTED, "alone": ALONE, "segments": SEGMENTS}
 AD = "tapeflow-autodiff{functions=kernel}"
@@ -233,21 +220,10 @@ def test_while_gradient_matches_finite_differences(shape: str):
 def test_while_native_identical(shape: str):
     """Lowered to upstream MLIR (the growable tape's slots and copy loop) and run
     natively, each stage gives the interpreter's bits."""
+    from helpers.runs import assert_native_bits
     from tapeflow import native
-    from tapeflow.runner import run_function
 
     if not native.tools_available():
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
-    args = _args()
     for pipeline in stages("kernel", 2, 96)[1:]:
-        module = apply(SHAPES[shape], pipeline)
-        got, want = (
-            f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
-            for f in (native.run_function_native, run_function)
-        )
-        assert got.results == want.results, pipeline
-        assert got.memref_positions == want.memref_positions, pipeline
-        for q in got.memref_positions:
-            assert np.asarray(got.arguments[q]).tobytes() == np.asarray(
-                want.arguments[q]
-            ).tobytes(), pipeline
+        assert_native_bits(apply(SHAPES[shape], pipeline), "kernel_grad", _args(), pipeline)
