@@ -95,7 +95,7 @@ from tapeflow.diagnostics import op_error
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
 _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(9, 18)
-_FDEALLOC, _RGROW = 18, 19
+_FDEALLOC, _RGROW, _FGROW = 18, 19, 20
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 
@@ -280,7 +280,12 @@ class HardwareModel(Interpreter.Listener):
             self._copy(h, args)
             return
         if kind == _RGROW:
-            self._grow(args[0], int(args[1]))
+            size = region.grown(args[0].count, int(args[1])) * args[0].record_bytes
+            self._grow(args[0], size)
+            return
+        if kind == _FGROW:
+            size = region.grown(args[0].num_tiles, int(args[1])) * args[0].tile_bytes
+            self._grow(args[0], size)
             return
         if kind == _ACQUIRE or kind == _WAIT:
             self._acquire(op, h, args)
@@ -373,6 +378,8 @@ class HardwareModel(Interpreter.Listener):
             h = (_RGROW, ci)
         elif name == stream.FifoAllocOp.name:
             h = (_FIFO, ci)
+        elif name == stream.FifoReserveOp.name:
+            h = (_FGROW, ci)
         elif name == stream.FifoDeallocOp.name:
             h = (_FDEALLOC, ci)
         elif name in stream.DMA_OPS:
@@ -422,19 +429,18 @@ class HardwareModel(Interpreter.Listener):
         c.tape_live += nbytes
         c.tape_bytes = max(c.tape_bytes, c.tape_live)
 
-    def _grow(self, buf: Any, count: int) -> None:
-        """`region.reserve`: a growable tape that grows holds its old and its new buffer
-        while its records are copied (the copy's accesses are not charged)."""
-        entry = self._tape_objects.get(id(buf))
-        size = region.grown(buf.count, count)
-        if entry is None or size == buf.count:
+    def _grow(self, obj: Any, nbytes: int) -> None:
+        """`region.reserve`/`stream.fifo_reserve` to `nbytes`: a growable tape or FIFO that
+        grows holds its old and its new buffer while it is copied (the copy's accesses are
+        not charged)."""
+        entry = self._tape_objects.get(id(obj))
+        if entry is None or nbytes == entry[1]:
             return
         c = self.counts
-        nbytes = size * buf.record_bytes
         c.tape_live += nbytes
         c.tape_bytes = max(c.tape_bytes, c.tape_live)
         c.tape_live -= entry[1]
-        self._tape_objects[id(buf)] = (buf, nbytes)
+        self._tape_objects[id(obj)] = (obj, nbytes)
 
     def _spm_alloc(self, op: Operation, key: int, obj: Any, nbytes: int) -> None:
         c = self.counts

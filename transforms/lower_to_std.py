@@ -300,17 +300,21 @@ class _RegionStreamLowering:
                     self.growable[op.tape] = _slots(at, buffers, dynamic[0])
                 else:
                     self.buffers[op.tape] = buffers
-            elif isinstance(op, region.ReserveOp):
-                slots, capacity = self.growable[op.tape]
-                _reserve(at, slots, capacity, op.count)
+            elif isinstance(op, region.ReserveOp | stream.FifoReserveOp):
+                slots, capacity = self.growable[op.operands[0]]
+                _reserve(at, slots, capacity, op.operands[1], self.tile.get(op.operands[0]))
             elif isinstance(op, stream.FifoAllocOp):
                 fifo_type = op.fifo.type
                 assert isinstance(fifo_type, stream.FifoType)
                 static = None if op.num_tiles is None else op.num_tiles.value.data
                 shape, dynamic = _count_shape(at, static, op.dynamic_num_tiles)
-                self.buffers[op.fifo] = _field_buffers(
+                buffers = _field_buffers(
                     at, fifo_type.record.field_types, [*shape, fifo_type.k], dynamic
                 )
+                if any(isinstance(u.operation, stream.FifoReserveOp) for u in op.fifo.uses):
+                    self.growable[op.fifo] = _slots(at, buffers, dynamic[0])
+                else:
+                    self.buffers[op.fifo] = buffers
                 self.tile[op.fifo] = fifo_type.k
             elif isinstance(op, arith.SelectOp):
                 if _ours_type(op.result.type) and not isinstance(op.result.type, stream.TokenType):
@@ -391,18 +395,30 @@ def _slots(at: At, buffers: list[SSAValue], count: SSAValue) -> tuple[list[SSAVa
     return slots, capacity
 
 
-def _reserve(at: At, slots: list[SSAValue], capacity: SSAValue, count: SSAValue) -> None:
-    """`region.reserve`: when the capacity is below `count`, every field buffer is replaced
-    by one of `max(2 x capacity, count)` records holding the same records."""
+def _reserve(
+    at: At, slots: list[SSAValue], capacity: SSAValue, count: SSAValue, tile: int | None
+) -> None:
+    """`region.reserve` (`stream.fifo_reserve`): when the capacity is below `count`, every
+    field buffer is replaced by one of `max(2 x capacity, count)` records (tiles of `tile`
+    records) holding the same records (tiles)."""
     cap = at.load(capacity)
     grow = Block()
     g = At(InsertPoint.at_end(grow))
     doubled = g.val(arith.MuliOp(cap, g.index(2)))
     size = g.val(arith.SelectOp(g.val(arith.CmpiOp(doubled, count, "sge")), doubled, count))
+    shape = [DYNAMIC_INDEX] if tile is None else [DYNAMIC_INDEX, tile]
     for slot in slots:
         old = g.load(slot)
-        new = g.alloc(old.type.element_type, [DYNAMIC_INDEX], [size])  # type: ignore[attr-defined]
-        _for(g, g.index(0), cap, lambda b, k: b.store(b.load(old, [k]), new, [k]))
+        new = g.alloc(old.type.element_type, shape, [size])  # type: ignore[attr-defined]
+
+        def copy(b: At, k: SSAValue, old: SSAValue = old, new: SSAValue = new) -> None:
+            if tile is None:
+                b.store(b.load(old, [k]), new, [k])
+            else:
+                _for(b, b.index(0), b.index(tile),
+                     lambda c, j: c.store(c.load(old, [k, j]), new, [k, j]))  # fmt: skip
+
+        _for(g, g.index(0), cap, copy)
         g.op(memref.DeallocOp.get(old))
         g.store(new, slot)
     g.store(size, capacity)

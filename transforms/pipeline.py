@@ -192,8 +192,6 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
 
 def _stream_all(fn: func.FuncOp, groups: list[RegionGroup]) -> list[RegionGroup]:
     for group in groups:
-        if group.while_op is not None:
-            continue  # a growable DRAM record tape: `form_regions` says so
         for use in group.caches:
             cache_remark(use.push, "streamed (mode=always)")
     return groups
@@ -210,13 +208,10 @@ def _select(
     chosen = []
     for group in groups:
         if group.while_op is not None:
-            # A while loop's records are counted only as it runs: one growable DRAM record
-            # tape (`form_regions` remarks on it) instead of one growable stack per value,
-            # unless no region is streamed at all (as for any loop).
+            # A while loop's records are counted only as it runs: a nest of unknown trip
+            # count whose Enzyme layout is a growable stack per value.
             decision = decide(costs, _record_bytes(group), None, len(group.caches), fn_bytes,
                               fn_record_bytes, spm_bytes, depth)  # fmt: skip
-            if decision.stream or decision.regions:
-                decision = Decision(False, "", regions=True)
         elif not group.fwd_loops:
             decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
         else:
@@ -228,7 +223,7 @@ def _select(
         if decision.stream or decision.regions:
             group.in_dram = not decision.stream
             chosen.append(group)
-        for use in group.caches if decision.reason else ():
+        for use in group.caches:
             cache_remark(use.push, decision.reason)
     return chosen
 

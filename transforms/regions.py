@@ -398,14 +398,15 @@ def _rewrite(
             total = ib.mul(total, size)
         count = total
     alloc = region.AllocOp(tape_type, count)
-    if group.in_dram or group.while_op is not None:
+    if group.in_dram:
         alloc.attributes[DRAM_ATTR] = builtin.UnitAttr()
     if group.while_op is not None:
         alloc.attributes[GROWABLE_ATTR] = builtin.UnitAttr()
+        where = "a growable DRAM record tape" if group.in_dram else "a growable record tape"
         for use in group.caches:
-            cache_remark(use.push, "in a growable DRAM record tape (one record per "
-                                   "iteration of an 'scf.while': the record count is known "
-                                   "only as it runs; layers and tiles skipped)")  # fmt: skip
+            cache_remark(use.push, f"in {where} (one record per iteration of an "
+                                   "'scf.while': the record count is known only as it "
+                                   "runs)")  # fmt: skip
     elif q is not None:
         alloc.attributes[RAGGED_ATTR] = builtin.UnitAttr()
         for use in group.caches:

@@ -101,3 +101,24 @@ def reverse_index(loop: scf.ForOp, ib: IndexBuilder) -> SSAValue:
     k` for the counter `k` of `loop` (`scf.for %k = 0 to count`)."""
     size = IndexBuilder(InsertPoint.before(loop)).trip_count(loop)
     return offset_level_index(ib.const(0), loop, size, True)
+
+
+def record_total(write: Operation, loop: scf.WhileOp, point: InsertPoint) -> SSAValue:
+    """The number of records a while region wrote (`write` in `loop`'s body, built by
+    `forward_index`), computed at `point` (after the forward nest): the while's count
+    alone, else `off[N_o]` of its offsets table."""
+    index = write.operands[1]
+    if index is loop.after_region.block.args[-1]:
+        return loop.res[-1]
+    assert isinstance(index.owner, arith.AddiOp)
+    base = index.owner.lhs.owner
+    assert isinstance(base, memref.LoadOp)
+    table = base.memref
+    alloc = table.owner
+    assert isinstance(alloc, memref.AllocOp)
+    ib = IndexBuilder(point)
+    shape = alloc.memref.type.get_shape()  # type: ignore[attr-defined]
+    size = alloc.dynamic_sizes[0] if shape[0] == DYNAMIC_INDEX else ib.const(shape[0])
+    last = memref.LoadOp.get(table, [ib.sub(size, ib.const(1))])
+    Rewriter.insert_op(last, point)
+    return last.res

@@ -1,19 +1,18 @@
 // RUN: tapeflow-opt %s --split-input-file -p tapeflow-regions --remarks 2>&1 | filecheck %s
 // RUN: tapeflow-opt %s --split-input-file -p tapeflow-regions | tapeflow-opt --split-input-file | filecheck %s --check-prefix=ROUND
-// RUN: tapeflow-opt %s --split-input-file -p 'tapeflow-regions,tapeflow-layers{spm-bytes=64},tapeflow-stream' | filecheck %s --check-prefix=STREAM
 
 // A while loop (its counter %it, the trailing argument tapeflow-autodiff gives it) in an
 // outer loop: one record per while iteration, with both values of the iteration as
-// fields, in a growable DRAM record tape. Forward: the records of outer iteration i start
+// fields, in a growable record tape. Forward: the records of outer iteration i start
 // at off[i], stored by the forward sweep (off[0] = 0; off[i + 1] = off[i] + count once the
 // while of row i ends); each write first reserves room for its record. Reverse: counter kk
 // of the loop over the while's count stands for iteration count - 1 - kk, so the record is
 // (off[3 - k] + count - 1) - kk, the index of a ragged nest.
 
-// CHECK: remark: {{.*}}while.mlir:35:7: cache of 'w' in a growable DRAM record tape (one record per iteration of an 'scf.while': the record count is known only as it runs; layers and tiles skipped)
-// CHECK-NEXT: remark: {{.*}}while.mlir:34:7: cache of 'b' in a growable DRAM record tape
-// CHECK-NEXT: remark: {{.*}}while.mlir:121:5: cache of 'c' kept in Enzyme's layout: pushed or popped in the condition region of 'scf.while' (it runs once more than the body)
-// CHECK-NEXT: remark: {{.*}}while.mlir:126:5: cache of 'w' in a growable DRAM record tape
+// CHECK: remark: {{.*}}while.mlir:34:7: cache of 'w' in a growable record tape (one record per iteration of an 'scf.while': the record count is known only as it runs)
+// CHECK-NEXT: remark: {{.*}}while.mlir:33:7: cache of 'b' in a growable record tape
+// CHECK-NEXT: remark: {{.*}}while.mlir:112:5: cache of 'c' kept in Enzyme's layout: pushed or popped in the condition region of 'scf.while' (it runs once more than the body)
+// CHECK-NEXT: remark: {{.*}}while.mlir:117:5: cache of 'w' in a growable record tape
 
 func.func @nest(%x: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index
@@ -61,7 +60,7 @@ func.func @nest(%x: memref<4xf64>) -> f64 {
 // CHECK-LABEL: func.func @nest(
 // CHECK:         %[[OFF:.*]] = memref.alloc() : memref<5xindex>
 // CHECK-NEXT:    memref.store %[[C0:.*]], %[[OFF]][%[[C0]]] : memref<5xindex>
-// CHECK-NEXT:    %[[T:.*]] = region.alloc count = 4 {tapeflow.dram, tapeflow.growable} : !region.tape<!region.record<f64, i1>>
+// CHECK-NEXT:    %[[T:.*]] = region.alloc count = 4 {tapeflow.growable} : !region.tape<!region.record<f64, i1>>
 // CHECK-NEXT:    %[[N:.*]] = region.alloc(%{{.*}}) : !region.tape<!region.record<index>>
 // CHECK-NEXT:    scf.for %i = %c0 to %c4 step %c1 {
 // CHECK:           %[[BASE:.*]] = memref.load %[[OFF]][%i] : memref<5xindex>
@@ -94,15 +93,7 @@ func.func @nest(%x: memref<4xf64>) -> f64 {
 // ROUND:         region.reserve
 // ROUND:         region.write
 
-// Layers and tiles leave the growable tape in DRAM (its record count is known only as the
-// while runs); the outer loop's records stream.
-// STREAM-LABEL: func.func @nest(
-// STREAM:         region.alloc count = 4 {tapeflow.dram, tapeflow.growable} : !region.tape<!region.record<f64, i1>>
-// STREAM:         stream.fifo_alloc
-// STREAM:         region.reserve
-// STREAM-NOT:     stream.
-// STREAM:         region.write %{{.*}}, %w_1, %b : !region.tape<!region.record<f64, i1>>
-// STREAM:         stream.commit
+// Its layers and tiles: test/tapeflow-layers/while.mlir, test/tapeflow-stream/while.mlir.
 
 // -----
 
@@ -140,7 +131,7 @@ func.func @top(%x: f64) -> f64 {
 }
 
 // CHECK-LABEL: func.func @top(
-// CHECK:         %[[T:.*]] = region.alloc count = 16 {tapeflow.dram, tapeflow.growable} : !region.tape<!region.record<f64>>
+// CHECK:         %[[T:.*]] = region.alloc count = 16 {tapeflow.growable} : !region.tape<!region.record<f64>>
 // CHECK-NEXT:    %y, %n = scf.while
 // CHECK:           tape.push %tc
 // CHECK:         ^bb0(%w_1: f64, %it_1: index):

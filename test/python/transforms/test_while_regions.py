@@ -117,14 +117,18 @@ def _trips(x: np.ndarray) -> list[int]:
 @pytest.mark.parametrize("shape", SHAPES)
 def test_while_region_formed(shape: str):
     """Every cache becomes a record field (none is left a tape.cache); the while's tape
-    grows (`region.reserve` before its write) and stays in DRAM."""
+    grows (`region.reserve` before its write); streamed, its FIFO grows
+    (`stream.fifo_reserve`) and the growable DRAM tape is gone."""
     module = apply(SHAPES[shape], f"{AD},tapeflow-regions")
     names = [op.name for op in module.walk()]
     assert not any(n.startswith("tape.") for n in names)
     (alloc,) = [op for op in module.walk()
                 if op.name == "region.alloc" and "tapeflow.growable" in op.attributes]  # fmt: skip
-    assert alloc.growable and "tapeflow.dram" in alloc.attributes
-    assert names.count("region.reserve") == 1
+    assert alloc.growable and names.count("region.reserve") == 1
+    module = apply(SHAPES[shape], "tapeflow{functions=kernel spm-bytes=96 mode=always}")
+    names = [op.name for op in module.walk()]
+    assert names.count("stream.fifo_reserve") == 1 and "region.reserve" not in names
+    assert "tapeflow.growable" not in str(module)
 
 
 def test_trip_counts_depend_on_the_data():
