@@ -79,6 +79,13 @@ boundary may thus fall inside an outer iteration, and a tile may hold several ou
 iterations. `b` is the record index of the run's first iteration (the region's index
 arithmetic evaluated there); bodies and record indices are unchanged.
 
+While regions
+-------------
+A while region (`tapeflow.growable`, `tapeflow.transforms.while_regions`) is layered as a
+ragged region whose record count is unknown: tiles of `L` records (`R`, never balanced),
+its reverse runs cut into pieces; its forward `scf.while` is left whole, since its
+iterations are known only as it runs (`tapeflow-stream` cuts them there).
+
 Options (defaults in transforms/options.py): `spm-bytes` (> 0, default the default
 machine's `spm.size`), `depth` (>= 1, default 2: the number of tile buffers per region
 `tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).

@@ -79,7 +79,7 @@ of a rectangular nest (or of none), get one record per iteration in a *growable*
 record tape (`tapeflow.transforms.while_regions`): indexed by running offsets like a
 ragged nest, but the offsets are stored by the forward sweep as each while ends, and each
 write first reserves room for its record (`region.reserve`, doubling). The tape carries
-`tapeflow.growable` and `tapeflow.dram`.
+`tapeflow.growable`; layers and tiles cut its record range as a ragged region's.
 """
 
 from __future__ import annotations

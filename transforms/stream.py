@@ -48,6 +48,14 @@ the tile's DMA fences sit where its first and last records are: forward, acquire
 `e` is that end, release and prefetch tile `t - D` when `s = tK`. The prologue prefetches
 the last `D` tiles, as above.
 
+A while region (`tapeflow.growable`) has the same tiles, but its record count is known only
+once its forward nest is over: its FIFO starts with `ceil(first size / K)` slots and grows
+(`stream.fifo_reserve`) as the forward sweep opens each tile, in the while's body (acquire
+at the tile's first record, commit at its last); after the nest, the last tile, if partial,
+is committed with its records, every buffer is drained (`acquire_write`, which waits for
+its last commit, then `release`) and the last `D` tiles are prefetched; the reverse sweep
+is a ragged region's.
+
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """
 

@@ -27,8 +27,10 @@ iteration (16 with no prefix, as Enzyme's caches start), and each write is prece
 records written stay), as Enzyme's caches under an `scf.while` grow. Without a prefix the
 offset is 0 and there is no table.
 
-Such a tape carries `tapeflow.growable` and `tapeflow.dram`: it stays a DRAM record tape
-(`tapeflow-layers`/`tapeflow-stream` leave it alone; `tapeflow-lower-regions` keeps it).
+Such a tape carries `tapeflow.growable` (and `tapeflow.dram` when the cost model keeps it
+in DRAM). Layered (`tapeflow-layers`), its reverse runs are cut into pieces at tile
+boundaries, as a ragged region's; streamed (`tapeflow-stream`), the forward sweep cuts its
+tiles as the while runs and grows its FIFO (`stream.fifo_reserve`) the same way.
 """
 
 from __future__ import annotations
