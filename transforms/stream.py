@@ -484,11 +484,7 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
 
     # Reverse: acquire at the tile's last record, release (and refill) at its first.
     emitters += _reverse_pieces(r, fifo, buffers, size, total, replaced)
-    _release(r, fifo, buffers)
-    for value in replaced:
-        erase_dead(value)
-    for e in emitters:
-        e.prune()
+    _finish(r, fifo, buffers, replaced, emitters)
 
 
 def _stream_while(r: LoopRegion, depth: int) -> None:
@@ -562,6 +558,15 @@ def _stream_while(r: LoopRegion, depth: int) -> None:
     emitters = [eb, wb, ob, cb, lb_, *_prologue(pro, fifo, buffers, tiles, filled), pro]
     replaced = [index]
     emitters += _reverse_pieces(r, fifo, buffers, size, total, replaced)
+    _finish(r, fifo, buffers, replaced, emitters)
+
+
+def _finish(
+    r: LoopRegion, fifo: stream.FifoAllocOp, buffers: list[SSAValue], replaced: list[SSAValue],
+    emitters: list[_Emitter],
+) -> None:
+    """Releases the FIFO and buffers (`_release`), then erases the old record indices and
+    the builders' unused ops: only now, as the builders hold values those indices share."""
     _release(r, fifo, buffers)
     for value in replaced:
         erase_dead(value)
