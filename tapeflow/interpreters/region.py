@@ -66,8 +66,8 @@ class RecordBuffer:
     acquired: str | None = None
     """`"write"`/`"read"` after `stream.acquire_write`/`acquire_read`, else None."""
     growable: bool = False
-    """A while region's tape (`tapeflow.growable`): `region.reserve` grows it, so a hardware
-    model gives it an address window of `semantics.memory.GROWABLE_WINDOW` bytes, not of its first size."""
+    """A tape that `region.reserve` grows (a while region's): a hardware model gives it an
+    address window of `semantics.memory.GROWABLE_WINDOW` bytes, not of its first size."""
 
     _ids: ClassVar[itertools.count[int]] = itertools.count()
 
