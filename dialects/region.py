@@ -29,6 +29,9 @@ Ops:
 - `region.write`: writes one whole record at an index; operand types are the fields.
 - `region.read`: reads one whole record at an index; result types are the fields.
   Reading a record never written, or an index out of bounds, is a runtime error.
+- `region.reserve`: makes a DRAM tape hold at least `count` records, doubling it (or
+  more, to `count`) when it holds fewer; the records written stay. A tape whose record
+  count is known only as the forward sweep runs (an `scf.while`) grows by it.
 - `region.dealloc`: releases a tape.
 
 None of these ops is `Pure`: they read or write the tape's memory.
@@ -270,6 +273,11 @@ class AllocOp(IRDLOperation):
         """The number of records when it is a compile-time constant."""
         return None if self.count is None else self.count.value.data
 
+    @property
+    def growable(self) -> bool:
+        """The tape grows (a `region.reserve` uses it): `count` is its first size."""
+        return any(isinstance(use.operation, ReserveOp) for use in self.tape.uses)
+
 
 @irdl_op_definition
 class WriteOp(IRDLOperation):
@@ -376,6 +384,32 @@ class DeallocOp(IRDLOperation):
         super().__init__(operands=[tape])
 
 
+@irdl_op_definition
+class ReserveOp(IRDLOperation):
+    """Makes `tape` (in DRAM) hold at least `count` records: when it holds fewer, it grows to
+    `max(2 x its records, count)`, keeping the records written (a growable record tape, as
+    Enzyme's caches under an `scf.while` grow)."""
+
+    name = "region.reserve"
+
+    tape = operand_def(TapeType)
+    count = operand_def(IndexType)
+
+    assembly_format = "$tape `,` $count attr-dict `:` type($tape)"
+
+    def __init__(self, tape: SSAValue, count: SSAValue):
+        super().__init__(operands=[tape, count])
+
+    def verify_(self) -> None:
+        if _tape_type(self, self.tape).in_spm:
+            raise VerifyException("region.reserve grows a DRAM tape, not a scratchpad buffer")
+
+
+def grown(capacity: int, count: int) -> int:
+    """The records a tape of `capacity` records holds after `region.reserve` of `count`."""
+    return capacity if count <= capacity else max(2 * capacity, count)
+
+
 def record_of(value: SSAValue) -> RecordType:
     """The record type of a tape value (helper for passes)."""
     return cast(TapeType, value.type).record
@@ -383,6 +417,6 @@ def record_of(value: SSAValue) -> RecordType:
 
 Region = Dialect(
     "region",
-    [AllocOp, WriteOp, ReadOp, DeallocOp],
+    [AllocOp, WriteOp, ReadOp, ReserveOp, DeallocOp],
     [RecordType, TapeType],
 )

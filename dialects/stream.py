@@ -33,6 +33,8 @@ Attributes and types:
 
 Ops (a "buffer" is a `!region.tape<R, #stream.spm>` of `K` records):
 - `stream.fifo_alloc` / `stream.fifo_dealloc`: create / release a FIFO of `num_tiles` slots.
+- `stream.fifo_reserve %f, %n`: makes `%f` hold at least `%n` slots, doubling it (or
+  more, to `%n`) when it holds fewer; the committed tiles stay.
 - `stream.acquire_write %buf[, %tok]`: waits until `%buf` may be written, i.e. its previous
   commit (`%tok`, or whichever DMA is in flight on it when no token is given) completed.
 - `stream.commit %buf -> %f[%t][, %n]`: starts the copy SPM buffer -> DRAM slot `%t` (of
@@ -189,6 +191,23 @@ class FifoDeallocOp(IRDLOperation):
 
     def __init__(self, fifo: SSAValue):
         super().__init__(operands=[fifo])
+
+
+@irdl_op_definition
+class FifoReserveOp(IRDLOperation):
+    """Makes `fifo` hold at least `num_tiles` slots: when it holds fewer, it grows to
+    `max(2 x its slots, num_tiles)`, keeping the tiles committed (the FIFO of a growable
+    record tape, whose tile count is known only as the forward sweep runs)."""
+
+    name = "stream.fifo_reserve"
+
+    fifo = operand_def(FifoType)
+    num_tiles = operand_def(IndexType)
+
+    assembly_format = "$fifo `,` $num_tiles attr-dict `:` type($fifo)"
+
+    def __init__(self, fifo: SSAValue, num_tiles: SSAValue):
+        super().__init__(operands=[fifo, num_tiles])
 
 
 class _AcquireOp(IRDLOperation):
@@ -408,6 +427,7 @@ Stream = Dialect(
     "stream",
     [
         FifoAllocOp,
+        FifoReserveOp,
         FifoDeallocOp,
         AcquireWriteOp,
         CommitOp,

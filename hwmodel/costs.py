@@ -27,7 +27,10 @@ _FREE = {
     "scf.while", "func.func", "builtin.module", "scf.execute_region",
     "builtin.unrealized_conversion_cast",
 }  # fmt: skip
-_BRANCH = {"scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br"}
+_BRANCH = {
+    "scf.if", "func.call", "func.return", "scf.condition", "cf.br", "cf.cond_br",
+    region.ReserveOp.name,  # a compare and branch around a growable tape's doubling
+}  # fmt: skip
 
 # Enzyme-MLIR's tape ops (enzyme-autodiff) cost what their tape/memref twins cost (an
 # enzyme.load/store's trailing sizes operands are not indices: zip stops at the rank).

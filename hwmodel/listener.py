@@ -84,7 +84,7 @@ from tapeflow.dialects import region, stream
 from tapeflow.dialects.region import element_size, is_spm
 from tapeflow.semantics.memory import ADDR_SHIFT as _ADDR
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode, next_base
-from tapeflow.semantics.memory import record_fields, tape_base
+from tapeflow.semantics.memory import address_span, record_fields, tape_base
 from tapeflow.semantics.memory import PC_SHIFT as _PC
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
@@ -96,7 +96,7 @@ from tapeflow.interpreters.extra_ops import strided_layout
 # Handler kinds.
 _COMPUTE, _LOAD, _STORE, _TPUSH, _TPOP, _RWRITE, _RREAD, _LOOPEND, _IDEAL = range(9)
 _ALLOC, _DEALLOC, _RALLOC, _RDEALLOC, _DMA, _ACQUIRE, _WAIT, _FIFO, _COPY = range(9, 18)
-_FDEALLOC = 18
+_FDEALLOC, _RGROW, _FGROW = 18, 19, 20
 
 _CLASS_INDEX = {name: i for i, name in enumerate(OP_CLASSES)}
 
@@ -280,6 +280,14 @@ class HardwareModel(Interpreter.Listener):
         if kind == _COPY:
             self._copy(h, args)
             return
+        if kind == _RGROW:
+            size = region.grown(args[0].count, int(args[1])) * args[0].record_bytes
+            self._grow(args[0], size)
+            return
+        if kind == _FGROW:
+            size = region.grown(args[0].num_tiles, int(args[1])) * args[0].tile_bytes
+            self._grow(args[0], size)
+            return
         if kind == _ACQUIRE or kind == _WAIT:
             self._acquire(op, h, args)
             return
@@ -367,8 +375,12 @@ class HardwareModel(Interpreter.Listener):
             h = (_RALLOC, ci, op.results[0].type.in_spm)  # type: ignore[attr-defined]
         elif name == region.DeallocOp.name:
             h = (_RDEALLOC, ci)
+        elif name == region.ReserveOp.name:
+            h = (_RGROW, ci)
         elif name == stream.FifoAllocOp.name:
             h = (_FIFO, ci)
+        elif name == stream.FifoReserveOp.name:
+            h = (_FGROW, ci)
         elif name == stream.FifoDeallocOp.name:
             h = (_FDEALLOC, ci)
         elif name in stream.DMA_OPS:
@@ -396,7 +408,7 @@ class HardwareModel(Interpreter.Listener):
         entry = self._records.get(id(buf))
         if entry is None:
             entry = (buf, self._next_addr)
-            self._next_addr = next_base(self._next_addr, buf.size_bytes)
+            self._next_addr = next_base(self._next_addr, address_span(buf))
             self._records[id(buf)] = entry
         return entry[1]
 
@@ -414,6 +426,19 @@ class HardwareModel(Interpreter.Listener):
         self._tape_objects[key] = (obj, nbytes)
         c.tape_live += nbytes
         c.tape_bytes = max(c.tape_bytes, c.tape_live)
+
+    def _grow(self, obj: Any, nbytes: int) -> None:
+        """`region.reserve`/`stream.fifo_reserve` to `nbytes`: a growable tape or FIFO that
+        grows holds its old and its new buffer while it is copied (the copy's accesses are
+        not charged)."""
+        entry = self._tape_objects.get(id(obj))
+        if entry is None or nbytes == entry[1]:
+            return
+        c = self.counts
+        c.tape_live += nbytes
+        c.tape_bytes = max(c.tape_bytes, c.tape_live)
+        c.tape_live -= entry[1]
+        self._tape_objects[id(obj)] = (obj, nbytes)
 
     def _spm_alloc(self, op: Operation, key: int, obj: Any, nbytes: int) -> None:
         c = self.counts

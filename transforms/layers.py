@@ -79,6 +79,13 @@ boundary may thus fall inside an outer iteration, and a tile may hold several ou
 iterations. `b` is the record index of the run's first iteration (the region's index
 arithmetic evaluated there); bodies and record indices are unchanged.
 
+While regions
+-------------
+A while region (`tapeflow.growable`, `tapeflow.transforms.while_regions`) is layered as a
+ragged region whose record count is unknown: tiles of `L` records (`R`, never balanced),
+its reverse runs cut into pieces; its forward `scf.while` is left whole, since its
+iterations are known only as it runs (`tapeflow-stream` cuts them there).
+
 Options (defaults in transforms/options.py): `spm-bytes` (> 0, default the default
 machine's `spm.size`), `depth` (>= 1, default 2: the number of tile buffers per region
 `tapeflow-stream` will use), `tile-bytes` (>= 0, default 0 = no cap).
@@ -97,6 +104,7 @@ from tapeflow.transforms.index_utils import (
 )
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_SPM_BYTES, check_options
 from tapeflow.transforms.ragged import RAGGED_ATTR, value_at
+from tapeflow.transforms.while_regions import counted_while
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.arith import CmpiOp, SelectOp
@@ -128,6 +136,9 @@ class LoopRegion:
     read: region.ReadOp
     fwd: list[scf.ForOp]
     rev: list[scf.ForOp]
+    while_op: scf.WhileOp | None = None
+    """A while region's loop (`while_regions`): `fwd` are the loops around it, the write
+    is in its body; its tape grows, and only its reverse loop is cut into pieces."""
 
     @property
     def record_bytes(self) -> int:
@@ -186,11 +197,12 @@ def find_loop_regions(fn: func.FuncOp) -> list[LoopRegion]:
             continue
         block = op.parent_block()
         assert block is not None
-        fwd = _chain(writes[0], block)
+        while_op = counted_while(writes[0]) if op.growable else None
+        fwd = _chain(while_op or writes[0], block)
         rev = _chain(reads[0], block)
-        if not fwd or not rev:
+        if fwd is None or not rev or not (fwd or while_op):
             continue
-        found.append(LoopRegion(op, writes[0], reads[0], fwd, rev))
+        found.append(LoopRegion(op, writes[0], reads[0], fwd, rev, while_op))
     return found
 
 
@@ -304,13 +316,15 @@ def layer_ragged(r: LoopRegion, layer: int, share: int | None, done: set[int]) -
     record indices, so the same pieces: the loops `done` (by id) were split for an earlier
     one and are left as they are."""
     total = r.alloc.static_count
-    if total is not None and total > 0:
+    if total is not None and total > 0 and r.while_op is None:
         layer = -(-total // -(-total // layer))
     r.alloc.attributes[LAYER_RECORDS_ATTR] = IntegerAttr(layer, i64)
     if share is not None:
         r.alloc.attributes[SPM_BYTES_ATTR] = IntegerAttr(share, i64)
-    for loop, index, reverse in ((r.rev[-1], r.read.index, True),
-                                 (r.fwd[-1], r.write.index, False)):  # fmt: skip
+    pieces = [(r.rev[-1], r.read.index, True)]
+    if r.while_op is None:  # a while's iterations are cut as it runs (`tapeflow-stream`)
+        pieces.append((r.fwd[-1], r.write.index, False))
+    for loop, index, reverse in pieces:
         if id(loop) not in done:
             done.add(id(loop))
             _strip_mine_ragged(loop, index, layer, reverse)
@@ -350,11 +364,11 @@ def layer_regions(
     by_loop: dict[int, list[tuple[LoopRegion, int, int]]] = {}
     split: set[int] = set()
     for r in regions:
-        if r.ragged:
+        if r.ragged or r.while_op is not None:
             # The innermost loops first, before any loop around them is strip-mined.
             layer_ragged(r, records[id(r)], None if shares is None else shares[id(r)], split)
     for r in regions:
-        if r.ragged:
+        if r.ragged or r.while_op is not None:
             continue
         span, per_iteration = spanned_loops(r, records[id(r)])
         level = len(r.fwd) - 1 - span
@@ -431,6 +445,8 @@ def layer_size(
 
 def _nest_records(r: LoopRegion) -> int | None:
     """The number of records `r`'s whole nest writes (at least 1), if constant."""
+    if r.while_op is not None:
+        return None
     if r.ragged:
         return None if r.alloc.static_count is None else max(r.alloc.static_count, 1)
     total = 1

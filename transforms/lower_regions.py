@@ -10,7 +10,7 @@ alone can be measured by the hardware model:
   charge exactly those bytes). The pass folds a constant record count into the
   `count` property and records the tape's size in bytes as `tapeflow.bytes` on
   `region.alloc` when it is known at compile time;
-- the caches `tapeflow-regions` left alone (pushes under `scf.if` or `scf.while`, ...) are
+- the caches `tapeflow-regions` left alone (pushes under nested `scf.if`s, ...) are
   lowered with the baseline's layout (`tapeflow-lower-tape`), so no `tape` op is left and
   both variants treat those values the same way.
 

@@ -20,6 +20,10 @@ the record index: `!region.tape<!region.record<f64, i1>>` of `n` records is a
 between two buffers of one record type, as `tapeflow-stream` emits, stays well typed). A scratchpad
 tape (`#stream.spm`) is an ordinary buffer of the same shape. `region.write`/`region.read`
 become one store/load per field; reading a record never written is not checked natively.
+A growable tape (`tapeflow.growable`) keeps each field buffer in a slot
+(`memref<memref<?xT>>`, as a growable cache does) with one capacity cell; `region.reserve`
+replaces every field buffer by one of `max(2 x capacity, count)` records (alloc, copy loop,
+dealloc of the old one) when the capacity is below `count`.
 
 `stream`: a FIFO of m tiles of K records is one `memref<?xKxT>` per field; commit
 and prefetch become copy loops between a tile slot and the buffer (over the DMA's record
@@ -264,8 +268,13 @@ class _RegionStreamLowering:
     def __init__(self) -> None:
         self.buffers: dict[SSAValue, list[SSAValue]] = {}
         self.tile: dict[SSAValue, int] = {}
+        self.growable: dict[SSAValue, tuple[list[SSAValue], SSAValue]] = {}
+        """A growable tape's slots (`memref<memref<?xT_i>>`, one per field) and capacity."""
 
     def fields_of(self, op: Operation, value: SSAValue) -> list[SSAValue]:
+        if value in self.growable:  # the current buffers, loaded where `op` uses them
+            at = At(InsertPoint.before(op))
+            return [at.load(slot) for slot in self.growable[value][0]]
         if value not in self.buffers:
             raise PassFailedException(
                 op_error(
@@ -286,15 +295,26 @@ class _RegionStreamLowering:
             if isinstance(op, region.AllocOp):
                 shape, dynamic = _count_shape(at, op.static_count, op.dynamic_count)
                 record = op.tape.type.record  # type: ignore[attr-defined]
-                self.buffers[op.tape] = _field_buffers(at, record.field_types, shape, dynamic)
+                buffers = _field_buffers(at, record.field_types, shape, dynamic)
+                if op.growable:
+                    self.growable[op.tape] = _slots(at, buffers, dynamic[0])
+                else:
+                    self.buffers[op.tape] = buffers
+            elif isinstance(op, region.ReserveOp | stream.FifoReserveOp):
+                slots, capacity = self.growable[op.operands[0]]
+                _reserve(at, slots, capacity, op.operands[1], self.tile.get(op.operands[0]))
             elif isinstance(op, stream.FifoAllocOp):
                 fifo_type = op.fifo.type
                 assert isinstance(fifo_type, stream.FifoType)
                 static = None if op.num_tiles is None else op.num_tiles.value.data
                 shape, dynamic = _count_shape(at, static, op.dynamic_num_tiles)
-                self.buffers[op.fifo] = _field_buffers(
+                buffers = _field_buffers(
                     at, fifo_type.record.field_types, [*shape, fifo_type.k], dynamic
                 )
+                if any(isinstance(u.operation, stream.FifoReserveOp) for u in op.fifo.uses):
+                    self.growable[op.fifo] = _slots(at, buffers, dynamic[0])
+                else:
+                    self.buffers[op.fifo] = buffers
                 self.tile[op.fifo] = fifo_type.k
             elif isinstance(op, arith.SelectOp):
                 if _ours_type(op.result.type) and not isinstance(op.result.type, stream.TokenType):
@@ -317,6 +337,10 @@ class _RegionStreamLowering:
                 operand = op.operands[0]
                 for ref in self.fields_of(op, operand):
                     at.op(memref.DeallocOp.get(ref))
+                if operand in self.growable:
+                    slots, capacity = self.growable[operand]
+                    for ref in [*slots, capacity]:
+                        at.op(memref.DeallocOp.get(ref))
             elif isinstance(op, stream.CommitOp | stream.PrefetchOp):
                 self._copy(at, op, to_fifo=isinstance(op, stream.CommitOp))
             elif not isinstance(
@@ -357,6 +381,49 @@ class _RegionStreamLowering:
                             "tapeflow-lower-to-std cannot lower outside region/stream ops",
                         )
                     )
+
+
+def _slots(at: At, buffers: list[SSAValue], count: SSAValue) -> tuple[list[SSAValue], SSAValue]:
+    """A growable tape's field `buffers` of `count` records, each held in a slot, and its
+    capacity cell (Enzyme's growable cache, one per field, one capacity)."""
+    slots = []
+    for buffer in buffers:
+        slots.append(at.alloc(buffer.type, []))
+        at.store(buffer, slots[-1])
+    capacity = at.alloc(IndexType(), [])
+    at.store(count, capacity)
+    return slots, capacity
+
+
+def _reserve(
+    at: At, slots: list[SSAValue], capacity: SSAValue, count: SSAValue, tile: int | None
+) -> None:
+    """`region.reserve` (`stream.fifo_reserve`): when the capacity is below `count`, every
+    field buffer is replaced by one of `max(2 x capacity, count)` records (tiles of `tile`
+    records) holding the same records (tiles)."""
+    cap = at.load(capacity)
+    grow = Block()
+    g = At(InsertPoint.at_end(grow))
+    doubled = g.val(arith.MuliOp(cap, g.index(2)))
+    size = g.val(arith.SelectOp(g.val(arith.CmpiOp(doubled, count, "sge")), doubled, count))
+    shape = [DYNAMIC_INDEX] if tile is None else [DYNAMIC_INDEX, tile]
+    for slot in slots:
+        old = g.load(slot)
+        new = g.alloc(old.type.element_type, shape, [size])  # type: ignore[attr-defined]
+
+        def copy(b: At, k: SSAValue, old: SSAValue = old, new: SSAValue = new) -> None:
+            if tile is None:
+                b.store(b.load(old, [k]), new, [k])
+            else:
+                _for(b, b.index(0), b.index(tile),
+                     lambda c, j: c.store(c.load(old, [k, j]), new, [k, j]))  # fmt: skip
+
+        _for(g, g.index(0), cap, copy)
+        g.op(memref.DeallocOp.get(old))
+        g.store(new, slot)
+    g.store(size, capacity)
+    g.op(scf.YieldOp())
+    at.op(scf.IfOp(at.val(arith.CmpiOp(count, cap, "sgt")), [], [grow]))
 
 
 class _DropScratchpadSpace(TypeConversionPattern):

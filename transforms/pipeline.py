@@ -203,11 +203,16 @@ def _select(
     """The region loops of `fn` the cost model streams (`cost_model.decide`), with remarks."""
     sizes = [cache_bytes(o) for o in fn.walk() if isinstance(o, tape.InitOp)]
     fn_bytes = None if any(b is None for b in sizes) else sum(sizes)  # type: ignore[misc]
-    loops = [g for g in groups if g.fwd_loops]
+    loops = [g for g in groups if g.fwd_loops or g.while_op is not None]
     fn_record_bytes = sum(_record_bytes(g) for g in loops)
     chosen = []
     for group in groups:
-        if not group.fwd_loops:
+        if group.while_op is not None:
+            # A while loop's records are counted only as it runs: a nest of unknown trip
+            # count whose Enzyme layout is a growable stack per value.
+            decision = decide(costs, _record_bytes(group), None, len(group.caches), fn_bytes,
+                              fn_record_bytes, spm_bytes, depth)  # fmt: skip
+        elif not group.fwd_loops:
             decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
         else:
             indexed = all(indexed_at_entry(use.init) for use in group.caches)

@@ -56,8 +56,9 @@ for the few bytes a branch's values take). Deeper nests of `scf.if` are left alo
 Caches left alone
 -----------------
 Caches that do not qualify stay `tape.cache` and keep their meaning: several pushes or pops
-of one cache, a push or pop under `scf.while`, nested `scf.if`s or any op other than a
-`tapeflow.loop` `scf.for` (data-dependent counts), forward and reverse nests with different
+of one cache, a push in an `scf.while`'s condition region or in a loop inside an
+`scf.while`, nested `scf.if`s or any op other than a `tapeflow.loop` `scf.for` or the
+innermost `scf.while` (below), forward and reverse nests with different
 `tapeflow.loop` ids, inner-loop bounds that vary with an outer iteration in a way a ragged
 region does not cover (below), or a reverse sweep the allocation point would not dominate.
 `tapeflow-lower-regions` (or `tapeflow-lower-tape`) lowers them later.
@@ -70,6 +71,15 @@ the nest's number of records (a constant when every bound is one), and record in
 running offsets `off[o] + rowmajor(inner iteration)`, with `off` a small `memref<index>`
 table of the records before each outer iteration, filled right before the forward nest
 (the `ragged` module says why this choice). The table is deallocated with the tape.
+
+While loops
+-----------
+Values pushed directly in the body (`after` block) of an `scf.while`, the innermost loop
+of a rectangular nest (or of none), get one record per iteration in a *growable* DRAM
+record tape (`tapeflow.transforms.while_regions`): indexed by running offsets like a
+ragged nest, but the offsets are stored by the forward sweep as each while ends, and each
+write first reserves room for its record (`region.reserve`, doubling). The tape carries
+`tapeflow.growable`; layers and tiles cut its record range as a ragged region's.
 """
 
 from __future__ import annotations
@@ -88,6 +98,15 @@ from tapeflow.transforms.index_utils import (
     nest_level_index,
     prune_constants,
 )
+from tapeflow.transforms.while_regions import (
+    FIRST_CAPACITY,
+    GROWABLE_ATTR,
+    counted_while,
+    forward_index,
+    offsets_cell,
+    reverse_index,
+)
+from tapeflow.transforms.analysis.constants import const_int
 from tapeflow.transforms.ragged import (
     RAGGED_ATTR,
     iterations,
@@ -127,6 +146,9 @@ class RegionGroup:
     """For a ragged nest (`ragged.ragged_split`): the level of its last prefix loop."""
     fn: func.FuncOp | None = None
     """The function of the caches: a branch directly in its body is lifted too (`_lifted`)."""
+    while_op: scf.WhileOp | None = None
+    """For a while region (`while_regions`): the `scf.while` whose `after` block pushes the
+    values; `fwd_loops` are the loops around it, `rev_loops` end with its reverse loop."""
 
 
 DRAM_ATTR = "tapeflow.dram"
@@ -145,11 +167,18 @@ def _lifted(op: Operation, fn: func.FuncOp) -> Operation:
     return op
 
 
-def _loop_chain(op: Operation, fn: func.FuncOp) -> list[scf.ForOp] | str:
+def _loop_chain(op: Operation, fn: func.FuncOp) -> list[Operation] | str:
     """Enclosing `tapeflow.loop` loops of `op` (lifted out of one `scf.if`), outermost
-    first, or why they do not qualify."""
-    chain: list[scf.ForOp] = []
+    first, or why they do not qualify; the innermost may be an `scf.while` whose `after`
+    block holds `op` directly (a while region)."""
+    chain: list[Operation] = []
     parent = _lifted(op, fn).parent_op()
+    if counted_while(op) is not None:
+        assert parent is not None
+        chain.append(parent)
+        parent = parent.parent_op()
+    elif isinstance(parent, scf.WhileOp):
+        return "in the condition region of 'scf.while' (it runs once more than the body)"
     while parent is not None and parent is not fn:
         if not isinstance(parent, scf.ForOp) or loop_id(parent) is None:
             return f"inside '{parent.name}'"
@@ -220,7 +249,9 @@ def find_regions(fn: func.FuncOp) -> tuple[list[RegionGroup], dict[tape.InitOp, 
         group = groups[key]
         group.fn = fn
         group.caches.append(use)
-        group.fwd_loops, group.rev_loops = fwd, rev
+        if fwd and isinstance(fwd[-1], scf.WhileOp):
+            group.while_op = fwd.pop()
+        group.fwd_loops, group.rev_loops = fwd, rev  # type: ignore[assignment]
 
     regions: list[RegionGroup] = []
     for group in groups.values():
@@ -239,6 +270,8 @@ def _anchor(group: RegionGroup) -> Operation:
     """The op before which the tape is allocated."""
     if group.fwd_loops:
         return group.fwd_loops[0]
+    if group.while_op is not None:
+        return group.while_op
     return _last(group, [u.push for u in group.caches])
 
 
@@ -256,7 +289,11 @@ def _check_group(group: RegionGroup) -> str | None:
         if isinstance(split, tuple):
             reason, bound = split
             return reason.format(describe(bound))
+        if split is not None and group.while_op is not None:
+            return "the loops around 'scf.while' are a ragged nest"
         group.split = split
+        if group.while_op is not None:
+            group.split = len(group.fwd_loops) - 1
     anchor = _anchor(group)
     block = anchor.parent_block()
     assert block is not None
@@ -341,7 +378,15 @@ def _rewrite(
     trip_counts.update(zip(rect, sizes))
     count: SSAValue | int = 1
     table = None
-    if q is not None:
+    if group.while_op is not None:
+        count = FIRST_CAPACITY
+        if sizes:
+            count = sizes[0]
+            for size in sizes[1:]:
+                count = ib.mul(count, size)
+            table = offsets_cell(count, anchor)
+            count = const_int(count) if const_int(count) is not None else count
+    elif q is not None:
         table, total = offsets_table(group.fwd_loops, q, sizes)
         known = iterations(group.fwd_loops)
         # A static count is at least 1: a nest with no iteration at all keeps its count
@@ -355,7 +400,14 @@ def _rewrite(
     alloc = region.AllocOp(tape_type, count)
     if group.in_dram:
         alloc.attributes[DRAM_ATTR] = builtin.UnitAttr()
-    if q is not None:
+    if group.while_op is not None:
+        alloc.attributes[GROWABLE_ATTR] = builtin.UnitAttr()
+        where = "a growable DRAM record tape" if group.in_dram else "a growable record tape"
+        for use in group.caches:
+            cache_remark(use.push, f"in {where} (one record per iteration of an "
+                                   "'scf.while': the record count is known only as it "
+                                   "runs)")  # fmt: skip
+    elif q is not None:
         alloc.attributes[RAGGED_ATTR] = builtin.UnitAttr()
         for use in group.caches:
             records = f"{count} records" if isinstance(count, int) else "records"
@@ -365,15 +417,23 @@ def _rewrite(
     Rewriter.insert_op(alloc, InsertPoint.before(anchor))
     tape_value = alloc.tape
 
-    # One write after the last push.
+    # One write after the last push (a while region's tape first grows to hold it).
     ib = IndexBuilder(InsertPoint.after(_last(group, [u.push for u in group.caches])))
-    index = _record_index(group.fwd_loops, q, sizes, table, False, cache, ib)
+    if group.while_op is not None:
+        o = _nest_index(group.fwd_loops, sizes, False, cache) if sizes else None
+        index = forward_index(group.while_op, table, o)
+        Rewriter.insert_op(region.ReserveOp(tape_value, ib.add(index, ib.const(1))), ib.point)
+    else:
+        index = _record_index(group.fwd_loops, q, sizes, table, False, cache, ib)
     Rewriter.insert_op(region.WriteOp(tape_value, index, values), ib.point)
     ib.prune()
 
     # One read before the first pop.
     ib = IndexBuilder(InsertPoint.before(_last(group, [u.pop for u in group.caches], True)))
-    index = _record_index(group.rev_loops, q, sizes, table, True, cache, ib)
+    if group.while_op is not None and not sizes:
+        index = reverse_index(group.rev_loops[-1], ib)
+    else:
+        index = _record_index(group.rev_loops, q, sizes, table, True, cache, ib)
     read = region.ReadOp(tape_value, index)
     Rewriter.insert_op(read, ib.point)
     ib.prune()

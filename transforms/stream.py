@@ -48,11 +48,20 @@ the tile's DMA fences sit where its first and last records are: forward, acquire
 `e` is that end, release and prefetch tile `t - D` when `s = tK`. The prologue prefetches
 the last `D` tiles, as above.
 
+A while region (`tapeflow.growable`) has the same tiles, but its record count is known only
+once its forward nest is over: its FIFO starts with `ceil(first size / K)` slots and grows
+(`stream.fifo_reserve`) as the forward sweep opens each tile, in the while's body (acquire
+at the tile's first record, commit at its last); after the nest, the last tile, if partial,
+is committed with its records, every buffer is drained (`acquire_write`, which waits for
+its last commit, then `release`) and the last `D` tiles are prefetched; the reverse sweep
+is a ragged region's.
+
 Options: `tile-bytes` (>= 0; 0 = the layer's tile), `depth` (>= 1, default 2).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, stream
@@ -65,6 +74,7 @@ from tapeflow.transforms.index_utils import (
     prune_constants,
 )
 from tapeflow.transforms.ragged import shifted, value_at
+from tapeflow.transforms.while_regions import record_total
 from tapeflow.transforms.layers import (
     LAYER_ATTR,
     SPM_BYTES_ATTR,
@@ -353,6 +363,74 @@ def _stream_region(r: LoopRegion, depth: int) -> None:
         e.prune()
 
 
+def _piece(
+    tile: scf.ForOp, first: SSAValue, reverse: bool, size: SSAValue, total: SSAValue,
+    buffers: list[SSAValue],
+) -> tuple[_Emitter, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+    """Before the piece `tile` of a layered ragged region (tiles of `size` records, `total`
+    in all), whose first (forward) or last (reverse) record is `first` at its first
+    iteration: its emitter, first record, end, tile, tile start, buffer and tile end."""
+    pb = _Emitter(InsertPoint.before(tile))
+    at = value_at(first, tile, tile.lb, pb)
+    n = pb.trip_count(tile)
+    start = pb.sub(pb.add(at, pb.const(1)), n) if reverse else at
+    end = pb.add(start, n)
+    t = pb.div(start, size)
+    tk = pb.mul(t, size)
+    return pb, start, end, t, tk, pb.buffer(t, buffers), pb.min(pb.add(tk, size), total)
+
+
+def _prologue(
+    pro: _Emitter, fifo: stream.FifoAllocOp, buffers: list[SSAValue], tiles: SSAValue,
+    filled: Callable[[_Emitter, SSAValue], SSAValue | None],
+) -> list[_Emitter]:
+    """Prefetches the last `len(buffers)` tiles (those that exist) once the forward nest
+    is over; returns the emitters made."""
+    made = []
+    for d in range(len(buffers)):
+        g = pro.sub(tiles, pro.const(d + 1))
+        cg = const_int(g)
+        if cg is not None:
+            if cg >= 0:
+                pro.op(stream.PrefetchOp(fifo.fifo, g, buffers[cg % len(buffers)],
+                                         filled(pro, g)))  # fmt: skip
+            continue
+        block = Block()
+        inner = _Emitter(InsertPoint.at_end(block))
+        inner.op(stream.PrefetchOp(fifo.fifo, g, inner.buffer(g, buffers), filled(inner, g)))
+        inner.op(scf.YieldOp())
+        pro.op(scf.IfOp(pro.cmp(g, pro.const(0), "sge"), [], [block]))
+        made.append(inner)
+    return made
+
+
+def _reverse_pieces(
+    r: LoopRegion, fifo: stream.FifoAllocOp, buffers: list[SSAValue], size: SSAValue,
+    total: SSAValue, replaced: list[SSAValue],
+) -> list[_Emitter]:
+    """The reverse sweep of a layered ragged (or while) region: each piece acquires its
+    tile's buffer at the tile's last record, reads at the record's place, and releases
+    it (prefetching tile `t - D` into it) at the tile's first record."""
+    rt = r.rev[-1]
+    d_const = _Emitter(InsertPoint.before(rt)).const(len(buffers))
+    rb, start, end, t, tk, buf, tile_end = _piece(rt, r.read.index, True, size, total, buffers)
+    rb.guarded(end, tile_end, [stream.AcquireReadOp(buf)])
+    read = region.ReadOp(buf, shifted(r.read.index, rt, tk, r.read))
+    Rewriter.insert_op(read, InsertPoint.before(r.read))
+    for old, new in zip(r.read.values, read.values):
+        old.replace_all_uses_with(new)
+    replaced.append(r.read.index)
+    Rewriter.erase_op(r.read)
+    block = Block()
+    inner = _Emitter(InsertPoint.at_end(block))
+    inner.op(stream.ReleaseOp(buf))
+    inner.guarded(t, d_const, [stream.PrefetchOp(fifo.fifo, inner.sub(t, d_const), buf)])
+    inner.op(scf.YieldOp())
+    ab = _Emitter(InsertPoint.after(rt))
+    ab.op(scf.IfOp(ab.cmp(tk, start, "sge"), [], [block]))
+    return [rb, inner, ab]
+
+
 def _stream_ragged(r: LoopRegion, depth: int) -> None:
     """Streams a layered ragged region: tile `t` holds records `t K .. t K + K - 1`, and
     each piece of an innermost run (`tapeflow-layers`) lies in one tile. A piece of records
@@ -381,22 +459,9 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
         """Records of tile `g`: all `K` but in the last tile of a partial tape."""
         return e.min(size, e.sub(total, e.mul(g, size))) if partial else None
 
-    def piece(tile: scf.ForOp, first: SSAValue, reverse: bool) -> tuple[_Emitter, ...]:
-        """Before the piece `tile`, whose first (forward) or last (reverse) record is
-        `first` at its first iteration: its emitter, first record, end, tile, tile
-        start, buffer and tile end."""
-        pb = _Emitter(InsertPoint.before(tile))
-        at = value_at(first, tile, tile.lb, pb)
-        n = pb.trip_count(tile)
-        start = pb.sub(pb.add(at, pb.const(1)), n) if reverse else at
-        end = pb.add(start, n)
-        t = pb.div(start, size)
-        tk = pb.mul(t, size)
-        return pb, start, end, t, tk, pb.buffer(t, buffers), pb.min(pb.add(tk, size), total)
-
     # Forward: acquire at the tile's first record, write at its place, commit at its last.
     ft = r.fwd[-1]
-    pb, start, end, t, tk, buf, tile_end = piece(ft, r.write.index, False)
+    pb, start, end, t, tk, buf, tile_end = _piece(ft, r.write.index, False, size, total, buffers)
     pb.guarded(tk, start, [stream.AcquireWriteOp(buf)])
     write = region.WriteOp(buf, shifted(r.write.index, ft, tk, r.write), list(r.write.values))
     Rewriter.insert_op(write, InsertPoint.before(r.write))
@@ -414,39 +479,94 @@ def _stream_ragged(r: LoopRegion, depth: int) -> None:
 
     # Reverse prologue: prefetch the last `depth` tiles once the forward nest is over.
     pro = _Emitter(InsertPoint.after(r.fwd[0]))
-    for d in range(depth):
-        g = pro.sub(tiles, pro.const(d + 1))
-        cg = const_int(g)
-        if cg is not None:
-            if cg >= 0:
-                pro.op(stream.PrefetchOp(fifo.fifo, g, buffers[cg % depth], filled(pro, g)))
-            continue
-        block = Block()
-        inner = _Emitter(InsertPoint.at_end(block))
-        inner.op(stream.PrefetchOp(fifo.fifo, g, inner.buffer(g, buffers), filled(inner, g)))
-        inner.op(scf.YieldOp())
-        pro.op(scf.IfOp(pro.cmp(g, eb.const(0), "sge"), [], [block]))
-        emitters.append(inner)
+    emitters += _prologue(pro, fifo, buffers, tiles, filled)
     emitters.append(pro)
 
     # Reverse: acquire at the tile's last record, release (and refill) at its first.
-    rt = r.rev[-1]
-    rb, start, end, t, tk, buf, tile_end = piece(rt, r.read.index, True)
-    rb.guarded(end, tile_end, [stream.AcquireReadOp(buf)])
-    read = region.ReadOp(buf, shifted(r.read.index, rt, tk, r.read))
-    Rewriter.insert_op(read, InsertPoint.before(r.read))
-    for old, new in zip(r.read.values, read.values):
-        old.replace_all_uses_with(new)
-    replaced.append(r.read.index)
-    Rewriter.erase_op(r.read)
+    emitters += _reverse_pieces(r, fifo, buffers, size, total, replaced)
+    _finish(r, fifo, buffers, replaced, emitters)
+
+
+def _stream_while(r: LoopRegion, depth: int) -> None:
+    """Streams a layered while region (`while_regions`): tile `t` holds records `t K ..
+    t K + K - 1`, as a ragged region's, but the forward sweep learns its records one
+    iteration at a time, so it cuts its tiles as it runs. At record `r` (tile `t = r / K`):
+    when `r = t K`, the FIFO grows to hold tile `t` (`stream.fifo_reserve`) and the
+    tile's buffer is acquired; when `r = t K + K - 1`, the tile is committed. After the
+    forward nest the record count is known: the last tile, if partial, is committed with
+    its records, every buffer is drained (acquired, so its last commit is waited for, and
+    released), and the last `D` tiles are prefetched. The reverse loop was cut into pieces
+    by `tapeflow-layers`, as a ragged region's: its reverse sweep is theirs."""
+    assert r.while_op is not None
+    k = r.tile_records
+    record = region.record_of(r.alloc.tape)
+    anchor = r.fwd[0] if r.fwd else r.while_op
+    eb = _Emitter(InsertPoint.before(anchor))
+    count = r.alloc.static_count
+    first = eb.const(count) if count is not None else r.alloc.dynamic_count
+    assert first is not None
+    size = eb.const(k)
+    slots = eb.max(eb.ceildiv(first, size), eb.const(1))
+    fifo = stream.FifoAllocOp(stream.FifoType(record, k), const_int(slots) or slots)
+    eb.op(fifo)
+    spm_type = region.TapeType(record, stream.SpmAttr())
+    buffers = [eb.op(region.AllocOp(spm_type, k)).results[0] for _ in range(depth)]
+
+    # Forward, at each record: open its tile at its first record, close it at its last.
+    index = r.write.index
+    wb = _Emitter(InsertPoint.before(r.write))
+    t = wb.div(index, size)
+    within = wb.sub(index, wb.mul(t, size))
+    buf = wb.buffer(t, buffers)
     block = Block()
-    inner = _Emitter(InsertPoint.at_end(block))
-    inner.op(stream.ReleaseOp(buf))
-    inner.guarded(t, d_const, [stream.PrefetchOp(fifo.fifo, inner.sub(t, d_const), buf)])
-    inner.op(scf.YieldOp())
-    ab = _Emitter(InsertPoint.after(rt))
-    ab.op(scf.IfOp(ab.cmp(tk, start, "sge"), [], [block]))
-    emitters += [rb, inner, ab]
+    ob = _Emitter(InsertPoint.at_end(block))
+    ob.op(stream.FifoReserveOp(fifo.fifo, ob.add(t, ob.const(1))))
+    ob.op(stream.AcquireWriteOp(buf))
+    ob.op(scf.YieldOp())
+    wb.op(scf.IfOp(wb.cmp(within, wb.const(0), "eq"), [], [block]))
+    wb.op(region.WriteOp(buf, within, list(r.write.values)))
+    block = Block()
+    cb = _Emitter(InsertPoint.at_end(block))
+    cb.op(stream.CommitOp(fifo.fifo, t, buf))
+    cb.op(scf.YieldOp())
+    wb.op(scf.IfOp(wb.cmp(within, wb.const(k - 1), "eq"), [], [block]))
+    for use in list(r.alloc.tape.uses):
+        if isinstance(use.operation, region.ReserveOp):
+            need = use.operation.count
+            Rewriter.erase_op(use.operation)
+            erase_dead(need)
+    Rewriter.erase_op(r.write)
+
+    # After the forward nest: the last, partial tile; the drain; the prologue.
+    pro = _Emitter(InsertPoint.after(anchor))
+    total = record_total(r.write, r.while_op, pro.point)
+    last = pro.div(total, size)
+    rest = pro.sub(total, pro.mul(last, size))
+    block = Block()
+    lb_ = _Emitter(InsertPoint.at_end(block))
+    lb_.op(stream.CommitOp(fifo.fifo, last, lb_.buffer(last, buffers), rest))
+    lb_.op(scf.YieldOp())
+    pro.op(scf.IfOp(pro.cmp(rest, pro.const(0), "sgt"), [], [block]))
+    for b in buffers:
+        pro.op(stream.AcquireWriteOp(b))
+        pro.op(stream.ReleaseOp(b))
+    tiles = pro.ceildiv(total, size)
+
+    def filled(e: _Emitter, g: SSAValue) -> SSAValue:
+        return e.min(size, e.sub(total, e.mul(g, size)))
+
+    emitters = [eb, wb, ob, cb, lb_, *_prologue(pro, fifo, buffers, tiles, filled), pro]
+    replaced = [index]
+    emitters += _reverse_pieces(r, fifo, buffers, size, total, replaced)
+    _finish(r, fifo, buffers, replaced, emitters)
+
+
+def _finish(
+    r: LoopRegion, fifo: stream.FifoAllocOp, buffers: list[SSAValue], replaced: list[SSAValue],
+    emitters: list[_Emitter],
+) -> None:
+    """Releases the FIFO and buffers (`_release`), then erases the old record indices and
+    the builders' unused ops: only now, as the builders hold values those indices share."""
     _release(r, fifo, buffers)
     for value in replaced:
         erase_dead(value)
@@ -537,5 +657,8 @@ class StreamPass(ModulePass):
                 layer_regions([r for r, _ in todo], {id(r): k for r, k in todo})
             for r in find_loop_regions(fn):
                 if r.layered:
-                    (_stream_ragged if r.ragged else _stream_region)(r, self.depth)
+                    if r.while_op is not None:
+                        _stream_while(r, self.depth)
+                    else:
+                        (_stream_ragged if r.ragged else _stream_region)(r, self.depth)
         prune_constants(op)

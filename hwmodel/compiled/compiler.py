@@ -50,7 +50,7 @@ _NESTING = (scf.ForOp, scf.IfOp, scf.WhileOp, affine.ForOp, func.CallOp)
 EVENT_NAMES = frozenset(
     (
         "memref.alloc", "memref.alloca", "memref.dealloc", "memref.get_global",
-        region.AllocOp.name, region.DeallocOp.name, *stream.OPS,
+        region.AllocOp.name, region.DeallocOp.name, region.ReserveOp.name, *stream.OPS,
     )
 )  # fmt: skip
 """Ops run as events (`Trace.event`): the interpreter's implementation, model hooks."""

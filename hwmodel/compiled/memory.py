@@ -173,7 +173,7 @@ def _tape_free(c: FunctionCompiler, op: Operation, indent: int) -> None:
 # -- region ------------------------------------------------------------------------------
 
 
-@emitter("region.alloc", "region.dealloc")
+@emitter("region.alloc", "region.dealloc", "region.reserve")
 def _region_event(c: FunctionCompiler, op: Operation, indent: int) -> None:
     c.event(op, indent)
 

@@ -39,7 +39,7 @@ from tapeflow.interpreters.extra_ops import ObjectStorage, StridedArray, strided
 from tapeflow.interpreters.region import check_record, record_unwritten
 from tapeflow.semantics import HELPERS, wrap
 from tapeflow.semantics.memory import FIRST_ADDRESS, PC_MASK, element_run, encode
-from tapeflow.semantics.memory import next_base, tape_base
+from tapeflow.semantics.memory import address_span, next_base, tape_base
 
 MEMREF, RECORDS, TAPE = "memref", "records", "tape"
 """The kinds of buffer a run records accesses to (`Trace.buffers`)."""
@@ -208,7 +208,10 @@ class Trace:
 
     def event(self, k: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
         op = self.program.event_ops[k]
-        return self.run_event(k, op, args)
+        out = self.run_event(k, op, args)
+        if op.name == "region.reserve" and args[0].size_bytes >= OFF_LIMIT:
+            raise FastPathLimit(f"fast path: a record tape grown to {args[0].size_bytes} bytes")
+        return out
 
     def stream(self, start: int, stop: int, step: int, sites: tuple[int, ...]) -> None:
         """The accesses of iterations `range(start, stop, step)` of a streamed loop: per
@@ -332,7 +335,7 @@ class Trace:
             base = tape_base(self._tapes)
             self._tapes += 1
             return base
-        size = size if kind == MEMREF else obj.size_bytes
+        size = size if kind == MEMREF else address_span(obj)
         base = self._next_addr
         self._next_addr = next_base(base, size)
         return base

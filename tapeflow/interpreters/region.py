@@ -39,6 +39,7 @@ SPM = "spm"
 Record = tuple[Any, ...]
 
 
+
 class InFlight(Protocol):
     """What a buffer knows of the DMA in flight on it (the stream interpreter's
     `DmaToken`; a protocol, so that this module does not import the stream one)."""
@@ -64,6 +65,9 @@ class RecordBuffer:
     """The DMA in flight on this (SPM) buffer, if any; set by the stream interpreter."""
     acquired: str | None = None
     """`"write"`/`"read"` after `stream.acquire_write`/`acquire_read`, else None."""
+    growable: bool = False
+    """A tape that `region.reserve` grows (a while region's): a hardware model gives it an
+    address window of `semantics.memory.GROWABLE_WINDOW` bytes, not of its first size."""
 
     _ids: ClassVar[itertools.count[int]] = itertools.count()
 
@@ -110,6 +114,17 @@ class RecordBuffer:
                 )
             )
 
+    def reserve(self, op: Operation, count: int) -> bool:
+        """`region.reserve` of `count` records; True when the buffer grew."""
+        if self.freed:
+            raise InterpretationError(op_error(op, f"{self.describe()} used after dealloc"))
+        size = region.grown(self.count, count)
+        if size == self.count:
+            return False
+        self.records.extend([None] * (size - self.count))
+        self.count = size
+        return True
+
     def describe(self) -> str:
         where = "scratchpad buffer" if self.memory_space == SPM else "tape"
         return f"{where} #{self.id}"
@@ -136,7 +151,9 @@ class RegionFunctions(InterpreterFunctions):
             raise InterpretationError(op_error(op, f"record count must be >= 0, got {count}"))
         tape_type = op.tape.type
         assert isinstance(tape_type, TapeType)
-        return (RecordBuffer.allocate(tape_type, count),)
+        buffer = RecordBuffer.allocate(tape_type, count)
+        buffer.growable = op.growable
+        return (buffer,)
 
     @impl(region.WriteOp)
     def run_write(self, interpreter: Interpreter, op: region.WriteOp, args: PythonValues):
@@ -155,6 +172,11 @@ class RegionFunctions(InterpreterFunctions):
         if values is None:
             record_unwritten(op, buffer, index)
         return values
+
+    @impl(region.ReserveOp)
+    def run_reserve(self, interpreter: Interpreter, op: region.ReserveOp, args: PythonValues):
+        args[0].reserve(op, int(args[1]))
+        return ()
 
     @impl(region.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: region.DeallocOp, args: PythonValues):

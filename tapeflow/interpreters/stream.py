@@ -44,7 +44,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tapeflow.diagnostics import op_error
 from tapeflow.dialects import stream
-from tapeflow.dialects.region import RecordType
+from tapeflow.dialects.region import RecordType, grown
 from tapeflow.interpreters.region import DRAM, SPM, Record, RecordBuffer
 
 COMMIT = "commit"
@@ -81,6 +81,14 @@ class TileFifo:
     @property
     def size_bytes(self) -> int:
         return self.num_tiles * self.tile_bytes
+
+    def reserve(self, op: Operation, tiles: int) -> None:
+        """`stream.fifo_reserve` of `tiles` slots."""
+        if self.freed:
+            raise _fail(op, f"FIFO #{self.id} used after stream.fifo_dealloc")
+        size = grown(self.num_tiles, tiles)
+        self.tiles.extend([None] * (size - self.num_tiles))
+        self.num_tiles = size
 
     def byte_offset(self, tile: int) -> int:
         """Byte offset of slot `tile` from the start of the FIFO's DRAM area."""
@@ -217,6 +225,13 @@ class StreamFunctions(InterpreterFunctions):
         if n < 0:
             raise _fail(op, f"number of tiles must be >= 0, got {n}")
         return (TileFifo(fifo_type.record, fifo_type.k, n, [None] * n),)
+
+    @impl(stream.FifoReserveOp)
+    def run_fifo_reserve(
+        self, interpreter: Interpreter, op: stream.FifoReserveOp, args: PythonValues
+    ):
+        args[0].reserve(op, int(args[1]))
+        return ()
 
     @impl(stream.FifoDeallocOp)
     def run_fifo_dealloc(

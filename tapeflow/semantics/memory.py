@@ -35,6 +35,17 @@ def tape_base(k: int) -> int:
     return TAPE_BASE + k * TAPE_STRIDE
 
 
+GROWABLE_WINDOW = 1 << 28
+"""Address window of a growable record tape (`region.reserve`; the fast path's largest
+buffer): it grows in place there, where a doubling copy would move it to free addresses."""
+
+
+def address_span(buf: Any) -> int:
+    """The bytes of address space a model gives the DRAM record tape `buf` (a
+    `RecordBuffer`) at its first access."""
+    return GROWABLE_WINDOW if buf.growable else buf.size_bytes
+
+
 def next_base(base: int, nbytes: int) -> int:
     """The address after a buffer of `nbytes` at `base` (at least one aligned line)."""
     return base + (max(nbytes, 1) + ALIGN - 1) // ALIGN * ALIGN

@@ -79,3 +79,11 @@
 %m = "test.op"() : () -> memref<4xf64>
 "region.dealloc"(%m) : (memref<4xf64>) -> ()
 // CHECK: operand 'tape' at position 0 does not verify:
+
+// -----
+
+// Only a DRAM tape grows: a scratchpad buffer has its tile's size.
+%t = region.alloc count = 4 : !region.tape<!region.record<f64>, #stream.spm>
+%n = "test.op"() : () -> index
+region.reserve %t, %n : !region.tape<!region.record<f64>, #stream.spm>
+// CHECK: region.reserve grows a DRAM tape, not a scratchpad buffer

@@ -137,15 +137,10 @@ def test_c_twin_matches_the_mlir_file(name: str):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_tape_bytes_in_records(name: str):
-    """mode=always puts at least 90% of the tape bytes in records, but for newton: its
-    while loop's caches (most of its bytes) stay in Enzyme's layout, for that reason only
-    (records for true while loops are issue 34 item 2's growable record tape)."""
+    """mode=always puts at least 90% of the tape bytes in records (newton's while loop:
+    a growable record tape), and keeps no cache in Enzyme's layout."""
     share = record_share(KERNELS[name], "small")
-    if name == "newton":
-        assert share.kept and all("inside 'scf.while'" in why for _, _, why in share.kept)
-        assert share.record_bytes > 0
-    else:
-        assert share.share >= 0.9 and not share.kept, share
+    assert share.share >= 0.9 and not share.kept, share
 
 
 def test_bench_suite_shapes():

@@ -46,3 +46,18 @@ def assert_same_run(expected: RunResult, actual: RunResult) -> None:
 
 def copy_args(args: Sequence[Any]) -> list[Any]:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def assert_native_bits(module: Any, entry: str, args: Sequence[Any], label: str) -> None:
+    """`entry` of `module` run natively gives the interpreter's results and memref bits."""
+    from tapeflow import native
+    from tapeflow.runner import run_function
+
+    got = native.run_function_native(module, entry, copy_args(args))
+    want = run_function(module, entry, copy_args(args))
+    assert got.results == want.results, label
+    assert got.memref_positions == want.memref_positions, label
+    for p in got.memref_positions:
+        assert np.asarray(got.arguments[p]).tobytes() == np.asarray(
+            want.arguments[p]
+        ).tobytes(), label

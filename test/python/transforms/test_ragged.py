@@ -243,22 +243,11 @@ def test_ragged_gradient_matches_finite_differences(shape: str):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_ragged_native_identical(shape: str):
     """Lowered to upstream MLIR and run natively, each stage gives the interpreter's bits."""
+    from helpers.runs import assert_native_bits
     from tapeflow import native
-    from tapeflow.runner import run_function
 
     if not native.tools_available():
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
     text, ints = SHAPES[shape]
-    args = _args(ints)
     for pipeline in stages("kernel", 2, 64)[1:]:
-        module = apply(text, pipeline)
-        got, want = (
-            f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
-            for f in (native.run_function_native, run_function)
-        )
-        assert got.results == want.results, pipeline
-        assert got.memref_positions == want.memref_positions, pipeline
-        for p in got.memref_positions:
-            assert np.asarray(got.arguments[p]).tobytes() == np.asarray(
-                want.arguments[p]
-            ).tobytes(), pipeline
+        assert_native_bits(apply(text, pipeline), "kernel_grad", _args(ints), pipeline)
