@@ -92,7 +92,10 @@ def check(mlir: Path, workdir: Path) -> tuple[str, str]:
     from tapeflow import runner
     from tapeflow.eval.kernels import marked_functions
 
-    module = runner.load_module(mlir.read_text(), str(mlir))
+    try:
+        module = runner.load_module(mlir.read_text(), str(mlir))
+    except Exception as e:  # noqa: BLE001 - a module tapeflow-cc wrote must load
+        return "broken", f"{type(e).__name__}: {e}"[:160]
     entries = marked_functions(module)
     if not entries:
         return "unchecked", "no function is differentiated"
