@@ -21,7 +21,8 @@ form tapeflow-check takes, e.g. it returns nothing: one located line saying why)
 broken. The project cannot run a file's own `main` (translating it is out of the C
 subset), so its APPROX_EQ checks do not decide; the arguments are generic instead:
 dynamic arrays of CHECK_SIZE elements drawn from [0.5, 1.5), integer scalars
-CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars 0.75.
+CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars 0.75;
+a function with f32 values is checked with step 1e-3 and tolerance F32_TOLERANCE.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ CHECK_SIZE = 8
 CHECK_COUNT = 4
 TOLERANCE = 1e-5
 """tapeflow-check's default tolerance."""
+F32_TOLERANCE = 1e-3
+"""For a function with f32 values: central differences in single precision with
+tapeflow-check's 1e-6 step measure rounding, not the derivative; step 1e-3 instead."""
 
 
 def classify(path: Path, includes: list[str], output: str = "/dev/null") -> tuple[str, str]:
@@ -104,8 +108,10 @@ def check(mlir: Path, workdir: Path) -> tuple[str, str]:
         if [str(t) for t in func_op.function_type.outputs.data] not in (["f64"], ["f32"]):
             return "unchecked", f"@{entry} does not return one float (finite differences of " \
                 "tapeflow-check need one)"
+        single = "f32" in str(func_op.function_type)
         cmd = [sys.executable, "-m", "tapeflow.tools.check", str(mlir), "--entry", entry,
-               *check_arguments(func_op, workdir)]
+               *check_arguments(func_op, workdir),
+               *(["--step", "1e-3", "--tolerance", str(F32_TOLERANCE)] if single else [])]
         p = subprocess.run(cmd, capture_output=True, text=True, check=False)
         errors = [ln for ln in p.stderr.splitlines() if ln.strip()
                   and not ln.startswith("remark:")]  # fmt: skip
@@ -114,7 +120,8 @@ def check(mlir: Path, workdir: Path) -> tuple[str, str]:
         lines = p.stdout.splitlines()
         if p.returncode == 1 and lines and lines[-1].startswith("FAILED"):
             first = next((ln for ln in lines if (m := _ELEMENT.match(ln))
-                          and not float(m.group("err")) <= TOLERANCE), lines[-1])
+                          and not float(m.group("err")) <= (F32_TOLERANCE if single
+                                                            else TOLERANCE)), lines[-1])
             return "wrong", f"@{entry} {first}"
         if p.returncode == 1 and len(errors) == 1 and "Traceback" not in p.stderr:
             return "unchecked", f"@{entry}: {errors[0]}"
