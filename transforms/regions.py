@@ -385,7 +385,9 @@ def _rewrite(
             for size in sizes[1:]:
                 count = ib.mul(count, size)
             table = offsets_cell(count, anchor)
-            count = const_int(count) if const_int(count) is not None else count
+            static = const_int(count)
+            # A first capacity, so at least 1 record: the nest around may not run at all.
+            count = count if static is None else max(static, 1)
     elif q is not None:
         table, total = offsets_table(group.fwd_loops, q, sizes)
         known = iterations(group.fwd_loops)

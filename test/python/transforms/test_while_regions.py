@@ -231,3 +231,17 @@ def test_while_native_identical(shape: str):
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
     for pipeline in stages("kernel", 2, 96)[1:]:
         assert_native_bits(apply(SHAPES[shape], pipeline), "kernel_grad", _args(), pipeline)
+
+
+def test_while_in_a_loop_that_never_runs():
+    """An outer loop of 0 iterations around the while (the fuzzer's seeds 33 and 100): the
+    tape's first capacity is 1 record, not the nest's 0 (region.alloc's count is >= 1), and
+    the gradient keeps its bits at every stage."""
+    text = NESTED.replace(f"%cn = arith.constant {N} : index", "%cn = arith.constant 0 : index")
+    args = _args()
+    expected = run(apply(text, AD), "kernel_grad", args)
+    (alloc,) = [op for op in apply(text, f"{AD},tapeflow-regions").walk()
+                if op.name == "region.alloc" and "tapeflow.growable" in op.attributes]  # fmt: skip
+    assert alloc.static_count == 1
+    for pipeline in stages("kernel", 1, 48):
+        assert run(apply(text, pipeline), "kernel_grad", args) == expected, pipeline
