@@ -8,7 +8,7 @@ no `minsi`/`ceildivsi`), and every value stays in the `index` type.
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -47,7 +47,7 @@ class IndexBuilder:
         entry = _entry_block(self.point.block)
         if entry is None:
             return self._insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
-        cache = _CONSTANTS.setdefault(entry, {})
+        cache = _CONSTANTS.setdefault(entry, WeakValueDictionary())
         known = cache.get(value)
         if known is not None and known.parent is entry:
             return known.results[0]
@@ -174,8 +174,10 @@ def offset_level_index(
     return body.add(base, it)
 
 
-_CONSTANTS: WeakKeyDictionary[Block, dict[int, Operation]] = WeakKeyDictionary()
-"""Index constants hoisted into each function's entry block, by value."""
+_CONSTANTS: WeakKeyDictionary[Block, WeakValueDictionary[int, Operation]] = WeakKeyDictionary()
+"""Index constants hoisted into each function's entry block, by value. Both sides weak: a
+constant op refers to its block, so a strong value would keep the block as a key, and with
+it every module a pass ever ran on."""
 
 
 def _entry_block(block: Block | None) -> Block | None:

@@ -28,7 +28,8 @@ NaNs, one rule in every executor on every x86-64: an op whose operands are not N
 whose result is (a libm call outside its domain, 0/0, inf - inf, 0 * inf) gives `NAN`; a
 NaN operand propagates (quieted, as the x86-64 instruction would; which of two NaN
 operands is left to each executor, as IEEE 754 leaves it: CPython's float + and * give the
-second, numba the first; `maximumf`, `minimumf` give +nan). CPython's float +, -, *, /
+second, the specialised bytecode a hot loop of generated code switches to and numba the
+first, so the tests compare NaN-ness there; `maximumf`, `minimumf` give +nan). CPython's float +, -, *, /
 use SSE, whose invalid result is `NAN` on every x86-64; libm and NumPy agree on no NaN
 (glibc's log(-1) is +nan, NumPy's depends on its SIMD path), so each call to them that
 may make a NaN goes through `libm` (the reference) or a `jit` form (numba) that gives

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from fuzz.checks import Failure, Hang, Stats, check_program, time_limit
+from fuzz.checks import WALL_FACTOR, Failure, Hang, Stats, check_program, time_limit
 from fuzz.minimize import minimize
 from fuzz.program import DEFAULT_FEATURES, FEATURES, KNOWN_BUGS, Program, generate
 
@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"),
                         help="where minimized failing programs go (default ./fuzz-failures)")
     parser.add_argument("--time-limit", type=float, default=60.0, metavar="S",
-                        help="seconds per program before it counts as a hang")  # fmt: skip
+                        help="CPU seconds per program before it counts as a hang (or "
+                        f"{WALL_FACTOR} times that of wall time)")  # fmt: skip
     parser.add_argument("--no-minimize", action="store_true", help="report, do not minimize")
     parser.add_argument("--print", action="store_true", help="print each program checked")
     parser.add_argument("--jit", action="store_true",

@@ -98,18 +98,33 @@ class Stats:
         )
 
 
+WALL_FACTOR = 100
+"""A program also hangs after this many times its CPU limit of wall time (blocked; a
+program niced on a loaded machine may get a tenth of a core, or less)."""
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    def alarm(signum: int, frame: Any) -> None:
-        raise Hang(f"no result after {seconds:g} s")
+    """Raises `Hang` after `seconds` of the process's CPU time (a loaded machine slows a
+    program, it does not make it hang: in wall time, programs of a few CPU seconds were
+    reported as hangs and minimized as such), or after `WALL_FACTOR` times that of wall
+    time (a program that waits on something)."""
+    limits = {signal.SIGPROF: (signal.ITIMER_PROF, seconds, " of CPU time"),
+              signal.SIGALRM: (signal.ITIMER_REAL, WALL_FACTOR * seconds, "")}  # fmt: skip
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def alarm(signum: int, frame: Any) -> None:
+        _, limit, what = limits[signal.Signals(signum)]
+        raise Hang(f"no result after {limit:g} s{what}")
+
+    old = {sig: signal.signal(sig, alarm) for sig in limits}
+    for timer, limit, _ in limits.values():
+        signal.setitimer(timer, limit)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        for sig, (timer, _, _) in limits.items():
+            signal.setitimer(timer, 0)
+            signal.signal(sig, old[sig])
 
 
 # ---------------------------------------------------------------------------------------

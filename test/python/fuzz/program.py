@@ -77,14 +77,7 @@ SIM_ONLY = {
     " sitofp",
 }
 """Features for programs the AD checks cannot use (the simulator tests' only)."""
-LOOP_SHAPES = frozenset({"triangular", "down-counting", "branchy"})
-"""The loop shapes of issue 34, on in the gradient fuzzer but not yet in the simulator
-tests' programs: with them (which changes every seed's program), seed 101 of
-`SIM_FEATURES` stores a NaN into its f32 buffer `%h` whose sign differs between the
-op-by-op listener (0xffc00000) and the fast path (0x7fc00000, either backend): a bug of
-the NaN rule in the fast path, open, that these programs found
-(`generate(101, SIM_FEATURES | LOOP_SHAPES)` shows it)."""
-SIM_FEATURES = (DEFAULT_FEATURES - LOOP_SHAPES) | frozenset(SIM_ONLY)
+SIM_FEATURES = DEFAULT_FEATURES | frozenset(SIM_ONLY)
 GRID = (3, 4)  # the shape of %m
 I64_EDGES = (-(1 << 63), -1, 0, 1, 3, (1 << 63) - 1)
 

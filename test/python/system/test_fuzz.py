@@ -126,11 +126,21 @@ def test_a_changed_bit_is_found_and_minimized(monkeypatch):
     assert again.value.signature() == failure.signature()
 
 
-def test_a_hang_is_reported(monkeypatch):
-    """A run that does not finish within the time limit counts as a hang."""
+def _spin(*args, **kwargs) -> None:
+    while True:
+        pass
+
+
+@pytest.mark.parametrize("stuck, wall_factor, limit", [
+    (_spin, 100, "0.5 s of CPU time"), (lambda *args, **kwargs: time.sleep(30), 2, "1 s")])
+def test_a_hang_is_reported(monkeypatch, stuck, wall_factor: int, limit: str):
+    """A program that does not finish within the time limit counts as a hang: its CPU
+    time (a loop), or `WALL_FACTOR` times that of wall time (a program that waits)."""
+    import fuzz.__main__ as main
     import fuzz.checks as checks
 
-    monkeypatch.setattr(checks, "observe", lambda *args: time.sleep(30))
+    monkeypatch.setattr(main, "check_program", stuck)
+    monkeypatch.setattr(checks, "WALL_FACTOR", wall_factor)
     stats, failures = run([3], seconds=0.5)
-    assert [f.kind for _, f in failures] == ["hang"]
+    assert [(f.kind, f.message) for _, f in failures] == [("hang", f"no result after {limit}")]
     assert stats.failures["hang"] == 1
