@@ -7,6 +7,7 @@
 // RUN: tapeflow-cc %s | tapeflow-opt -p tapeflow-fwdad | filecheck %s --check-prefix=FWD
 // RUN: tapeflow-cc %s | tapeflow-opt -p tapeflow-fwdad | tapeflow-run - --entry f_fwd --args 2.0 1.0 | filecheck %s --check-prefix=VAL
 // RUN: not tapeflow-cc %s -D OUT 2>&1 | filecheck %s --check-prefix=OUT
+// RUN: not tapeflow-cc %s -D UNDEFINED 2>&1 | filecheck %s --check-prefix=UNDEF
 // RUN: tapeflow-cc %s -D CONST_STORE | not tapeflow-opt -p tapeflow-fwdad 2>&1 | filecheck %s --check-prefix=STORE
 #include <math.h>
 
@@ -31,6 +32,9 @@ int main(void) {
 #ifdef OUT
   __enzyme_fwddiff((void *)f, enzyme_out, 2.0);
 #endif
+#ifdef UNDEFINED
+  __enzyme_fwddiff((void *)cos, 2.0, 1.0);
+#endif
 #ifdef CONST_STORE
   __enzyme_fwddiff((void *)into_const, enzyme_const, a, 1.5, 1.0);
 #endif
@@ -53,7 +57,9 @@ int main(void) {
 // d(x sin x)/dx at 2 = sin 2 + 2 cos 2
 // VAL: result[0]: f64 = 0.07700375
 
-// OUT: error: {{.*}}enzyme-fwddiff.c:32:31: unsupported C: the Enzyme marker 'enzyme_out' in __enzyme_fwddiff (forward mode takes enzyme_dup, enzyme_dupnoneed and enzyme_const)
+// OUT: error: {{.*}}enzyme-fwddiff.c:33:31: unsupported C: the Enzyme marker 'enzyme_out' in __enzyme_fwddiff (forward mode takes enzyme_dup, enzyme_dupnoneed and enzyme_const)
 // OUT-NOT: error
 
-// STORE: error: {{.*}}enzyme-fwddiff.c:24:40: 'memref.store' tapeflow-fwdad: a value with a tangent is stored into constant memory
+// UNDEF: error: {{.*}}enzyme-fwddiff.c:36:20: __enzyme_fwddiff: function 'cos' has no definition in this file
+
+// STORE: error: {{.*}}enzyme-fwddiff.c:25:40: 'memref.store' tapeflow-fwdad: a value with a tangent is stored into constant memory

@@ -259,17 +259,18 @@ class EnzymeCalls:
                     unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
                                  f"functions TapeFlow has {ENZYME_ENTRY} and {FWD_ENTRY})")
                 if c.kind.name == "CALL_EXPR" and entry:
+                    which = FWD_ENTRY if is_forward(c.spelling) else ENZYME_ENTRY
                     args = [a for a in c.get_arguments()]
                     if not args:
-                        error(c, f"{ENZYME_ENTRY} needs the function to differentiate")
+                        error(c, f"{which} needs the function to differentiate")
                     target = strip_casts(args[0])
                     if target.kind.name == "UNARY_OPERATOR" and unary_op(target) == ADDR_OF:
                         target = strip_casts(children(target)[0])  # `(void *)&f`
                     ref = target.referenced if target.kind.name == "DECL_REF_EXPR" else None
                     if ref is None or ref.kind.name != "FUNCTION_DECL":
-                        unsupported(args[0], f"{ENZYME_ENTRY} of something other than a named function")
+                        unsupported(args[0], f"{which} of something other than a named function")
                     if ref.spelling not in defs:
-                        error(args[0], f"{ENZYME_ENTRY}: function '{ref.spelling}' has no definition in this file")
+                        error(args[0], f"{which}: function '{ref.spelling}' has no definition in this file")
                     yield c, defs[ref.spelling]
 
     def _activity(self, call, fn) -> tuple[str, ...]:
