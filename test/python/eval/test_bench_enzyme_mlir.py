@@ -17,7 +17,7 @@ from tapeflow.eval.summary import baseline_agreement, summarize_kernel
 from tapeflow.hwmodel.config import load_machine
 from tapeflow.tools import bench
 
-pytestmark = pytest.mark.enzyme  # a pytest process of its own: scripts/test
+pytestmark = pytest.mark.enzyme
 
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),

@@ -24,7 +24,7 @@ from tapeflow.runner import (
 )
 from helpers.paths import ROOT
 
-pytestmark = pytest.mark.enzyme  # a pytest process of its own: scripts/test
+pytestmark = pytest.mark.enzyme
 
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(
