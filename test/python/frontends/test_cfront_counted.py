@@ -141,8 +141,8 @@ def test_bit_identical_every_stage(name: str, depth: int, records: int):
 @pytest.mark.parametrize("name", KERNELS)
 def test_native_identical(name: str):
     """Lowered to upstream MLIR and run natively, each stage gives the interpreter's bits."""
+    from helpers.runs import assert_native_bits
     from tapeflow import native
-    from tapeflow.runner import run_function
 
     if not native.tools_available():
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
@@ -151,13 +151,4 @@ def test_native_identical(name: str):
     args = _grad_args(make())
     ad = f"tapeflow-autodiff{{functions={name}}}"
     for pipeline in [ad, *stages(name, 2, 128)[1:]]:
-        module = apply(text, pipeline)
-        got, want = (
-            f(module, f"{name}_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in args])
-            for f in (native.run_function_native, run_function)
-        )
-        assert got.results == want.results, pipeline
-        for p in got.memref_positions:
-            assert np.asarray(got.arguments[p]).tobytes() == np.asarray(
-                want.arguments[p]
-            ).tobytes(), pipeline
+        assert_native_bits(apply(text, pipeline), f"{name}_grad", args, pipeline)

@@ -67,20 +67,15 @@ def test_branch_records_bit_identical(depth: int, spm: int):
 
 
 def test_branch_records_native_and_fast_path():
+    from helpers.runs import assert_native_bits
     from helpers.sim import assert_identical
     from tapeflow import native
-    from tapeflow.runner import run_function
 
     module = apply(BRANCHY, "tapeflow{functions=kernel spm-bytes=64 mode=always cleanup=true}")
     assert_identical(module, "kernel_grad", _args())
     if not native.tools_available():
         pytest.skip("upstream MLIR 22 is not installed (apt-get install mlir-22-tools)")
-    got, want = (
-        f(module, "kernel_grad", [a.copy() if isinstance(a, np.ndarray) else a for a in _args()])
-        for f in (native.run_function_native, run_function)
-    )
-    for p in want.memref_positions:
-        assert np.asarray(got.arguments[p]).tobytes() == np.asarray(want.arguments[p]).tobytes()
+    assert_native_bits(module, "kernel_grad", _args(), "mode=always")
 
 
 # A branch that pushes and a push of the branch's result after it, in one record: the
