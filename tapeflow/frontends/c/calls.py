@@ -72,6 +72,9 @@ class Calls(LibmCalls, FunctionPointers):
                     continue
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
+                    if buf.row is not None:
+                        unsupported(a, "a row of a pointer to pointers ('*pp', 'pp[k]') as an "
+                                    "argument (pass the pointer to pointers)")
                     bufs[n] = buf
                     if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
                         t = flat_memref(t)  # `g(x + i*M)` for `double a[][M]`: a flat view

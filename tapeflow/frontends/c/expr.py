@@ -245,6 +245,8 @@ class Expressions(FunctionState):
             if off is not None and idx:
                 self.one_dimensional(buf, c)
                 idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
+        if buf.row is not None:
+            idx = [buf.row, *idx]
         rank = buf.ref.type.get_num_dims()
         if len(idx) != rank:
             unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")

@@ -32,6 +32,9 @@ class Buffer:
     ints: SSAValue | None = None
     fields: tuple[Buffer, ...] = ()
     floats: bool = True
+    # a row of a 2-D memref as a one-dimensional array (`double *r = *pp;`, `pp[k]`):
+    # the row's index, put before each subscript (pointers.row_view)
+    row: SSAValue | None = None
 
     def mixed(self) -> bool:
         """A struct pointer of more than one memref (or not of floats)."""

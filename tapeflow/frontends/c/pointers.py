@@ -10,6 +10,7 @@ from xdsl.ir import SSAValue
 
 from .clang import (
     ADDR_OF,
+    DEREF,
     binary_op,
     children,
     decl_key,
@@ -28,10 +29,14 @@ from .types import (
     array_shape,
     element_type,
     is_buffer_type,
+    is_function_pointer,
     is_int,
     is_struct_pointer,
     type_kind,
 )
+
+
+ARRAYS = ("CONSTANTARRAY", "VARIABLEARRAY", "INCOMPLETEARRAY")
 
 
 class Pointers(FunctionState):
@@ -81,6 +86,8 @@ class Pointers(FunctionState):
                 return self.bufs[decl_key(d)], self.current(decl_key(d), d, c)
         if k == "CALL_EXPR" and c.spelling in self.unit.pointer_results:
             return self.pointer_call(c)
+        if (row := self.row_view(c)) is not None:
+            return row, None
         if k == "BINARY_OPERATOR" and binary_op(c) in ("+", "-"):
             a, b = children(c)
             if binary_op(c) == "+" and is_int(strip(a).type):
@@ -99,6 +106,8 @@ class Pointers(FunctionState):
             d = inner.referenced if inner.kind.name == "DECL_REF_EXPR" else None
             if d is not None and decl_key(d) in self.cells:  # `&g` of a scalar global
                 return self.cells[decl_key(d)], None
+            if d is not None and decl_key(d) in self.bufs and type_kind(d.type) in ARRAYS:
+                return self.bufs[decl_key(d)], None  # `&a` of an array: where `a` starts
             if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not in_struct(inner):
                 base = strip(children(inner)[0])
                 pointee = base.type.get_pointee() if type_kind(base.type) == "POINTER" else None
@@ -111,6 +120,26 @@ class Pointers(FunctionState):
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
         return self.buffer(e), None
+
+    def row_view(self, c) -> Buffer | None:
+        """`*pp` or `pp[k]` of a pointer to pointers (a 2-D memref, README "C kernels"):
+        row 0 or `k` as a one-dimensional array, its accesses those of the 2-D memref (so
+        the AD sees the caller's array), else None."""
+        if type_kind(c.type) != "POINTER" or is_function_pointer(c.type):
+            return None
+        if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF:
+            base, row = children(c)[0], None
+        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not self.is_row(c):
+            base, row = children(c)
+        else:
+            return None
+        if type_kind(strip_casts(base).type) != "POINTER" or in_struct(base):
+            return None
+        buf, off = self.pointer(base)
+        if buf.ref.type.get_num_dims() != 2 or off is not None or buf.row is not None:
+            return None
+        at = self.const(0, INDEX, c) if row is None else self.index(self.rvalue(row), row)
+        return Buffer(buf.ref, c.type.get_canonical().get_pointee().get_canonical(), row=at)
 
     def pointer_call(self, c) -> tuple[Buffer, SSAValue | None]:
         """A call of a function of the file returning a pointer (`row(a, i, n)`): into
@@ -152,6 +181,8 @@ class Pointers(FunctionState):
         return self.index_op(arith.MuliOp, count, size, c)
 
     def one_dimensional(self, buf: Buffer, c) -> None:
+        if buf.row is not None:
+            unsupported(c, "pointer arithmetic on a row of a pointer to pointers (index it)")
         if buf.ref.type.get_num_dims() != 1:
             unsupported(c, "pointer arithmetic on a multi-dimensional array (index it)")
 

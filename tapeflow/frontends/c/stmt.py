@@ -191,6 +191,8 @@ class Statements(FunctionState):
             if self.is_row(arg):
                 return None  # freed with the table
             buf = self.buffer(arg)
+            if buf.row is not None:
+                unsupported(c, "freeing a row of a pointer to pointers")
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None
         if k == "CALL_EXPR" and is_entry(c.spelling):
