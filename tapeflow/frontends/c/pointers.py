@@ -5,6 +5,8 @@ memref; `void *` takes the element type it is converted to.
 
 from __future__ import annotations
 
+import ast
+
 from xdsl.dialects import arith, memref
 from xdsl.ir import SSAValue
 
@@ -141,6 +143,37 @@ class Pointers(FunctionState):
         at = self.const(0, INDEX, c) if row is None else self.index(self.rvalue(row), row)
         return Buffer(buf.ref, c.type.get_canonical().get_pointee().get_canonical(), row=at)
 
+    def stored_address(self, d) -> bool:
+        """Whether a pointer variable holds `&d` (`T *p = &d;`, `p = &d`): more than a call
+        argument, which `Calls.address_argument` copies in and out."""
+        if not hasattr(self, "stored_addresses"):
+            self.stored_addresses = set()
+            for c in walk(self.sig.cursor):
+                if c.kind.name == "VAR_DECL" and type_kind(c.type) == "POINTER":
+                    value = [k for k in children(c) if k.kind.is_expression()][-1:]
+                elif c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+                    value = children(c)[1:]
+                else:
+                    continue
+                inner = strip_casts(value[0]) if value else None
+                if inner is None or inner.kind.name != "UNARY_OPERATOR" or unary_op(inner) != ADDR_OF:
+                    continue
+                ref = strip(children(inner)[0])
+                if ref.kind.name == "DECL_REF_EXPR" and ref.referenced is not None:
+                    self.stored_addresses.add(decl_key(ref.referenced))
+        return decl_key(d) in self.stored_addresses
+
+    def address_cell(self, d, value) -> None:
+        """The scalar local `d` whose address a pointer holds lives in a one-element stack
+        array (a cell, as a scalar global does): its name and the pointer read and write
+        that one place."""
+        op = memref.AllocaOp.get(element_type(d.type, d), shape=[1])
+        ref = self.emit(op, d).results[0]
+        ref.name_hint = d.spelling
+        self.cells[decl_key(d)] = Buffer(ref, d.type)
+        if isinstance(value, SSAValue):
+            self.store_cell(self.cells[decl_key(d)], value, d)
+
     def pointer_call(self, c) -> tuple[Buffer, SSAValue | None]:
         """A call of a function of the file returning a pointer (`row(a, i, n)`): into
         its argument `k`, that argument's array at the returned offset; else the memref it
@@ -244,9 +277,25 @@ class Pointers(FunctionState):
             unsupported(e, "pointer arithmetic (index the array instead)")
         if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == ADDR_OF:
             self.address_refusal(c)
+        if c.kind.name == "STRING_LITERAL":
+            return self.string_literal(c)
         if is_null_pointer(e):
             unsupported(e, "a null pointer as an array (arrays are assumed non-null)")
         unsupported(e, f"'{self.text(e)}' as an array")
+
+    def string_literal(self, c) -> Buffer:
+        """`"N"` as a `char *` (f2c's flag arguments): a stack array of its bytes and the
+        terminating zero."""
+        try:
+            text = ast.literal_eval(c.spelling).encode("ascii")
+        except (ValueError, SyntaxError, UnicodeEncodeError):
+            unsupported(c, f"the string literal {c.spelling} (only plain ASCII ones)")
+        elem = c.type.get_canonical().get_array_element_type()
+        ref = self.emit(memref.AllocaOp.get(element_type(elem, c), shape=[len(text) + 1]), c).results[0]
+        for n, byte in enumerate([*text, 0]):
+            value = self.const(byte, ref.type.element_type, c)
+            self.emit(memref.StoreOp.get(value, ref, [self.const(n, INDEX, c)]), c)
+        return Buffer(ref, elem)
 
     def bound_pointer(self, e) -> bool:
         """`e` names a pointer bound to an array (a parameter, an allocation, a view):
