@@ -239,7 +239,7 @@ class Calls(LibmCalls, FunctionPointers):
             unsupported(a, f"'{self.text(a)}' passed twice to one call")
         kinds = [kind for kind in "fi" if count_scalars(record, kind)]
         refs = {}
-        for kind, t in zip(kinds, group, strict=True):
+        for kind, t in zip(kinds, group[: len(kinds)], strict=True):
             # the callee's own type (`memref<?xf64>`: a dynamic size), so no memref.cast;
             # one per struct and kind in the entry block, as `&x`'s cells (address_argument)
             cell = ((key, prefix, kind), t)
@@ -251,15 +251,23 @@ class Calls(LibmCalls, FunctionPointers):
                 self.address_cells[cell] = op  # type: ignore[index]
             refs[kind] = self.address_cells[cell].results[0]  # type: ignore[index]
         seen = dict.fromkeys(kinds, 0)
+        pointers = []
         for path, lt in scalar_leaves(record):
             kind = leaf_kind(lt)
+            if kind == "p":  # a local struct's pointer field: its buffer (struct_with_pointers)
+                field = (key, (*prefix, *path))
+                if field not in self.bufs:
+                    unsupported(a, f"'{self.text(a)}' before its pointer field '{path[-1]}' "
+                                "is bound ('s.p = malloc(...)')")
+                pointers.append(self.bufs[field].ref)  # type: ignore[index]
+                continue
             idx = self.const(seen[kind], INDEX, a)
             seen[kind] += 1
             field = (key, (*prefix, *path))
             v = self.to_memory(self.current(field, None, a), refs[kind].type, a)
             self.emit(memref.StoreOp.get(v, refs[kind], [idx]), a)
             self.spilled.append((field, refs[kind], idx))
-        return [refs[kind] for kind in kinds]
+        return [refs[kind] for kind in kinds] + pointers
 
     def reload_spilled(self, c) -> None:
         """After a call: the fields of the structs passed as `&s`, from their memrefs."""

@@ -257,6 +257,12 @@ class Memory(FunctionState):
         t = strip(target)
         if self.is_row(t):
             return  # allocated with the table (`row_table`)
+        if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
+            if not self.at_top_level() or place[:2] in self.bufs or call.spelling == "realloc":
+                unsupported(c, f"{call.spelling} into the pointer field '{self.text(t)}' (one "
+                            "malloc, at the function's top level)")
+            self.bufs[place[:2]] = self.allocation(t, call)
+            return
         if t.kind.name != "DECL_REF_EXPR" or type_kind(t.type) != "POINTER":
             unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced
