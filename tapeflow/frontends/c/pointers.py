@@ -279,6 +279,8 @@ class Pointers(FunctionState):
             self.address_refusal(c)
         if c.kind.name == "STRING_LITERAL":
             return self.string_literal(c)
+        if c.kind.name == "MEMBER_REF_EXPR" and (field := self.field_buffer(c)) is not None:
+            return field  # `free(s.p)` of a local struct's field
         if is_null_pointer(e):
             unsupported(e, "a null pointer as an array (arrays are assumed non-null)")
         unsupported(e, f"'{self.text(e)}' as an array")

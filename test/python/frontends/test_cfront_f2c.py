@@ -74,3 +74,19 @@ def test_variants_bit_identical(variant):
 
     assert shadows(variant) == shadows("enzyme")
 
+
+
+STRUCT = (ROOT / "test" / "tapeflow-cc" / "struct-local-pointer-fields.c").read_text()
+
+
+def test_local_struct_with_a_pointer_field():
+    """run(x) = 3 x[n-1]^2 + 0 through the struct's malloc'ed field: d/dx[n-1] = 6 x[n-1]."""
+    module = compile_and_differentiate(STRUCT, functions=["run"])
+    x = V.copy()
+    assert runner.run_function(module, "run", [x.copy(), 3]).results[0] == 3.0 * x[2] * x[2]
+    shadows, _ = check_fd(module, "run", [x, 3])
+    assert list(shadows[0]) == [0.0, 0.0, 6.0 * x[2]]
+    bits = [runner.run_function(compile_variant(STRUCT, "run", v), "run_grad",
+                                [x.copy(), np.zeros(3), 3, 1.0]).arguments[1].tobytes()
+            for v in ("enzyme", "regions", "tapeflow")]
+    assert bits[0] == bits[1] == bits[2]
