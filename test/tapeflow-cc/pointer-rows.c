@@ -3,10 +3,11 @@
 // pointers are a row of its 2-D memref, each access one of the 2-D memref; a pointer
 // parameter the function moves (`x = step(x)`, `a -= 1`) is a view of the caller's array
 // from offset 0; a malloc'ed struct of floats is its floats; `&a` of a local array is
-// where `a` starts. A row as a call argument stays an error.
+// where `a` starts. A row as a call argument and a store into the rows stay errors.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: not tapeflow-cc %S/Inputs/pointer-row-argument.c 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: not tapeflow-cc %S/Inputs/pointer-row-store.c 2>&1 | filecheck %s --check-prefix=STORE
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,3 +60,4 @@ double first_of(double *v) {
 // CHECK:         %local = memref.alloca() : memref<3xf64>
 // CHECK:         memref.store %{{.*}}, %local[%{{.*}}] : memref<3xf64>
 // ERR: error: {{.*}}pointer-row-argument.c:5:14: unsupported C: a row of a pointer to pointers ('*pp', 'pp[k]') as an argument (pass the pointer to pointers)
+// STORE: error: {{.*}}pointer-row-store.c:4:3: unsupported C: storing a pointer into a pointer to pointers ('pp[k] = ...': its rows are fixed, a 2-D array)

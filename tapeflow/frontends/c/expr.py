@@ -359,6 +359,11 @@ class Expressions(FunctionState):
                 return self.move_pointer(a, e, rhs=b)
             if as_struct(a.type) is not None:
                 return self.struct_assign(a, b, e)
+            if type_kind(a.type) == "POINTER" and strip(a).kind.name in (
+                "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"
+            ):
+                unsupported(e, "storing a pointer into a pointer to pointers ('pp[k] = ...': "
+                            "its rows are fixed, a 2-D array)")
             if type_kind(a.type) == "POINTER" and strip(a).kind.name == "MEMBER_REF_EXPR":
                 unsupported(
                     e, f"assigning the pointer field '{strip(a).spelling}' (the caller sets it)"
