@@ -1,6 +1,7 @@
 // What f2c's BLAS (Enzyme's blas_inline.h) takes: a scalar local whose address a pointer
 // holds lives in a one-element stack cell, read and written there by its name and the
-// pointer; a string literal as a `char *` argument is a stack array of its bytes; `&x`
+// pointer; a string literal as a `char *` argument is a stack array of its bytes (both
+// allocated once, in the entry block); `&x`
 // passed twice to one call is one cell when both parameters point to const; a static
 // local that is never named is nothing; `&enzyme_const` is the marker. `&x` passed twice
 // to a writable pointer stays an error.
@@ -27,8 +28,8 @@ double scale(const char *flag, const double *alpha, const double *beta, double x
 // CHECK-LABEL: func.func @scale(
 // CHECK:         %f = memref.alloca() : memref<1xi8>
 // CHECK:         %t = memref.alloca() : memref<1xf64>
-// CHECK:         memref.store %x, %t[%{{.*}}] : memref<1xf64>
 // CHECK:         %[[S:.*]] = memref.alloca() : memref<2xi8>
+// CHECK:         memref.store %x, %t[%{{.*}}] : memref<1xf64>
 // CHECK:         memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<2xi8>
 
 double run(double x, char c) {

@@ -176,7 +176,8 @@ class FunctionState:
         # scalar mutable globals: one-element memrefs, loaded and stored at each use
         self.cells: dict[tuple[str, int], Buffer] = {}
         # `&x` call arguments: x's one-element alloca (per parameter type), see build
-        self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
+        # and the homes of locals a pointer points to, string literals (pointers.py)
+        self.address_cells: dict[tuple[object, object], Operation] = {}
         self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)

@@ -167,12 +167,20 @@ class Pointers(FunctionState):
         """The scalar local `d` whose address a pointer holds lives in a one-element stack
         array (a cell, as a scalar global does): its name and the pointer read and write
         that one place."""
-        op = memref.AllocaOp.get(element_type(d.type, d), shape=[1])
-        ref = self.emit(op, d).results[0]
+        ref = self.entry_alloca((decl_key(d), "home"), element_type(d.type, d), 1, d)
         ref.name_hint = d.spelling
         self.cells[decl_key(d)] = Buffer(ref, d.type)
         if isinstance(value, SSAValue):
             self.store_cell(self.cells[decl_key(d)], value, d)
+
+    def entry_alloca(self, key, elem, size: int, c) -> SSAValue:
+        """A stack array of `size` elements allocated once in the entry block, as the
+        cells of `&x` call arguments (in a loop, the stack would grow each iteration)."""
+        if key not in self.address_cells:
+            op = memref.AllocaOp.get(elem, shape=[size])
+            op.location = self.unit._loc(c)
+            self.address_cells[key] = op
+        return self.address_cells[key].results[0]
 
     def pointer_call(self, c) -> tuple[Buffer, SSAValue | None]:
         """A call of a function of the file returning a pointer (`row(a, i, n)`): into
@@ -293,7 +301,8 @@ class Pointers(FunctionState):
         except (ValueError, SyntaxError, UnicodeEncodeError):
             unsupported(c, f"the string literal {c.spelling} (only plain ASCII ones)")
         elem = c.type.get_canonical().get_array_element_type()
-        ref = self.emit(memref.AllocaOp.get(element_type(elem, c), shape=[len(text) + 1]), c).results[0]
+        key = (("<string>", c.extent.start.offset), "string")
+        ref = self.entry_alloca(key, element_type(elem, c), len(text) + 1, c)
         for n, byte in enumerate([*text, 0]):
             value = self.const(byte, ref.type.element_type, c)
             self.emit(memref.StoreOp.get(value, ref, [self.const(n, INDEX, c)]), c)
