@@ -45,8 +45,10 @@ Types (the rules, documented in the README section "C kernels"):
 - pointers (README "C kernels"): a pointer into an array is a view (the memref and an
   element offset); a returned pointer is that offset (into a parameter) or the memref
   (a malloc of the callee); a `void *` takes the element type it is converted to; a
-  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref; `T *p =
-  NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
+  local `T **` whose rows are malloc'ed with one length is a dense 2-D memref, and `*pp`,
+  `pp[k]` of a 2-D memref a row of it (`Buffer.row`); a pointer parameter the function
+  moves is a view from offset 0; a scalar local whose address a pointer holds lives in a
+  one-element stack cell; `T *p = NULL` is bound by its first assignment; a null test of a bound pointer (`if (!p)`) is
   a constant (allocations are assumed to succeed); a function pointer is the number of a
   function of the file whose address is taken, and a call through it a chain of `scf.if`
   over the functions of its type, each a direct call (`fnptrs`).

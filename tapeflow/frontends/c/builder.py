@@ -69,6 +69,10 @@ class FunctionBuilder(
                     self.bufs[decl_key(p)] = Buffer(arg, record_scalar(elem), elem.get_canonical())
                 else:
                     self.bufs[decl_key(p)] = Buffer(arg, elem)
+                    if arg.type.get_num_dims() == 1 and self.reassigned(p):
+                        # `x = g(x)`, `x++`: a view of the caller's array, from offset 0
+                        self.views.add(decl_key(p))
+                        self.vals[decl_key(p)] = self.const(0, INDEX, p)
             else:
                 self.vals[decl_key(p)] = arg
         for j, n in enumerate(self.view_params):

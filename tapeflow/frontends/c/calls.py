@@ -53,7 +53,7 @@ class Calls(LibmCalls, FunctionPointers):
             values = []
             at: list[int] = []
             offsets: list[SSAValue] = []
-            cells: list[tuple[SSAValue, object]] = []  # `&x` of scalars, copied back
+            cells: dict = {}  # `&x` of scalars, copied back: key -> (cell, x, read only)
             bufs: dict[int, Buffer] = {}  # for `pointer_call`
             for n, (p, a, group) in enumerate(zip(sig.params, args, sig.groups, strict=True)):
                 if (
@@ -68,10 +68,13 @@ class Calls(LibmCalls, FunctionPointers):
                     continue
                 t = group[0]
                 if isinstance(t, MemRefType) and self.scalar_address(a) is not None:
-                    values.append(self.address_argument(a, t, cells))
+                    values.append(self.address_argument(a, t, cells, p))
                     continue
                 if isinstance(t, MemRefType):
                     buf, off = self.pointer(a)
+                    if buf.row is not None:
+                        unsupported(a, "a row of a pointer to pointers ('*pp', 'pp[k]') as an "
+                                    "argument (pass the pointer to pointers)")
                     bufs[n] = buf
                     if t.get_num_dims() > 1 and buf.ref.type.get_num_dims() == 1:
                         t = flat_memref(t)  # `g(x + i*M)` for `double a[][M]`: a flat view
@@ -91,7 +94,7 @@ class Calls(LibmCalls, FunctionPointers):
             if at:
                 name = self.unit.view_variant(name, tuple(at))
             op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
-            for ref, d in cells:
+            for ref, d, _ in cells.values():
                 zero = self.const(0, INDEX, e)
                 self.vals[decl_key(d)] = self.convert(self.load(Buffer(ref, d.type), [zero], e), d.type, e)
             self.reload_spilled(e)
@@ -158,17 +161,21 @@ class Calls(LibmCalls, FunctionPointers):
             )
         unsupported(e, "taking an address ('&')")
 
-    def address_argument(self, a, t: MemRefType, cells: list) -> SSAValue:
+    def address_argument(self, a, t: MemRefType, cells: dict, p) -> SSAValue:
         """`&x` passed to a function taking a pointer: a one-element `memref.alloca` of
         the parameter's type (in the entry block: in a loop, the stack would grow each
         iteration) holding `x`, read back into `x` after the call (the callee reads and
         writes `x` through it, as an out-parameter). The scalar stays an SSA value
-        elsewhere, so `&x` is only a call argument."""
+        elsewhere, so `&x` is only a call argument. Passed twice to one call, both
+        parameters must be pointers to const (read only, so their aliasing is harmless)."""
         d = self.scalar_address(a)
         if t.element_type != element_type(d.type, a):
             unsupported(a, f"'&{d.spelling}' passed as a pointer to another type")
-        if any(decl_key(d) == decl_key(other) for _, other in cells):
-            unsupported(a, f"'&{d.spelling}' passed twice to one call (they would alias)")
+        read_only = p.type.get_canonical().get_pointee().is_const_qualified()
+        if decl_key(d) in cells:
+            if not (read_only and cells[decl_key(d)][2]):
+                unsupported(a, f"'&{d.spelling}' passed twice to one call (they would alias)")
+            return cells[decl_key(d)][0]
         if (decl_key(d), t) not in self.address_cells:  # one per variable, in the entry block
             one = self.const(1, INDEX, a)
             dynamic = [one] if t.get_shape()[0] == DYNAMIC_INDEX else []
@@ -179,7 +186,7 @@ class Calls(LibmCalls, FunctionPointers):
         ref = self.address_cells[(decl_key(d), t)].results[0]
         value = self.to_memory(self.convert(self.current(decl_key(d), d, a), d.type, a), t, a)
         self.emit(memref.StoreOp.get(value, ref, [self.const(0, INDEX, a)]), a)
-        cells.append((ref, d))
+        cells[decl_key(d)] = (ref, d, read_only)
         return ref
 
     def stop_derivative(self, v: SSAValue, c) -> SSAValue:
@@ -232,7 +239,7 @@ class Calls(LibmCalls, FunctionPointers):
             unsupported(a, f"'{self.text(a)}' passed twice to one call")
         kinds = [kind for kind in "fi" if count_scalars(record, kind)]
         refs = {}
-        for kind, t in zip(kinds, group, strict=True):
+        for kind, t in zip(kinds, group[: len(kinds)], strict=True):
             # the callee's own type (`memref<?xf64>`: a dynamic size), so no memref.cast;
             # one per struct and kind in the entry block, as `&x`'s cells (address_argument)
             cell = ((key, prefix, kind), t)
@@ -244,15 +251,23 @@ class Calls(LibmCalls, FunctionPointers):
                 self.address_cells[cell] = op  # type: ignore[index]
             refs[kind] = self.address_cells[cell].results[0]  # type: ignore[index]
         seen = dict.fromkeys(kinds, 0)
+        pointers = []
         for path, lt in scalar_leaves(record):
             kind = leaf_kind(lt)
+            if kind == "p":  # a local struct's pointer field: its buffer (struct_with_pointers)
+                field = (key, (*prefix, *path))
+                if field not in self.bufs:
+                    unsupported(a, f"'{self.text(a)}' before its pointer field '{path[-1]}' "
+                                "is bound ('s.p = malloc(...)')")
+                pointers.append(self.bufs[field].ref)  # type: ignore[index]
+                continue
             idx = self.const(seen[kind], INDEX, a)
             seen[kind] += 1
             field = (key, (*prefix, *path))
             v = self.to_memory(self.current(field, None, a), refs[kind].type, a)
             self.emit(memref.StoreOp.get(v, refs[kind], [idx]), a)
             self.spilled.append((field, refs[kind], idx))
-        return [refs[kind] for kind in kinds]
+        return [refs[kind] for kind in kinds] + pointers
 
     def reload_spilled(self, c) -> None:
         """After a call: the fields of the structs passed as `&s`, from their memrefs."""

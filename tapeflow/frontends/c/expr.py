@@ -245,6 +245,8 @@ class Expressions(FunctionState):
             if off is not None and idx:
                 self.one_dimensional(buf, c)
                 idx[0] = self.emit(arith.AddiOp(off, idx[0]), c).results[0]
+        if buf.row is not None:
+            idx = [buf.row, *idx]
         rank = buf.ref.type.get_num_dims()
         if len(idx) != rank:
             unsupported(e, f"{len(idx)} subscript(s) on a {rank}-dimensional array (a row as a pointer)")
@@ -357,6 +359,11 @@ class Expressions(FunctionState):
                 return self.move_pointer(a, e, rhs=b)
             if as_struct(a.type) is not None:
                 return self.struct_assign(a, b, e)
+            if type_kind(a.type) == "POINTER" and strip(a).kind.name in (
+                "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"
+            ):
+                unsupported(e, "storing a pointer into a pointer to pointers ('pp[k] = ...': "
+                            "its rows are fixed, a 2-D array)")
             if type_kind(a.type) == "POINTER" and strip(a).kind.name == "MEMBER_REF_EXPR":
                 unsupported(
                     e, f"assigning the pointer field '{strip(a).spelling}' (the caller sets it)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
 
-from .clang import error, strip_casts, unsupported
+from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported
 from .types import (
     array_shape,
     as_struct,
@@ -44,6 +44,8 @@ def read_marker(args, i: int, entry: str, allowed, hint: str = "") -> tuple[str 
     """The activity marker (`enzyme_dup`, ...) at `args[i]` of an Enzyme call, if any, and
     the position of the argument it applies to."""
     a = strip_casts(args[i])
+    if a.kind.name == "UNARY_OPERATOR" and unary_op(a) == ADDR_OF:
+        a = strip_casts(children(a)[0])  # `&enzyme_dup`: Enzyme reads the global's address too
     if a.kind.name != "DECL_REF_EXPR" or not a.spelling.startswith("enzyme_"):
         return None, i
     if a.spelling not in allowed:

@@ -32,6 +32,9 @@ class Buffer:
     ints: SSAValue | None = None
     fields: tuple[Buffer, ...] = ()
     floats: bool = True
+    # a row of a 2-D memref as a one-dimensional array (`double *r = *pp;`, `pp[k]`):
+    # the row's index, put before each subscript (pointers.row_view)
+    row: SSAValue | None = None
 
     def mixed(self) -> bool:
         """A struct pointer of more than one memref (or not of floats)."""
@@ -173,7 +176,8 @@ class FunctionState:
         # scalar mutable globals: one-element memrefs, loaded and stored at each use
         self.cells: dict[tuple[str, int], Buffer] = {}
         # `&x` call arguments: x's one-element alloca (per parameter type), see build
-        self.address_cells: dict[tuple[tuple[str, int], Attribute], Operation] = {}
+        # and the homes of locals a pointer points to, string literals (pointers.py)
+        self.address_cells: dict[tuple[object, object], Operation] = {}
         self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)

@@ -25,7 +25,7 @@ from .clang import (
 )
 from .function import Buffer, FunctionState
 from .trees import assigned_target, factors_of
-from .types import INDEX, array_shape, element_type, memref_type, type_kind
+from .types import INDEX, array_shape, element_type, memref_type, record_scalar, type_kind
 
 
 class Memory(FunctionState):
@@ -90,6 +90,8 @@ class Memory(FunctionState):
             unsupported(call, "allocating a multi-dimensional array")
         if type_kind(elem) == "VOID":
             elem = self.void_element(d)
+        if (scalar := record_scalar(elem)) is not None:  # structs of floats: their floats
+            return self.struct_allocation(d, call, elem.get_canonical(), scalar)
         mtype = MemRefType(element_type(elem, d), [DYNAMIC_INDEX])
         esize = elem.get_size()
         args = list(call.get_arguments())
@@ -112,6 +114,19 @@ class Memory(FunctionState):
             zero = self.const(0, mtype.element_type, call)
             self.fill(ref, count, zero, call)
         return Buffer(ref, elem)
+
+    def struct_allocation(self, d, call, record, scalar) -> Buffer:
+        """`struct P *p = malloc(n * sizeof(struct P))` of a struct of floats: its floats,
+        as a struct pointer parameter is (C's own layout)."""
+        if call.spelling != "malloc":
+            unsupported(call, f"{call.spelling} of '{record.spelling}' (malloc only)")
+        count = self.element_count(list(call.get_arguments())[0], record.get_size())
+        per = self.const(record.get_size() // scalar.get_size(), INDEX, call)
+        size = self.index_op(arith.MuliOp, count, per, call)
+        op = memref.AllocOp.get(element_type(scalar, d), shape=[DYNAMIC_INDEX], dynamic_sizes=[size])
+        ref = self.emit(op, call).results[0]
+        ref.name_hint = d.spelling
+        return Buffer(ref, scalar, record)
 
     def row_table(self, d, call) -> Buffer:
         """`double **m = malloc(n * sizeof(double *))` whose rows the function allocates
@@ -242,6 +257,12 @@ class Memory(FunctionState):
         t = strip(target)
         if self.is_row(t):
             return  # allocated with the table (`row_table`)
+        if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
+            if not self.at_top_level() or place[:2] in self.bufs or call.spelling == "realloc":
+                unsupported(c, f"{call.spelling} into the pointer field '{self.text(t)}' (one "
+                            "malloc, at the function's top level)")
+            self.bufs[place[:2]] = self.allocation(t, call)
+            return
         if t.kind.name != "DECL_REF_EXPR" or type_kind(t.type) != "POINTER":
             unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced

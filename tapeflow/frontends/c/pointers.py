@@ -5,11 +5,14 @@ memref; `void *` takes the element type it is converted to.
 
 from __future__ import annotations
 
+import ast
+
 from xdsl.dialects import arith, memref
 from xdsl.ir import SSAValue
 
 from .clang import (
     ADDR_OF,
+    DEREF,
     binary_op,
     children,
     decl_key,
@@ -28,10 +31,14 @@ from .types import (
     array_shape,
     element_type,
     is_buffer_type,
+    is_function_pointer,
     is_int,
     is_struct_pointer,
     type_kind,
 )
+
+
+ARRAYS = ("CONSTANTARRAY", "VARIABLEARRAY", "INCOMPLETEARRAY")
 
 
 class Pointers(FunctionState):
@@ -81,6 +88,8 @@ class Pointers(FunctionState):
                 return self.bufs[decl_key(d)], self.current(decl_key(d), d, c)
         if k == "CALL_EXPR" and c.spelling in self.unit.pointer_results:
             return self.pointer_call(c)
+        if (row := self.row_view(c)) is not None:
+            return row, None
         if k == "BINARY_OPERATOR" and binary_op(c) in ("+", "-"):
             a, b = children(c)
             if binary_op(c) == "+" and is_int(strip(a).type):
@@ -99,6 +108,8 @@ class Pointers(FunctionState):
             d = inner.referenced if inner.kind.name == "DECL_REF_EXPR" else None
             if d is not None and decl_key(d) in self.cells:  # `&g` of a scalar global
                 return self.cells[decl_key(d)], None
+            if d is not None and decl_key(d) in self.bufs and type_kind(d.type) in ARRAYS:
+                return self.bufs[decl_key(d)], None  # `&a` of an array: where `a` starts
             if inner.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not in_struct(inner):
                 base = strip(children(inner)[0])
                 pointee = base.type.get_pointee() if type_kind(base.type) == "POINTER" else None
@@ -111,6 +122,65 @@ class Pointers(FunctionState):
                 self.one_dimensional(buf, c)
                 return buf, idx[0]
         return self.buffer(e), None
+
+    def row_view(self, c) -> Buffer | None:
+        """`*pp` or `pp[k]` of a pointer to pointers (a 2-D memref, README "C kernels"):
+        row 0 or `k` as a one-dimensional array, its accesses those of the 2-D memref (so
+        the AD sees the caller's array), else None."""
+        if type_kind(c.type) != "POINTER" or is_function_pointer(c.type):
+            return None
+        if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF:
+            base, row = children(c)[0], None
+        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not self.is_row(c):
+            base, row = children(c)
+        else:
+            return None
+        if type_kind(strip_casts(base).type) != "POINTER" or in_struct(base):
+            return None
+        buf, off = self.pointer(base)
+        if buf.ref.type.get_num_dims() != 2 or off is not None or buf.row is not None:
+            return None
+        at = self.const(0, INDEX, c) if row is None else self.index(self.rvalue(row), row)
+        return Buffer(buf.ref, c.type.get_canonical().get_pointee().get_canonical(), row=at)
+
+    def stored_address(self, d) -> bool:
+        """Whether a pointer variable holds `&d` (`T *p = &d;`, `p = &d`): more than a call
+        argument, which `Calls.address_argument` copies in and out."""
+        if not hasattr(self, "stored_addresses"):
+            self.stored_addresses = set()
+            for c in walk(self.sig.cursor):
+                if c.kind.name == "VAR_DECL" and type_kind(c.type) == "POINTER":
+                    value = [k for k in children(c) if k.kind.is_expression()][-1:]
+                elif c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+                    value = children(c)[1:]
+                else:
+                    continue
+                inner = strip_casts(value[0]) if value else None
+                if inner is None or inner.kind.name != "UNARY_OPERATOR" or unary_op(inner) != ADDR_OF:
+                    continue
+                ref = strip(children(inner)[0])
+                if ref.kind.name == "DECL_REF_EXPR" and ref.referenced is not None:
+                    self.stored_addresses.add(decl_key(ref.referenced))
+        return decl_key(d) in self.stored_addresses
+
+    def address_cell(self, d, value) -> None:
+        """The scalar local `d` whose address a pointer holds lives in a one-element stack
+        array (a cell, as a scalar global does): its name and the pointer read and write
+        that one place."""
+        ref = self.entry_alloca((decl_key(d), "home"), element_type(d.type, d), 1, d)
+        ref.name_hint = d.spelling
+        self.cells[decl_key(d)] = Buffer(ref, d.type)
+        if isinstance(value, SSAValue):
+            self.store_cell(self.cells[decl_key(d)], value, d)
+
+    def entry_alloca(self, key, elem, size: int, c) -> SSAValue:
+        """A stack array of `size` elements allocated once in the entry block, as the
+        cells of `&x` call arguments (in a loop, the stack would grow each iteration)."""
+        if key not in self.address_cells:
+            op = memref.AllocaOp.get(elem, shape=[size])
+            op.location = self.unit._loc(c)
+            self.address_cells[key] = op
+        return self.address_cells[key].results[0]
 
     def pointer_call(self, c) -> tuple[Buffer, SSAValue | None]:
         """A call of a function of the file returning a pointer (`row(a, i, n)`): into
@@ -152,6 +222,8 @@ class Pointers(FunctionState):
         return self.index_op(arith.MuliOp, count, size, c)
 
     def one_dimensional(self, buf: Buffer, c) -> None:
+        if buf.row is not None:
+            unsupported(c, "pointer arithmetic on a row of a pointer to pointers (index it)")
         if buf.ref.type.get_num_dims() != 1:
             unsupported(c, "pointer arithmetic on a multi-dimensional array (index it)")
 
@@ -213,9 +285,28 @@ class Pointers(FunctionState):
             unsupported(e, "pointer arithmetic (index the array instead)")
         if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == ADDR_OF:
             self.address_refusal(c)
+        if c.kind.name == "STRING_LITERAL":
+            return self.string_literal(c)
+        if c.kind.name == "MEMBER_REF_EXPR" and (field := self.field_buffer(c)) is not None:
+            return field  # `free(s.p)` of a local struct's field
         if is_null_pointer(e):
             unsupported(e, "a null pointer as an array (arrays are assumed non-null)")
         unsupported(e, f"'{self.text(e)}' as an array")
+
+    def string_literal(self, c) -> Buffer:
+        """`"N"` as a `char *` (f2c's flag arguments): a stack array of its bytes and the
+        terminating zero."""
+        try:
+            text = ast.literal_eval(c.spelling).encode("ascii")
+        except (ValueError, SyntaxError, UnicodeEncodeError):
+            unsupported(c, f"the string literal {c.spelling} (only plain ASCII ones)")
+        elem = c.type.get_canonical().get_array_element_type()
+        key = (("<string>", c.extent.start.offset), "string")
+        ref = self.entry_alloca(key, element_type(elem, c), len(text) + 1, c)
+        for n, byte in enumerate([*text, 0]):
+            value = self.const(byte, ref.type.element_type, c)
+            self.emit(memref.StoreOp.get(value, ref, [self.const(n, INDEX, c)]), c)
+        return Buffer(ref, elem)
 
     def bound_pointer(self, e) -> bool:
         """`e` names a pointer bound to an array (a parameter, an allocation, a view):

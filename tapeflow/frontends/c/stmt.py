@@ -18,6 +18,7 @@ from .clang import (
     loop_hint,
     strip,
     unsupported,
+    walk,
     where,
 )
 from .enzyme import ENZYME_ENTRY, is_entry
@@ -148,6 +149,8 @@ class Statements(FunctionState):
         if d.kind.name != "VAR_DECL":
             unsupported(d, f"the declaration {d.kind.name.lower()}")
         if d.storage_class.name == "STATIC":
+            if not self.referenced(d):
+                return  # never read nor written: nothing to translate (f2c's format strings)
             unsupported(d, "static local variables")
         t = d.type
         exprs = [k for k in children(d) if k.kind.is_expression()]
@@ -177,7 +180,18 @@ class Statements(FunctionState):
         else:
             scalar_type(t, d)
             value = self.convert(self.rvalue(exprs[-1]), t, d) if exprs else Unset()
+            if self.stored_address(d):
+                self.address_cell(d, value)
+                return
             self.vals[decl_key(d)] = value
+
+    def referenced(self, d) -> bool:
+        """Whether the function's body names the local `d` (after its declaration)."""
+        return any(
+            c.kind.name == "DECL_REF_EXPR" and c.referenced is not None
+            and decl_key(c.referenced) == decl_key(d)
+            for c in walk(self.sig.cursor)
+        )
 
     def effect(self, e) -> SSAValue | None:
         """An expression evaluated for its effect (its value is returned, if any)."""
@@ -191,6 +205,8 @@ class Statements(FunctionState):
             if self.is_row(arg):
                 return None  # freed with the table
             buf = self.buffer(arg)
+            if buf.row is not None:
+                unsupported(c, "freeing a row of a pointer to pointers")
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None
         if k == "CALL_EXPR" and is_entry(c.spelling):

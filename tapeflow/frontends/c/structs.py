@@ -117,6 +117,8 @@ class Structs(FunctionState):
     def pointer_field(self, c) -> Buffer:
         """The array the pointer field `p->data` (`s->inner.data`, `ps[0].data`) points to:
         a memref argument of its own (its shadow, Enzyme's `dp->data`, follows it)."""
+        if (local := self.field_buffer(c)) is not None:
+            return local
         buf, at, _ = self.member(c)
         n = constant_int(at["p"]) if "p" in at and at["p"] is not None else None
         for v in at.values():
@@ -221,6 +223,9 @@ class Structs(FunctionState):
     def struct_local(self, d, exprs: list) -> None:
         """`struct P p;`, `= {...}`, `= q`, `= make(...)`: one scalar per field."""
         t = as_struct(d.type)
+        if not exprs and any(leaf_kind(lt) == "p" for _, lt in scalar_leaves(t)):
+            self.struct_with_pointers(d, t)
+            return
         value_types(t, d)
         key = decl_key(d)
         self.structs[key] = t
@@ -230,6 +235,27 @@ class Structs(FunctionState):
             values = [self.const(0, scalar_type(lt, d), d) for _, lt in scalar_leaves(t)]
         for (path, lt), v in zip(scalar_leaves(t), values, strict=True):
             self.vals[(key, path)] = self.convert(v, lt, d)  # type: ignore[index]
+
+    def struct_with_pointers(self, d, t) -> None:
+        """`struct P s;` with pointer fields (to floats or integers): its scalars are
+        values as any struct's, each pointer field a buffer once `s.p = malloc(...)` binds
+        it (`bufs[(key, path)]`); `&s` passes those buffers as a struct pointer's."""
+        struct_layout(t, d)  # fields of floats, integers and pointers to them
+        key = decl_key(d)
+        self.structs[key] = t
+        for path, lt in scalar_leaves(t):
+            if leaf_kind(lt) != "p":
+                self.vals[(key, path)] = self.const(0, scalar_type(lt, d), d)  # type: ignore[index]
+
+    def field_buffer(self, c) -> Buffer | None:
+        """The buffer the pointer field `s.p` of a local struct holds, else None."""
+        place = self.struct_place(c)
+        if place is None:
+            return None
+        key, path, _ = place
+        if (key, path) not in self.bufs:
+            unsupported(c, f"the pointer field '{self.text(c)}' before 's.p = malloc(...)' binds it")
+        return self.bufs[(key, path)]  # type: ignore[index]
 
     def struct_array(self, d, exprs: list) -> Buffer:
         """A local array of structs `P vs[N]` (`= {...}` too): stack memrefs in the layout
@@ -280,6 +306,8 @@ class Structs(FunctionState):
                 base, sub = children(c)
                 if is_buffer_type(strip(sub).type):
                     base, sub = sub, base
+                if type_kind(strip(base).type) == "POINTER":
+                    return None  # `s.p[i]`: in the memory the field points to
                 steps.append(sub)
                 base = strip(base)
             c = base
