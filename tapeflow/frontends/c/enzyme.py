@@ -26,6 +26,7 @@ from tapeflow.diagnostics import ToolError
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
+from .split import AUGMENT_ENTRY, REVERSE_ENTRY, is_split, split_entry
 from .types import (
     array_shape,
     as_struct,
@@ -52,7 +53,12 @@ ENZYME_DECLS = {
     "enzyme_out": "extern int enzyme_out;",
     ENZYME_ENTRY: f"extern double {ENZYME_ENTRY}(void *, ...);",
     FWD_ENTRY: f"extern double {FWD_ENTRY}(void *, ...);",
+    "enzyme_allocated": "extern int enzyme_allocated;",
+    "enzyme_tape": "extern int enzyme_tape;",
+    AUGMENT_ENTRY: f"extern void *{AUGMENT_ENTRY}(void *, ...);",
+    REVERSE_ENTRY: f"extern void {REVERSE_ENTRY}(void *, ...);",
 }
+_ENTRIES = f"{ENZYME_ENTRY}, {FWD_ENTRY}, {AUGMENT_ENTRY} and {REVERSE_ENTRY}"
 
 
 def is_entry(name: str) -> bool:
@@ -254,12 +260,14 @@ class EnzymeCalls:
     def _enzyme_calls(self, defs) -> Iterator[tuple[object, object]]:
         for fn in defs.values():
             for c in walk(fn):
-                entry = is_entry(c.spelling) or is_forward(c.spelling)
-                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not entry:
-                    unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
-                                 f"functions TapeFlow has {ENZYME_ENTRY} and {FWD_ENTRY})")
+                name = c.spelling
+                entry = is_entry(name) or is_forward(name) or is_split(name)
+                if c.kind.name == "CALL_EXPR" and name.startswith("__enzyme_") and not entry:
+                    unsupported(c, f"the Enzyme function '{name}' (of Enzyme's "
+                                 f"functions TapeFlow has {_ENTRIES})")
                 if c.kind.name == "CALL_EXPR" and entry:
-                    which = FWD_ENTRY if is_forward(c.spelling) else ENZYME_ENTRY
+                    which = (FWD_ENTRY if is_forward(name) else split_entry(name)
+                             if is_split(name) else ENZYME_ENTRY)
                     args = [a for a in c.get_arguments()]
                     if not args:
                         error(c, f"{which} needs the function to differentiate")
@@ -273,11 +281,11 @@ class EnzymeCalls:
                         error(args[0], f"{which}: function '{ref.spelling}' has no definition in this file")
                     yield c, defs[ref.spelling]
 
-    def _activity(self, call, fn) -> tuple[str, ...]:
-        """The activity of each parameter of `fn` in an Enzyme call, by Enzyme's rules: an
-        annotation applies to the next argument; unannotated, a pointer is enzyme_dup (its
-        shadow follows it), a float scalar active, an integer constant."""
-        args = list(call.get_arguments())[1:]
+    def _activity(self, call, fn, args=None) -> tuple[str, ...]:
+        """The activity of each parameter of `fn` in an Enzyme call (or of its `args`), by
+        Enzyme's rules: an annotation applies to the next argument; unannotated, a pointer
+        is enzyme_dup (its shadow follows it), a float scalar active, an integer constant."""
+        args = list(call.get_arguments() if args is None else args)[1:]
         params = list(fn.get_arguments())
         out: list[str] = []
         i = 0

@@ -57,6 +57,7 @@ from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
 from .libc import ALLOCATORS
+from .split import SPLIT_ATTR, SplitCalls, check_allocated_tapes, is_split
 from .trees import stored_buffers
 from .types import (
     INDEX,
@@ -78,7 +79,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls):
+class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -116,12 +117,17 @@ class CFrontend(EnzymeCalls, ForwardCalls):
             targets[name] = [default_activity(defs[name])]
         calls: dict[tuple[str, tuple[str, ...]], object] = {}
         forward: dict[str, dict[tuple[str, ...], object]] = {}  # __enzyme_fwddiff's
+        split: dict[tuple[str, tuple[str, ...]], list] = {}  # split mode's: (call, size)s
         for call, fn in self._enzyme_calls(defs):
             if is_forward(call.spelling):
                 activity = self._forward_activity(call, fn)
                 forward.setdefault(fn.spelling, {}).setdefault(activity, call)
                 continue
-            activity = self._activity(call, fn)
+            args, size = self._split_arguments(call, fn) if is_split(call.spelling) else (
+                None, None)
+            activity = self._activity(call, fn, args)
+            if args is not None:
+                split.setdefault((fn.spelling, activity), []).append((call, size))
             sigs = targets.setdefault(fn.spelling, [])
             if activity not in sigs:
                 sigs.append(activity)
@@ -133,12 +139,14 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         self.signatures = {n: self._signature(defs[n]) for n in order}
         self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
         self.pending: list[tuple[str, tuple[int, ...], str]] = []
+        self.allocated: list[tuple[object, int, str]] = []  # enzyme_allocated sizes
         for n in order:
             fn = FunctionBuilder(self, self.signatures[n]).build()
             module.body.block.add_op(fn)
             for activity in targets.get(n, []):
                 if activity == default_activity(defs[n]):
                     fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+                    self._mark_split(fn, split.get((n, activity), []))
                     continue
                 name = f"{n}_{''.join(LETTER[a] for a in activity)}"
                 if name in defs:
@@ -148,6 +156,7 @@ class CFrontend(EnzymeCalls, ForwardCalls):
                         "activity is already a function of the file"
                     )
                 spec = self._specialization(name, fn, activity, calls[(n, activity)])
+                self._mark_split(spec, split.get((n, activity), []))
                 module.body.block.add_op(spec)
             if n in forward:
                 self._mark_forward(module, fn, forward[n])
@@ -158,6 +167,12 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         for g in reversed(list(getattr(self, "global_ops", {}).values())):
             module.body.block.insert_op_before(g, module.body.block.first_op)
         return module
+
+    def _mark_split(self, fn, calls: list) -> None:
+        """`fn` is split-mode's target too: `tapeflow.split`, and its calls' tape sizes."""
+        if calls:
+            fn.attributes[SPLIT_ATTR] = UnitAttr()
+        self.allocated += [(c, size, fn.sym_name.data) for c, size in calls if size is not None]
 
     def global_buffer(self, c, d) -> SSAValue:
         """A fresh `memref.get_global` of `d` (not inserted), creating the module's
@@ -435,5 +450,6 @@ def compile_c(
 
         clean_up(module)
         module.verify()
+    check_allocated_tapes(module, unit.allocated)
     sys.stderr.write("".join(unit.remarks))
     return module
