@@ -19,7 +19,8 @@ with its constant float arguments marked `tapeflow.const` (README "C kernels"). 
 those functions and the functions they call are translated, so the driver around the
 Enzyme call (`main`, `printf`, ...) may use anything. With no target, every function
 defined in the file is translated. Enzyme's attributes `enzyme_inactive` (and
-`_noblock`), `enzyme_function_like`, `enzyme_nofree` and `enzyme_no_escaping_allocation`
+`_noblock`), `enzyme_function_like`, `enzyme_nofree`, `enzyme_no_escaping_allocation`
+and `enzyme_notypeanalysis`
 are honoured, any other is an error.
 
 Types (the rules, documented in the README section "C kernels"):

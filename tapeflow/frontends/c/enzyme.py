@@ -70,9 +70,12 @@ def is_entry(name: str) -> bool:
 ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
 # Enzyme's function attributes that are honoured: `_noblock` is `enzyme_inactive` here (it
 # only tells Enzyme's activity analysis not to stop at the call); `enzyme_nofree` and
-# `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway.
+# `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway;
+# `enzyme_notypeanalysis` (on a function or a global) skips Enzyme's type analysis, which
+# TapeFlow has not: its types are the C declarations'.
 _ENZYME_ATTRIBUTES = ("enzyme_inactive", "enzyme_inactive_noblock", "enzyme_nofree",
-                      "enzyme_no_escaping_allocation", "enzyme_function_like")
+                      "enzyme_no_escaping_allocation", "enzyme_function_like",
+                      "enzyme_notypeanalysis")
 
 
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
@@ -206,6 +209,10 @@ class EnzymeCalls:
                 gap = texts[file][before.extent.end.offset : loc.offset]
                 if ";" not in gap and "}" not in gap:
                     owner = before
+            if attr == "enzyme_notypeanalysis" and owner is not None and (
+                owner.kind.name == "VAR_DECL"
+            ):
+                continue
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
