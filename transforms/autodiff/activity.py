@@ -72,6 +72,8 @@ class Activity:
         # is active (it gets a shadow) only when written from varied data, since it is
         # not an input (`mutable_globals`).
         useful_seeds += mutable_globals(fn)
+        if CONTEXT_ATTR in fn.attributes:  # Enzyme's enzyme_context: every global an input
+            varied_seeds += mutable_globals(fn)
         for op in fn.walk():
             self._add_op(op)
             if isinstance(op, func.ReturnOp) and op.parent_op() is fn:
@@ -174,6 +176,9 @@ class Activity:
             and any(self.is_active(v) for v in op.operands if isinstance(v.type, MemRefType))
             and not isinstance(op, memref.DeallocOp)
         )
+
+
+CONTEXT_ATTR = "tapeflow.context"
 
 
 def mutable_globals(fn: func.FuncOp) -> list[SSAValue]:

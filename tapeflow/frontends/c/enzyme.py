@@ -25,6 +25,7 @@ from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
+from .context import CONTEXT_CALLS
 from .libc import ARITY, MATH
 from .split import AUGMENT_ENTRY, REVERSE_ENTRY, is_split, split_entry
 from .types import (
@@ -55,6 +56,7 @@ ENZYME_DECLS = {
     FWD_ENTRY: f"extern double {FWD_ENTRY}(void *, ...);",
     "enzyme_allocated": "extern int enzyme_allocated;",
     "enzyme_tape": "extern int enzyme_tape;",
+    "enzyme_context": "extern int enzyme_context;",
     AUGMENT_ENTRY: f"extern void *{AUGMENT_ENTRY}(void *, ...);",
     REVERSE_ENTRY: f"extern void {REVERSE_ENTRY}(void *, ...);",
 }
@@ -269,6 +271,9 @@ class EnzymeCalls:
             for c in walk(fn):
                 name = c.spelling
                 entry = is_entry(name) or is_forward(name) or is_split(name)
+                if c.kind.name == "CALL_EXPR" and name in CONTEXT_CALLS:
+                    self._context_call(c)
+                    continue
                 if c.kind.name == "CALL_EXPR" and name.startswith("__enzyme_") and not entry:
                     unsupported(c, f"the Enzyme function '{name}' (of Enzyme's "
                                  f"functions TapeFlow has {_ENTRIES})")

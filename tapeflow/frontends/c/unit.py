@@ -42,6 +42,7 @@ from .clang import (
     unsupported,
     walk,
 )
+from .context import CONTEXT_ATTR, ContextCalls, context_arguments
 from .enzyme import (
     AUTODIFF_ATTR,
     ENZYME_DECLS,
@@ -79,7 +80,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
+class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -118,16 +119,21 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
         calls: dict[tuple[str, tuple[str, ...]], object] = {}
         forward: dict[str, dict[tuple[str, ...], object]] = {}  # __enzyme_fwddiff's
         split: dict[tuple[str, tuple[str, ...]], list] = {}  # split mode's: (call, size)s
+        contexts: dict[tuple[str, tuple[str, ...]], bool] = {}  # with enzyme_context
         for call, fn in self._enzyme_calls(defs):
             if is_forward(call.spelling):
                 activity = self._forward_activity(call, fn)
                 forward.setdefault(fn.spelling, {}).setdefault(activity, call)
                 continue
             args, size = self._split_arguments(call, fn) if is_split(call.spelling) else (
-                None, None)
+                list(call.get_arguments()), None)
+            args, context = context_arguments(call, args, ENZYME_ENTRY)
             activity = self._activity(call, fn, args)
-            if args is not None:
+            if is_split(call.spelling):
                 split.setdefault((fn.spelling, activity), []).append((call, size))
+            if contexts.setdefault((fn.spelling, activity), context) != context:
+                unsupported(call, f"calls of '{fn.spelling}' with and without enzyme_context "
+                            "(one activity, one gradient)")
             sigs = targets.setdefault(fn.spelling, [])
             if activity not in sigs:
                 sigs.append(activity)
@@ -147,6 +153,7 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
                 if activity == default_activity(defs[n]):
                     fn.attributes[AUTODIFF_ATTR] = UnitAttr()
                     self._mark_split(fn, split.get((n, activity), []))
+                    self._mark_context(fn, contexts.get((n, activity)))
                     continue
                 name = f"{n}_{''.join(LETTER[a] for a in activity)}"
                 if name in defs:
@@ -157,6 +164,7 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
                     )
                 spec = self._specialization(name, fn, activity, calls[(n, activity)])
                 self._mark_split(spec, split.get((n, activity), []))
+                self._mark_context(spec, contexts.get((n, activity)))
                 module.body.block.add_op(spec)
             if n in forward:
                 self._mark_forward(module, fn, forward[n])
@@ -173,6 +181,10 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls):
         if calls:
             fn.attributes[SPLIT_ATTR] = UnitAttr()
         self.allocated += [(c, size, fn.sym_name.data) for c, size in calls if size is not None]
+
+    def _mark_context(self, fn, context: bool | None) -> None:
+        if context:
+            fn.attributes[CONTEXT_ATTR] = UnitAttr()
 
     def global_buffer(self, c, d) -> SSAValue:
         """A fresh `memref.get_global` of `d` (not inserted), creating the module's
