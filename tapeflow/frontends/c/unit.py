@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, SSAValue
 from tapeflow.diagnostics import ToolError
 
 from .arguments import TOOL_CLANG_ARGS
+from .backjumps import rewrite_backward_gotos
 from .builder import FunctionBuilder
 from .clang import (
     ADDR_OF,
@@ -266,6 +267,10 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
             break
         self._parsed_with = (args, unsaved[1:])
         errors = [d for d in tu.diagnostics if d.severity >= 3]
+        if not errors and (rewritten := rewrite_backward_gotos(tu, self.text, self.name)):
+            self.text, notes = rewritten
+            self.remarks += notes
+            return self._parse()  # the rewrite has no backward goto left
         if not errors:
             self._enzyme_attributes(tu)
             self._enzyme_registrations(tu)
