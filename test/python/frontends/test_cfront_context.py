@@ -49,43 +49,32 @@ int main() {
 }
 """
 
-# @step(x, out): __enzyme_zero_shadows, dx = f_grad(x, 1), then out = dx and the shadows
-STEP = """
-func.func @step(%x: f64, %out: memref<5xf64>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  %c4 = arith.constant 4 : index
-  %zero = arith.constant 0.0 : f64
-  %one = arith.constant 1.0 : f64
-  %s = memref.get_global @scale_shadow : memref<1xf64>
-  %w = memref.get_global @weights_shadow : memref<2xf64>
-  %h = memref.get_global @hidden_shadow : memref<1xf64>
-  memref.store %zero, %s[%c0] : memref<1xf64>
-  memref.store %zero, %w[%c0] : memref<2xf64>
-  memref.store %zero, %w[%c1] : memref<2xf64>
-  memref.store %zero, %h[%c0] : memref<1xf64>
-  %dx = func.call @f_grad(%x, %one) : (f64, f64) -> f64
-  memref.store %dx, %out[%c0] : memref<5xf64>
-  %ds = memref.load %s[%c0] : memref<1xf64>
-  memref.store %ds, %out[%c1] : memref<5xf64>
-  %dw0 = memref.load %w[%c0] : memref<2xf64>
-  memref.store %dw0, %out[%c2] : memref<5xf64>
-  %dw1 = memref.load %w[%c1] : memref<2xf64>
-  memref.store %dw1, %out[%c3] : memref<5xf64>
-  %dh = memref.load %h[%c0] : memref<1xf64>
-  memref.store %dh, %out[%c4] : memref<5xf64>
-  func.return
-}
-"""
+# the shadows `@step` zeroes and reads back, in `out` after the gradient
+SHADOWS = [("scale", 0), ("weights", 0), ("weights", 1), ("hidden", 0)]
+
+
+def _step() -> str:
+    """`@step(x, out)`: __enzyme_zero_shadows, dx = f_grad(x, 1), then out = [dx, the
+    shadows of SHADOWS]."""
+    sizes = {"scale": 1, "weights": 2, "hidden": 1}
+    body = [f"%c{k} = arith.constant {k} : index" for k in range(len(SHADOWS) + 1)]
+    body += ["%zero = arith.constant 0.0 : f64", "%one = arith.constant 1.0 : f64"]
+    body += [f"%{g} = memref.get_global @{g}_shadow : memref<{n}xf64>" for g, n in sizes.items()]
+    body += [f"memref.store %zero, %{g}[%c{k}] : memref<{sizes[g]}xf64>" for g, k in SHADOWS]
+    body += ["%dx = func.call @f_grad(%x, %one) : (f64, f64) -> f64",
+             "memref.store %dx, %out[%c0] : memref<5xf64>"]
+    for n, (g, k) in enumerate(SHADOWS, 1):
+        body += [f"%d{n} = memref.load %{g}[%c{k}] : memref<{sizes[g]}xf64>",
+                 f"memref.store %d{n}, %out[%c{n}] : memref<5xf64>"]
+    lines = "\n".join(f"  {b}" for b in [*body, "func.return"])
+    return f"func.func @step(%x: f64, %out: memref<5xf64>) {{\n{lines}\n}}\n"
 
 
 def test_global_shadow_zero_expected_values():
     module = compile_and_differentiate(ZERO)
     text = str(module)
     cut = text.rindex("}")
-    module = parse_module(make_context(), text[:cut] + STEP + text[cut:], "<test>")
+    module = parse_module(make_context(), text[:cut] + _step() + text[cut:], "<test>")
     interpreter = make_interpreter(module)
     for i in (1, 2, 3):  # one interpreter: the shadows live on, zeroed by @step
         out = np.zeros(5)
