@@ -51,6 +51,11 @@ class AutodiffPass(ModulePass):
       active: its shadow is the global `@g_shadow` (zeros, added to the module; Enzyme's
       shadow global), used as a memref argument's shadow is (the adjoint of `@g`'s final
       contents on entry, of its initial contents on exit), never reset by `@f_grad`.
+      With `tapeflow.context` on `@f` (Enzyme's `enzyme_context`), every float global
+      `@f` uses is active, even one only read (its gradient accumulates in `@g_shadow`);
+    - with `tapeflow.split` on `@f` (Enzyme's split mode), `@f_augment` and `@f_reverse`
+      are added too, cut from `@f_grad` (`split.py`): `@f_augment(args and shadows) ->
+      tape`, `@f_reverse(args and shadows, seeds, tape) -> gradients`.
 
     ```
     func.func @f(%x: memref<4xf64>, %n: index, %s: f64) -> f64 attributes {tapeflow.autodiff}

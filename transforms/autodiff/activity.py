@@ -34,6 +34,8 @@ FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 # Argument attribute: a float argument that is constant (Enzyme's `enzyme_const`): no
 # shadow, no gradient, and it varies nothing.
 CONST_ARG_ATTR = "tapeflow.const"
+# Function attribute (Enzyme's `enzyme_context`): every float global it uses is active.
+CONTEXT_ATTR = "tapeflow.context"
 
 
 def const_args(fn: func.FuncOp) -> set[int]:
@@ -178,12 +180,10 @@ class Activity:
         )
 
 
-CONTEXT_ATTR = "tapeflow.context"
-
-
 def mutable_globals(fn: func.FuncOp) -> list[SSAValue]:
     """The float buffers of `fn`'s body-level `memref.get_global`s (a `constant` one is
-    never written, so never varied, so never active)."""
+    never written, so never varied, so never active, unless `fn` has `tapeflow.context`:
+    Enzyme's shadow context, where every global is an input)."""
     return [
         op.memref
         for op in fn.body.block.ops

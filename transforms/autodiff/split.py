@@ -35,13 +35,13 @@ def split_names(grad_name: str) -> tuple[str, str]:
 
 def tape_bytes(values: list[SSAValue]) -> int:
     """The size of a C struct of `values` (see the module docstring)."""
-    size = 0
+    offset = align = 0
     for v in values:
-        t = v.type
-        width = getattr(t, "bitwidth", None)
+        width = getattr(v.type, "bitwidth", None)
         n = 8 if width is None else max(1, (width + 7) // 8)  # index is 64 bits, pointers 8
-        size = (size + n - 1) // n * n + n
-    return (size + 7) // 8 * 8 if size else 0
+        offset = -(-offset // n) * n + n
+        align = max(align, n)
+    return -(-offset // align) * align if values else 0
 
 
 def _recomputable(op: Operation, seen: dict[Operation, bool]) -> bool:

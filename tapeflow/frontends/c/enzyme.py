@@ -24,8 +24,8 @@ from xdsl.ir import Attribute, Block, Region
 from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
-from .forward import FWD_ENTRY, is_forward, read_marker
 from .context import CONTEXT_CALLS
+from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
 from .split import AUGMENT_ENTRY, REVERSE_ENTRY, is_split, split_entry
 from .types import (
