@@ -66,3 +66,14 @@ again:
 """
     with pytest.raises(ToolError, match=r"^test.c:6:18: unsupported C: a backward goto"):
         compile_c(src, "test.c", functions=["f"])
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "regions", "tapeflow"])
+def test_backward_gotos_bits_across_variants(variant):
+    from helpers.cfront import gradient_bits
+
+    call = [np.array([0.3, 0.2, 0.4]), np.zeros(3), 3, 1.0]
+    want = gradient_bits(JUMPS, "jumps", call, "enzyme")
+    assert gradient_bits(JUMPS, "jumps", call, variant) == want
+    module = compile_and_differentiate(JUMPS, functions=["jumps"])
+    assert enzyme_gradient(module, "jumps", [call[0], 3])[0][0].tobytes() == want
