@@ -35,6 +35,8 @@ def lower_split_tapes(module: ModuleOp, roles: tuple[str | None, str | None], as
     for aug, rev in _pairs(module):
         ret = aug.body.block.last_op
         assert isinstance(ret, func.ReturnOp)
+        if not any(isinstance(v.type, tape.CacheType) for v in ret.arguments):
+            continue  # nothing on the tape to lower (or lowered already)
         block = rev.body.block
         first = len(block.args) - len(ret.arguments)  # where the tape starts
         results: list[SSAValue] = []
