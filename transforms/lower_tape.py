@@ -90,6 +90,7 @@ from tapeflow.dialects import tape
 from tapeflow.transforms.analysis.constants import fold_int, trip_count
 from tapeflow.transforms.builder import At, alloc_growable, pop_index, push_growable
 from tapeflow.transforms.index_utils import loop_id
+from tapeflow.transforms.lower_split_tape import lower_split_tapes
 
 DEFAULT_GROWABLE_CAPACITY = 16
 """Initial capacity of a growable cache whose `tape.init` has no `capacity` hint."""
@@ -645,6 +646,7 @@ def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
                ideal_tape: bool = False) -> None:
     """Lowers every `tape` op of `module` to the Enzyme layout (module docstring)."""
     role = IDEAL_TAPE_ATTR if ideal_tape else None
+    lower_split_tapes(module, (TAPE_ATTR, TAPE_META_ATTR), assert_pops, role)
     inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
     for init in inits:
         users = [use.operation for use in init.cache.uses]

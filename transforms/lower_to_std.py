@@ -141,7 +141,9 @@ def _lower_tape_free(op: Operation, cache: _LoweredCache) -> None:
 def lower_tape(module: ModuleOp) -> None:
     """Lowers every `tape.*` op of `module` (see the module docstring)."""
     from tapeflow.dialects import tape
+    from tapeflow.transforms.lower_split_tape import lower_split_tapes
 
+    lower_split_tapes(module, (None, None), True, None)
     inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
     for init in inits:
         users = [use.operation for use in init.cache.uses]

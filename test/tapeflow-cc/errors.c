@@ -16,7 +16,7 @@
 // RUN: not tapeflow-opt %S/Inputs/goto.c --tapeflow 2>&1 | filecheck %s --check-prefix=GOTO
 // RUN: not tapeflow-run %S/Inputs/union.c --entry f --args 1.0 2>&1 | filecheck %s --check-prefix=UNION
 
-// GOTO:      error: {{.*}}goto.c:3:40: unsupported C: a backward goto (a loop made of jumps; write a loop)
+// GOTO:      error: {{.*}}goto.c:3:70: unsupported C: a backward goto (a loop made of jumps; write a loop)
 // GOTO-NOT:  Traceback
 // UNION:     error: {{.*}}union.c:2:30: unsupported C: union 'union U' (its fields share memory; use a struct)
 // FNPTR:     error: {{.*}}fnptr.c:1:51: unsupported C: a call through a pointer of type 'double (double)': no function of the file of that type has its address taken

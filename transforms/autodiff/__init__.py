@@ -18,6 +18,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from tapeflow.diagnostics import op_error
+from tapeflow.transforms.autodiff.activity import is_float
+from tapeflow.transforms.autodiff.split import SPLIT_ATTR, split, split_names
 from tapeflow.transforms.index_utils import check_steps
 from tapeflow.transforms.options import DEFAULT_POLICY
 
@@ -49,6 +51,11 @@ class AutodiffPass(ModulePass):
       active: its shadow is the global `@g_shadow` (zeros, added to the module; Enzyme's
       shadow global), used as a memref argument's shadow is (the adjoint of `@g`'s final
       contents on entry, of its initial contents on exit), never reset by `@f_grad`.
+      With `tapeflow.context` on `@f` (Enzyme's `enzyme_context`), every float global
+      `@f` uses is active, even one only read (its gradient accumulates in `@g_shadow`);
+    - with `tapeflow.split` on `@f` (Enzyme's split mode), `@f_augment` and `@f_reverse`
+      are added too, cut from `@f_grad` (`split.py`): `@f_augment(args and shadows) ->
+      tape`, `@f_reverse(args and shadows, seeds, tape) -> gradients`.
 
     ```
     func.func @f(%x: memref<4xf64>, %n: index, %s: f64) -> f64 attributes {tapeflow.autodiff}
@@ -145,8 +152,17 @@ class AutodiffPass(ModulePass):
                 raise PassFailedException(
                     op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
                 )
+            split_pair = SPLIT_ATTR in primal.attributes
+            for name in split_names(grad_name) if split_pair else ():
+                if name in funcs:
+                    raise PassFailedException(
+                        op_error(primal, f"cannot create @{name}: the symbol already exists")
+                    )
             try:
-                fn, shadows = self._differentiate(primal, grad_name, op, rules)
+                fn, shadows, forward_end = self._differentiate(primal, grad_name, op, rules)
+                if split_pair:  # Enzyme's split mode
+                    seeds = sum(1 for t in primal.function_type.outputs if is_float(t))
+                    built += [(primal, f) for f in reversed(split(fn, forward_end, seeds))]
             except DiagnosticException:
                 raise
             except Exception as e:  # a bug here must still be a diagnostic, not a traceback
@@ -180,6 +196,7 @@ class AutodiffPass(ModulePass):
         fn.sym_name = builtin.StringAttr(grad_name)
         fn.attributes.pop(AUTODIFF_ATTR, None)
         fn.attributes.pop("tapeflow.fwddiff", None)  # a mark for forward mode (fwdad.py)
+        fn.attributes.pop(SPLIT_ATTR, None)
         fn.res_attrs = None
         fn.sym_visibility = None
         inline_calls(fn, module)
@@ -193,7 +210,7 @@ class AutodiffPass(ModulePass):
             gradient = Gradient(fn, rules, self.policy, counted)
             gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
-        return fn, gradient.global_shadows
+        return fn, gradient.global_shadows, gradient.forward_end
 
 
 def _shadow_global_ops(

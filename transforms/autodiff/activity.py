@@ -34,6 +34,8 @@ FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 # Argument attribute: a float argument that is constant (Enzyme's `enzyme_const`): no
 # shadow, no gradient, and it varies nothing.
 CONST_ARG_ATTR = "tapeflow.const"
+# Function attribute (Enzyme's `enzyme_context`): every float global it uses is active.
+CONTEXT_ATTR = "tapeflow.context"
 
 
 def const_args(fn: func.FuncOp) -> set[int]:
@@ -72,6 +74,8 @@ class Activity:
         # is active (it gets a shadow) only when written from varied data, since it is
         # not an input (`mutable_globals`).
         useful_seeds += mutable_globals(fn)
+        if CONTEXT_ATTR in fn.attributes:  # Enzyme's enzyme_context: every global an input
+            varied_seeds += mutable_globals(fn)
         for op in fn.walk():
             self._add_op(op)
             if isinstance(op, func.ReturnOp) and op.parent_op() is fn:
@@ -178,7 +182,8 @@ class Activity:
 
 def mutable_globals(fn: func.FuncOp) -> list[SSAValue]:
     """The float buffers of `fn`'s body-level `memref.get_global`s (a `constant` one is
-    never written, so never varied, so never active)."""
+    never written, so never varied, so never active, unless `fn` has `tapeflow.context`:
+    Enzyme's shadow context, where every global is an input)."""
     return [
         op.memref
         for op in fn.body.block.ops

@@ -549,6 +549,11 @@ class Gradient:
         grads = [self.adjoint_or_zero(a) for a in active_scalars]
         self._finish_contexts()
         Rewriter.erase_op(self.init_anchor)
+        reverse_constants = {v.owner for v in self._constants.values()}
+        self.forward_end = self._const_anchor.prev_op
+        """The forward sweep's last op (None: it is empty), for the split (`split.py`)."""
+        while self.forward_end in reverse_constants:
+            self.forward_end = self.forward_end.prev_op
         Rewriter.erase_op(self._const_anchor)
 
         for op in [*deallocs, *shadow_deallocs]:

@@ -10,7 +10,8 @@ promotion) and the unrolling its loop pragmas ask for (`optimize`; `optimize=Fal
 What to translate. Functions to differentiate are named by Enzyme's entry point,
 `__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` (or any function
 whose name contains `__enzyme_autodiff`, as for Enzyme) anywhere in the file, or by
-`functions=`; a call of another `__enzyme_*` function is an error. Each call's activities follow Enzyme's rules (unannotated: a
+`functions=`, or by split mode's `__enzyme_augmentfwd`/`__enzyme_reverse` (`split`); a
+call of another `__enzyme_*` function is an error. Each call's activities follow Enzyme's rules (unannotated: a
 pointer is dup, a float scalar active, an integer constant); the signature that is
 TapeFlow's calling convention (README "The AD calling convention") gives `f` the unit
 attribute `tapeflow.autodiff`, any other a specialization `f_<letters>` calling `f`
@@ -18,7 +19,8 @@ with its constant float arguments marked `tapeflow.const` (README "C kernels"). 
 those functions and the functions they call are translated, so the driver around the
 Enzyme call (`main`, `printf`, ...) may use anything. With no target, every function
 defined in the file is translated. Enzyme's attributes `enzyme_inactive` (and
-`_noblock`), `enzyme_function_like`, `enzyme_nofree` and `enzyme_no_escaping_allocation`
+`_noblock`), `enzyme_function_like`, `enzyme_nofree`, `enzyme_no_escaping_allocation`
+and `enzyme_notypeanalysis`
 are honoured, any other is an error.
 
 Types (the rules, documented in the README section "C kernels"):

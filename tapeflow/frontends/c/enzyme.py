@@ -24,8 +24,10 @@ from xdsl.ir import Attribute, Block, Region
 from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
+from .context import CONTEXT_CALLS
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
+from .split import AUGMENT_ENTRY, REVERSE_ENTRY, is_split, split_entry
 from .types import (
     array_shape,
     as_struct,
@@ -52,7 +54,13 @@ ENZYME_DECLS = {
     "enzyme_out": "extern int enzyme_out;",
     ENZYME_ENTRY: f"extern double {ENZYME_ENTRY}(void *, ...);",
     FWD_ENTRY: f"extern double {FWD_ENTRY}(void *, ...);",
+    "enzyme_allocated": "extern int enzyme_allocated;",
+    "enzyme_tape": "extern int enzyme_tape;",
+    "enzyme_context": "extern int enzyme_context;",
+    AUGMENT_ENTRY: f"extern void *{AUGMENT_ENTRY}(void *, ...);",
+    REVERSE_ENTRY: f"extern void {REVERSE_ENTRY}(void *, ...);",
 }
+_ENTRIES = f"{ENZYME_ENTRY}, {FWD_ENTRY}, {AUGMENT_ENTRY} and {REVERSE_ENTRY}"
 
 
 def is_entry(name: str) -> bool:
@@ -64,9 +72,12 @@ def is_entry(name: str) -> bool:
 ANNOTATIONS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
 # Enzyme's function attributes that are honoured: `_noblock` is `enzyme_inactive` here (it
 # only tells Enzyme's activity analysis not to stop at the call); `enzyme_nofree` and
-# `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway.
+# `enzyme_no_escaping_allocation` promise what TapeFlow's AD assumes anyway;
+# `enzyme_notypeanalysis` (on a function or a global) skips Enzyme's type analysis, which
+# TapeFlow has not: its types are the C declarations'.
 _ENZYME_ATTRIBUTES = ("enzyme_inactive", "enzyme_inactive_noblock", "enzyme_nofree",
-                      "enzyme_no_escaping_allocation", "enzyme_function_like")
+                      "enzyme_no_escaping_allocation", "enzyme_function_like",
+                      "enzyme_notypeanalysis")
 
 
 # `<enzyme/enzyme.h>`, shipped with the package (package data) and on the include path
@@ -200,6 +211,10 @@ class EnzymeCalls:
                 gap = texts[file][before.extent.end.offset : loc.offset]
                 if ";" not in gap and "}" not in gap:
                     owner = before
+            if attr == "enzyme_notypeanalysis" and owner is not None and (
+                owner.kind.name == "VAR_DECL"
+            ):
+                continue
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
@@ -254,12 +269,17 @@ class EnzymeCalls:
     def _enzyme_calls(self, defs) -> Iterator[tuple[object, object]]:
         for fn in defs.values():
             for c in walk(fn):
-                entry = is_entry(c.spelling) or is_forward(c.spelling)
-                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not entry:
-                    unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
-                                 f"functions TapeFlow has {ENZYME_ENTRY} and {FWD_ENTRY})")
+                name = c.spelling
+                entry = is_entry(name) or is_forward(name) or is_split(name)
+                if c.kind.name == "CALL_EXPR" and name in CONTEXT_CALLS:
+                    self._context_call(c)
+                    continue
+                if c.kind.name == "CALL_EXPR" and name.startswith("__enzyme_") and not entry:
+                    unsupported(c, f"the Enzyme function '{name}' (of Enzyme's "
+                                 f"functions TapeFlow has {_ENTRIES})")
                 if c.kind.name == "CALL_EXPR" and entry:
-                    which = FWD_ENTRY if is_forward(c.spelling) else ENZYME_ENTRY
+                    which = (FWD_ENTRY if is_forward(name) else split_entry(name)
+                             if is_split(name) else ENZYME_ENTRY)
                     args = [a for a in c.get_arguments()]
                     if not args:
                         error(c, f"{which} needs the function to differentiate")
@@ -273,11 +293,11 @@ class EnzymeCalls:
                         error(args[0], f"{which}: function '{ref.spelling}' has no definition in this file")
                     yield c, defs[ref.spelling]
 
-    def _activity(self, call, fn) -> tuple[str, ...]:
-        """The activity of each parameter of `fn` in an Enzyme call, by Enzyme's rules: an
-        annotation applies to the next argument; unannotated, a pointer is enzyme_dup (its
-        shadow follows it), a float scalar active, an integer constant."""
-        args = list(call.get_arguments())[1:]
+    def _activity(self, call, fn, args=None) -> tuple[str, ...]:
+        """The activity of each parameter of `fn` in an Enzyme call (or of its `args`), by
+        Enzyme's rules: an annotation applies to the next argument; unannotated, a pointer
+        is enzyme_dup (its shadow follows it), a float scalar active, an integer constant."""
+        args = list(call.get_arguments() if args is None else args)[1:]
         params = list(fn.get_arguments())
         out: list[str] = []
         i = 0

@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, SSAValue
 from tapeflow.diagnostics import ToolError
 
 from .arguments import TOOL_CLANG_ARGS
+from .backjumps import rewrite_backward_gotos
 from .builder import FunctionBuilder
 from .clang import (
     ADDR_OF,
@@ -42,6 +43,7 @@ from .clang import (
     unsupported,
     walk,
 )
+from .context import CONTEXT_ATTR, ContextCalls, context_arguments
 from .enzyme import (
     AUTODIFF_ATTR,
     ENZYME_DECLS,
@@ -57,6 +59,7 @@ from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
 from .libc import ALLOCATORS
+from .split import SPLIT_ATTR, SplitCalls, check_allocated_tapes, is_split
 from .trees import stored_buffers
 from .types import (
     INDEX,
@@ -78,7 +81,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls):
+class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -116,12 +119,22 @@ class CFrontend(EnzymeCalls, ForwardCalls):
             targets[name] = [default_activity(defs[name])]
         calls: dict[tuple[str, tuple[str, ...]], object] = {}
         forward: dict[str, dict[tuple[str, ...], object]] = {}  # __enzyme_fwddiff's
+        split: dict[tuple[str, tuple[str, ...]], list] = {}  # split mode's: (call, size)s
+        contexts: dict[tuple[str, tuple[str, ...]], bool] = {}  # with enzyme_context
         for call, fn in self._enzyme_calls(defs):
             if is_forward(call.spelling):
                 activity = self._forward_activity(call, fn)
                 forward.setdefault(fn.spelling, {}).setdefault(activity, call)
                 continue
-            activity = self._activity(call, fn)
+            args, size = self._split_arguments(call, fn) if is_split(call.spelling) else (
+                list(call.get_arguments()), None)
+            args, context = context_arguments(call, args, ENZYME_ENTRY)
+            activity = self._activity(call, fn, args)
+            if is_split(call.spelling):
+                split.setdefault((fn.spelling, activity), []).append((call, size))
+            if contexts.setdefault((fn.spelling, activity), context) != context:
+                unsupported(call, f"calls of '{fn.spelling}' with and without enzyme_context "
+                            "(one activity, one gradient)")
             sigs = targets.setdefault(fn.spelling, [])
             if activity not in sigs:
                 sigs.append(activity)
@@ -133,12 +146,15 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         self.signatures = {n: self._signature(defs[n]) for n in order}
         self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
         self.pending: list[tuple[str, tuple[int, ...], str]] = []
+        self.allocated: list[tuple[object, int, str]] = []  # enzyme_allocated sizes
         for n in order:
             fn = FunctionBuilder(self, self.signatures[n]).build()
             module.body.block.add_op(fn)
             for activity in targets.get(n, []):
                 if activity == default_activity(defs[n]):
                     fn.attributes[AUTODIFF_ATTR] = UnitAttr()
+                    self._mark_split(fn, split.get((n, activity), []))
+                    self._mark_context(fn, contexts.get((n, activity)))
                     continue
                 name = f"{n}_{''.join(LETTER[a] for a in activity)}"
                 if name in defs:
@@ -148,6 +164,8 @@ class CFrontend(EnzymeCalls, ForwardCalls):
                         "activity is already a function of the file"
                     )
                 spec = self._specialization(name, fn, activity, calls[(n, activity)])
+                self._mark_split(spec, split.get((n, activity), []))
+                self._mark_context(spec, contexts.get((n, activity)))
                 module.body.block.add_op(spec)
             if n in forward:
                 self._mark_forward(module, fn, forward[n])
@@ -158,6 +176,16 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         for g in reversed(list(getattr(self, "global_ops", {}).values())):
             module.body.block.insert_op_before(g, module.body.block.first_op)
         return module
+
+    def _mark_split(self, fn, calls: list) -> None:
+        """`fn` is split-mode's target too: `tapeflow.split`, and its calls' tape sizes."""
+        if calls:
+            fn.attributes[SPLIT_ATTR] = UnitAttr()
+        self.allocated += [(c, size, fn.sym_name.data) for c, size in calls if size is not None]
+
+    def _mark_context(self, fn, context: bool | None) -> None:
+        if context:
+            fn.attributes[CONTEXT_ATTR] = UnitAttr()
 
     def global_buffer(self, c, d) -> SSAValue:
         """A fresh `memref.get_global` of `d` (not inserted), creating the module's
@@ -239,6 +267,10 @@ class CFrontend(EnzymeCalls, ForwardCalls):
             break
         self._parsed_with = (args, unsaved[1:])
         errors = [d for d in tu.diagnostics if d.severity >= 3]
+        if not errors and (rewritten := rewrite_backward_gotos(tu, self.text, self.name)):
+            self.text, notes = rewritten
+            self.remarks += notes
+            return self._parse()  # the rewrite has no backward goto left
         if not errors:
             self._enzyme_attributes(tu)
             self._enzyme_registrations(tu)
@@ -435,5 +467,6 @@ def compile_c(
 
         clean_up(module)
         module.verify()
+    check_allocated_tapes(module, unit.allocated)
     sys.stderr.write("".join(unit.remarks))
     return module

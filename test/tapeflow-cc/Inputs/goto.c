@@ -1,5 +1,5 @@
 double f(double *x, int n) {
 again:
-  if (x[0] > 3.0) { x[0] = x[0] * 0.5; goto again; }
+  for (int i = 0; i < n; i++) { if (x[i] > 3.0) { x[i] = x[i] * 0.5; goto again; } }
   return x[0];
 }

@@ -16,10 +16,15 @@ extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_const;
 extern int enzyme_out;
+extern int enzyme_allocated;
+extern int enzyme_tape;
 
 /* Variadic, as Enzyme's: the return type is the gradients of the active float scalars. */
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
+/* Split mode: the augmented forward returns the tape the reverse takes. */
+void *__enzyme_augmentfwd(void *, ...);
+void __enzyme_reverse(void *, ...);
 
 #ifdef __cplusplus
 }
