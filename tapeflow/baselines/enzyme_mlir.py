@@ -178,8 +178,9 @@ class _Server:
 
     def run(self, text: str, pipeline: str) -> tuple[int, str]:
         """(0, Enzyme's output) or (3, its diagnostic); a ValueError if the server died."""
+        path = library()  # raises without the extra, even with a server still running
         with self.lock:
-            process = self._started()
+            process = self._started(path)
             data = [pipeline.encode(), text.encode()]
             assert process.stdin is not None and process.stdout is not None
             try:
@@ -197,11 +198,11 @@ class _Server:
                 last = said.splitlines()[-1] if said else "no message"
                 raise ValueError(f"Enzyme-MLIR's process ended with {ended}: {last}") from None
 
-    def _started(self) -> subprocess.Popen[bytes]:
+    def _started(self, path: Path) -> subprocess.Popen[bytes]:
         if self.process is None or self.owner != os.getpid():  # not a parent's, if forked
             self.stderr = tempfile.TemporaryFile()
             self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _SERVER, str(library())],
+                [sys.executable, "-I", "-c", _SERVER, str(path)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             )  # fmt: skip
             self.owner = os.getpid()
