@@ -69,8 +69,8 @@ cache)."""
 KNOWN_BUGS = {
     "salam/lenet": "Enzyme-MLIR 0.0.16 does not zero the shadow of a memref element "
     "overwritten by a constant (its reverse of `memref.store` of an inactive value is "
-    "missing), so dM keeps the adjoints of the conv outputs the kernel zeroes before "
-    "accumulating them (test_enzyme_mlir_bugs.py, run by upstream MLIR: df/dm = 1 where "
+    "missing), so dM keeps the adjoints of the conv and pool outputs the kernel zeroes "
+    "before accumulating into them (test_enzyme_mlir_bugs.py, run by upstream MLIR: df/dm = 1 where "
     "f is 0 everywhere)",
     "salam/alexnet": "Enzyme-MLIR 0.0.16 sizes the cache of a loop whose step does not "
     "divide its range by floor (0 to 3 step 2: 1 value for 2 iterations), and the second "
@@ -80,6 +80,7 @@ KNOWN_BUGS = {
 """Kernels whose Enzyme-MLIR gradient is wrong by a bug of Enzyme's, each reduced to a few
 ops in test/python/transforms/test_enzyme_mlir_bugs.py (which fails once it is fixed): the
 bench says why beside the kernel's disagreement or failure."""
+
 
 def available() -> bool:
     """Whether the `enzyme` extra is installed (without loading it)."""
