@@ -70,8 +70,8 @@ KNOWN_BUGS = {
     "salam/lenet": "Enzyme-MLIR 0.0.16 does not zero the shadow of a memref element "
     "overwritten by a constant (its reverse of `memref.store` of an inactive value is "
     "missing), so dM keeps the adjoints of the conv and pool outputs the kernel zeroes "
-    "before accumulating into them (test_enzyme_mlir_bugs.py, run by upstream MLIR: df/dm = 1 where "
-    "f is 0 everywhere)",
+    "before accumulating into them (test_enzyme_mlir_bugs.py, run by upstream MLIR: "
+    "df/dm = 1 where f is 0 everywhere)",
     "salam/alexnet": "Enzyme-MLIR 0.0.16 sizes the cache of a loop whose step does not "
     "divide its range by floor (0 to 3 step 2: 1 value for 2 iterations), and the second "
     "iteration stores past it (test_enzyme_mlir_bugs.py, run by upstream MLIR with its "

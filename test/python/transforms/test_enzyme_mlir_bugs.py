@@ -73,15 +73,16 @@ def enzyme_gradient_text(primal: str, n: int) -> str:
 
 
 def forward_single_caches(text: str) -> str:
-    """Each Enzyme cache pushed once and popped once, both in one block, gone: the pop's
-    uses take the pushed value (a stack of one element returns what it got)."""
+    """Each Enzyme cache gone, the pop's uses taking the pushed value: a stack that gets one
+    value returns it. Checked to be one push and one pop per cache; the reproducers' are in
+    straight-line code, the push first."""
     inits = re.findall(r'^\s*(%\w+) = "enzyme\.init"\(\)', text, re.M)
     for cache in inits:
         pushes = re.findall(rf'^\s*"enzyme\.push"\({cache}, (%\w+)\)', text, re.M)
         pops = re.findall(rf'^\s*(%\w+) = "enzyme\.pop"\({cache}\)', text, re.M)
         assert len(pushes) == len(pops) == 1, f"cache {cache} is not one push and one pop"
-        text = re.sub(rf'^.*"enzyme\.(init|push|pop)"\({cache}\b.*\n|^.*{cache} = "enzyme\.init".*\n',
-                      "", text, flags=re.M)  # fmt: skip
+        text = re.sub(rf'^\s*{cache} = "enzyme\.init".*\n', "", text, flags=re.M)
+        text = re.sub(rf'^.*"enzyme\.(push|pop)"\({cache}\b.*\n', "", text, flags=re.M)
         text = re.sub(rf"{re.escape(pops[0])}\b", pushes[0], text)
     return text
 
