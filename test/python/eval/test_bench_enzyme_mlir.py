@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tapeflow.baselines import enzyme_mlir
-from tapeflow.eval import jobs
+from tapeflow.eval import jobs, summary
 from tapeflow.eval.jobs import Job
 from tapeflow.eval.markdown import real_enzyme_markdown
 from tapeflow.eval.run import run_job
@@ -81,6 +81,21 @@ def test_a_refusal_is_listed_not_an_error():
     text = "\n".join(real_enzyme_markdown([row]))
     assert "| refused: k.mlir:4:3: Enzyme-MLIR cannot differentiate @pairwise" in text
 
+
+
+def test_a_known_bug_of_enzymes_is_named_in_its_row(monkeypatch):
+    """A kernel whose failure or disagreement a reduced test explains
+    (`enzyme_mlir.KNOWN_BUGS`) says so in its row; another kernel's row does not."""
+    monkeypatch.setitem(summary.KNOWN_BUGS, "pairwise", "Enzyme sizes a cache too small")
+    failed = {"kernel": "pairwise", "variant": "enzyme-mlir",
+              "error": "InterpretationError: k.mlir:9:3: index [1] out of bounds"}
+    row = _row("pairwise", failed)
+    assert row.baselines["enzyme-mlir"]["known_bug"] == "Enzyme sizes a cache too small"
+    text = "\n".join(real_enzyme_markdown([row]))
+    assert "| failed: k.mlir:9:3: index [1] out of bounds (Enzyme sizes a cache too small) |" \
+        in text
+    monkeypatch.delitem(summary.KNOWN_BUGS, "pairwise")
+    assert "too small" not in "\n".join(real_enzyme_markdown([_row("pairwise", failed)]))
 
 @needs_enzyme
 def test_disagreement_is_reported_beside_our_check():
