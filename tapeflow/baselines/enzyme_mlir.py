@@ -76,6 +76,10 @@ KNOWN_BUGS = {
     "divide its range by floor (0 to 3 step 2: 1 value for 2 iterations), and the second "
     "iteration stores past it (test_enzyme_mlir_bugs.py, run by upstream MLIR with its "
     "runtime checks)",
+    "salam/logsum": "Enzyme-MLIR 0.0.16 reverses `scf.for lb to ub step s` as i' = lb + ub "
+    "- 1 - i, right only when s divides ub - 1 - lb: logsum's loop unrolled by 8 (0 to N "
+    "step 8) adds its adjoints up to 7 elements past dx (test_enzyme_mlir_bugs.py, run by "
+    "upstream MLIR with its runtime checks)",
 }
 """Kernels whose Enzyme-MLIR gradient is wrong by a bug of Enzyme's, each reduced to a few
 ops in test/python/transforms/test_enzyme_mlir_bugs.py (which fails once it is fixed): the

@@ -60,6 +60,27 @@ func.func @f(%m: memref<3xf64>) -> f64 {
 its range."""
 
 
+PAIRS = """
+func.func @f(%m: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c4 step %c2 iter_args(%acc = %zero) -> (f64) {
+    %x = memref.load %m[%i] : memref<4xf64>
+    %j = arith.addi %i, %c1 : index
+    %y = memref.load %m[%j] : memref<4xf64>
+    %p = arith.mulf %x, %y : f64
+    %a = arith.addf %acc, %p : f64
+    scf.yield %a : f64
+  }
+  return %s : f64
+}
+"""
+"""f(m) = m[0] m[1] + m[2] m[3]: a loop of step 2 that divides its range (a loop unrolled
+by 2, as `#pragma clang loop unroll_count` makes)."""
+
 def enzyme_gradient_text(primal: str, n: int) -> str:
     """Enzyme-MLIR's raw output for `@f` (its memref argument dup, its result active), with
     a `@main` that runs `@f_grad` and `@f`'s finite differences at m = 1, 2, ..., n and
@@ -197,3 +218,19 @@ def test_cache_of_a_non_dividing_step_is_too_small():
     assert done.returncode != 0
     assert "Runtime op verification failed" in done.stdout, done.stdout
     assert "memref.store" in done.stdout and "out-of-bounds" in done.stdout, done.stdout
+
+
+def test_reverse_of_a_strided_loop_runs_the_wrong_iterations():
+    """Enzyme's reverse loop of `scf.for %i = lb to ub step s` takes i' = lb + ub - 1 - i,
+    right only when s divides ub - 1 - lb: here (0 to 4 step 2) it visits i' = 3, 1
+    instead of 2, 0, and adds m[j]'s adjoint at dm[i' + 1] = dm[4], past the shadow, which
+    upstream's runtime check reports. salam/logsum's loop, unrolled by 8 (0 to 10000 step
+    8), is this: natively, without the checks, its adjoints land up to 7 elements past dx
+    and corrupt the heap."""
+    program = enzyme_gradient_text(PAIRS, 4)
+    done = run_upstream(program)
+    assert done.returncode != 0
+    assert "Runtime op verification failed" in done.stdout, done.stdout
+    assert "out-of-bounds" in done.stdout, done.stdout
+    assert "memref.load %arg1[" in done.stdout  # the shadow dm, at the adjoint of m[j]:
+    assert 'Location: loc("-":11:10)' in done.stdout  # `%y = memref.load %m[%j]`'s
