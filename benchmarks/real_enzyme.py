@@ -124,7 +124,7 @@ def section(rows: dict[str, dict[str, Any]], times: dict[str, dict[str, Any]], s
             message = message.replace(f"{ROOT}/", "")  # the repository's paths, relative
             what = "refused" if "Enzyme-MLIR cannot differentiate" in message else "failed"
             out.append(f"| {name} | - | {fmt_bytes(cpu.tape_bytes)} | - | - | - | {what}: "
-                       f"{message} | {native_cell} |")  # fmt: skip
+                       f"{message}{_bug(b)} | {native_cell} |")  # fmt: skip
             continue
 
         def cycles(row: Any) -> str:
@@ -137,13 +137,19 @@ def section(rows: dict[str, dict[str, Any]], times: dict[str, dict[str, Any]], s
         err = "-" if b.get("max") is None else f"{b['max']:.2g}; per entry {b['max_entry']:.2g}"
         out.append(f"| {name} | {fmt_bytes(cpu.variants['enzyme-mlir']['tape_bytes'])} | "
                    f"{fmt_bytes(cpu.tape_bytes)} | {tapes} | {cycles(cpu)} | {cycles(accel)} "
-                   f"| {verdict} ({err}) | {native_cell} |")  # fmt: skip
+                   f"| {verdict} ({err}){_bug(b)} | {native_cell} |")  # fmt: skip
     more = [n for n, r in rows.items() if "enzyme-mlir" in r[jobs.MACHINES[0]].variants
             and r[jobs.MACHINES[0]].tape_bytes
             > r[jobs.MACHINES[0]].variants["enzyme-mlir"]["tape_bytes"]]  # fmt: skip
     out += ["", "Where our Enzyme layout keeps more tape than Enzyme-MLIR: "
             + (", ".join(more) or "nowhere") + ".", ""]
     return "\n".join(out) + "\n"
+
+
+def _bug(b: dict[str, Any]) -> str:
+    """A known bug of Enzyme's behind a row (`enzyme_mlir.KNOWN_BUGS`), named briefly: the
+    notes below the table say more."""
+    return " (Enzyme-MLIR's bug: test_enzyme_mlir_bugs.py)" if b.get("known_bug") else ""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -320,10 +320,12 @@ def real_enzyme_markdown(rows: Sequence[KernelRow]) -> list[str]:
         if b["refused"] is not None:  # Enzyme's own refusal, or a failure to run its output
             message = b["refused"].split(": ", 1)[-1].replace("|", "/")
             what = "refused" if "Enzyme-MLIR cannot differentiate" in message else "failed"
-            out.append(f"| {r.kernel} | - | - | - | - | - | - | - | {what}: {message} |")
+            why = f" ({b['known_bug']})" if b.get("known_bug") else ""
+            out.append(f"| {r.kernel} | - | - | - | - | - | - | - | {what}: {message}{why} |")
             continue
         m, e, t = (r.variants.get(v, {}) for v in ("enzyme-mlir", "enzyme", "tapeflow"))
         verdict = "agrees" if b["agrees"] else "**DIFFERS**"
+        why = f": {b['known_bug']}" if not b["agrees"] and b.get("known_bug") else ""
         err = "-" if b["max"] is None else f"{b['max']:.2g}; per entry {b['max_entry']:.2g}"
         out.append(
             f"| {r.kernel} | {fmt_bytes(m.get('tape_bytes'))} | {fmt_bytes(e.get('tape_bytes'))} "
@@ -331,7 +333,7 @@ def real_enzyme_markdown(rows: Sequence[KernelRow]) -> list[str]:
             f"{fmt_x(ratio(m.get('cycles', 0.0), e.get('cycles', 0.0)))} | "
             f"{fmt_x(ratio(m.get('cycles', 0.0), t.get('cycles', 0.0)))} | "
             f"{fmt_x(ratio(m.get('on_chip_pj', 0.0), t.get('on_chip_pj', 0.0)))} | "
-            f"{verdict} ({err}) |"
+            f"{verdict} ({err}){why} |"
         )  # fmt: skip
     return [*out, ""]
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tapeflow.baselines.enzyme_mlir import KNOWN_BUGS
 from tapeflow.eval.agreement import normwise_error, relative_error
 from tapeflow.eval.jobs import AGREEMENT, KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
 from tapeflow.eval.run import compare_gradients
@@ -217,6 +218,10 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
             b["note"] = (f"{v}: normwise relative error (max |a - b| / max |b| per array, b "
                          f"the Enzyme layout's) {b['max']:.3g} > {AGREEMENT:g} ({over}); "
                          f"largest per entry {b['max_entry']:.3g}")  # fmt: skip
+        if (b["refused"] is not None or not b["agrees"]) and v == "enzyme-mlir":
+            b["known_bug"] = KNOWN_BUGS.get(name)
+            if b["known_bug"] and "note" in b:
+                b["note"] += f"; {b['known_bug']}"
     base = variants.get("enzyme")
     speedup: dict[str, float | None] = {}
     eratio: dict[str, float | None] = {}

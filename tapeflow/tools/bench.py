@@ -48,8 +48,8 @@ worst TapeFlow speedup):
   TapeFlow       tapeflow{spm-bytes=S tile-bytes=T depth=D}
   ideal tape     tapeflow-autodiff,tapeflow-lower-tape{ideal_tape=true}   (the Enzyme
                  layout's program, every tape access counted but free: gem5-SALAM's "ad")
-and, with --enzyme-mlir, real Enzyme-MLIR's gradient (enzyme-autodiff, the optional
-extra `enzyme`; without it the variant is skipped, with a line naming it); runs each
+and real Enzyme-MLIR's gradient (enzyme-autodiff; needs the optional extra `enzyme`,
+without which the variant is skipped with a line naming it; --no-enzyme-mlir: off); runs each
 gradient on the hardware model (compiled fast path) with the same machine and the
 kernel's own inputs, checks that the variants give bit-identical gradients (every memref
 argument after the run), and reports per kernel and as geometric means: speedup over the
@@ -174,12 +174,11 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="L2 capacities in KiB for the cache sweeps (default: max(4 KiB, L1) "
                    "doubling up to 4096; powers of two; 'none' disables it); each machine's "
                    "own L2 is always included")  # fmt: skip
-    p.add_argument("--enzyme-mlir", action="store_true",
-                   help="a fifth variant: real Enzyme-MLIR's gradient (enzyme-autodiff, the "
-                   "optional extra `enzyme`; skipped with a line naming it without it), on "
-                   "the compiled fast path; it is not on by default, as it makes --quick "
-                   "about a quarter slower and default sizes far slower; its gradient is "
-                   "checked against ours "
+    p.add_argument("--enzyme-mlir", action=argparse.BooleanOptionalAction, default=True,
+                   help="a fifth variant: real Enzyme-MLIR's gradient (enzyme-autodiff), on "
+                   "the compiled fast path; on by default where the optional extra `enzyme` "
+                   "is installed (without it the bench says once that the column needs it); "
+                   "its gradient is checked against ours "
                    "(normwise relative error max |a - b| / max |b| <= 1e-12 per array, the "
                    "largest per-entry error shown beside it; a disagreement is a warning "
                    "and a row of its table, not a failure of our variants' check); a "

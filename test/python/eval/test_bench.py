@@ -17,6 +17,7 @@ from tapeflow.eval.jobs import (
     MACHINES,
     VARIANTS,
     Job,
+    baselines,
     build_module,
     kernel_arguments,
 )
@@ -103,7 +104,7 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     # Small sizes: the tape fits the L1 share, so TapeFlow's cost model keeps Enzyme's
     # layout (docs/CONTRACTS.md, "The cost model of mode=auto"): no scratchpad used.
     assert g["sram"]["tapeflow_spm_high_water_bytes"] == 0
-    assert set(g["variants"]) == set(VARIANTS)
+    assert set(g["variants"]) == {*VARIANTS, *baselines()[0]}  # Enzyme-MLIR's, with its extra
     assert g["speedup"]["tapeflow"] == pytest.approx(
         g["variants"]["enzyme"]["cycles"] / g["variants"]["tapeflow"]["cycles"])
     assert {p["l2_bytes"] for p in g["sweep"]} == set(DEFAULT_SWEEP)
@@ -150,7 +151,7 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
     assert cpu is not None, proc.stderr
     assert float(cpu.group(2)) >= float(cpu.group(3)) > 0
     assert len(re.findall(r"^  (gemm|softmax_ce|pairwise) +pid ", proc.stderr,
-                          re.M)) == 3 * len(VARIANTS)  # a task per kernel and variant
+                          re.M)) == 3 * len({*VARIANTS, *baselines()[0]})  # per kernel, variant
     assert proc.stderr.count("busy wall seconds per worker") == 1
 
 

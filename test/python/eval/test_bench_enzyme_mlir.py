@@ -1,5 +1,6 @@
-"""tapeflow-bench --enzyme-mlir: real Enzyme-MLIR's gradient as a fourth variant, checked
-against ours by relative error; skipped, naming the extra, when it is not installed."""
+"""tapeflow-bench's `enzyme-mlir` variant: real Enzyme-MLIR's gradient, on by default,
+checked against ours by relative error; skipped, naming the extra, when it is not
+installed; off with --no-enzyme-mlir."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from tapeflow.baselines import enzyme_mlir
-from tapeflow.eval import jobs
+from tapeflow.eval import jobs, summary
 from tapeflow.eval.jobs import Job
 from tapeflow.eval.markdown import real_enzyme_markdown
 from tapeflow.eval.run import run_job
@@ -27,19 +28,21 @@ needs_enzyme = pytest.mark.skipif(
 
 def test_without_the_extra_the_variant_is_skipped_naming_it(monkeypatch):
     monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: None)
-    planned = bench.plan(["--quick", "--kernels", "gemm", "--machine", "default-45nm",
-                          "--enzyme-mlir", "--no-plots"])  # fmt: skip
-    args, jobs_ = planned[0], planned[-1]
-    assert {j.variant for j in jobs_} == set(jobs.VARIANTS)
+    base = ["--quick", "--kernels", "gemm", "--machine", "default-45nm", "--no-plots"]
+    args, *_, planned = bench.plan(base)
+    assert {j.variant for j in planned} == set(jobs.VARIANTS)
     assert len(args.skipped) == 1 and "optional extra `enzyme`" in args.skipped[0]
+    args, *_, planned = bench.plan([*base, "--no-enzyme-mlir"])  # not asked: nothing said
+    assert {j.variant for j in planned} == set(jobs.VARIANTS) and args.skipped == []
 
 
-def test_asked_planned_not_asked_not(monkeypatch):
+def test_on_by_default_off_when_asked(monkeypatch):
     monkeypatch.setattr(enzyme_mlir, "_library_path", lambda: Path("enzyme_call.so"))
     base = ["--quick", "--kernels", "gemm", "--machine", "default-45nm"]
-    args, *_, planned = bench.plan([*base, "--enzyme-mlir"])
-    assert {j.variant for j in planned} == {*jobs.VARIANTS, "enzyme-mlir"}
     args, *_, planned = bench.plan(base)
+    assert {j.variant for j in planned} == {*jobs.VARIANTS, "enzyme-mlir"}
+    assert args.skipped == []
+    args, *_, planned = bench.plan([*base, "--no-enzyme-mlir"])
     assert {j.variant for j in planned} == set(jobs.VARIANTS) and args.skipped == []
 
 
@@ -78,6 +81,21 @@ def test_a_refusal_is_listed_not_an_error():
     text = "\n".join(real_enzyme_markdown([row]))
     assert "| refused: k.mlir:4:3: Enzyme-MLIR cannot differentiate @pairwise" in text
 
+
+
+def test_a_known_bug_of_enzymes_is_named_in_its_row(monkeypatch):
+    """A kernel whose failure or disagreement a reduced test explains
+    (`enzyme_mlir.KNOWN_BUGS`) says so in its row; another kernel's row does not."""
+    monkeypatch.setitem(summary.KNOWN_BUGS, "pairwise", "Enzyme sizes a cache too small")
+    failed = {"kernel": "pairwise", "variant": "enzyme-mlir",
+              "error": "InterpretationError: k.mlir:9:3: index [1] out of bounds"}
+    row = _row("pairwise", failed)
+    assert row.baselines["enzyme-mlir"]["known_bug"] == "Enzyme sizes a cache too small"
+    text = "\n".join(real_enzyme_markdown([row]))
+    assert "| failed: k.mlir:9:3: index [1] out of bounds (Enzyme sizes a cache too small) |" \
+        in text
+    monkeypatch.delitem(summary.KNOWN_BUGS, "pairwise")
+    assert "too small" not in "\n".join(real_enzyme_markdown([_row("pairwise", failed)]))
 
 @needs_enzyme
 def test_disagreement_is_reported_beside_our_check():

@@ -88,6 +88,29 @@ def test_enzyme_error_is_one_located_line():
     )
 
 
+SQUARE = "func.func @f(%x: f64) -> f64 {\n  %y = arith.mulf %x, %x : f64\n  return %y : f64\n}\n"
+
+
+@needs_enzyme
+def test_one_process_serves_every_pipeline_and_a_dead_one_is_replaced():
+    """Enzyme-MLIR's process is started once and kept (its library loads slower than it
+    differentiates a kernel); its diagnostics are each request's own; a process that
+    dies fails its request with how it ended, and the next request starts another."""
+    first = enzyme_mlir.run_pipeline(SQUARE, "canonicalize")
+    server = enzyme_mlir._server.process
+    with pytest.raises(ValueError, match="Could not find function 'g'"):
+        enzyme_mlir.run_pipeline(SQUARE, "enzyme-wrap{infn=g outfn=h argTys=enzyme_active "
+                                 "retTys=enzyme_active mode=ReverseModeCombined}")  # fmt: skip
+    assert enzyme_mlir.run_pipeline(SQUARE, "canonicalize") == first
+    assert enzyme_mlir._server.process is server
+    server.kill()
+    server.wait()
+    with pytest.raises(ValueError, match="process ended with signal 9"):
+        enzyme_mlir.run_pipeline(SQUARE, "canonicalize")
+    assert enzyme_mlir.run_pipeline(SQUARE, "canonicalize") == first
+    assert enzyme_mlir._server.process is not server
+
+
 @needs_enzyme
 @pytest.mark.parametrize("kernel", SMALL, ids=lambda p: p.stem)
 def test_gradient_agrees_with_ours(kernel):
