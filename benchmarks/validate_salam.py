@@ -11,11 +11,13 @@ sizes), and writes docs/VALIDATION.md: per kernel and size, our and their orig c
 ad cycles, speedup (orig / ad), cluster-cache misses and DRAM accesses, with the relative
 error of each, and a plot of both speedups over cache size per kernel. With
 `--sensitivity`, also every [A] (assumed) parameter of the preset over its plausible range
-(`RANGES`), all in the same runs.
+(`RANGES`), all in the same runs. With `--enzyme-mlir`, also real Enzyme's program
+(Enzyme-MLIR) and its free-tape twin against their orig and ad
+(benchmarks/salam_enzyme_mlir.py).
 
     python benchmarks/validate_salam.py [--kernels a,b] [--out docs/VALIDATION.md]
                                         [--set key=value ...] [--json results.json]
-                                        [--sensitivity]
+                                        [--sensitivity] [--enzyme-mlir]
 
 Nothing of their results is used to set the machine: the CSV rows are only compared.
 Their "misses" are the cluster cache's (fw + rev misses of the `total` accounting), their
@@ -31,6 +33,7 @@ import copy
 import functools
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -180,10 +183,12 @@ def _ours(report: dict[str, Any], request: int) -> dict[str, float]:
 
 
 def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
-        sensitivity: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+        sensitivity: bool = False, enzyme_mlir: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     """Our runs and their rows per kernel; kernels that could not be simulated are
     appended to `failed` (name, reason). `sensitivity`: also each [A] parameter's values
-    (`RANGES`) at every size, in the same runs (`sensitivity` of each entry)."""
+    (`RANGES`) at every size, in the same runs (`sensitivity` of each entry).
+    `enzyme_mlir`: also real Enzyme's two programs (`salam_enzyme_mlir`, the entry's
+    `mlir`)."""
     from tapeflow.hwmodel.compiled.limits import FastPathLimit
     from tapeflow.hwmodel.config import load_machine
     from tapeflow.simulate import simulate_fast_many
@@ -217,6 +222,7 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
             machines += [machine_from_raw(changed, l2_size=s) for s in sizes]
         macros, flags = _sizes(k)
         arrays = _inputs(k, macros)
+        fresh = copy.deepcopy(arrays)  # the runs below write into their arrays
         entry: dict[str, Any] = {"kernel": name, "csv": k.csv, "sizes": sizes,
                                  "overrides": SIZE_OVERRIDES.get(name, {}),
                                  "source": source, "commit": commit,
@@ -258,6 +264,14 @@ def run(kernels: list[str], sets: list[str], failed: list[tuple[str, str]],
                     "accesses": r["fw_cluster_total"] + r["rev_cluster_total"],
                 })
         entry["theirs"] = theirs
+        if enzyme_mlir:
+            from benchmarks import salam_enzyme_mlir
+
+            t0 = time.process_time()
+            entry["mlir"] = salam_enzyme_mlir.run_kernel(
+                k, flags, fresh, machines[:n], _args, lambda r: _ours(r, request), _module)
+            print(f"{name} enzyme-mlir: {entry['mlir'].get('error', 'ok')}, "
+                  f"{time.process_time() - t0:.1f} s CPU", file=sys.stderr, flush=True)
         out.append(entry)
     return out
 
@@ -465,6 +479,10 @@ def write_markdown(results: list[dict[str, Any]], path: Path, plot: Path, comman
     lines.append("")
     lines += split_markdown(results)
     lines += chains_markdown(results)
+    if any("mlir" in e for e in results):
+        from benchmarks.salam_enzyme_mlir import markdown
+
+        lines += markdown(results)
     over = [e for e in results if e.get("overrides")]
     if over:
         lines.append("## Kernels not at their real sizes (not like for like)")
@@ -644,6 +662,12 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=90)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (Enzyme-MLIR runs in its own)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def main(argv: list[str] | None = None) -> int:
     from tapeflow.eval.suites import KERNELS
 
@@ -655,6 +679,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default="", help="also write the raw numbers here")
     p.add_argument("--sensitivity", action="store_true",
                    help="also sweep every [A] parameter of the preset over its range")
+    p.add_argument("--enzyme-mlir", action="store_true",
+                   help="also real Enzyme (Enzyme-MLIR, the `enzyme` extra) against their "
+                        "orig and ad (benchmarks/salam_enzyme_mlir.py)")
     ns = p.parse_args(argv)
     names = [x for x in ns.kernels.split(",") if x] or sorted(KERNELS)
     unknown = [x for x in names if x not in KERNELS]
@@ -663,8 +690,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 1
     failed: list[tuple[str, str]] = []
-    t0 = time.process_time()
-    results = run(names, ns.sets, failed, ns.sensitivity)
+    t0 = _cpu()
+    if ns.enzyme_mlir:
+        from tapeflow.baselines import enzyme_mlir
+
+        if not enzyme_mlir.available():
+            print(f"error: --enzyme-mlir: {enzyme_mlir.MISSING}", file=sys.stderr)
+            return 1
+    results = run(names, ns.sets, failed, ns.sensitivity, ns.enzyme_mlir)
     if not results:
         print("error: no kernel with gem5-SALAM rows", file=sys.stderr)
         return 1
@@ -674,8 +707,9 @@ def main(argv: list[str] | None = None) -> int:
     plot(results, png)
     command = "python benchmarks/validate_salam.py" + (
         f" --kernels {ns.kernels}" if ns.kernels else "") + "".join(
-        f" --set {x}" for x in ns.sets) + (" --sensitivity" if ns.sensitivity else "")  # fmt: skip
-    cpu = time.process_time() - t0
+        f" --set {x}" for x in ns.sets) + (" --sensitivity" if ns.sensitivity else "") + (
+        " --enzyme-mlir" if ns.enzyme_mlir else "")  # fmt: skip
+    cpu = _cpu() - t0
     write_markdown(results, out, png, command, ns.sets, failed, cpu)
     if ns.json:
         Path(ns.json).write_text(json.dumps(results, indent=1))

@@ -83,8 +83,9 @@ def memory_charges(op: Operation) -> tuple[int, int, bool, int] | None:
 
 
 def is_ideal_tape(op: Operation) -> bool:
-    """A tape access tagged free (`tapeflow.ideal_tape`): counted, no memory access."""
-    return _IDEAL_ATTR in op.attributes and op.name in ACCESS_OPS
+    """A tape access tagged free (`tapeflow.ideal_tape`): counted, no memory access (a
+    load/store of the Enzyme layout's cached values, or an Enzyme-MLIR push/pop)."""
+    return _IDEAL_ATTR in op.attributes and (op.name in ACCESS_OPS or op.name in TAPE_OPS)
 
 
 def copy_charges(src: Any, dst: Any) -> tuple[int, int, bool, int]:

@@ -16,7 +16,8 @@ computes are the interpreter's, bit for bit; the listener only counts. What it c
 - a load/store tagged `tapeflow.ideal_tape` (`tapeflow-lower-tape{ideal_tape=true}`: the
   cached values of the Enzyme layout as gem5-SALAM's "ad" runs treat them): its op class
   only, and the `ideal_loads`/`ideal_stores` counts; no memory access, port or latency
-  (it commits at once, as gem5-SALAM's tagged tape accesses do).
+  (it commits at once, as gem5-SALAM's tagged tape accesses do). So is an Enzyme-MLIR
+  `enzyme.push`/`pop` so tagged (`tapeflow-enzyme-ideal-tape`).
 - `tape.push`/`tape.pop` (a tape not yet lowered): a store/load of the element in an
   Enzyme-style growing array in DRAM (one array per cache), through the caches.
 - `region.write`/`region.read` on a DRAM tape: one access per field, at
@@ -350,7 +351,7 @@ class HardwareModel(Interpreter.Listener):
             self._next_pc += pc_count(op)
         h: tuple[Any, ...] = (_LOOPEND, ci) if is_loop_end(op) else (_COMPUTE, ci)
         ch = memory_charges(op)
-        if name in ACCESS_OPS and is_ideal_tape(op):
+        if is_ideal_tape(op):
             h = (_IDEAL, ci, ch)
         elif name in ACCESS_OPS:
             amap = op.map.data if name.startswith("affine") else None  # type: ignore[attr-defined]

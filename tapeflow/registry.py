@@ -62,6 +62,7 @@ TAPEFLOW_PASSES = {
     "tapeflow-lower-to-std": ("tapeflow.transforms.lower_to_std", "LowerToStdPass"),
     "enzyme-autodiff": ("tapeflow.baselines.enzyme_mlir", "EnzymeAutodiffPass"),
     "enzyme-import-tape": ("tapeflow.baselines.enzyme_tape", "ImportEnzymeTapePass"),
+    "tapeflow-enzyme-ideal-tape": ("tapeflow.transforms.enzyme_ideal_tape", "EnzymeIdealTapePass"),
 }
 
 

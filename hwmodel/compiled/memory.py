@@ -12,6 +12,7 @@ from xdsl.ir.affine import AffineMap
 
 from tapeflow.hwmodel.compiled.compiler import FunctionCompiler, MemInfo, emitter
 from tapeflow.hwmodel.compiled.limits import OFF_SHIFT, SID_SHIFT
+from tapeflow.hwmodel.costs import is_ideal_tape
 from tapeflow.hwmodel.compiled.ranges import affine_plain, affine_ranges, affine_results
 from tapeflow.dialects import enzyme, stream
 from tapeflow.dialects.region import element_size, field_size
@@ -147,8 +148,10 @@ def _tape_elsize(op: Operation) -> int:
 def _tape_push(c: FunctionCompiler, op: Operation, indent: int) -> None:
     cache, value = (c.use(v) for v in op.operands)
     base = c.prov[op.operands[0]]
-    low = (c.cm.new_sid(op) << SID_SHIFT) | 1
-    c.access(indent, f"{base} + len({cache}) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (), "tape")
+    if not is_ideal_tape(op):  # a free tape access: no record
+        low = (c.cm.new_sid(op) << SID_SHIFT) | 1
+        c.access(indent, f"{base} + len({cache}) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (),
+                 "tape")  # fmt: skip
     c.emit(indent, f"{cache}.append({value})")
 
 
@@ -156,10 +159,11 @@ def _tape_push(c: FunctionCompiler, op: Operation, indent: int) -> None:
 def _tape_pop(c: FunctionCompiler, op: Operation, indent: int) -> None:
     cache = c.use(op.operands[0])
     base = c.prov[op.operands[0]]
-    low = c.cm.new_sid(op) << SID_SHIFT
     c.emit(indent, f"if not {cache}: _POP_EMPTY({c.cm.const(op)})")
-    c.access(indent, f"{base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low}", (),
-             "tape")  # fmt: skip
+    if not is_ideal_tape(op):  # a free tape access: no record
+        low = c.cm.new_sid(op) << SID_SHIFT
+        c.access(indent, f"{base} + (len({cache}) - 1) * {_tape_elsize(op) << OFF_SHIFT} + {low}",
+                 (), "tape")  # fmt: skip
     c.emit(indent, f"{c.define(op.results[0])} = {cache}.pop()")
     c.bind(op.results[0], indent, op)  # a memref Enzyme-MLIR cached
 
