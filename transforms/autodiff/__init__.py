@@ -128,7 +128,10 @@ class AutodiffPass(ModulePass):
             if isinstance(f, func.FuncOp)
             and (AUTODIFF_ATTR in f.attributes or f.sym_name.data in self.functions)
         ]
-        rules = all_rules()
+        from tapeflow.transforms.autodiff.calls import KeptCalls
+
+        kept = KeptCalls(op, all_rules(), self.policy)
+        rules = kept.rules
         built: list[tuple[Operation, Operation]] = []
         global_shadows: dict[str, tuple[builtin.MemRefType, Operation]] = {}
         for primal in targets:
@@ -146,7 +149,7 @@ class AutodiffPass(ModulePass):
                     op_error(primal, f"cannot create @{grad_name}: the symbol already exists")
                 )
             try:
-                fn, shadows = self._differentiate(primal, grad_name, op, rules)
+                fn, shadows = self._differentiate(primal, grad_name, op, rules, kept)
             except DiagnosticException:
                 raise
             except Exception as e:  # a bug here must still be a diagnostic, not a traceback
@@ -160,11 +163,18 @@ class AutodiffPass(ModulePass):
         new_globals = _shadow_global_ops(op, global_shadows)
         for primal, fn in built:
             Rewriter.insert_op(fn, InsertPoint.after(primal))
+        for primal, aug, rev in kept.functions():
+            for name in (aug.sym_name.data, rev.sym_name.data):
+                if name in funcs:
+                    raise PassFailedException(
+                        op_error(primal, f"cannot create @{name}: the symbol already exists")
+                    )
+            Rewriter.insert_op([aug, rev], InsertPoint.after(primal))
         for glob, after in new_globals:
             Rewriter.insert_op(glob, InsertPoint.after(after))
 
     def _differentiate(
-        self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
+        self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules, kept
     ) -> func.FuncOp:
         from tapeflow.transforms.autodiff.driver import Gradient
         from tapeflow.transforms.autodiff.mincut import build_min_tape
@@ -176,13 +186,15 @@ class AutodiffPass(ModulePass):
             merge_globals,
         )
 
+        if primal.sym_name.data in kept.keep:  # recursive: a wrapper of its pair
+            return kept.wrapper(primal, grad_name), {}
         fn = primal.clone()
         fn.sym_name = builtin.StringAttr(grad_name)
         fn.attributes.pop(AUTODIFF_ATTR, None)
         fn.attributes.pop("tapeflow.fwddiff", None)  # a mark for forward mode (fwdad.py)
         fn.res_attrs = None
         fn.sym_visibility = None
-        inline_calls(fn, module)
+        inline_calls(fn, module, kept.keep)
         merge_globals(fn)
         lower_affine(fn)
         hoist_allocations(fn)
@@ -193,6 +205,8 @@ class AutodiffPass(ModulePass):
             gradient = Gradient(fn, rules, self.policy, counted)
             gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
+        kept.mark_forward(fn, gradient)
+        kept.finish(fn)
         return fn, gradient.global_shadows
 
 

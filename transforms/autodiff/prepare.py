@@ -103,9 +103,15 @@ def lower_affine(fn: func.FuncOp) -> None:
             raise PassFailedException(op_error(op, "unsupported affine construct"))
 
 
-def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
+def inline_calls(fn: func.FuncOp, module: ModuleOp, keep: frozenset[str] = frozenset()) -> None:
+    """Inlines every call but those of the functions `keep` names (recursive ones, those
+    with a custom derivative: `autodiff/calls.py` differentiates their calls as calls)."""
     for _ in range(MAX_INLINE_DEPTH + 1):
-        calls = [op for op in fn.walk() if isinstance(op, func.CallOp)]
+        calls = [
+            op
+            for op in fn.walk()
+            if isinstance(op, func.CallOp) and op.callee.string_value() not in keep
+        ]
         if not calls:
             fold_memref_casts(fn)
             return

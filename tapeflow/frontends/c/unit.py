@@ -294,13 +294,12 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         return name in self.inactive and type_kind(self.defs[name].result_type) == "VOID"
 
     def _reachable(self, roots: list[str], defs) -> list[str]:
-        """`roots` and every function they call, in source order; recursion is an error."""
+        """`roots` and every function they call, in source order (recursive ones too: the
+        AD keeps their calls, `tapeflow-autodiff`'s kept calls)."""
         seen: set[str] = set()
 
         def visit(name: str, stack: list[str]) -> None:
-            if name in stack:
-                unsupported(defs[name], f"recursion ({' -> '.join([*stack[stack.index(name):], name])})")
-            if name in seen:
+            if name in seen or name in stack:
                 return
             for c in walk(defs[name]):
                 for f in referenced_functions(c, self.function_ids):  # through pointers

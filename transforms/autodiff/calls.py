@@ -1,0 +1,348 @@
+"""Calls the AD keeps as calls: those of recursive functions (self- or mutually).
+
+Every other call is inlined (`prepare.inline_calls`). A kept call of `@g` is
+differentiated as Enzyme differentiates a call it does not inline, from two functions
+built once per module:
+
+- `@g_aug` (the augmented forward): `@g`'s body with a `tape.push` of each value its
+  reverse needs; it returns `@g`'s results. The caller's forward sweep calls it instead
+  of `@g`.
+- `@g_rev` (the reverse): takes `@g_grad`'s arguments (each float memref followed by its
+  shadow, a seed per float result) and returns the gradients of the float scalar
+  arguments; it pops what `@g_aug` pushed. The caller's reverse sweep calls it where the
+  call's adjoint belongs (`reverse_call`).
+
+Both take the tape caches of `@g`'s strongly connected component of the call graph (and
+of the kept functions it calls) as trailing `!tape.cache<T>` arguments, created once by
+the outermost caller (`finish`). The caches are shared by every call, so they must stay
+LIFO across calls: `@g_aug` pushes each block's values at the end of that block (after
+the calls it made), and `@g_rev` pops them at the start of the block's reverse (before
+reversing those calls): the reverse sweep mirrors the forward, call by call. This is
+Enzyme's layout (a growable stack per cached value); `tapeflow-lower-tape` lowers a
+cache passed to a call so, and TapeFlow's region passes leave such caches alone.
+
+In `@g`'s split build (`Gradient(split=True)`) values of the function body are cached
+(not used directly: the reverse is another function) and loads always are (the caller
+may overwrite the memory after the call). A differentiated function that is itself
+recursive becomes `@f_grad` = create the caches, `@f_aug`, `@f_rev`, free them.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import PassFailedException
+
+from tapeflow.diagnostics import op_error
+from tapeflow.dialects.tape import CacheType, FreeOp, InitOp, PushOp
+from tapeflow.transforms.autodiff.activity import const_args, is_float, is_float_memref
+
+REVERSE_OF = "tapeflow.reverse_of"
+"""On a kept call's reverse (`@g_rev`) until its cache operands are added (`_patch`)."""
+AUGMENTED_OF = "tapeflow.augmented_of"
+"""Likewise on its augmented forward (`@g_aug`)."""
+_CARRIED = (memref.GetGlobalOp, memref.CastOp)
+"""Forward-sweep ops the reverse function may use: copied into it (no tape needed)."""
+
+CacheKey = tuple[str, int]  # (function, position of its tape.init)
+
+
+def recursive_functions(module: ModuleOp) -> dict[str, tuple[str, ...]]:
+    """Each function in a call cycle -> its strongly connected component (module order)."""
+    funcs = [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+    names = {f.sym_name.data for f in funcs}
+    graph = {
+        f.sym_name.data: sorted(
+            {o.callee.string_value() for o in f.walk() if isinstance(o, func.CallOp)} & names
+        )
+        for f in funcs
+    }
+    order = {f.sym_name.data: i for i, f in enumerate(funcs)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: dict[str, tuple[str, ...]] = {}
+
+    def visit(v: str) -> None:  # Tarjan's algorithm (call graphs are small)
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc: list[str] = []
+            while True:
+                w = stack.pop()
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1 or v in graph[v]:
+                members = tuple(sorted(scc, key=order.__getitem__))
+                out.update(dict.fromkeys(members, members))
+
+    for name in graph:
+        if name not in index:
+            visit(name)
+    return out
+
+
+class KeptCalls:
+    """The `@g_aug`/`@g_rev` pair of each kept function of one module, built on demand."""
+
+    def __init__(self, module: ModuleOp, rules, policy: str):
+        self.module = module
+        self.rules = {**rules, func.CallOp: self.reverse_call}
+        self.policy = policy
+        self.sccs = recursive_functions(module)
+        self.keep = frozenset(self.sccs)
+        self.funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+        self.lists: dict[tuple[str, ...], list[CacheKey]] = {}
+        self.types: dict[CacheKey, Attribute] = {}
+        self.pairs: dict[str, tuple[func.FuncOp, func.FuncOp]] = {}
+        self._building: set[tuple[str, ...]] = set()
+        self._primal_positions: dict[str, list[int]] = {}
+
+    # -- in any gradient: the reverse of a kept call --------------------------------------
+    def reverse_call(self, g, op: func.CallOp) -> None:
+        """`grads = @g_rev(args with shadows, seeds)`; the gradients flow to the args."""
+        name = op.callee.string_value()
+        callee = self.funcs[name]
+        const = const_args(callee)
+        operands: list[SSAValue] = []
+        active: list[SSAValue] = []
+        for n, a in enumerate(op.arguments):
+            operands.append(g.primal(a))
+            if n in const:
+                continue
+            if is_float_memref(a.type):
+                shadow = g.shadow(a)
+                if shadow is None:
+                    raise PassFailedException(op_error(
+                        op, f"unsupported: an inactive float buffer passed to @{name} "
+                        "(a recursive function)"))
+                operands.append(shadow)
+            elif is_float(a.type):
+                active.append(a)
+        operands += [g.adjoint_or_zero(r) for r in op.results if is_float(r.type)]
+        rev = g.b.insert(func.CallOp(f"{name}_rev", operands, [a.type for a in active]))
+        rev.location = op.location
+        rev.attributes[REVERSE_OF] = StringAttr(name)
+        for a, d in zip(active, rev.results, strict=True):
+            g.accumulate(a, d)
+
+    def mark_forward(self, fn: func.FuncOp, g) -> None:
+        """The forward sweep's active kept calls of `fn` call `@g_aug` instead."""
+        for op in fn.walk():
+            if (
+                isinstance(op, func.CallOp)
+                and REVERSE_OF not in op.attributes
+                and op.callee.string_value() in self.keep
+                and g.activity.op_is_active(op)
+            ):
+                name = op.callee.string_value()
+                op.attributes[AUGMENTED_OF] = StringAttr(name)
+                op.properties["callee"] = SymbolRefAttr(f"{name}_aug")
+
+    # -- the outermost caller ---------------------------------------------------------------
+    def finish(self, fn: func.FuncOp) -> None:
+        """Builds the pairs `fn`'s kept calls need, creates their caches at `fn`'s entry
+        (freed before its return) and passes them to the calls."""
+        entry = fn.body.block
+        keys: list[CacheKey] = []
+        for name in self._called(fn):
+            self.ensure(name)
+            keys += [k for k in self.lists[self.sccs[name]] if k not in keys]
+        caches: dict[CacheKey, SSAValue] = {}
+        ret = entry.last_op
+        assert ret is not None
+        for key in reversed(keys):
+            init = InitOp(self.types[key])
+            init.location = fn.location
+            Rewriter.insert_op(init, InsertPoint.at_start(entry))
+            caches[key] = init.cache
+            Rewriter.insert_op(FreeOp(init.cache), InsertPoint.before(ret))
+        self._patch(fn, caches)
+
+    def wrapper(self, primal: func.FuncOp, grad_name: str) -> func.FuncOp:
+        """`@f_grad` of a recursive `@f`: caches, `@f_aug`, `@f_rev`, frees."""
+        name = primal.sym_name.data
+        self.ensure(name)
+        aug, rev = self.pairs[name]
+        n_caches = len(self.lists[self.sccs[name]])
+        rev_args = list(rev.body.block.args)
+        types = [a.type for a in rev_args[: len(rev_args) - n_caches]]
+        block = Block(arg_types=types)
+        primal_positions = self._primal_positions[name]
+        call = func.CallOp(
+            f"{name}_aug", [block.args[i] for i in primal_positions], list(aug.function_type.outputs)
+        )
+        call.attributes[AUGMENTED_OF] = StringAttr(name)
+        back = func.CallOp(f"{name}_rev", list(block.args), list(rev.function_type.outputs))
+        back.attributes[REVERSE_OF] = StringAttr(name)
+        block.add_ops([call, back, func.ReturnOp(*back.results)])
+        for op in block.ops:
+            op.location = primal.location
+        fn = func.FuncOp(grad_name, FunctionType.from_lists(types, list(back.result_types)), Region(block))
+        fn.location = primal.location
+        self.finish(fn)
+        return fn
+
+    def functions(self) -> list[tuple[func.FuncOp, func.FuncOp, func.FuncOp]]:
+        """(primal, aug, rev) of every pair built, for the pass to insert."""
+        return [(self.funcs[n], *self.pairs[n]) for n in self.pairs]
+
+    # -- building a component's pairs ---------------------------------------------------
+    def ensure(self, name: str) -> None:
+        scc = self.sccs[name]
+        if scc in self.lists or scc in self._building:
+            return
+        self._building.add(scc)
+        built = {member: self._build(member) for member in scc}
+        keys: list[CacheKey] = []
+        for member, (fn, _) in built.items():
+            for i, init in enumerate(o for o in fn.body.block.ops if isinstance(o, InitOp)):
+                self.types[(member, i)] = init.cache.type.element_type  # type: ignore[union-attr]
+                keys.append((member, i))
+        for member, (fn, _) in built.items():
+            for dep in self._called(fn):
+                if self.sccs[dep] != scc:
+                    self.ensure(dep)
+                    keys += [k for k in self.lists[self.sccs[dep]] if k not in keys]
+        self.lists[scc] = keys
+        for member, (fn, g) in built.items():
+            self.pairs[member] = self._split(member, fn, g, keys)
+
+    def _called(self, fn: func.FuncOp) -> list[str]:
+        return list(dict.fromkeys(
+            o.attributes[name].data  # type: ignore[union-attr]
+            for o in fn.walk()
+            for name in (AUGMENTED_OF, REVERSE_OF)
+            if name in o.attributes
+        ))
+
+    def _build(self, name: str):
+        from tapeflow.transforms.autodiff.driver import Gradient
+        from tapeflow.transforms.autodiff.prepare import (
+            count_while_iterations,
+            hoist_allocations,
+            inline_calls,
+            lower_affine,
+            merge_globals,
+        )
+
+        fn = self.funcs[name].clone()
+        for attr in ("tapeflow.autodiff", "tapeflow.fwddiff"):
+            fn.attributes.pop(attr, None)
+        fn.res_attrs = None
+        inline_calls(fn, self.module, self.keep)
+        merge_globals(fn)
+        lower_affine(fn)
+        hoist_allocations(fn)
+        for op in fn.walk():
+            if isinstance(op, memref.AllocOp | memref.AllocaOp):
+                raise PassFailedException(op_error(
+                    op, f"unsupported: a local buffer in @{name}, a recursive function"))
+        g = Gradient(fn, self.rules, self.policy, count_while_iterations(fn), split=True)
+        g.build()
+        fn.arg_attrs = None
+        self.mark_forward(fn, g)
+        return fn, g
+
+    def _split(self, name: str, fn: func.FuncOp, g, keys: list[CacheKey]):
+        entry = fn.body.block
+        _defer_pushes(fn, g.split_marker)
+        n_seeds = sum(1 for v in g.results if is_float(v.type))
+        shadows = {v for v in g.shadows.values() if isinstance(v, BlockArgument)}
+        seeds = set(entry.args[len(entry.args) - n_seeds :])
+        self._primal_positions[name] = [
+            a.index for a in entry.args if a not in shadows and a not in seeds
+        ]
+        rev = fn.clone()
+        # The augmented forward: the forward sweep, returning the primal results.
+        ops = list(entry.ops)
+        cut = ops.index(g.split_marker)
+        for op in reversed(ops[cut:]):
+            _erase(op)
+        entry.add_op(func.ReturnOp(*g.results))
+        for op in reversed(list(entry.ops)):
+            if isinstance(op, memref.GetGlobalOp) and not op.memref.uses:
+                _erase(op)
+        for arg in reversed(list(entry.args)):
+            if arg in shadows or arg in seeds:
+                if arg.uses:
+                    raise PassFailedException(op_error(fn, "internal error: the forward sweep uses a shadow"))
+                entry.erase_arg(arg)
+        self._with_caches(fn, name, keys, f"{name}_aug")
+        # The reverse: the reverse sweep, with what it uses of the forward copied in.
+        r_entry = rev.body.block
+        r_ops = list(r_entry.ops)
+        for op in reversed(r_ops[:cut]):
+            if isinstance(op, InitOp) or not any(r.uses for r in op.results):
+                if not isinstance(op, InitOp):
+                    _erase(op)
+            elif not isinstance(op, _CARRIED) and not op.name.startswith("arith."):
+                raise PassFailedException(op_error(
+                    op, "internal error: the reverse of a recursive function uses a value "
+                    "of its forward sweep"))
+        _erase(r_ops[cut])
+        for op in list(r_entry.ops):
+            if isinstance(op, FreeOp):
+                _erase(op)
+        self._with_caches(rev, name, keys, f"{name}_rev")
+        return fn, rev
+
+    def _with_caches(self, fn: func.FuncOp, name: str, keys: list[CacheKey], new_name: str) -> None:
+        """Renames `fn`, turns its `tape.init`s into trailing cache arguments (one per key
+        of its component's list) and passes them to its kept calls."""
+        entry = fn.body.block
+        inits = [o for o in entry.ops if isinstance(o, InitOp)]
+        caches: dict[CacheKey, SSAValue] = {}
+        for key in keys:
+            arg = entry.insert_arg(CacheType(self.types[key]), len(entry.args))
+            caches[key] = arg
+        for i, init in enumerate(inits):
+            init.cache.replace_all_uses_with(caches[(name, i)])
+            _erase(init)
+        self._patch(fn, caches)
+        fn.sym_name = StringAttr(new_name)
+        fn.sym_visibility = StringAttr("private")
+        ret = entry.last_op
+        assert ret is not None
+        fn.function_type = FunctionType.from_lists(
+            [a.type for a in entry.args], [v.type for v in ret.operands]
+        )
+
+    def _patch(self, fn: func.FuncOp, caches: dict[CacheKey, SSAValue]) -> None:
+        for op in list(fn.walk()):
+            for attr in (AUGMENTED_OF, REVERSE_OF):
+                if attr in op.attributes:
+                    callee = op.attributes.pop(attr).data  # type: ignore[union-attr]
+                    extra = [caches[k] for k in self.lists[self.sccs[callee]]]
+                    new = func.CallOp(op.callee, [*op.operands, *extra], list(op.result_types))
+                    new.location = op.location
+                    Rewriter.replace_op(op, new)
+
+
+def _defer_pushes(fn: func.FuncOp, marker: Operation) -> None:
+    """Moves each push to the end of its block (the forward sweep's end for the body):
+    the calls made in a block then push before it, so its pops, at the start of its
+    reverse, come first (module docstring)."""
+    entry = fn.body.block
+    for op in list(fn.walk()):
+        if isinstance(op, PushOp):
+            block = op.parent_block()
+            assert block is not None
+            end = marker if block is entry else block.last_op
+            assert end is not None and (end is marker or end.has_trait(IsTerminator))
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(end))
+
+
+def _erase(op: Operation) -> None:
+    Rewriter.erase_op(op, safe_erase=False)
