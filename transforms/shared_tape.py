@@ -31,7 +31,7 @@ def is_shared(cache: SSAValue) -> bool:
 
 def lower_shared_caches(
     module: builtin.ModuleOp, initial: int, assert_pops: bool, role: str | None,
-    data_role: str, meta_role: str,
+    data_role: str | None, meta_role: str | None,
 ) -> None:
     """Lowers every shared cache of `module` (module docstring)."""
     triples: dict[SSAValue, Triple] = {}
