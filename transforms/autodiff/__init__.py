@@ -186,7 +186,7 @@ class AutodiffPass(ModulePass):
             merge_globals,
         )
 
-        if primal.sym_name.data in kept.keep:  # recursive: a wrapper of its pair
+        if primal.sym_name.data in kept.sccs:  # recursive: a wrapper of its pair
             return kept.wrapper(primal, grad_name), {}
         fn = primal.clone()
         fn.sym_name = builtin.StringAttr(grad_name)

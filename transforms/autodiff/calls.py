@@ -1,8 +1,14 @@
-"""Calls the AD keeps as calls: those of recursive functions (self- or mutually).
+"""Calls the AD keeps as calls: those of recursive functions (self- or mutually) and of
+functions with a custom derivative.
 
 Every other call is inlined (`prepare.inline_calls`). A kept call of `@g` is
-differentiated as Enzyme differentiates a call it does not inline, from two functions
-built once per module:
+differentiated as Enzyme differentiates a call it does not inline, from an augmented
+forward and a reverse function. For a function with the attributes `enzyme_augment =
+@aug` and `enzyme_gradient = @grad` (Enzyme's metadata of the same names, which
+`__enzyme_register_gradient_*` sets), they are the user's, called with Enzyme's
+conventions (`custom_reverse`) and never differentiated: a wrong custom derivative gives
+a wrong gradient, as it does with Enzyme. For a recursive one they are built once per
+module:
 
 - `@g_aug` (the augmented forward): `@g`'s body with a `tape.push` of each value its
   reverse needs; it returns `@g`'s results. The caller's forward sweep calls it instead
@@ -47,7 +53,33 @@ AUGMENTED_OF = "tapeflow.augmented_of"
 _CARRIED = (memref.GetGlobalOp, memref.CastOp)
 """Forward-sweep ops the reverse function may use: copied into it (no tape needed)."""
 
+AUGMENT, GRADIENT = "enzyme_augment", "enzyme_gradient"
+
 CacheKey = tuple[str, int]  # (function, position of its tape.init)
+
+
+def custom_derivatives(module: ModuleOp) -> dict[str, tuple[func.FuncOp, func.FuncOp]]:
+    """Each function with `enzyme_augment`/`enzyme_gradient` -> (augment, gradient)."""
+    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    out: dict[str, tuple[func.FuncOp, func.FuncOp]] = {}
+    for name, fn in funcs.items():
+        refs = [fn.attributes.get(a) for a in (AUGMENT, GRADIENT)]
+        if refs == [None, None]:
+            continue
+        pair = []
+        for attr, ref in zip((AUGMENT, GRADIENT), refs, strict=True):
+            if not isinstance(ref, SymbolRefAttr):
+                raise PassFailedException(op_error(
+                    fn, f"@{name} has {'no' if ref is None else 'a malformed'} {attr} "
+                    f"(a custom derivative needs {AUGMENT} = @f and {GRADIENT} = @g)"))
+            target = funcs.get(ref.string_value())
+            if target is None or not target.body.blocks:
+                raise PassFailedException(op_error(
+                    fn, f"{attr} of @{name}: no function @{ref.string_value()} defined in "
+                    "this module"))
+            pair.append(target)
+        out[name] = (pair[0], pair[1])
+    return out
 
 
 def recursive_functions(module: ModuleOp) -> dict[str, tuple[str, ...]]:
@@ -99,8 +131,11 @@ class KeptCalls:
         self.module = module
         self.rules = {**rules, func.CallOp: self.reverse_call}
         self.policy = policy
-        self.sccs = recursive_functions(module)
-        self.keep = frozenset(self.sccs)
+        self.custom = custom_derivatives(module)
+        self.sccs = {
+            n: scc for n, scc in recursive_functions(module).items() if n not in self.custom
+        }
+        self.keep = frozenset(self.sccs) | frozenset(self.custom)
         self.funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
         self.lists: dict[tuple[str, ...], list[CacheKey]] = {}
         self.types: dict[CacheKey, Attribute] = {}
@@ -112,6 +147,9 @@ class KeptCalls:
     def reverse_call(self, g, op: func.CallOp) -> None:
         """`grads = @g_rev(args with shadows, seeds)`; the gradients flow to the args."""
         name = op.callee.string_value()
+        if name in self.custom:
+            self.custom_reverse(g, op)
+            return
         callee = self.funcs[name]
         const = const_args(callee)
         operands: list[SSAValue] = []
@@ -136,13 +174,71 @@ class KeptCalls:
         for a, d in zip(active, rev.results, strict=True):
             g.accumulate(a, d)
 
+    def custom_reverse(self, g, op: func.CallOp) -> None:
+        """A call of `@f` with a custom derivative, as Enzyme calls it: in the forward
+        sweep `@aug(args)`, each float buffer followed by its shadow, in place of the call
+        (`mark_forward` removes it) when `@aug` returns `@f`'s results or `@f` has none,
+        after it otherwise; its results (but `@f`'s) are the tape. In the reverse sweep
+        `@grad(args, the float results' adjoints, the tape)` returns the gradients of the
+        float scalar arguments."""
+        name = op.callee.string_value()
+        aug_fn, grad_fn = self.custom[name]
+        const = const_args(self.funcs[name])
+        forward: list[SSAValue] = []
+        reverse: list[SSAValue] = []
+        active: list[SSAValue] = []
+        for n, a in enumerate(op.arguments):
+            forward.append(a)
+            reverse.append(g.primal(a))
+            if n in const:
+                continue
+            if is_float_memref(a.type):
+                shadow = g.shadow(a)
+                if shadow is None:
+                    raise PassFailedException(op_error(
+                        op, f"unsupported: an inactive float buffer passed to @{name} "
+                        "(a function with a custom derivative)"))
+                forward.append(shadow)
+                reverse.append(shadow)
+            elif is_float(a.type):
+                active.append(a)
+        outputs = list(aug_fn.function_type.outputs.data)
+        replaces = outputs[: len(op.results)] == list(op.result_types) and op.results
+        aug = func.CallOp(aug_fn.sym_name.data, forward, outputs)
+        aug.location = op.location
+        _check_call(op, aug_fn, aug)
+        Rewriter.insert_op(aug, InsertPoint.before(op) if op.results and not replaces
+                           else InsertPoint.after(op))
+        tape = list(aug.results[len(op.results) :] if replaces else aug.results)
+        reverse += [g.adjoint_or_zero(r) for r in op.results if is_float(r.type)]
+        reverse += [g.primal(t) for t in tape]
+        grad = g.b.insert(func.CallOp(
+            grad_fn.sym_name.data, reverse, list(grad_fn.function_type.outputs.data)))
+        grad.location = op.location
+        _check_call(op, grad_fn, grad)
+        if [r.type for r in grad.results] != [a.type for a in active]:
+            raise PassFailedException(op_error(
+                op, f"the custom gradient @{grad_fn.sym_name.data} of @{name} returns "
+                f"{len(grad.results)} value(s); @{name} has {len(active)} active float "
+                "argument(s)"))
+        for a, d in zip(active, grad.results, strict=True):
+            g.accumulate(a, d)
+        g.__dict__.setdefault("custom_calls", []).append(
+            (op, aug if replaces or not op.results else None))
+
     def mark_forward(self, fn: func.FuncOp, g) -> None:
-        """The forward sweep's active kept calls of `fn` call `@g_aug` instead."""
+        """The forward sweep's active kept calls of `fn` call `@g_aug` instead; those of a
+        function with a custom derivative leave the augment's call alone."""
+        for op, aug in g.__dict__.get("custom_calls", ()):
+            if aug is not None:
+                for old, new in zip(op.results, aug.results, strict=False):
+                    old.replace_all_uses_with(new)
+                Rewriter.erase_op(op)
         for op in fn.walk():
             if (
                 isinstance(op, func.CallOp)
                 and REVERSE_OF not in op.attributes
-                and op.callee.string_value() in self.keep
+                and op.callee.string_value() in self.sccs
                 and g.activity.op_is_active(op)
             ):
                 name = op.callee.string_value()
@@ -327,6 +423,17 @@ class KeptCalls:
                     new = func.CallOp(op.callee, [*op.operands, *extra], list(op.result_types))
                     new.location = op.location
                     Rewriter.replace_op(op, new)
+
+
+def _check_call(site: func.CallOp, callee: func.FuncOp, call: func.CallOp) -> None:
+    """A custom derivative's function must take what Enzyme passes it."""
+    want = list(callee.function_type.inputs.data)
+    got = [v.type for v in call.operands]
+    if want != got:
+        raise PassFailedException(op_error(
+            site, f"the custom derivative @{callee.sym_name.data} takes "
+            f"({', '.join(map(str, want))}); Enzyme's convention passes "
+            f"({', '.join(map(str, got))})"))
 
 
 def _defer_pushes(fn: func.FuncOp, marker: Operation) -> None:

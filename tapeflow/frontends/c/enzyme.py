@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
+from .custom import REGISTER_GRADIENT
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
@@ -224,6 +225,9 @@ class EnzymeCalls:
         ...) is an error, not ignored (its function would be differentiated as written)."""
         for c in tu.cursor.get_children():
             if c.kind.name != "VAR_DECL" or not c.spelling.startswith("__enzyme_"):
+                continue
+            if c.spelling.startswith(REGISTER_GRADIENT):
+                self.register_gradient(c)  # custom.py
                 continue
             if c.spelling != "__enzyme_function_like":
                 unsupported(c, f"the Enzyme registration '{c.spelling}' (custom derivatives)")

@@ -53,6 +53,7 @@ from .enzyme import (
     is_entry,
 )
 from .fnptrs import address_taken, referenced_functions
+from .custom import CustomDerivatives
 from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
@@ -78,7 +79,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls):
+class CFrontend(EnzymeCalls, ForwardCalls, CustomDerivatives):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -136,6 +137,7 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         for n in order:
             fn = FunctionBuilder(self, self.signatures[n]).build()
             module.body.block.add_op(fn)
+            self.mark_custom(n, fn)
             for activity in targets.get(n, []):
                 if activity == default_activity(defs[n]):
                     fn.attributes[AUTODIFF_ATTR] = UnitAttr()
@@ -313,6 +315,8 @@ class CFrontend(EnzymeCalls, ForwardCalls):
                         and not self.dropped(callee.spelling)
                     ):
                         visit(callee.spelling, [*stack, name])
+            for f in self.custom_roots(name):  # a custom derivative's augment and gradient
+                visit(f, [*stack, name])
             seen.add(name)
 
         for r in roots:
@@ -321,11 +325,15 @@ class CFrontend(EnzymeCalls, ForwardCalls):
 
     def _signature(self, c) -> Function:
         params = list(c.get_arguments())
+        if c.spelling in getattr(self, "tape_params", ()):
+            params = params[:-1]  # a custom gradient's NULL tape (custom.py)
         groups = [self._param_types(c, p) for p in params]
         types = [t for g in groups for t in g]
         rt = c.result_type
         refuse_union(rt, c)
-        if type_kind(rt) == "POINTER":
+        if c.spelling in getattr(self, "null_tapes", ()):
+            results = []  # a custom augment's NULL tape (custom.py)
+        elif type_kind(rt) == "POINTER":
             results = [self.pointer_result(c)]
         else:
             results = [] if type_kind(rt) == "VOID" else value_types(rt, c)
