@@ -98,7 +98,9 @@ class AutodiffPass(ModulePass):
     `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
     hoisted to the function body when its sizes are known there; an active one whose size
     is computed in the loop is rejected), and `func.call` of functions of the module
-    (inlined). f32 and f64 (f16/bf16 are accepted, untested).
+    (inlined, except calls of recursive functions and of functions with a custom
+    derivative, `enzyme_augment`/`enzyme_gradient`, which stay calls: `calls.py`; a
+    recursive `@f` gets `@f_aug` and `@f_rev` beside it). f32 and f64 (f16/bf16 are accepted, untested).
     An op it cannot differentiate, or an unsupported construct, is a `PassFailedException`
     naming the op and its location; the module is then left unchanged.
     """

@@ -1,7 +1,8 @@
 """Normalisation of a function before differentiation (on a clone, never on the input).
 
 1. `func.call`s of functions defined in the module are inlined (recursively, with a depth
-   limit that turns recursion into a diagnostic). Then every `memref.cast` (a static
+   limit), but those of recursive functions and of functions with a custom derivative
+   (`calls.py` keeps them). Then every `memref.cast` (a static
    buffer passed as a `memref<?xT>` argument) is folded away: its loads, stores and dims
    use the cast's source, so the AD sees the accesses of the buffer itself (the
    activity and shadow of a cast result are not followed back to its source).
