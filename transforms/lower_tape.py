@@ -657,7 +657,8 @@ def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
             if not isinstance(user, tape.PushOp | tape.PopOp | tape.FreeOp) or bad_push:
                 raise PassFailedException(
                     op_error(user, "uses a tape.cache in a way tapeflow-lower-tape cannot "
-                             "lower (only tape.push/pop/free of a tape.init result)")
+                             "lower (only tape.push/pop/free of a tape.init result, or "
+                             "one passed to a call)")
                 )
     loop_indices, entry = _LoopIndices(), _EntryCounts()
     for init in inits:

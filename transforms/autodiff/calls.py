@@ -43,7 +43,7 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow.diagnostics import op_error
-from tapeflow.dialects.tape import CacheType, FreeOp, InitOp, PushOp
+from tapeflow.dialects.tape import CacheType, FreeOp, InitOp, PopOp, PushOp
 from tapeflow.transforms.autodiff.activity import const_args, is_float, is_float_memref
 
 REVERSE_OF = "tapeflow.reverse_of"
@@ -340,12 +340,10 @@ class KeptCalls:
         merge_globals(fn)
         lower_affine(fn)
         hoist_allocations(fn)
-        for op in fn.walk():
-            if isinstance(op, memref.AllocOp | memref.AllocaOp):
-                raise PassFailedException(op_error(
-                    op, f"unsupported: a local buffer in @{name}, a recursive function"))
+        _heap_buffers(fn, name)
         g = Gradient(fn, self.rules, self.policy, count_while_iterations(fn), split=True)
         g.build()
+        _carry_buffers(fn, g.split_marker)
         fn.arg_attrs = None
         self.mark_forward(fn, g)
         return fn, g
@@ -423,6 +421,61 @@ class KeptCalls:
                     new = func.CallOp(op.callee, [*op.operands, *extra], list(op.result_types))
                     new.location = op.location
                     Rewriter.replace_op(op, new)
+
+
+def _heap_buffers(fn: func.FuncOp, name: str) -> None:
+    """The function's buffers (and so their shadows) on the heap, freed at its end: the
+    reverse, another function, still uses them (`_carry_buffers`)."""
+    entry = fn.body.block
+    ret = entry.last_op
+    assert ret is not None
+    for op in list(fn.walk()):
+        if not isinstance(op, memref.AllocOp | memref.AllocaOp):
+            continue
+        if op.parent_block() is not entry:
+            raise PassFailedException(op_error(
+                op, f"unsupported: a buffer allocated in a loop or branch of @{name}, a "
+                "recursive function, with a size computed there"))
+        if isinstance(op, memref.AllocaOp):
+            heap = memref.AllocOp(list(op.dynamic_sizes), list(op.symbol_operands),
+                                  op.memref.type, op.alignment)
+            heap.location = op.location
+            heap.memref.name_hint = op.memref.name_hint
+            Rewriter.replace_op(op, heap)
+            Rewriter.insert_op(memref.DeallocOp.get(heap.memref), InsertPoint.before(ret))
+
+
+def _carry_buffers(fn: func.FuncOp, marker: Operation) -> None:
+    """Each buffer of the forward sweep the reverse uses (a local buffer, its shadow) is
+    pushed at the forward's end, after every other push, and popped first in the reverse
+    (a cache of memrefs): the reverse function gets it as it gets any other value."""
+    entry = fn.body.block
+    after = {op for op in entry.ops if entry.get_operation_index(op)
+             > entry.get_operation_index(marker)}
+    pops: list[Operation] = []
+    for op in list(entry.ops):
+        if op is marker:
+            break
+        if not isinstance(op, memref.AllocOp):
+            continue
+        value = op.memref
+        uses = [u for u in value.uses if _top(u.operation, entry) in after]
+        if not uses:
+            continue
+        init = InitOp(value.type)
+        Rewriter.insert_op(init, InsertPoint.at_start(entry))
+        Rewriter.insert_op(PushOp(init.cache, value), InsertPoint.before(marker))
+        pop = PopOp(init.cache)
+        pops.insert(0, pop)
+        for u in uses:
+            u.operation.operands[u.index] = pop.value
+    Rewriter.insert_op(pops, InsertPoint.after(marker))
+
+
+def _top(op: Operation, block: Block) -> Operation:
+    while op.parent_block() is not block:
+        op = op.parent_op()  # type: ignore[assignment]
+    return op
 
 
 def _check_call(site: func.CallOp, callee: func.FuncOp, call: func.CallOp) -> None:
