@@ -29,8 +29,14 @@ cache passed to a call so, and TapeFlow's region passes leave such caches alone.
 
 In `@g`'s split build (`Gradient(split=True)`) values of the function body are cached
 (not used directly: the reverse is another function) and loads always are (the caller
-may overwrite the memory after the call). A differentiated function that is itself
-recursive becomes `@f_grad` = create the caches, `@f_aug`, `@f_rev`, free them.
+may overwrite the memory after the call). Its local buffers, and their shadows, move to
+the heap and reach `@g_rev` on caches of memrefs (`_carry_buffers`), which frees them. A
+differentiated function that is itself recursive becomes `@f_grad` = create the caches,
+`@f_aug`, `@f_rev`, free them.
+
+Not done: TapeFlow's regions inside a recursive function's loops. Its caches are the
+arguments every call shares, so a loop's pushes interleave with those of the calls made
+before and after it; a record tape per loop would need its own call-indexed stack.
 """
 
 from __future__ import annotations
@@ -178,7 +184,7 @@ class KeptCalls:
         """A call of `@f` with a custom derivative, as Enzyme calls it: in the forward
         sweep `@aug(args)`, each float buffer followed by its shadow, in place of the call
         (`mark_forward` removes it) when `@aug` returns `@f`'s results or `@f` has none,
-        after it otherwise; its results (but `@f`'s) are the tape. In the reverse sweep
+        before it otherwise (`@f` gives the results); its results but `@f`'s are the tape. In the reverse sweep
         `@grad(args, the float results' adjoints, the tape)` returns the gradients of the
         float scalar arguments."""
         name = op.callee.string_value()
