@@ -184,9 +184,9 @@ class KeptCalls:
         """A call of `@f` with a custom derivative, as Enzyme calls it: in the forward
         sweep `@aug(args)`, each float buffer followed by its shadow, in place of the call
         (`mark_forward` removes it) when `@aug` returns `@f`'s results or `@f` has none,
-        before it otherwise (`@f` gives the results); its results but `@f`'s are the tape. In the reverse sweep
-        `@grad(args, the float results' adjoints, the tape)` returns the gradients of the
-        float scalar arguments."""
+        before it otherwise (`@f` gives the results); its results but `@f`'s are the tape.
+        In the reverse sweep `@grad(args, the float results' adjoints, the tape)` returns
+        the gradients of the float scalar arguments."""
         name = op.callee.string_value()
         aug_fn, grad_fn = self.custom[name]
         const = const_args(self.funcs[name])
@@ -281,16 +281,16 @@ class KeptCalls:
         types = [a.type for a in rev_args[: len(rev_args) - n_caches]]
         block = Block(arg_types=types)
         primal_positions = self._primal_positions[name]
-        call = func.CallOp(
-            f"{name}_aug", [block.args[i] for i in primal_positions], list(aug.function_type.outputs)
-        )
+        primal_args = [block.args[i] for i in primal_positions]
+        call = func.CallOp(f"{name}_aug", primal_args, list(aug.function_type.outputs))
         call.attributes[AUGMENTED_OF] = StringAttr(name)
         back = func.CallOp(f"{name}_rev", list(block.args), list(rev.function_type.outputs))
         back.attributes[REVERSE_OF] = StringAttr(name)
         block.add_ops([call, back, func.ReturnOp(*back.results)])
         for op in block.ops:
             op.location = primal.location
-        fn = func.FuncOp(grad_name, FunctionType.from_lists(types, list(back.result_types)), Region(block))
+        signature = FunctionType.from_lists(types, list(back.result_types))
+        fn = func.FuncOp(grad_name, signature, Region(block))
         fn.location = primal.location
         self.finish(fn)
         return fn
@@ -376,7 +376,9 @@ class KeptCalls:
         for arg in reversed(list(entry.args)):
             if arg in shadows or arg in seeds:
                 if arg.uses:
-                    raise PassFailedException(op_error(fn, "internal error: the forward sweep uses a shadow"))
+                    raise PassFailedException(
+                        op_error(fn, "internal error: the forward sweep uses a shadow")
+                    )
                 entry.erase_arg(arg)
         self._with_caches(fn, name, keys, f"{name}_aug")
         # The reverse: the reverse sweep, with what it uses of the forward copied in.

@@ -23,8 +23,8 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
-from .custom import REGISTER_GRADIENT
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
+from .custom import REGISTER_GRADIENT
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
 from .types import (

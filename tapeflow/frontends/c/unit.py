@@ -42,6 +42,7 @@ from .clang import (
     unsupported,
     walk,
 )
+from .custom import CustomDerivatives
 from .enzyme import (
     AUTODIFF_ATTR,
     ENZYME_DECLS,
@@ -53,7 +54,6 @@ from .enzyme import (
     is_entry,
 )
 from .fnptrs import address_taken, referenced_functions
-from .custom import CustomDerivatives
 from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE

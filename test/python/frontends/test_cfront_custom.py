@@ -13,7 +13,12 @@ import pytest
 
 pytest.importorskip("clang.cindex")
 
-from helpers.cfront import check_fd, compile_and_differentiate, copy_args, enzyme_gradient  # noqa: E402
+from helpers.cfront import (  # noqa: E402
+    check_fd,
+    compile_and_differentiate,
+    copy_args,
+    enzyme_gradient,
+)
 from helpers.cli import run_main  # noqa: E402
 from helpers.pipelines import stages  # noqa: E402
 from helpers.runs import assert_native_bits  # noqa: E402

@@ -79,7 +79,8 @@ def test_gradient_matches_finite_differences(path, name, args):
 def test_every_stage_gives_the_same_bits(path, name, args):
     source = compile_c(path.read_text(), path.name, functions=[name])
     ad = f"tapeflow-autodiff{{functions={name}}}"
-    pipelines = [ad, f"{ad},tapeflow-lower-tape", *stages(name, 2, 4096), f"tapeflow{{functions={name}}}"]
+    pipelines = [ad, f"{ad},tapeflow-lower-tape", *stages(name, 2, 4096),
+                 f"tapeflow{{functions={name}}}"]
     want = None
     for spec in pipelines:
         module = source.clone()
