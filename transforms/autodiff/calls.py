@@ -98,36 +98,24 @@ def recursive_functions(module: ModuleOp) -> dict[str, tuple[str, ...]]:
         )
         for f in funcs
     }
-    order = {f.sym_name.data: i for i, f in enumerate(funcs)}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
+    reach = {name: _callees(graph, name) for name in graph}
     out: dict[str, tuple[str, ...]] = {}
-
-    def visit(v: str) -> None:  # Tarjan's algorithm (call graphs are small)
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            scc: list[str] = []
-            while True:
-                w = stack.pop()
-                scc.append(w)
-                if w == v:
-                    break
-            if len(scc) > 1 or v in graph[v]:
-                members = tuple(sorted(scc, key=order.__getitem__))
-                out.update(dict.fromkeys(members, members))
-
-    for name in graph:
-        if name not in index:
-            visit(name)
+    for name in graph:  # in a cycle: it reaches itself; its component: what reaches it back
+        if name in reach[name]:
+            out[name] = tuple(g for g in graph if g in reach[name] and name in reach[g])
     return out
+
+
+def _callees(graph: dict[str, list[str]], name: str) -> set[str]:
+    """The functions a call of `name` may reach (through one call or more)."""
+    seen: set[str] = set()
+    todo = list(graph[name])
+    while todo:
+        f = todo.pop()
+        if f not in seen:
+            seen.add(f)
+            todo.extend(graph[f])
+    return seen
 
 
 class KeptCalls:
@@ -156,23 +144,7 @@ class KeptCalls:
         if name in self.custom:
             self.custom_reverse(g, op)
             return
-        callee = self.funcs[name]
-        const = const_args(callee)
-        operands: list[SSAValue] = []
-        active: list[SSAValue] = []
-        for n, a in enumerate(op.arguments):
-            operands.append(g.primal(a))
-            if n in const:
-                continue
-            if is_float_memref(a.type):
-                shadow = g.shadow(a)
-                if shadow is None:
-                    raise PassFailedException(op_error(
-                        op, f"unsupported: an inactive float buffer passed to @{name} "
-                        "(a recursive function)"))
-                operands.append(shadow)
-            elif is_float(a.type):
-                active.append(a)
+        _, operands, active = self._with_shadows(g, op, "a recursive function")
         operands += [g.adjoint_or_zero(r) for r in op.results if is_float(r.type)]
         rev = g.b.insert(func.CallOp(f"{name}_rev", operands, [a.type for a in active]))
         rev.location = op.location
@@ -189,25 +161,8 @@ class KeptCalls:
         the gradients of the float scalar arguments."""
         name = op.callee.string_value()
         aug_fn, grad_fn = self.custom[name]
-        const = const_args(self.funcs[name])
-        forward: list[SSAValue] = []
-        reverse: list[SSAValue] = []
-        active: list[SSAValue] = []
-        for n, a in enumerate(op.arguments):
-            forward.append(a)
-            reverse.append(g.primal(a))
-            if n in const:
-                continue
-            if is_float_memref(a.type):
-                shadow = g.shadow(a)
-                if shadow is None:
-                    raise PassFailedException(op_error(
-                        op, f"unsupported: an inactive float buffer passed to @{name} "
-                        "(a function with a custom derivative)"))
-                forward.append(shadow)
-                reverse.append(shadow)
-            elif is_float(a.type):
-                active.append(a)
+        forward, reverse, active = self._with_shadows(
+            g, op, "a function with a custom derivative")
         outputs = list(aug_fn.function_type.outputs.data)
         replaces = outputs[: len(op.results)] == list(op.result_types) and op.results
         aug = func.CallOp(aug_fn.sym_name.data, forward, outputs)
@@ -231,6 +186,31 @@ class KeptCalls:
             g.accumulate(a, d)
         g.__dict__.setdefault("custom_calls", []).append(
             (op, aug if replaces or not op.results else None))
+
+    def _with_shadows(self, g, op: func.CallOp, what: str):
+        """The call's arguments, each float buffer followed by its shadow (Enzyme's
+        convention), as the forward sweep has them and as the reverse sweep has them, and
+        its active float scalar arguments."""
+        name = op.callee.string_value()
+        const = const_args(self.funcs[name])
+        forward: list[SSAValue] = []
+        reverse: list[SSAValue] = []
+        active: list[SSAValue] = []
+        for n, a in enumerate(op.arguments):
+            forward.append(a)
+            reverse.append(g.primal(a))
+            if n in const:
+                continue
+            if is_float_memref(a.type):
+                shadow = g.shadow(a)
+                if shadow is None:
+                    raise PassFailedException(op_error(
+                        op, f"unsupported: an inactive float buffer passed to @{name} ({what})"))
+                forward.append(shadow)
+                reverse.append(shadow)
+            elif is_float(a.type):
+                active.append(a)
+        return forward, reverse, active
 
     def mark_forward(self, fn: func.FuncOp, g) -> None:
         """The forward sweep's active kept calls of `fn` call `@g_aug` instead; those of a
