@@ -645,8 +645,12 @@ def _lower_growable(init: tape.InitOp, layout: _GrowableStack, users: list[Opera
 def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
                ideal_tape: bool = False) -> None:
     """Lowers every `tape` op of `module` to the Enzyme layout (module docstring)."""
+    from tapeflow.transforms.shared_tape import lower_shared_caches
+
     role = IDEAL_TAPE_ATTR if ideal_tape else None
     lower_split_tapes(module, (TAPE_ATTR, TAPE_META_ATTR), assert_pops, role)
+    lower_shared_caches(module, DEFAULT_GROWABLE_CAPACITY, assert_pops, role, TAPE_ATTR,
+                        TAPE_META_ATTR)  # those of recursive functions: rule 4, by reference
     inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
     for init in inits:
         users = [use.operation for use in init.cache.uses]
@@ -655,7 +659,8 @@ def lower_tape(module: builtin.ModuleOp, assert_pops: bool = False,
             if not isinstance(user, tape.PushOp | tape.PopOp | tape.FreeOp) or bad_push:
                 raise PassFailedException(
                     op_error(user, "uses a tape.cache in a way tapeflow-lower-tape cannot "
-                             "lower (only tape.push/pop/free of a tape.init result)")
+                             "lower (only tape.push/pop/free of a tape.init result, or "
+                             "one passed to a call)")
                 )
     loop_indices, entry = _LoopIndices(), _EntryCounts()
     for init in inits:

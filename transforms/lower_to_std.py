@@ -142,8 +142,11 @@ def lower_tape(module: ModuleOp) -> None:
     """Lowers every `tape.*` op of `module` (see the module docstring)."""
     from tapeflow.dialects import tape
     from tapeflow.transforms.lower_split_tape import lower_split_tapes
+    from tapeflow.transforms.shared_tape import lower_shared_caches
 
     lower_split_tapes(module, (None, None), True, None)
+    # The caches of recursive functions, passed to calls: the same stacks, by reference.
+    lower_shared_caches(module, DEFAULT_TAPE_CAPACITY, True, None, None, None)
     inits = [op for op in module.walk() if isinstance(op, tape.InitOp)]
     for init in inits:
         users = [use.operation for use in init.cache.uses]

@@ -484,6 +484,7 @@ def form_regions(op: builtin.ModuleOp, select: Select | None = None) -> None:
         regions, skipped = find_regions(fn)
         for init, reason in skipped.items():
             _skipped_remark(init, reason)
+        _shared_remarks(fn)
         if select is not None:
             regions = select(fn, regions)
         trip_counts: dict[scf.ForOp, SSAValue] = {}
@@ -491,6 +492,20 @@ def form_regions(op: builtin.ModuleOp, select: Select | None = None) -> None:
         for group in regions:
             _rewrite(group, trip_counts, index_cache)
     prune_constants(op)
+
+
+def _shared_remarks(fn: func.FuncOp) -> None:
+    """The caches of a recursive function (`autodiff/calls.py`) are arguments shared by
+    all its calls: how many values each call pushes is known only as the recursion runs,
+    so they stay Enzyme's growable stacks."""
+    if not fn.body.blocks:
+        return
+    for arg in fn.body.block.args:
+        if isinstance(arg.type, tape.CacheType):
+            pushes = [u.operation for u in arg.uses if isinstance(u.operation, tape.PushOp)]
+            for push in pushes[:1]:
+                cache_remark(push, "kept in Enzyme's layout: a cache of a recursive function, "
+                             "shared by its calls (a stack that grows as the recursion runs)")
 
 
 def _skipped_remark(init: tape.InitOp, reason: str) -> None:

@@ -105,7 +105,9 @@ class AutodiffPass(ModulePass):
     `memref.alloc/alloca/dealloc` (an allocation inside a loop or branch is
     hoisted to the function body when its sizes are known there; an active one whose size
     is computed in the loop is rejected), and `func.call` of functions of the module
-    (inlined). f32 and f64 (f16/bf16 are accepted, untested).
+    (inlined, except calls of recursive functions and of functions with a custom
+    derivative, `enzyme_augment`/`enzyme_gradient`, which stay calls: `calls.py`; a
+    recursive `@f` gets `@f_aug` and `@f_rev` beside it). f32 and f64 (f16/bf16 are accepted, untested).
     An op it cannot differentiate, or an unsupported construct, is a `PassFailedException`
     naming the op and its location; the module is then left unchanged.
     """
@@ -135,7 +137,10 @@ class AutodiffPass(ModulePass):
             if isinstance(f, func.FuncOp)
             and (AUTODIFF_ATTR in f.attributes or f.sym_name.data in self.functions)
         ]
-        rules = all_rules()
+        from tapeflow.transforms.autodiff.calls import KeptCalls
+
+        kept = KeptCalls(op, all_rules(), self.policy)
+        rules = kept.rules
         built: list[tuple[Operation, Operation]] = []
         global_shadows: dict[str, tuple[builtin.MemRefType, Operation]] = {}
         for primal in targets:
@@ -158,8 +163,13 @@ class AutodiffPass(ModulePass):
                     raise PassFailedException(
                         op_error(primal, f"cannot create @{name}: the symbol already exists")
                     )
+            if split_pair and primal.sym_name.data in kept.sccs:
+                raise PassFailedException(
+                    op_error(primal, "split mode of a recursive function is not supported: "
+                             "its tape is the stacks all its calls share")
+                )
             try:
-                fn, shadows, forward_end = self._differentiate(primal, grad_name, op, rules)
+                fn, shadows, forward_end = self._differentiate(primal, grad_name, op, rules, kept)
                 if split_pair:  # Enzyme's split mode
                     seeds = sum(1 for t in primal.function_type.outputs if is_float(t))
                     built += [(primal, f) for f in reversed(split(fn, forward_end, seeds))]
@@ -176,12 +186,19 @@ class AutodiffPass(ModulePass):
         new_globals = _shadow_global_ops(op, global_shadows)
         for primal, fn in built:
             Rewriter.insert_op(fn, InsertPoint.after(primal))
+        for primal, aug, rev in kept.functions():
+            for name in (aug.sym_name.data, rev.sym_name.data):
+                if name in funcs:
+                    raise PassFailedException(
+                        op_error(primal, f"cannot create @{name}: the symbol already exists")
+                    )
+            Rewriter.insert_op([aug, rev], InsertPoint.after(primal))
         for glob, after in new_globals:
             Rewriter.insert_op(glob, InsertPoint.after(after))
 
     def _differentiate(
-        self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules
-    ) -> func.FuncOp:
+        self, primal: func.FuncOp, grad_name: str, module: builtin.ModuleOp, rules, kept
+    ) -> tuple[func.FuncOp, dict, Operation | None]:
         from tapeflow.transforms.autodiff.driver import Gradient
         from tapeflow.transforms.autodiff.mincut import build_min_tape
         from tapeflow.transforms.autodiff.prepare import (
@@ -192,6 +209,8 @@ class AutodiffPass(ModulePass):
             merge_globals,
         )
 
+        if primal.sym_name.data in kept.sccs:  # recursive: a wrapper of its pair
+            return kept.wrapper(primal, grad_name), {}, None
         fn = primal.clone()
         fn.sym_name = builtin.StringAttr(grad_name)
         fn.attributes.pop(AUTODIFF_ATTR, None)
@@ -199,7 +218,7 @@ class AutodiffPass(ModulePass):
         fn.attributes.pop(SPLIT_ATTR, None)
         fn.res_attrs = None
         fn.sym_visibility = None
-        inline_calls(fn, module)
+        inline_calls(fn, module, kept.keep)
         merge_globals(fn)
         lower_affine(fn)
         hoist_allocations(fn)
@@ -210,6 +229,8 @@ class AutodiffPass(ModulePass):
             gradient = Gradient(fn, rules, self.policy, counted)
             gradient.build()
         fn.arg_attrs = None  # read by the build (`tapeflow.const`); the signature changed
+        kept.mark_forward(fn, gradient)
+        kept.finish(fn)
         return fn, gradient.global_shadows, gradient.forward_end
 
 

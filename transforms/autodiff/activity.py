@@ -136,6 +136,11 @@ class Activity:
             for v, arg, res in zip(cond.args, after.args, op.res, strict=True):
                 self._edge(v, arg)
                 self._edge(v, res)
+        elif isinstance(op, func.CallOp):  # a kept call (calls.py) may write its buffers
+            for operand in op.operands:
+                for out in [*op.results, *op.operands]:
+                    if out is not operand and (out in op.results or is_float_memref(out.type)):
+                        self._edge(operand, out)
         elif isinstance(op, SelectOp):
             self._edge(op.lhs, op.result)
             self._edge(op.rhs, op.result)
@@ -166,6 +171,8 @@ class Activity:
             return self.is_active(op.memref)
         if isinstance(op, memref.CopyOp):
             return self.is_active(op.destination)
+        if isinstance(op, func.CallOp):
+            return any(self.is_active(v) for v in op.operands if is_float_memref(v.type))
         if isinstance(op, scf.ForOp):
             return any(self.is_active(a) for a in op.body.block.args[1:])
         if isinstance(op, scf.WhileOp):

@@ -115,8 +115,13 @@ class Gradient:
         policy: str,
         counted_whiles: set[scf.WhileOp],
         cuts: set[SSAValue] = frozenset(),  # type: ignore[assignment]
+        split: bool = False,
     ):
         self.fn = fn
+        self.split = split
+        """Built to be split into an augmented forward and a reverse (`calls.py`): the
+        reverse sees only the arguments and the tape, so body values are cached too and
+        loads always are (a caller may overwrite the memory after the call)."""
         self.entry = fn.body.block
         self.rules = rules
         self.policy = policy
@@ -311,7 +316,9 @@ class Gradient:
     # -- primal values in the reverse sweep ------------------------------------------
     def _resolve(self, value: SSAValue, ctx: ReverseContext | None, force_cache: bool) -> SSAValue:
         block = defining_block(value)
-        if block is self.entry and not force_cache:
+        if block is self.entry and not force_cache and (
+            not self.split or isinstance(value, BlockArgument) or isinstance(value.type, MemRefType)
+        ):
             return value
         c = ctx
         while c is not None and c.block is not block:
@@ -402,6 +409,8 @@ class Gradient:
         A writer outside the load's outermost loop runs after it when it comes later in
         program order (the last write decides); one inside that loop may also run in a
         later iteration, unless `_separated`."""
+        if self.split:
+            return False
         nest = _outermost_loop(load)
         last = self.last_write.get(load.memref, -1)
         if nest is None:
@@ -539,6 +548,9 @@ class Gradient:
         self._shadow_globals()
 
         # The reverse sweep: its constants first, then the top-level pops.
+        self.results = list(ret.arguments)
+        self.split_marker = _anchor()  # where the forward sweep ends (`calls.split`)
+        Rewriter.insert_op(self.split_marker, InsertPoint.at_end(entry))
         self._const_anchor = _anchor()
         self._constants: dict[tuple[object, Attribute], SSAValue] = {}
         Rewriter.insert_op(self._const_anchor, InsertPoint.at_end(entry))
@@ -548,6 +560,8 @@ class Gradient:
         self.reverse_block(entry)
         grads = [self.adjoint_or_zero(a) for a in active_scalars]
         self._finish_contexts()
+        if not self.split:
+            Rewriter.erase_op(self.split_marker)
         Rewriter.erase_op(self.init_anchor)
         reverse_constants = {v.owner for v in self._constants.values()}
         self.forward_end = self._const_anchor.prev_op

@@ -1,7 +1,8 @@
 """Normalisation of a function before differentiation (on a clone, never on the input).
 
 1. `func.call`s of functions defined in the module are inlined (recursively, with a depth
-   limit that turns recursion into a diagnostic). Then every `memref.cast` (a static
+   limit), but those of recursive functions and of functions with a custom derivative
+   (`calls.py` keeps them). Then every `memref.cast` (a static
    buffer passed as a `memref<?xT>` argument) is folded away: its loads, stores and dims
    use the cast's source, so the AD sees the accesses of the buffer itself (the
    activity and shadow of a cast result are not followed back to its source).
@@ -103,9 +104,15 @@ def lower_affine(fn: func.FuncOp) -> None:
             raise PassFailedException(op_error(op, "unsupported affine construct"))
 
 
-def inline_calls(fn: func.FuncOp, module: ModuleOp) -> None:
+def inline_calls(fn: func.FuncOp, module: ModuleOp, keep: frozenset[str] = frozenset()) -> None:
+    """Inlines every call but those of the functions `keep` names (recursive ones, those
+    with a custom derivative: `autodiff/calls.py` differentiates their calls as calls)."""
     for _ in range(MAX_INLINE_DEPTH + 1):
-        calls = [op for op in fn.walk() if isinstance(op, func.CallOp)]
+        calls = [
+            op
+            for op in fn.walk()
+            if isinstance(op, func.CallOp) and op.callee.string_value() not in keep
+        ]
         if not calls:
             fold_memref_casts(fn)
             return

@@ -107,7 +107,7 @@ class FunctionBuilder(
                 kids = children(s)
                 if kids and sig.name in self.unit.pointer_results:
                     result = [self.returned_pointer(kids[0])]
-                elif kids:
+                elif kids and sig.result_types:  # (not a custom augment's NULL tape)
                     result = self.returned(kids[0], s)
                 continue
             self.stmt(s)

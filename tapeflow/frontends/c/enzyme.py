@@ -25,6 +25,7 @@ from tapeflow.diagnostics import ToolError
 
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .context import CONTEXT_CALLS
+from .custom import REGISTER_GRADIENT
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
 from .split import AUGMENT_ENTRY, REVERSE_ENTRY, is_split, split_entry
@@ -239,6 +240,9 @@ class EnzymeCalls:
         ...) is an error, not ignored (its function would be differentiated as written)."""
         for c in tu.cursor.get_children():
             if c.kind.name != "VAR_DECL" or not c.spelling.startswith("__enzyme_"):
+                continue
+            if c.spelling.startswith(REGISTER_GRADIENT):
+                self.register_gradient(c)  # custom.py
                 continue
             if c.spelling != "__enzyme_function_like":
                 unsupported(c, f"the Enzyme registration '{c.spelling}' (custom derivatives)")

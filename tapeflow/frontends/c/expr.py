@@ -47,6 +47,7 @@ from .clang import (
 )
 from .function import Buffer, Final, FunctionState, Stale, Unset, constant_int, in_struct
 from .libc import ALLOCATORS
+from .punning import punned
 from .trees import assigns, has_effects
 from .types import (
     INDEX,
@@ -440,6 +441,8 @@ class Expressions(FunctionState):
             self.assign(x, new, e)
             return new if op in (PRE_INC, PRE_DEC) else old
         if op == DEREF:
+            if (pun := punned(self, e, x)) is not None:  # `*(int32_t *)&y` (punning.py)
+                return pun
             buf, idx = self.access(e)
             return self.load(buf, idx, e)
         if op == PLUS:

@@ -44,6 +44,7 @@ from .clang import (
     walk,
 )
 from .context import CONTEXT_ATTR, ContextCalls, context_arguments
+from .custom import CustomDerivatives
 from .enzyme import (
     AUTODIFF_ATTR,
     ENZYME_DECLS,
@@ -81,7 +82,7 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
+class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDerivatives):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -150,6 +151,7 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
         for n in order:
             fn = FunctionBuilder(self, self.signatures[n]).build()
             module.body.block.add_op(fn)
+            self.mark_custom(n, fn)
             for activity in targets.get(n, []):
                 if activity == default_activity(defs[n]):
                     fn.attributes[AUTODIFF_ATTR] = UnitAttr()
@@ -326,13 +328,12 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
         return name in self.inactive and type_kind(self.defs[name].result_type) == "VOID"
 
     def _reachable(self, roots: list[str], defs) -> list[str]:
-        """`roots` and every function they call, in source order; recursion is an error."""
+        """`roots` and every function they call, in source order (recursive ones too: the
+        AD keeps their calls, `tapeflow-autodiff`'s kept calls)."""
         seen: set[str] = set()
 
         def visit(name: str, stack: list[str]) -> None:
-            if name in stack:
-                unsupported(defs[name], f"recursion ({' -> '.join([*stack[stack.index(name):], name])})")
-            if name in seen:
+            if name in seen or name in stack:
                 return
             for c in walk(defs[name]):
                 for f in referenced_functions(c, self.function_ids):  # through pointers
@@ -346,6 +347,8 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
                         and not self.dropped(callee.spelling)
                     ):
                         visit(callee.spelling, [*stack, name])
+            for f in self.custom_roots(name):  # a custom derivative's augment and gradient
+                visit(f, [*stack, name])
             seen.add(name)
 
         for r in roots:
@@ -354,11 +357,15 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls):
 
     def _signature(self, c) -> Function:
         params = list(c.get_arguments())
+        if c.spelling in getattr(self, "tape_params", ()):
+            params = params[:-1]  # a custom gradient's NULL tape (custom.py)
         groups = [self._param_types(c, p) for p in params]
         types = [t for g in groups for t in g]
         rt = c.result_type
         refuse_union(rt, c)
-        if type_kind(rt) == "POINTER":
+        if c.spelling in getattr(self, "null_tapes", ()):
+            results = []  # a custom augment's NULL tape (custom.py)
+        elif type_kind(rt) == "POINTER":
             results = [self.pointer_result(c)]
         else:
             results = [] if type_kind(rt) == "VOID" else value_types(rt, c)
