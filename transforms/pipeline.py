@@ -61,6 +61,7 @@ from tapeflow.transforms.analysis.cost_model import (
     nest_trip_count,
 )
 from tapeflow.transforms.analysis.remarks import cache_remark
+from tapeflow.transforms.cleanup import canonicalize, cse
 from tapeflow.transforms.layers import LayersPass
 from tapeflow.transforms.options import (
     DEFAULT_SPM_BYTES,
@@ -75,10 +76,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
-from xdsl.transforms.canonicalize import CanonicalizePass
-from xdsl.transforms.common_subexpression_elimination import (
-    CommonSubexpressionElimination,
-)
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 
@@ -89,17 +86,15 @@ class CleanupPass(ModulePass):
     name = "tapeflow-cleanup"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        CanonicalizePass().apply(ctx, op)
-        CommonSubexpressionElimination().apply(ctx, op)
-        LoopInvariantCodeMotionPass().apply(ctx, op)
-        CommonSubexpressionElimination().apply(ctx, op)
+        canonicalize(ctx, op)
+        hoist_invariants(ctx, op)
 
 
 def hoist_invariants(ctx: Context, op: builtin.ModuleOp) -> None:
     """Before region formation: cse, licm (hoists loop-invariant index arithmetic), cse."""
-    CommonSubexpressionElimination().apply(ctx, op)
+    cse(op)
     LoopInvariantCodeMotionPass().apply(ctx, op)
-    CommonSubexpressionElimination().apply(ctx, op)
+    cse(op)
 
 
 @dataclass(frozen=True)
