@@ -13,7 +13,8 @@ in the same order as xDSL's `CanonicalizePass` and `CommonSubexpressionEliminati
   depends on does not change meanwhile (the dead-code pass's liveness, one cse);
 - `canonicalize`: xDSL's greedy walker with one pattern that does what
   `GreedyRewritePatternApplier([CanonicalizationRewritePattern()], folding_enabled=True)`
-  does, and `region_dce` with memoized effects between walks;
+  does, and between its walks a dead-code pass that finds the same live ops in one walk
+  (`region_dce`);
 - `cse`: xDSL's `CSEDriver` whose per-op decision reads `Effects`.
 
 Ops whose class is unregistered, and effect traits of other kinds than xDSL's constant
@@ -23,20 +24,26 @@ ones and `RecursiveMemoryEffect`, go through xDSL's own functions.
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from xdsl.builder import Builder
 from xdsl.context import Context
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.folder import Folder
 from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir.post_order import PostOrderIterator
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriterListener,
     PatternRewriteWalker,
     RewritePattern,
+    op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import (
     ConstantLike,
     EffectInstance,
@@ -53,10 +60,12 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
     SymbolOpInterface,
     get_effects,
+    is_speculatable,
 )
 from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
-from xdsl.transforms.common_subexpression_elimination import CSEDriver
+from xdsl.transforms.common_subexpression_elimination import CSEDriver, OperationInfo
 from xdsl.transforms.dead_code_elimination import LiveSet, would_be_trivially_dead
+from xdsl.transforms.loop_invariant_code_motion import can_be_hoisted
 
 Effect = AbstractSet[EffectInstance] | None
 
@@ -130,10 +139,11 @@ def class_facts(op_type: type[Operation]) -> ClassFacts | None:
 
 
 class Effects:
-    """xDSL's `get_effects`, `is_trivially_dead` and `would_be_trivially_dead`, from
-    `class_facts`. With `memo`, each op's effects are found once: only for a walk in
-    which no op is added, removed or moved (operands may change: the memo keeps only
-    effects that do not read them)."""
+    """xDSL's `get_effects`, `is_side_effect_free`, `is_trivially_dead` and
+    `would_be_trivially_dead`, from `class_facts`. With `memo`, each op's effects are
+    found once: only while no op's effects change, e.g. a walk that adds and removes no
+    op, or moves only side-effect-free ones (operands may change: the memo keeps only
+    effects that depend on op classes and nesting alone)."""
 
     def __init__(self, memo: bool) -> None:
         self._memo: dict[Operation, Effect] | None = {} if memo else None
@@ -175,6 +185,11 @@ class Effects:
         if stable and memo is not None:
             memo[op] = effects
         return effects, stable
+
+    def side_effect_free(self, op: Operation) -> bool:
+        """Whether the op surely has no effect (xDSL's `is_side_effect_free`)."""
+        effects = self.of(op)
+        return effects is not None and not effects
 
     def would_be_trivially_dead(self, op: Operation) -> bool:
         """Whether the op would be dead if its results were (xDSL's)."""
@@ -233,32 +248,38 @@ class Canonicalize(RewritePattern):
                 return
 
 
-@dataclass
-class _LiveSet(LiveSet):
-    """xDSL's liveness, asking each op's effects once per `region_dce`."""
-
-    effects: Effects = field(default_factory=lambda: Effects(memo=True))
-
-    def propagate_op_liveness(self, op: Operation) -> None:
-        for region in op.regions:
-            self.propagate_region_liveness(region)
-        if self.is_live(op):
-            return
-        if not self.effects.would_be_trivially_dead(op):
-            self.set_live(op)
-            return
-        if any(
-            self.is_live(use.operation) for result in op.results for use in result.uses
-        ):
-            self.set_live(op)
-
-
 def region_dce(region: Region, listener: PatternRewriterListener | None = None) -> bool:
-    """xDSL's `region_dce`: ops live from the effects out, the others erased."""
-    live_set = _LiveSet()
-    while live_set.changed:
-        live_set.changed = False
-        live_set.propagate_region_liveness(region)
+    """xDSL's `region_dce`, the same ops erased: live are the ops (in blocks reachable
+    from their region's entry) with effects, and those whose results a live op uses.
+    xDSL finds them by walking every op again until nothing changes (at least twice);
+    this walks once and follows operands from the live ops."""
+    effects = Effects(memo=True)
+    reached: set[Operation] = set()
+    work: list[Operation] = []
+
+    def reach(region: Region) -> None:
+        if (first := region.first_block) is None:
+            return
+        for block in PostOrderIterator(first):
+            for op in block.ops:
+                reached.add(op)
+                for inner in op.regions:
+                    reach(inner)
+                if not effects.would_be_trivially_dead(op):
+                    work.append(op)
+
+    reach(region)
+    live_set = LiveSet()
+    while work:
+        op = work.pop()
+        if live_set.is_live(op):
+            continue
+        live_set.set_live(op)
+        for operand in op.operands:
+            owner = operand.owner
+            if isinstance(owner, Operation) and owner in reached:
+                work.append(owner)
+    live_set.changed = False
     live_set.delete_dead(region, listener)
     return live_set.changed
 
@@ -268,6 +289,19 @@ def canonicalize(ctx: Context, module: ModuleOp) -> None:
     PatternRewriteWalker(Canonicalize(ctx), post_walk_func=region_dce).rewrite_module(
         module
     )
+
+
+class _OperationKey(OperationInfo):
+    """xDSL's cse key of an op, its hash found once: xDSL's finds it again at each
+    lookup and comparison (hashing every attribute). A known op's key does not change:
+    cse replaces no use by a known op."""
+
+    def __init__(self, op: Operation) -> None:
+        super().__init__(op)
+        self._hash = super().__hash__()
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass
@@ -294,18 +328,26 @@ class _CSEDriver(CSEDriver):
             # between the known op and this one in the same block.
             if effects is None or any(e.kind != MemoryEffectKind.READ for e in effects):
                 return
-            if existing := self._known_ops.get(op):
+            key = _OperationKey(op)
+            if existing := self._known(key):
                 if op.parent_block() is existing.parent_block() and not self._written(
                     existing, op
                 ):
                     self._replace_and_delete(op, existing)
                     return
-            self._known_ops[op] = op
+            self._know(key, op)
             return
-        if existing := self._known_ops.get(op):
+        key = _OperationKey(op)
+        if existing := self._known(key):
             self._replace_and_delete(op, existing)
             return
-        self._known_ops[op] = op
+        self._know(key, op)
+
+    def _known(self, key: _OperationKey) -> Operation | None:
+        return self._known_ops._known_ops.get(key)  # pyright: ignore[reportPrivateUsage]
+
+    def _know(self, key: _OperationKey, op: Operation) -> None:
+        self._known_ops._known_ops[key] = op  # pyright: ignore[reportPrivateUsage]
 
     def _written(self, from_op: Operation, to_op: Operation) -> bool:
         """xDSL's `has_other_side_effecting_op_in_between`."""
@@ -322,3 +364,42 @@ class _CSEDriver(CSEDriver):
 def cse(module: ModuleOp) -> None:
     """xDSL's `CommonSubexpressionElimination().apply(ctx, module)`, the same rewrites."""
     _CSEDriver().simplify(module)
+
+
+@dataclass(eq=False, repr=False)
+class _LoopInvariantCodeMotion(RewritePattern):
+    """xDSL's licm on one loop, with each op's effects found once per licm: hoisting
+    moves only side-effect-free ops, so no op's effects change meanwhile."""
+
+    effects: Effects
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        region = op.body
+        builder = Builder(InsertPoint.before(op))
+        worklist = deque(o for block in region.blocks for o in block.ops)
+        while worklist:
+            child = worklist.popleft()
+            if child.parent_region() != region:
+                continue
+            if not (
+                self.effects.side_effect_free(child)
+                and is_speculatable(child)
+                and can_be_hoisted(child, region)
+            ):
+                continue
+            child.detach()
+            builder.insert(child)
+            for result in child.results:
+                for use in result.uses:
+                    if use.operation.parent_region() == region:
+                        worklist.append(use.operation)
+
+
+def licm(module: ModuleOp) -> None:
+    """xDSL's `LoopInvariantCodeMotionPass().apply(ctx, module)`, the same moves."""
+    PatternRewriteWalker(
+        _LoopInvariantCodeMotion(Effects(memo=True)),
+        apply_recursively=False,
+        walk_regions_first=True,
+    ).rewrite_module(module)

@@ -61,7 +61,7 @@ from tapeflow.transforms.analysis.cost_model import (
     nest_trip_count,
 )
 from tapeflow.transforms.analysis.remarks import cache_remark
-from tapeflow.transforms.cleanup import canonicalize, cse
+from tapeflow.transforms.cleanup import canonicalize, cse, licm
 from tapeflow.transforms.layers import LayersPass
 from tapeflow.transforms.options import (
     DEFAULT_SPM_BYTES,
@@ -76,7 +76,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
-from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ class CleanupPass(ModulePass):
 def hoist_invariants(ctx: Context, op: builtin.ModuleOp) -> None:
     """Before region formation: cse, licm (hoists loop-invariant index arithmetic), cse."""
     cse(op)
-    LoopInvariantCodeMotionPass().apply(ctx, op)
+    licm(op)
     cse(op)
 
 
