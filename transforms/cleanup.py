@@ -101,6 +101,8 @@ class ClassFacts:
     """It has the effects of the ops it contains."""
     other: tuple[MemoryEffect, ...]
     """Effect traits that depend on the op itself, asked per op."""
+    reads_only: bool
+    """Its constant effects are reads (what it does besides, a dead op would not do)."""
 
 
 @functools.cache
@@ -135,6 +137,7 @@ def class_facts(op_type: type[Operation]) -> ClassFacts | None:
         constant=frozenset(constant),
         recursive=recursive,
         other=tuple(other),
+        reads_only=all(e.kind == MemoryEffectKind.READ for e in constant),
     )
 
 
@@ -196,24 +199,48 @@ class Effects:
         facts = class_facts(type(op))
         if facts is None:
             return would_be_trivially_dead(op)
-        if facts.kept:
+        if facts.kept or not facts.has_effects:
             return False
+        if not facts.recursive and not facts.other:
+            return facts.reads_only
+        if self._memo is None:
+            return self._result_only(op, op)
         effects = self.of(op)
-        return effects is not None and all(
-            e.kind == MemoryEffectKind.READ
-            or (
-                e.kind == MemoryEffectKind.ALLOC
-                and isinstance(v := e.value, SSAValue)
-                and op.is_ancestor(v.owner)
-            )
-            for e in effects
-        )
+        return effects is not None and all(_result_only(e, op) for e in effects)
+
+    def _result_only(self, op: Operation, root: Operation) -> bool:
+        """Whether each effect of `op` is a read or allocates a value defined in `root`
+        (xDSL's `result_only_effects` of `root`, stopped at the first other effect
+        rather than collecting all of them)."""
+        facts = class_facts(type(op))
+        if facts is None or facts.other:
+            effects = self.of(op)
+            return effects is not None and all(_result_only(e, root) for e in effects)
+        if not facts.has_effects or not facts.reads_only:
+            return False
+        if facts.recursive:
+            for region in op.regions:
+                for block in region.blocks:
+                    for child in block.ops:
+                        if not self._result_only(child, root):
+                            return False
+        return True
 
     def is_trivially_dead(self, op: Operation) -> bool:
         """Whether the op has no observable effect (xDSL's)."""
-        return all(
-            result.first_use is None for result in op.results
-        ) and self.would_be_trivially_dead(op)
+        for result in op.results:
+            if result.first_use is not None:
+                return False
+        return self.would_be_trivially_dead(op)
+
+
+def _result_only(effect: EffectInstance, root: Operation) -> bool:
+    """A read, or the allocation of a value defined in `root`."""
+    return effect.kind == MemoryEffectKind.READ or (
+        effect.kind == MemoryEffectKind.ALLOC
+        and isinstance(v := effect.value, SSAValue)
+        and root.is_ancestor(v.owner)
+    )
 
 
 @dataclass(eq=False, repr=False)
@@ -263,23 +290,23 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
         for block in PostOrderIterator(first):
             for op in block.ops:
                 reached.add(op)
-                for inner in op.regions:
-                    reach(inner)
+                if op.regions:
+                    for inner in op.regions:
+                        reach(inner)
                 if not effects.would_be_trivially_dead(op):
                     work.append(op)
 
     reach(region)
-    live_set = LiveSet()
+    live: set[Operation] = set()
     while work:
         op = work.pop()
-        if live_set.is_live(op):
+        if op in live:
             continue
-        live_set.set_live(op)
+        live.add(op)
         for operand in op.operands:
-            owner = operand.owner
-            if isinstance(owner, Operation) and owner in reached:
-                work.append(owner)
-    live_set.changed = False
+            if (owner := operand.owner) in reached and owner not in live:
+                work.append(owner)  # pyright: ignore[reportArgumentType]
+    live_set = LiveSet(changed=False, _live_ops=live)
     live_set.delete_dead(region, listener)
     return live_set.changed
 
