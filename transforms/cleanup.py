@@ -1,26 +1,27 @@
-"""xDSL's canonicalize and cse with each op class's traits looked up once.
+"""xDSL's canonicalize, cse and licm with each op class's traits looked up once.
 
 `tapeflow-cleanup` spends most of its time asking xDSL the same questions about op
 classes: `get_trait` and `get_traits_of_type` scan the class's traits on every call, and
 `get_effects` of a loop collects the effects of its whole body again each time an op
 (the loop, or each op around it) is asked about. The drivers here make the same rewrites
-in the same order as xDSL's `CanonicalizePass` and `CommonSubexpressionElimination`:
+in the same order as xDSL's `CanonicalizePass`, `CommonSubexpressionElimination` and
+`LoopInvariantCodeMotionPass` (test_cleanup_drivers compares the printed IR):
 
-- `class_facts`: what canonicalize, the dead-code pass and cse read from an op's class
-  (its canonicalization patterns, whether it folds, is a terminator or a symbol, its
-  memory-effect traits), found once per class;
-- `Effects`: xDSL's `get_effects` from those facts, memoized per op where the IR it
-  depends on does not change meanwhile (the dead-code pass's liveness, one cse);
+- `class_facts`: what canonicalize, the dead-code pass, cse and licm read from an op's
+  class (its canonicalization patterns, whether it folds, is a terminator or a symbol,
+  its memory-effect traits), found once per class;
+- `Effects`: xDSL's `get_effects` from those facts, memoized per op while no op's
+  effects change (the dead-code pass's liveness, one cse, one licm);
 - `canonicalize`: xDSL's greedy walker with one pattern that does what
   `GreedyRewritePatternApplier([CanonicalizationRewritePattern()], folding_enabled=True)`
   does, and between its walks a dead-code pass that finds the same live ops in one walk
   (`region_dce`);
-- `cse`: xDSL's `CSEDriver` whose per-op decision reads `Effects`.
+- `cse`: xDSL's `CSEDriver` whose per-op decision reads `Effects`, each op's key hashed
+  once; `licm`: xDSL's walk with a pattern that reads `Effects`.
 
 Ops whose class is unregistered, and effect traits of other kinds than xDSL's constant
 ones and `RecursiveMemoryEffect`, go through xDSL's own functions.
 """
-
 from __future__ import annotations
 
 import functools
@@ -321,7 +322,7 @@ def canonicalize(ctx: Context, module: ModuleOp) -> None:
 class _OperationKey(OperationInfo):
     """xDSL's cse key of an op, its hash found once: xDSL's finds it again at each
     lookup and comparison (hashing every attribute). A known op's key does not change:
-    cse replaces no use by a known op."""
+    cse replaces a value only where no user of it is known."""
 
     def __init__(self, op: Operation) -> None:
         super().__init__(op)

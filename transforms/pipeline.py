@@ -80,7 +80,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 @dataclass(frozen=True)
 class CleanupPass(ModulePass):
-    """Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse."""
+    """Cleanup before simulation, the same for every variant: xDSL's canonicalize (folds divsi x,1 / muli x,1 / addi 0,x), cse, licm (hoists loop-invariant index arithmetic), cse.
+
+    Through transforms/cleanup.py: the same rewrites, each op class's traits looked up once.
+    """
 
     name = "tapeflow-cleanup"
 
@@ -136,8 +139,9 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
     def after_autodiff(self) -> list[Callable[[Context, builtin.ModuleOp], None]]:
         """The rest of the pipeline as steps, for a module `autodiff_pass` has
         differentiated, with every option validated and the machine loaded first: a caller
-        that compiles several pipelines of one kernel differentiates it once, and shares
-        the steps they have in common (`hoist_invariants`, when it comes first) (`tapeflow-bench`)."""
+        that compiles several pipelines of one kernel differentiates it once, and the
+        pipelines of several machines hoist it once (`hoist_invariants`, the first step
+        without a checkpoint) (`tapeflow-bench`)."""
         given = {} if self.spm_bytes is None else {"spm_bytes": (self.spm_bytes, 1)}
         check_options(self.name, **given, depth=(self.depth, 1), tile_bytes=(self.tile_bytes, 0))
         if self.mode not in MODES:
