@@ -50,7 +50,7 @@ from tapeflow.hwmodel.config import (
 )
 from tapeflow.registry import make_context
 from tapeflow.transforms.options import DEFAULT_DEPTH, DEFAULT_POLICY, TapeFlowOptions
-from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass
+from tapeflow.transforms.pipeline import CleanupPass, TapeFlowPipelinePass, hoist_invariants
 
 VARIANTS = machines.VARIANTS
 BASELINES = machines.BASELINES
@@ -236,7 +236,8 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
     """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
     the caller keeps for the jobs of one kernel), the kernel is parsed once and
     differentiated once per AD pass, and each pipeline compiles a clone of that: the
-    pipelines of every variant start with the same `tapeflow-autodiff`. With `cleaned`
+    pipelines of every variant start with the same `tapeflow-autodiff` (and TapeFlow's, of
+    every machine, with the same `hoist_invariants`, done once too). With `cleaned`
     too, a pipeline ending with `tapeflow-cleanup` whose IR before it another pipeline
     gave (the same `ir_key`) returns that pipeline's module, cleaned and verified once:
     variants and machines often differ only in what they do not change."""
@@ -256,7 +257,17 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
             differentiated = shared[source].clone()
             ad.apply(make_context(), differentiated)
             shared[source, ad] = differentiated
-        module = shared[source, ad].clone()
+        start: tuple[Any, ...] = (source, ad)
+        if steps and steps[0] is hoist_invariants:
+            # The TapeFlow pipelines of every machine hoist the same module first.
+            steps.pop(0)
+            hoisted_key = (*start, hoist_invariants)
+            if hoisted_key not in shared:
+                hoisted = shared[start].clone()
+                hoist_invariants(make_context(), hoisted)
+                shared[hoisted_key] = hoisted
+            start = hoisted_key
+        module = shared[start].clone()
     cleanup = steps.pop() if cleaned is not None and ends_with_cleanup(passes) else None
     ctx = make_context()
     for step in steps:
@@ -293,7 +304,7 @@ def split_autodiff(passes: Sequence[ModulePass],
     if isinstance(first, TapeFlowPipelinePass):
         tail = [CleanupPass().apply] if first.cleanup else []
         after = replace(first, cleanup=False).after_autodiff()
-        return first.autodiff_pass(), [after, *tail, *rest]
+        return first.autodiff_pass(), [*after, *tail, *rest]
     if isinstance(first, AutodiffPass):
         return first, rest
     return None, [first.apply, *rest]
