@@ -99,12 +99,13 @@ def test_check_verdicts(corpus: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert enzyme_corpus.main([str(corpus), "--check"]) == 0
     out = capsys.readouterr().out
     assert "| accepted | 4 |" in out
-    assert "| correct: finite differences, element by element | 1 |" in out
+    assert ("| correct: adjoint dot-product test (finite differences) and finite "
+            "differences, element by element | 1 |") in out
     assert "| correct: adjoint dot-product test (finite differences) | 2 |" in out
     assert "| wrong | 1 |" in out and "| unchecked | 0 |" in out and "| broken | 0 |" in out
     assert "| call site | 4 |" in out
     assert "stairs.c: wrong: @stairs x[0]: AD 0.0  FD " in out
-    assert "cubes.c: correct (element; arguments: call site)" in out
+    assert "cubes.c: correct (adjoint + element; arguments: call site)" in out
     assert "scale.c: correct (adjoint; arguments: call site)" in out
     assert "bounds.c: correct (adjoint; arguments: call site)" in out
 
