@@ -324,10 +324,13 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         results = {f.name: classify(f, args.includes, str(work / f"{f.stem}.mlir"))
                    for f in files}  # fmt: skip
+        accepted = [name for name, (outcome, _) in results.items()
+                    if args.check and outcome == "accepted"]  # fmt: skip
         verdicts = {name: check(work / f"{Path(name).stem}.mlir", work,
                                 call_sites(args.directory / name, args.includes))
-                    for name, (outcome, _) in results.items()
-                    if args.check and outcome == "accepted"}  # fmt: skip
+                    for name in accepted}  # fmt: skip
+        mains = {name: run_main(args.directory / name, work / f"{Path(name).stem}.mlir",
+                                args.includes) for name in accepted}  # fmt: skip
     counts = collections.Counter(outcome for outcome, _ in results.values())
     n = len(files)
     print(f"| outcome | files (of {n}) |")
@@ -351,18 +354,50 @@ def main(argv: list[str] | None = None) -> int:
         for name, (outcome, msg) in results.items():
             print(f"{name}: {outcome}{': ' + msg if msg else ''}")
     if args.check:
-        print_verdicts(verdicts)
+        print_verdicts(verdicts, mains)
     return 0
 
 
-def print_verdicts(verdicts: dict[str, tuple[str, str, str]]) -> None:
-    """The `--check` table (correct by which check), where the arguments came from,
-    then every file's verdict with how it was checked."""
+MAIN_TIMEOUT = 300
+"""Seconds for one file's `main` (its gradients run in the interpreter)."""
+
+
+def run_main(path: Path, mlir: Path, includes: list[str]) -> tuple[str, str]:
+    """(outcome, message) of the file's own `main` with TapeFlow's gradients
+    (`enzyme_main.py`): passed (its APPROX_EQ checks hold; message: how many in its
+    text), failed (one aborted: its message), ran (no APPROX_EQ in the file) or not run
+    (why: the shim, the C compiler, a length not known, the time limit)."""
+    cmd = [sys.executable, str(Path(__file__).with_name("enzyme_main.py")), str(path),
+           str(mlir), *(f"-I{i}" for i in includes)]  # fmt: skip
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                           timeout=MAIN_TIMEOUT)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return "not run", f"more than {MAIN_TIMEOUT} s"
+    last = next((ln for ln in reversed(p.stdout.splitlines())
+                 if ln.startswith(("passed: ", "not run: "))), "")  # fmt: skip
+    failed = [ln for ln in p.stderr.splitlines() if "Assertion Failed" in ln]
+    if p.returncode != 0 and (failed or p.returncode == -6):
+        return "failed", (failed[0] if failed else "abort()")[:200]
+    if p.returncode == 0 and last.startswith("passed: 0 "):
+        return "ran", "no APPROX_EQ in the file"
+    if p.returncode == 0 and last.startswith("passed: "):
+        return "passed", last[len("passed: "):]
+    if last.startswith("not run: "):
+        return "not run", last[len("not run: "):]
+    errors = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    return "not run", f"exit {p.returncode}: {(errors[-1] if errors else '')[:160]}"
+
+
+def print_verdicts(verdicts: dict[str, tuple[str, str, str]],
+                   mains: dict[str, tuple[str, str]]) -> None:  # fmt: skip
+    """The `--check` tables (finite differences: correct by which check; where the
+    arguments came from; the files' own `main`), then every file's verdicts."""
     counts = collections.Counter(
         (verdict, how.split(";")[0] if verdict == "correct" else "")
         for verdict, _, how in verdicts.values())  # fmt: skip
     print()
-    print(f"| gradient | files (of {len(verdicts)} accepted) |")
+    print(f"| gradient against finite differences | files (of {len(verdicts)} accepted) |")
     print("|---|---:|")
     for kinds in sorted({k for v, k in counts if v == "correct"}):
         label = " and ".join(CHECKS[k] for k in kinds.split(" + "))
@@ -371,13 +406,26 @@ def print_verdicts(verdicts: dict[str, tuple[str, str, str]]) -> None:
         print(f"| {verdict} | {counts[verdict, '']} |")
     origins = collections.Counter(how.partition("arguments: ")[2] for _, _, how in verdicts.values())
     print()
-    print("| arguments | files |")
+    print("| arguments of the finite differences | files |")
     print("|---|---:|")
     for origin, k in sorted(origins.items()):
         print(f"| {origin or 'none (not run)'} | {k} |")
+    ran = collections.Counter(outcome for outcome, _ in mains.values())
+    print()
+    print("| the file's own main, with TapeFlow's gradients | files |")
+    print("|---|---:|")
+    for outcome, what in (("passed", "APPROX_EQ passed"), ("failed", "APPROX_EQ failed"),
+                          ("ran", "ran (no APPROX_EQ in the file)"), ("not run", "not run")):
+        print(f"| {what} | {ran[outcome]} |")
+    good = [n for n, (v, _, _) in verdicts.items() if v != "wrong" and mains[n][0] != "failed"
+            and (v == "correct" or mains[n][0] == "passed")]  # fmt: skip
+    print()
+    print(f"correct by at least one check and wrong by none: {len(good)} of {len(verdicts)}")
     print()
     for name, (verdict, msg, how) in verdicts.items():
-        print(f"{name}: {verdict}{': ' + msg if msg else ''} ({how})")
+        outcome, why = mains[name]
+        print(f"{name}: {verdict}{': ' + msg if msg else ''} ({how}); main: {outcome}"
+              f"{': ' + why if why else ''}")  # fmt: skip
 
 
 if __name__ == "__main__":

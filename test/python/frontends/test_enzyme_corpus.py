@@ -107,7 +107,24 @@ def test_check_verdicts(corpus: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "stairs.c: wrong: @stairs x[0]: AD 0.0  FD " in out
     assert "cubes.c: correct (adjoint + element; arguments: call site)" in out
     assert "scale.c: correct (adjoint; arguments: call site)" in out
-    assert "bounds.c: correct (adjoint; arguments: call site)" in out
+    assert "bounds.c: correct (adjoint; arguments: call site); main: ran" in out
+    assert "| APPROX_EQ passed | 2 |" in out and "| APPROX_EQ failed | 0 |" in out
+    assert "cubes.c: correct (adjoint + element; arguments: call site); main: passed: 1 " \
+        "APPROX_EQ in the file" in out
+    assert "correct by at least one check and wrong by none: 3 of 4" in out
+
+
+def test_main_fails_on_a_wrong_expectation(tmp_path: Path) -> None:
+    """The file's own main decides: an APPROX_EQ expecting the wrong value aborts."""
+    (tmp_path / "test_utils.h").write_text(UTILS)
+    folder = tmp_path / "ReverseMode"
+    folder.mkdir()
+    for name, text in (("right", CUBES), ("wrong", CUBES.replace("3 * x[i]", "2 * x[i]"))):
+        (folder / f"{name}.c").write_text(text)
+        mlir, _ = _compiled(folder / f"{name}.c", tmp_path)
+        outcome, msg = enzyme_corpus.run_main(folder / f"{name}.c", mlir, [])
+        assert (outcome, msg) == (("passed", "1 APPROX_EQ in the file") if name == "right"
+                                  else ("failed", "abort()"))
 
 
 def test_call_sites(tmp_path: Path) -> None:
@@ -135,7 +152,8 @@ def test_generic_arguments_out_of_bounds(tmp_path: Path) -> None:
 
 def test_check_is_opt_in(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert enzyme_corpus.main([str(corpus)]) == 0
-    assert "gradient (finite differences)" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| accepted | 4 |" in out and "finite differences" not in out and "main" not in out
 
 
 def _compiled(path: Path, work: Path) -> tuple[Path, Path]:
