@@ -140,7 +140,7 @@ class Gradients:
         self.module = runner.load_module(mlir.read_text(), str(mlir))
         PassPipeline.parse_spec(get_all_passes(), GRADIENT).apply(make_context(), self.module)
         self.sites, self.calls = sites, calls
-        self.names = {ctypes.cast(getattr(lib, n), ctypes.c_void_p).value: n for n in calls}
+        self.names = {ctypes.c_void_p.in_dll(lib, f"tf_addr_{n}").value: n for n in calls}
 
     def __call__(self, f: int, argv: Any) -> float:
         try:
@@ -227,8 +227,13 @@ def main(argv: list[str] | None = None) -> int:
     checks = len(re.findall(r"\bAPPROX_EQ\s*\(", args.file.read_text()))
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "shim.c").write_text(shim)
+        # The file itself, then the address of each function it differentiates (which
+        # may be static): tf_addr_<name>, what the shim's callback is told.
+        unit = Path(tmp) / "unit.c"
+        unit.write_text(f'#include "{args.file.resolve()}"\n' + "".join(
+            f"void *tf_addr_{n} = (void *){n};\n" for n in calls))
         lib_path = Path(tmp) / "lib.so"
-        cmd = ["cc", "-shared", "-fPIC", "-O0", "-w", "-Dmain=tf_main", str(args.file),
+        cmd = ["cc", "-shared", "-fPIC", "-O0", "-w", "-Dmain=tf_main", str(unit),
                str(Path(tmp) / "shim.c"), *(f"-I{i}" for i in args.includes), "-lm", "-o",
                str(lib_path)]  # fmt: skip
         cc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -256,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         kinds = (ctypes.c_char_p * 64).in_dll(lib, "tf_kinds")
         keep = [calls[n].encode() for n in names]
         for k, n in enumerate(names):
-            fns[k] = ctypes.cast(getattr(lib, n), ctypes.c_void_p).value
+            fns[k] = ctypes.c_void_p.in_dll(lib, f"tf_addr_{n}").value
             kinds[k] = keep[k]
         ctypes.c_int.in_dll(lib, "tf_n").value = len(names)
         sys.stdout.flush()
