@@ -14,16 +14,21 @@ files are not in this repository. They include `"../test_utils.h"`: keep Enzyme'
 (Integration/test_utils.h beside ReverseMode/) and pass `-I Integration` for the files that
 include it by its bare name.
 
-`--check` then checks each accepted file's gradient with `tapeflow-check` (every
-function the file differentiates: one returning one float element by element against
-central finite differences, any other by the adjoint dot-product test) and prints a
-second table: correct, wrong (the first disagreeing element, or the dot products),
-unchecked (tapeflow-check cannot run it: one located line saying why) and broken. The
-project cannot run a file's own `main` (translating it is out of the C subset), so its
-APPROX_EQ checks do not decide; the arguments are generic instead:
-dynamic arrays of CHECK_SIZE elements drawn from [0.5, 1.5), integer scalars
-CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars 0.75;
-a function with f32 values is checked with step 1e-3 and tolerance F32_TOLERANCE.
+`--check` then checks each accepted file's gradient twice:
+- with `tapeflow-check`, against central finite differences, every function the file
+  differentiates: one returning one float element by element and, when it has arrays
+  (which it may also write), by the adjoint dot-product test; any other by the adjoint
+  test. Verdicts: correct (by which check), wrong (the first disagreeing element, or the
+  dot products), unchecked (tapeflow-check cannot run it: one located line saying why)
+  and broken. The arguments are those of the file's own `__enzyme_autodiff` call where
+  they can be read (`call_sites`: array lengths, integers, floats; array contents are
+  drawn from [0.5, 1.5)), else generic: dynamic arrays of CHECK_SIZE elements, integer
+  scalars CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars
+  0.75; a function with f32 values is checked with step 1e-3 and tolerance
+  F32_TOLERANCE;
+- by running the file's own `main` natively with TapeFlow's gradients
+  (`enzyme_main.py`, needs a C compiler `cc`): its APPROX_EQ checks passed or failed,
+  or it ran without any, or it could not be run (why).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,11 @@ RET __enzyme_autodiff(void *f, ...) {
   RETURN tf_callback(f, a);
 }
 """
+
+
+DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32,
+          "i16": np.int16, "i8": np.int8, "index": np.int64}
+"""The element types of the memrefs tapeflow-cc makes of C arrays."""
 
 
 def _kind(t: Any) -> str:
@@ -129,7 +135,7 @@ def shim_and_calls(path: Path, includes: list[str]) -> tuple[str, dict[str, str]
 class Gradients:
     """The shim's callback: `@F_grad` on the C memory of one `__enzyme_autodiff` call."""
 
-    def __init__(self, mlir: Path, sites: dict[str, list[Any]], calls: dict[str, str],
+    def __init__(self, mlir: Path, path: Path, includes: list[str], calls: dict[str, str],
                  lib: Any) -> None:  # fmt: skip
         from xdsl.passes import PassPipeline
 
@@ -139,7 +145,8 @@ class Gradients:
 
         self.module = runner.load_module(mlir.read_text(), str(mlir))
         PassPipeline.parse_spec(get_all_passes(), GRADIENT).apply(make_context(), self.module)
-        self.sites, self.calls = sites, calls
+        self.sites, self.calls = call_sites(path, includes), calls
+        self.notes = _notes(path, includes)
         self.names = {ctypes.c_void_p.in_dll(lib, f"tf_addr_{n}").value: n for n in calls}
 
     def __call__(self, f: int, argv: Any) -> float:
@@ -153,9 +160,8 @@ class Gradients:
         from xdsl.dialects.builtin import MemRefType
 
         from tapeflow import runner
-        from tapeflow.convention import shadowed
+        from tapeflow.convention import is_float_type, shadowed
         from tapeflow.eval.kernels import marked_functions
-        from tapeflow.runner import _dtype
 
         kinds, site = self.calls[name], self.sites[name]
         marked = marked_functions(self.module)
@@ -199,14 +205,14 @@ class Gradients:
                 if count is None or len(shape) != 1:
                     raise ValueError(f"argument {p} of {name}: its length is not known")
                 shape = [count]
-            dtype = _dtype(t.get_element_type())
+            dtype = DTYPES[str(t.get_element_type())]
             views = [np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(
                 np.ctypeslib.as_ctypes_type(dtype))), shape=tuple(shape))
                 for ptr in given if ptr is not None]  # fmt: skip
             args.append(views[0])
             if p in with_shadow:
                 args.append(views[1])
-        seeds = [1.0 for t in primal.function_type.outputs.data if "f" in str(t)[:1]]
+        seeds = [1.0 for t in primal.function_type.outputs.data if is_float_type(t)]
         run = runner.run_function(self.module, f"{entry}_grad", [*args, *seeds])
         return float(run.results[0]) if run.results else 0.0
 
@@ -225,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not run: {e}")
         return 0
     checks = len(re.findall(r"\bAPPROX_EQ\s*\(", args.file.read_text()))
+    if shutil.which("cc") is None:
+        print("not run: no C compiler (cc)")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "shim.c").write_text(shim)
         # The file itself, then the address of each function it differentiates (which
@@ -245,10 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(lib, "tf_main"):
             print("not run: the file has no main")
             return 0
-        sites = call_sites(args.file, args.includes)
-        gradients = Gradients(args.mlir, sites, calls, lib)
-        gradients.lib = lib
-        gradients.notes = _notes(args.file, args.includes)
+        gradients = Gradients(args.mlir, args.file, args.includes, calls, lib)
         callback_type = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p)
         arg_type = type("tf_arg", (ctypes.Union,), {"_fields_": [
             ("p", ctypes.c_void_p), ("i", ctypes.c_longlong), ("d", ctypes.c_double)]})
