@@ -409,7 +409,8 @@ def print_verdicts(verdicts: dict[str, tuple[str, str, str]],
         print(f"| correct: {label} | {counts['correct', kinds]} |")
     for verdict in ("wrong", "unchecked", "broken"):
         print(f"| {verdict} | {counts[verdict, '']} |")
-    origins = collections.Counter(how.partition("arguments: ")[2] for _, _, how in verdicts.values())
+    origins = collections.Counter(how.partition("arguments: ")[2]
+                                  for _, _, how in verdicts.values())  # fmt: skip
     print()
     print("| arguments of the finite differences | files |")
     print("|---|---:|")

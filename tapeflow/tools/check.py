@@ -34,11 +34,11 @@ import numpy as np
 from xdsl.passes import PassPipeline
 
 from tapeflow import runner
+from tapeflow.convention import is_float_type
 from tapeflow.diagnostics import ToolError, read_source, report_errors
 from tapeflow.eval.kernels import grad_arguments, marked_functions
 from tapeflow.frontends import c as c_frontend
 from tapeflow.registry import get_all_passes, make_context
-from tapeflow.convention import is_float_type
 from tapeflow.tools.check_adjoint import adjoint_test
 from tapeflow.tools.common import ArgumentParser, function_arguments, parse_run_arguments
 

@@ -3,9 +3,10 @@
 With F the map from the active inputs (float arrays not `enzyme_const`, float scalars)
 to the outputs (those arrays' final contents, the float results), reverse mode seeded
 with an output direction v gives J^T v; the primal at x + h u and x - h u gives J u by
-central differences; <J^T v, u> = <v, J u> holds for a correct gradient and, for random
-u and v, fails for a wrong one but with probability zero. This is the one-float check of
-g(x) = <v, F(x)> along u, so its error measure, step and tolerance are that check's.
+central differences; <J^T v, u> = <v, J u> holds for a correct gradient, and a wrong one
+passes only for u, v in a set of measure zero (a wrong J^T v orthogonal to u). It is
+the one-float check of g(x) = <v, F(x)> along u, so its error measure, step and
+tolerance are that check's.
 """
 
 from __future__ import annotations

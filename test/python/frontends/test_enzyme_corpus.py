@@ -143,7 +143,8 @@ def test_generic_arguments_out_of_bounds(tmp_path: Path) -> None:
     (tmp_path / "test_utils.h").write_text(UTILS)
     folder = tmp_path / "ReverseMode"
     folder.mkdir()
-    (folder / "bounds.c").write_text(BOUNDS.replace("  __enzyme_autodiff((", "  n++;\n  __enzyme_autodiff(("))
+    changed = BOUNDS.replace("  __enzyme_autodiff((", "  n++;\n  __enzyme_autodiff((")
+    (folder / "bounds.c").write_text(changed)
     verdict, msg, how = enzyme_corpus.check(*_compiled(folder / "bounds.c", tmp_path),
                                             enzyme_corpus.call_sites(folder / "bounds.c", []))
     assert verdict == "unchecked" and "out of bounds" in msg and "call site, partly" in how

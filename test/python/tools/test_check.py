@@ -59,7 +59,10 @@ def _file(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("t, options", [("f64", []), ("f32", ["--step", "1e-3", "--tolerance", "1e-3"])])
+F32 = ["--step", "1e-3", "--tolerance", "1e-3"]
+
+
+@pytest.mark.parametrize("t, options", [("f64", []), ("f32", F32)])
 def test_adjoint_in_place(tmp_path: Path, capsys: pytest.CaptureFixture[str], t: str,
                           options: list[str]) -> None:  # fmt: skip
     assert main([_file(tmp_path, INPLACE.format(t=t)), "--args", "0.8", *options]) == 0
