@@ -293,7 +293,8 @@ def check(mlir: Path, workdir: Path,
             lines = p.stdout.splitlines()
             if lines and lines[-1].startswith(("ok: ", "FAILED: ")):
                 kinds.add("adjoint" if "the adjoint test" in lines[-1] else "element")
-            how = f"{' + '.join(sorted(kinds))}; arguments: {', '.join(sorted(origins))}"
+            how = f"{' + '.join(sorted(kinds)) or 'no check ran'}; arguments: " \
+                f"{', '.join(sorted(origins))}"
             if p.returncode == 0:
                 continue
             if p.returncode == 1 and lines and lines[-1].startswith("FAILED"):
