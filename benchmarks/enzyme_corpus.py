@@ -83,8 +83,8 @@ def call_sites(path: Path, includes: list[str]) -> dict[str, list[Any]]:
     """What the file's own `__enzyme_autodiff` calls pass: differentiated function ->
     one entry per parameter, from the first call of it whose values are all known: an
     int (an integer argument, or the value behind `&n`), a float, `("array", n)` for a
-    pointer to n elements (an array, `&x` of a scalar, a pointer set by `malloc`), or
-    None when not known (a generic value then)."""
+    pointer to n elements (an array, `&x` of a scalar, a pointer set by `malloc`; else
+    its shadow's), or None when not known (a generic value then)."""
     from tapeflow.frontends.c.clang import cindex, strip_casts, walk
     from tapeflow.frontends.c.enzyme import INCLUDE_DIR, is_entry
 
@@ -107,8 +107,12 @@ def call_sites(path: Path, includes: list[str]) -> dict[str, list[Any]]:
             if i >= len(given):
                 break
             pointer = param.type.kind.name in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY")
-            values.append(_pointee(given[i], call) if pointer else _number(given[i], call))
-            i += 1 if not pointer or note == "enzyme_const" else 2
+            dup = pointer and note != "enzyme_const" and i + 1 < len(given)
+            value = _pointee(given[i], call) if pointer else _number(given[i], call)
+            if value is None and dup:  # the shadow has the primal's length
+                value = _pointee(given[i + 1], call)
+            values.append(value)
+            i += 2 if dup else 1
         known = sites.get(target.spelling)
         if known is None or None in known and None not in values:
             sites[target.spelling] = values

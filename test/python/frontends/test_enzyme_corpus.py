@@ -135,6 +135,10 @@ def test_call_sites(tmp_path: Path) -> None:
     sites = enzyme_corpus.call_sites(path, [])
     # c[k]: the VLA took k = 5 at its declaration (k = 6 comes after it)
     assert sites == {"many": [("array", 6), ("array", 8), 3, ("array", 5), 4, 0.5]}
+    # a's length from its shadow's when its own is not known
+    path.write_text(SITES.replace("*da = 0", "*da = malloc(7 * sizeof(double))")
+                    .replace("(double *)malloc(sizeof(double) * n * 2)", "0"))  # fmt: skip
+    assert enzyme_corpus.call_sites(path, [])["many"][0] == ("array", 7)
     path.write_text(SITES.replace("k = 6;", "n++;"))  # n is no longer known
     assert enzyme_corpus.call_sites(path, [])["many"][:3] == [None, ("array", 8), None]
 
