@@ -14,15 +14,21 @@ files are not in this repository. They include `"../test_utils.h"`: keep Enzyme'
 (Integration/test_utils.h beside ReverseMode/) and pass `-I Integration` for the files that
 include it by its bare name.
 
-`--check` then checks each accepted file's gradient with `tapeflow-check` (central finite
-differences of every function the file differentiates) and prints a second table: correct,
-wrong (the first element whose AD and FD disagree), unchecked (the function is not of a
-form tapeflow-check takes, e.g. it returns nothing: one located line saying why) and
-broken. The project cannot run a file's own `main` (translating it is out of the C
-subset), so its APPROX_EQ checks do not decide; the arguments are generic instead:
-dynamic arrays of CHECK_SIZE elements drawn from [0.5, 1.5), integer scalars
-CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars 0.75;
-a function with f32 values is checked with step 1e-3 and tolerance F32_TOLERANCE.
+`--check` then checks each accepted file's gradient twice:
+- with `tapeflow-check`, against central finite differences, every function the file
+  differentiates: one returning one float element by element and, when it has arrays
+  (which it may also write), by the adjoint dot-product test; any other by the adjoint
+  test. Verdicts: correct (by which check), wrong (the first disagreeing element, or the
+  dot products), unchecked (tapeflow-check cannot run it: one located line saying why)
+  and broken. The arguments are those of the file's own `__enzyme_autodiff` call where
+  they can be read (`call_sites`: array lengths, integers, floats; array contents are
+  drawn from [0.5, 1.5)), else generic: dynamic arrays of CHECK_SIZE elements, integer
+  scalars CHECK_COUNT (smaller, so that a count argument stays in bounds), float scalars
+  0.75; a function with f32 values is checked with step 1e-3 and tolerance
+  F32_TOLERANCE;
+- by running the file's own `main` natively with TapeFlow's gradients
+  (`enzyme_main.py`, needs a C compiler `cc`): its APPROX_EQ checks passed or failed,
+  or it ran without any, or it could not be run (why).
 """
 
 from __future__ import annotations
@@ -70,63 +76,244 @@ def classify(path: Path, includes: list[str], output: str = "/dev/null") -> tupl
     return "error", msg
 
 
-def check_arguments(func_op: Any, workdir: Path) -> list[str]:
-    """tapeflow-check's `--args`/`--inputs` for `func_op`: the generic values of the
-    module docstring (static arrays keep tapeflow-check's own fill rule)."""
+MARKERS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_const", "enzyme_out")
+
+
+def call_sites(path: Path, includes: list[str]) -> dict[str, list[Any]]:
+    """What the file's own `__enzyme_autodiff` calls pass: differentiated function ->
+    one entry per parameter, from the first call of it whose values are all known: an
+    int (an integer argument, or the value behind `&n`), a float, `("array", n)` for a
+    pointer to n elements (an array, `&x` of a scalar, a pointer set by `malloc`; else
+    its shadow's), or None when not known (a generic value then)."""
+    from tapeflow.frontends.c.clang import cindex, strip_casts, walk
+    from tapeflow.frontends.c.enzyme import INCLUDE_DIR, is_entry
+
+    args = ["-x", "c", "-std=gnu11", *(f"-I{i}" for i in includes), "-isystem", INCLUDE_DIR]
+    tu = cindex().Index.create().parse(str(path), args=args)
+    sites: dict[str, list[Any]] = {}
+    for call in walk(tu.cursor):
+        if call.kind.name != "CALL_EXPR" or not is_entry(call.spelling):
+            continue
+        given = [strip_casts(a) for a in call.get_arguments()]
+        target = given[0].referenced if given and given[0].kind.name == "DECL_REF_EXPR" else None
+        if target is None or target.kind.name != "FUNCTION_DECL":
+            continue
+        values, i = [], 1
+        for param in target.get_arguments():
+            note = None
+            if i < len(given) and given[i].kind.name == "DECL_REF_EXPR" and \
+                    given[i].spelling in MARKERS:  # fmt: skip
+                note, i = given[i].spelling, i + 1
+            if i >= len(given):
+                break
+            pointer = param.type.kind.name in ("POINTER", "CONSTANTARRAY", "INCOMPLETEARRAY")
+            dup = pointer and note != "enzyme_const" and i + 1 < len(given)
+            value = _pointee(given[i], call) if pointer else _number(given[i], call)
+            if value is None and dup:  # the shadow has the primal's length
+                value = _pointee(given[i + 1], call)
+            values.append(value)
+            i += 2 if dup else 1
+        known = sites.get(target.spelling)
+        if known is None or None in known and None not in values:
+            sites[target.spelling] = values
+    return sites
+
+
+def _number(e: Any, at: Any) -> int | float | None:
+    """The value of `e` at the cursor `at`: a constant expression, or arithmetic on
+    locals that are initialised to one and not assigned before `at`."""
+    from tapeflow.frontends.c.clang import binary_op, children, evaluate, strip_casts
+
+    e = strip_casts(e)
+    if (v := evaluate(e)) is not None:
+        return v
+    if e.kind.name == "DECL_REF_EXPR" and e.referenced is not None:
+        var = e.referenced
+        inits = [k for k in children(var) if k.kind.is_expression()]
+        if var.kind.name == "VAR_DECL" and inits and not _assigned(var, at):
+            return _number(inits[-1], at)
+        return None
+    if e.kind.name == "BINARY_OPERATOR" and binary_op(e) in ("+", "-", "*", "/"):
+        a, b = (_number(k, at) for k in children(e))
+        if a is None or b is None or binary_op(e) == "/" and b == 0:
+            return None
+        op = binary_op(e)
+        return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else (
+            a // b if isinstance(a, int) and isinstance(b, int) else a / b)
+    return None
+
+
+def _assigned(var: Any, at: Any) -> bool:
+    """Whether the function around the cursor `at` writes `var` (or takes its address)
+    before it."""
+    from tapeflow.frontends.c.clang import children, walk
+
+    start = at.extent.start
+    around = [f for f in at.translation_unit.cursor.get_children()
+              if f.kind.name == "FUNCTION_DECL" and f.extent.start.file is not None
+              and f.extent.start.file.name == start.file.name
+              and f.extent.start.offset <= start.offset <= f.extent.end.offset]  # fmt: skip
+    for c in walk(around[0]) if around else ():
+        if c.extent.start.offset >= start.offset:
+            continue
+        kids = children(c)
+        writes = c.kind.name in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and \
+            any(t.spelling.endswith("=") and t.spelling not in ("==", "<=", ">=", "!=")
+                for t in c.get_tokens()) or c.kind.name == "UNARY_OPERATOR"  # fmt: skip
+        if writes and kids and any(k.kind.name == "DECL_REF_EXPR" and k.referenced == var
+                                   for k in walk(kids[0])):  # fmt: skip
+            if c.kind.name != "UNARY_OPERATOR" or _is_update(c):
+                return True
+    return False
+
+
+def _is_update(c: Any) -> bool:
+    """`++`/`--`/`&` (a write, or an address that may be written through)."""
+    return any(t.spelling in ("++", "--", "&") for t in list(c.get_tokens())[:2])
+
+
+def _pointee(e: Any, call: Any) -> Any:
+    """`("array", n)` for a pointer argument to n elements, the int behind `&n`, or None."""
+    from tapeflow.frontends.c.clang import children, strip_casts
+
+    e = strip_casts(e)
+    if e.kind.name == "UNARY_OPERATOR" and next(e.get_tokens()).spelling == "&":
+        inner = strip_casts(children(e)[0])
+        if inner.kind.name == "DECL_REF_EXPR" and inner.type.kind.name in ("INT", "LONG",
+                                                                        "LONGLONG"):
+            return _number(inner, call)
+        e = inner
+        if e.kind.name == "DECL_REF_EXPR" and "ARRAY" not in e.type.kind.name:
+            return ("array", 1)
+    if e.kind.name != "DECL_REF_EXPR" or e.referenced is None:
+        return None
+    count = _elements(e.referenced, call)
+    return None if count is None else ("array", count)
+
+
+def _elements(var: Any, call: Any) -> int | None:
+    """How many scalars the array or malloc'd pointer `var` holds."""
+    from tapeflow.frontends.c.clang import children, strip_casts, walk
+
+    t, count = var.type, 1
+    while t.kind.name in ("CONSTANTARRAY", "VARIABLEARRAY"):
+        if t.kind.name == "CONSTANTARRAY":
+            count *= t.get_array_size()
+        t = t.element_type
+    if t.kind.name == "POINTER":
+        calls = [c for c in walk(var) if c.kind.name == "CALL_EXPR" and c.spelling == "malloc"]
+        bytes_ = _number(list(calls[0].get_arguments())[0], call) if calls else None
+        size = t.get_pointee().get_size()
+        return bytes_ // size if isinstance(bytes_, int) and size > 0 else None
+    if var.type.kind.name == "VARIABLEARRAY":
+        dims = [k for k in children(var) if k.kind.is_expression()]
+        for d in dims[: str(var.type.spelling).count("[")]:
+            n = _number(strip_casts(d), var)  # its value where the array is declared
+            if not isinstance(n, int):
+                return None
+            count *= n
+    return count
+
+
+def check_arguments(func_op: Any, workdir: Path,
+                    site: list[Any] | None = None) -> list[str]:  # fmt: skip
+    """tapeflow-check's `--args`/`--inputs` for `func_op`: what the file's call `site`
+    passes (`call_sites`: array lengths, integers, floats), else the generic values of
+    the module docstring (static arrays keep tapeflow-check's own fill rule)."""
     from xdsl.dialects.builtin import MemRefType
 
     entry = func_op.sym_name.data
     rng = np.random.default_rng(0)
     scalars, inputs = [], []
-    for p, t in enumerate(func_op.function_type.inputs.data):
+    types = func_op.function_type.inputs.data
+    site = site if site is not None and len(site) == len(types) else [None] * len(types)
+    for p, (t, given) in enumerate(zip(types, site)):
         if isinstance(t, MemRefType) and any(d < 0 for d in t.get_shape()):
-            shape = [CHECK_SIZE if d < 0 else d for d in t.get_shape()]
             dtype = {"f64": np.float64, "f32": np.float32}.get(str(t.element_type), np.int64)
+            n = given[1] if isinstance(given, tuple) and t.get_num_dims() == 1 else CHECK_SIZE
+            shape = [n if d < 0 else d for d in t.get_shape()]
+            if isinstance(given, int) and t.get_num_dims() == 1:  # `&n` of an integer
+                data = np.full(1, given, dtype)
+            else:
+                data = rng.uniform(0.5, 1.5, shape).astype(dtype)
             path = workdir / f"{entry}_{p}.npy"
-            np.save(path, rng.uniform(0.5, 1.5, shape).astype(dtype))
+            np.save(path, data)
             inputs += ["--inputs", f"{p}={path}"]
         elif not isinstance(t, MemRefType):
-            scalars.append("0.75" if str(t).startswith(("f", "bf")) else str(CHECK_COUNT))
+            if str(t).startswith(("f", "bf")):
+                scalars.append(repr(float(given)) if isinstance(given, float) else "0.75")
+            else:
+                scalars.append(str(given) if isinstance(given, int) else str(CHECK_COUNT))
     return [*(["--args", *scalars] if scalars else []), *inputs]
 
 
-def check(mlir: Path, workdir: Path) -> tuple[str, str]:
-    """(verdict, message) of tapeflow-check on every function `mlir` differentiates:
-    correct, wrong (the first disagreeing element), unchecked or broken."""
+def site_of(entry: str, arity: int, sites: dict[str, list[Any]]) -> list[Any] | None:
+    """The call site of the marked function `entry`: the differentiated function itself
+    or its specialization `<name>_<activity letters>`, when it takes one IR argument per
+    C parameter (a struct parameter is several)."""
+    name, _, letters = entry.rpartition("_")
+    site = sites.get(entry) or (sites.get(name) if set(letters) <= set("dca") else None)
+    return site if site is not None and len(site) == arity else None
+
+
+CHECKS = {"element": "finite differences, element by element",
+          "adjoint": "adjoint dot-product test (finite differences)"}
+
+
+def check(mlir: Path, workdir: Path,
+          sites: dict[str, list[Any]] | None = None) -> tuple[str, str, str]:  # fmt: skip
+    """(verdict, message, how) of tapeflow-check on every function `mlir` differentiates,
+    with the arguments of the file's call `sites` where known: correct, wrong (the first
+    disagreeing element, or the dot products), unchecked or broken; `how` names the
+    checks (`CHECKS`) and where the arguments came from."""
     from tapeflow import runner
     from tapeflow.eval.kernels import marked_functions
 
     try:
         module = runner.load_module(mlir.read_text(), str(mlir))
     except Exception as e:  # noqa: BLE001 - a module tapeflow-cc wrote must load
-        return "broken", f"{type(e).__name__}: {e}"[:160]
+        return "broken", f"{type(e).__name__}: {e}"[:160], ""
     entries = marked_functions(module)
     if not entries:
-        return "unchecked", "no function is differentiated"
+        return "unchecked", "no function is differentiated", ""
+    kinds, origins = set(), set()
     for entry in entries:
         func_op = runner.find_function(module, entry)
-        if [str(t) for t in func_op.function_type.outputs.data] not in (["f64"], ["f32"]):
-            return "unchecked", f"@{entry} does not return one float (finite differences of " \
-                "tapeflow-check need one)"
+        site = site_of(entry, len(func_op.function_type.inputs.data), sites or {})
+        origins.add("call site" if site is not None and None not in site else
+                    "call site, partly" if site is not None else "generic")  # fmt: skip
         single = "f32" in str(func_op.function_type)
         cmd = [sys.executable, "-m", "tapeflow.tools.check", str(mlir), "--entry", entry,
-               *check_arguments(func_op, workdir),
+               *check_arguments(func_op, workdir, site),
                *(["--step", "1e-3", "--tolerance", str(F32_TOLERANCE)] if single else [])]
-        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        errors = [ln for ln in p.stderr.splitlines() if ln.strip()
-                  and not ln.startswith("remark:")]  # fmt: skip
-        if p.returncode == 0:
-            continue
-        lines = p.stdout.splitlines()
-        if p.returncode == 1 and lines and lines[-1].startswith("FAILED"):
-            first = next((ln for ln in lines if (m := _ELEMENT.match(ln))
-                          and not float(m.group("err")) <= (F32_TOLERANCE if single
-                                                            else TOLERANCE)), lines[-1])
-            return "wrong", f"@{entry} {first}"
-        if p.returncode == 1 and len(errors) == 1 and "Traceback" not in p.stderr:
-            return "unchecked", f"@{entry}: {errors[0]}"
-        return "broken", f"@{entry}: {(errors[-1] if errors else f'exit {p.returncode}')[:160]}"
-    return "correct", ""
+        # A function returning one float may also write its arrays (Enzyme's tests often
+        # seed those): the adjoint test covers them, the element test only the result.
+        returns_float = [str(t) for t in func_op.function_type.outputs.data] in (["f64"],
+                                                                                ["f32"])
+        for extra in ([], ["--adjoint"]) if returns_float and runner.shadowed(func_op) else ([],):
+            p = subprocess.run([*cmd, *extra], capture_output=True, text=True, check=False)
+            errors = [ln for ln in p.stderr.splitlines() if ln.strip()
+                      and not ln.startswith("remark:")]  # fmt: skip
+            lines = p.stdout.splitlines()
+            if lines and lines[-1].startswith(("ok: ", "FAILED: ")):
+                kinds.add("adjoint" if "the adjoint test" in lines[-1] else "element")
+            how = f"{' + '.join(sorted(kinds)) or 'no check ran'}; arguments: " \
+                f"{', '.join(sorted(origins))}"
+            if p.returncode == 0:
+                continue
+            if p.returncode == 1 and lines and lines[-1].startswith("FAILED"):
+                first = next((ln for ln in lines if (m := _ELEMENT.match(ln))
+                              and not float(m.group("err")) <= (F32_TOLERANCE if single
+                                                                else TOLERANCE)), lines[-1])
+                return "wrong", f"@{entry} {first}", how
+            if p.returncode == 1 and len(errors) == 1 and "Traceback" not in p.stderr:
+                why = "" if site is not None and None not in site else \
+                    " (generic arguments: some of the call's are not known)" if site is not None \
+                    else " (generic arguments: no call of it in the file to read them from)"
+                return "unchecked", f"@{entry}: {errors[0]}{why}", how
+            last = (errors[-1] if errors else f"exit {p.returncode}")[:160]
+            return "broken", f"@{entry}: {last}", how
+    return "correct", "", how
 
 
 def normalise(msg: str) -> str:
@@ -147,9 +334,13 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         results = {f.name: classify(f, args.includes, str(work / f"{f.stem}.mlir"))
                    for f in files}  # fmt: skip
-        verdicts = {name: check(work / f"{Path(name).stem}.mlir", work)
-                    for name, (outcome, _) in results.items()
-                    if args.check and outcome == "accepted"}  # fmt: skip
+        accepted = [name for name, (outcome, _) in results.items()
+                    if args.check and outcome == "accepted"]  # fmt: skip
+        verdicts = {name: check(work / f"{Path(name).stem}.mlir", work,
+                                call_sites(args.directory / name, args.includes))
+                    for name in accepted}  # fmt: skip
+        mains = {name: run_main(args.directory / name, work / f"{Path(name).stem}.mlir",
+                                args.includes) for name in accepted}  # fmt: skip
     counts = collections.Counter(outcome for outcome, _ in results.values())
     n = len(files)
     print(f"| outcome | files (of {n}) |")
@@ -173,22 +364,79 @@ def main(argv: list[str] | None = None) -> int:
         for name, (outcome, msg) in results.items():
             print(f"{name}: {outcome}{': ' + msg if msg else ''}")
     if args.check:
-        print_verdicts(verdicts)
+        print_verdicts(verdicts, mains)
     return 0
 
 
-def print_verdicts(verdicts: dict[str, tuple[str, str]]) -> None:
-    """The `--check` table, then every verdict but correct with its file."""
-    counts = collections.Counter(verdict for verdict, _ in verdicts.values())
+MAIN_TIMEOUT = 300
+"""Seconds for one file's `main` (its gradients run in the interpreter)."""
+
+
+def run_main(path: Path, mlir: Path, includes: list[str]) -> tuple[str, str]:
+    """(outcome, message) of the file's own `main` with TapeFlow's gradients
+    (`enzyme_main.py`): passed (its APPROX_EQ checks hold; message: how many in its
+    text), failed (one aborted: its message), ran (no APPROX_EQ in the file) or not run
+    (why: the shim, the C compiler, a length not known, the time limit)."""
+    cmd = [sys.executable, str(Path(__file__).with_name("enzyme_main.py")), str(path),
+           str(mlir), *(f"-I{i}" for i in includes)]  # fmt: skip
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                           timeout=MAIN_TIMEOUT)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return "not run", f"more than {MAIN_TIMEOUT} s"
+    last = next((ln for ln in reversed(p.stdout.splitlines())
+                 if ln.startswith(("passed: ", "not run: "))), "")  # fmt: skip
+    failed = [ln for ln in p.stderr.splitlines() if "Assertion Failed" in ln]
+    if p.returncode != 0 and (failed or p.returncode == -6):
+        return "failed", (failed[0] if failed else "abort()")[:200]
+    if p.returncode == 0 and last.startswith("passed: 0 "):
+        return "ran", "no APPROX_EQ in the file"
+    if p.returncode == 0 and last.startswith("passed: "):
+        return "passed", last[len("passed: "):]
+    if last.startswith("not run: "):
+        return "not run", last[len("not run: "):]
+    errors = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    return "not run", f"exit {p.returncode}: {(errors[-1] if errors else '')[:160]}"
+
+
+def print_verdicts(verdicts: dict[str, tuple[str, str, str]],
+                   mains: dict[str, tuple[str, str]]) -> None:  # fmt: skip
+    """The `--check` tables (finite differences: correct by which check; where the
+    arguments came from; the files' own `main`), then every file's verdicts."""
+    counts = collections.Counter(
+        (verdict, how.split(";")[0] if verdict == "correct" else "")
+        for verdict, _, how in verdicts.values())  # fmt: skip
     print()
-    print(f"| gradient (finite differences) | files (of {len(verdicts)} accepted) |")
+    print(f"| gradient against finite differences | files (of {len(verdicts)} accepted) |")
     print("|---|---:|")
-    for verdict in ("correct", "wrong", "unchecked", "broken"):
-        print(f"| {verdict} | {counts[verdict]} |")
+    for kinds in sorted({k for v, k in counts if v == "correct"}):
+        label = " and ".join(CHECKS[k] for k in kinds.split(" + "))
+        print(f"| correct: {label} | {counts['correct', kinds]} |")
+    for verdict in ("wrong", "unchecked", "broken"):
+        print(f"| {verdict} | {counts[verdict, '']} |")
+    origins = collections.Counter(how.partition("arguments: ")[2]
+                                  for _, _, how in verdicts.values())  # fmt: skip
     print()
-    for name, (verdict, msg) in verdicts.items():
-        if verdict != "correct":
-            print(f"{name}: {verdict}: {msg}")
+    print("| arguments of the finite differences | files |")
+    print("|---|---:|")
+    for origin, k in sorted(origins.items()):
+        print(f"| {origin or 'none (not run)'} | {k} |")
+    ran = collections.Counter(outcome for outcome, _ in mains.values())
+    print()
+    print("| the file's own main, with TapeFlow's gradients | files |")
+    print("|---|---:|")
+    for outcome, what in (("passed", "APPROX_EQ passed"), ("failed", "APPROX_EQ failed"),
+                          ("ran", "ran (no APPROX_EQ in the file)"), ("not run", "not run")):
+        print(f"| {what} | {ran[outcome]} |")
+    good = [n for n, (v, _, _) in verdicts.items() if v != "wrong" and mains[n][0] != "failed"
+            and (v == "correct" or mains[n][0] == "passed")]  # fmt: skip
+    print()
+    print(f"correct by at least one check and wrong by none: {len(good)} of {len(verdicts)}")
+    print()
+    for name, (verdict, msg, how) in verdicts.items():
+        outcome, why = mains[name]
+        print(f"{name}: {verdict}{': ' + msg if msg else ''} ({how}); main: {outcome}"
+              f"{': ' + why if why else ''}")  # fmt: skip
 
 
 if __name__ == "__main__":

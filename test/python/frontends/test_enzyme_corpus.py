@@ -57,13 +57,40 @@ int main(void) {
 }
 """
 
+# Reads x[9]: the generic 8 elements are too few, main's call passes 10.
+BOUNDS = HEADER + """
+void last(double *x, double *y, int n) { y[0] = x[n - 1] * x[9]; }
+int main(void) {
+  int n = 10;
+  double *x = malloc(sizeof(double) * n), *dx = malloc(sizeof(double) * n), y[1], dy[1];
+  __enzyme_autodiff((void *)last, x, dx, y, dy, n);
+  return 0;
+}
+"""
+
+# What call_sites reads: malloc'd pointers, `&n`, a VLA, enum constants, markers.
+SITES = HEADER + """
+int enzyme_const;
+enum { M = 4 };
+void many(double *a, double *b, int *n, double *c, long m, double s) {}
+int main(void) {
+  int n = 3, k = 5;
+  double *a = (double *)malloc(sizeof(double) * n * 2), *da = 0;
+  double b[M][2], db[M][2], c[k], dc[k];
+  k = 6;
+  __enzyme_autodiff((void *)many, a, da, enzyme_const, b, enzyme_const, &n, c, dc, (long)M, 0.5);
+  return 0;
+}
+"""
+
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     (tmp_path / "test_utils.h").write_text(UTILS)
     folder = tmp_path / "ReverseMode"
     folder.mkdir()
-    for name, text in (("cubes", CUBES), ("stairs", STAIRS), ("scale", SCALE)):
+    for name, text in (("cubes", CUBES), ("stairs", STAIRS), ("scale", SCALE),
+                       ("bounds", BOUNDS)):
         (folder / f"{name}.c").write_text(text)
     return folder
 
@@ -71,14 +98,70 @@ def corpus(tmp_path: Path) -> Path:
 def test_check_verdicts(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert enzyme_corpus.main([str(corpus), "--check"]) == 0
     out = capsys.readouterr().out
-    assert "| accepted | 3 |" in out
-    assert "| correct | 1 |" in out and "| wrong | 1 |" in out
-    assert "| unchecked | 1 |" in out and "| broken | 0 |" in out
+    assert "| accepted | 4 |" in out
+    assert ("| correct: adjoint dot-product test (finite differences) and finite "
+            "differences, element by element | 1 |") in out
+    assert "| correct: adjoint dot-product test (finite differences) | 2 |" in out
+    assert "| wrong | 1 |" in out and "| unchecked | 0 |" in out and "| broken | 0 |" in out
+    assert "| call site | 4 |" in out
     assert "stairs.c: wrong: @stairs x[0]: AD 0.0  FD " in out
-    assert "scale.c: unchecked: @scale does not return one float" in out
-    assert "cubes.c" not in out.split("| broken |")[1]
+    assert "cubes.c: correct (adjoint + element; arguments: call site)" in out
+    assert "scale.c: correct (adjoint; arguments: call site)" in out
+    assert "bounds.c: correct (adjoint; arguments: call site); main: ran" in out
+    assert "| APPROX_EQ passed | 2 |" in out and "| APPROX_EQ failed | 0 |" in out
+    assert "cubes.c: correct (adjoint + element; arguments: call site); main: passed: 1 " \
+        "APPROX_EQ in the file" in out
+    assert "correct by at least one check and wrong by none: 3 of 4" in out
+
+
+def test_main_fails_on_a_wrong_expectation(tmp_path: Path) -> None:
+    """The file's own main decides: an APPROX_EQ expecting the wrong value aborts."""
+    (tmp_path / "test_utils.h").write_text(UTILS)
+    folder = tmp_path / "ReverseMode"
+    folder.mkdir()
+    for name, text in (("right", CUBES), ("wrong", CUBES.replace("3 * x[i]", "2 * x[i]"))):
+        (folder / f"{name}.c").write_text(text)
+        mlir, _ = _compiled(folder / f"{name}.c", tmp_path)
+        outcome, msg = enzyme_corpus.run_main(folder / f"{name}.c", mlir, [])
+        assert (outcome, msg) == (("passed", "1 APPROX_EQ in the file") if name == "right"
+                                  else ("failed", "abort()"))
+
+
+def test_call_sites(tmp_path: Path) -> None:
+    (tmp_path / "test_utils.h").write_text(UTILS)
+    (tmp_path / "ReverseMode").mkdir()
+    path = tmp_path / "ReverseMode" / "sites.c"
+    path.write_text(SITES)
+    sites = enzyme_corpus.call_sites(path, [])
+    # c[k]: the VLA took k = 5 at its declaration (k = 6 comes after it)
+    assert sites == {"many": [("array", 6), ("array", 8), 3, ("array", 5), 4, 0.5]}
+    # a's length from its shadow's when its own is not known
+    path.write_text(SITES.replace("*da = 0", "*da = malloc(7 * sizeof(double))")
+                    .replace("(double *)malloc(sizeof(double) * n * 2)", "0"))  # fmt: skip
+    assert enzyme_corpus.call_sites(path, [])["many"][0] == ("array", 7)
+    path.write_text(SITES.replace("k = 6;", "n++;"))  # n is no longer known
+    assert enzyme_corpus.call_sites(path, [])["many"][:3] == [None, ("array", 8), None]
+
+
+def test_generic_arguments_out_of_bounds(tmp_path: Path) -> None:
+    (tmp_path / "test_utils.h").write_text(UTILS)
+    folder = tmp_path / "ReverseMode"
+    folder.mkdir()
+    changed = BOUNDS.replace("  __enzyme_autodiff((", "  n++;\n  __enzyme_autodiff((")
+    (folder / "bounds.c").write_text(changed)
+    verdict, msg, how = enzyme_corpus.check(*_compiled(folder / "bounds.c", tmp_path),
+                                            enzyme_corpus.call_sites(folder / "bounds.c", []))
+    assert verdict == "unchecked" and "out of bounds" in msg and "call site, partly" in how
+    assert msg.endswith("(generic arguments: some of the call's are not known)")
 
 
 def test_check_is_opt_in(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert enzyme_corpus.main([str(corpus)]) == 0
-    assert "gradient (finite differences)" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| accepted | 4 |" in out and "finite differences" not in out and "main" not in out
+
+
+def _compiled(path: Path, work: Path) -> tuple[Path, Path]:
+    mlir = work / f"{path.stem}.mlir"
+    assert enzyme_corpus.classify(path, [], str(mlir))[0] == "accepted"
+    return mlir, work
