@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
+from .checkpoint import LOOP_ENTRIES, is_opaque
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
@@ -115,7 +116,9 @@ def default_activity(fn) -> tuple[str, ...]:
     scalars active, the rest constant."""
     out = []
     for p in fn.get_arguments():
-        if is_buffer_type(p.type):
+        if is_opaque(p.type):
+            out.append("const")
+        elif is_buffer_type(p.type):
             elem = array_shape(p.type, p)[1]
             out.append("dup" if is_float(elem) or type_kind(elem) == "RECORD" else "const")
         elif as_struct(p.type) is not None:
@@ -255,9 +258,13 @@ class EnzymeCalls:
         for fn in defs.values():
             for c in walk(fn):
                 entry = is_entry(c.spelling) or is_forward(c.spelling)
-                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not entry:
+                loop = c.spelling in LOOP_ENTRIES  # checkpoint.py's
+                if c.kind.name == "CALL_EXPR" and c.spelling.startswith("__enzyme_") and not (
+                    entry or loop
+                ):
                     unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
-                                 f"functions TapeFlow has {ENZYME_ENTRY} and {FWD_ENTRY})")
+                                 f"functions TapeFlow has {ENZYME_ENTRY}, {FWD_ENTRY} and "
+                                 f"the loops {', '.join(LOOP_ENTRIES)})")
                 if c.kind.name == "CALL_EXPR" and entry:
                     which = FWD_ENTRY if is_forward(c.spelling) else ENZYME_ENTRY
                     args = [a for a in c.get_arguments()]
@@ -289,7 +296,10 @@ class EnzymeCalls:
             param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
             refuse_union(param.type, args[i])
-            if is_buffer_type(param.type):
+            if is_opaque(param.type):
+                out.append(self._opaque_activity(note, args[i], pname, ENZYME_ENTRY))
+                i += 1
+            elif is_buffer_type(param.type):
                 elem = array_shape(param.type, param)[1]
                 if as_struct(elem) is not None and record_scalar(elem) is None:
                     struct_layout(elem, param)
@@ -340,6 +350,14 @@ class EnzymeCalls:
                 f"{len(out)}"
             )
         return tuple(out)
+
+    def _opaque_activity(self, note, arg, pname: str, entry: str) -> str:
+        """A checkpointing scheme's object (checkpoint.OPAQUE): enzyme_const, as for
+        Enzyme, which never differentiates it."""
+        if note != "enzyme_const":
+            error(arg, f"{entry}: {pname} is a checkpointing scheme's object: it is "
+                  "enzyme_const")
+        return "const"
 
     def _struct_value_activity(self, param, note, arg, pname: str) -> str:
         """A struct by value in an Enzyme call: active (its float fields' gradients are

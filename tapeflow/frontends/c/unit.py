@@ -28,6 +28,7 @@ from tapeflow.diagnostics import ToolError
 
 from .arguments import TOOL_CLANG_ARGS
 from .builder import FunctionBuilder
+from .checkpoint import is_opaque, marker_operands
 from .clang import (
     ADDR_OF,
     binary_op,
@@ -302,7 +303,8 @@ class CFrontend(EnzymeCalls, ForwardCalls):
                 unsupported(defs[name], f"recursion ({' -> '.join([*stack[stack.index(name):], name])})")
             if name in seen:
                 return
-            for c in walk(defs[name]):
+            runtime = marker_operands(defs[name])  # Enzyme's runtime's: never called
+            for c in walk(defs[name], lambda k: (k.extent.start.offset, k.hash) in runtime):
                 for f in referenced_functions(c, self.function_ids):  # through pointers
                     visit(f, [*stack, name])
                 if c.kind.name == "CALL_EXPR":
@@ -337,6 +339,8 @@ class CFrontend(EnzymeCalls, ForwardCalls):
         pointer to a struct with integer fields is its float memref and its integer
         memref, a struct by value one scalar per field."""
         t = p.type
+        if is_opaque(t):  # a checkpointing scheme's host object: never read
+            return []
         refuse_union(t, p)
         if type_kind(t) == "POINTER" and type_kind(t.get_pointee()) == "VOID":
             elem = void_element_type(c, p)  # `void *p` the function converts to `double *`
