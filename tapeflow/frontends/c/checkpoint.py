@@ -51,6 +51,10 @@ _ENTRY_MARKERS = {
                   "enzyme_fp_control", "enzyme_checkpoint_region"),
 }
 
+# Enzyme's loop annotations asking for checkpointing (`[[enzyme_checkpointing_enable(
+# "binomial", 2)]] for (...)`): a schedule, never a gradient, so a remark.
+LOOP_ATTRIBUTES = ("enzyme_checkpointing_enable", "enzyme_checkpoint")
+
 # The host objects of a checkpointing scheme: a pointer to one is no IR argument.
 OPAQUE = ("EnzymeCheckpointScheme", "EnzymeCkptConfig", "EnzymeCkptStats")
 
@@ -196,4 +200,12 @@ def _loop_remark(e, name: str, step: str, markers: list) -> str:
         f"remark: {where(e)}: {name}: the loop of '{step}' is differentiated as "
         f"written{scheme}: TapeFlow streams the tape of every step instead of storing "
         "snapshots and recomputing, with the same gradient\n"
+    )
+
+
+def loop_attribute_remark(where: str, attr: str) -> str:
+    return (
+        f"remark: {where}: the checkpointing annotation '{attr}' is not used: TapeFlow "
+        "streams the tape of every step of the loop instead of storing snapshots and "
+        "recomputing, with the same gradient\n"
     )

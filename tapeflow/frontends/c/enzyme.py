@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
-from .checkpoint import LOOP_ENTRIES, is_opaque
+from .checkpoint import LOOP_ATTRIBUTES, LOOP_ENTRIES, is_opaque, loop_attribute_remark
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
@@ -203,6 +203,9 @@ class EnzymeCalls:
                 gap = texts[file][before.extent.end.offset : loc.offset]
                 if ";" not in gap and "}" not in gap:
                     owner = before
+            if attr in LOOP_ATTRIBUTES:
+                self.remarks.append(loop_attribute_remark(where, attr))
+                continue
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
