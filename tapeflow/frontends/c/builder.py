@@ -57,7 +57,7 @@ class FunctionBuilder(
         pos = 0
         for p, types in zip(sig.params, sig.groups):
             group, pos = block.args[pos : pos + len(types)], pos + len(types)
-            if not group or self.struct_parameter(p, group):  # no group: checkpoint.OPAQUE
+            if not group or self.struct_parameter(p, group):  # no group: types.OPAQUE
                 continue
             arg = group[0]
             arg.name_hint = value_name(p.spelling) if p.spelling else None

@@ -63,7 +63,7 @@ class Calls(LibmCalls, FunctionPointers, MarkedLoops):
                 if isinstance(a, SSAValue):  # a loop entry's step number
                     values.append(self.convert(a, p.type, e))
                     continue
-                if not group:  # a checkpointing scheme's object (checkpoint.OPAQUE)
+                if not group:  # a checkpointing scheme's object (types.OPAQUE)
                     continue
                 if (
                     as_struct(p.type) is not None or len(group) != 1 or is_struct_pointer(p.type)

@@ -13,7 +13,7 @@ step calls it stands for, which TapeFlow differentiates as any loop.
 A checkpointing scheme only decides what Enzyme stores and recomputes, never the
 gradient; TapeFlow streams the tape of every step instead, so the scheme, its
 configuration and the snapshot regions are not read (a remark says so) and parameters of
-their types (`OPAQUE`) have no IR argument. A fixed-point loop is differentiated through
+their types (`types.OPAQUE`) have no IR argument. A fixed-point loop is differentiated through
 every iteration, where Enzyme iterates the adjoint of one step at the converged state: the
 same gradient once both have converged, said in a remark with the differences
 (include/enzyme/fixed_point.h).
@@ -54,19 +54,6 @@ _ENTRY_MARKERS = {
 # Enzyme's loop annotations asking for checkpointing (`[[enzyme_checkpointing_enable(
 # "binomial", 2)]] for (...)`): a schedule, never a gradient, so a remark.
 LOOP_ATTRIBUTES = ("enzyme_checkpointing_enable", "enzyme_checkpoint")
-
-# The host objects of a checkpointing scheme: a pointer to one is no IR argument.
-OPAQUE = ("EnzymeCheckpointScheme", "EnzymeCkptConfig", "EnzymeCkptStats")
-
-
-def is_opaque(t) -> bool:
-    """A pointer to a scheme, its configuration or its statistics (`OPAQUE`)."""
-    t = t.get_canonical()
-    if t.kind.name != "POINTER":
-        return False
-    elem = t.get_pointee().get_canonical()
-    return elem.kind.name == "RECORD" and elem.get_declaration().spelling in OPAQUE
-
 
 def split_arguments(call) -> tuple[object, list, list]:
     """(step, marker operands, step arguments after `i`) of a loop entry's call; for

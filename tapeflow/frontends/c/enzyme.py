@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
-from .checkpoint import LOOP_ATTRIBUTES, LOOP_ENTRIES, is_opaque, loop_attribute_remark
+from .checkpoint import LOOP_ATTRIBUTES, LOOP_ENTRIES, loop_attribute_remark
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .forward import FWD_ENTRY, is_forward, read_marker
 from .libc import ARITY, MATH
@@ -33,6 +33,7 @@ from .types import (
     count_scalars,
     is_buffer_type,
     is_float,
+    is_opaque,
     record_scalar,
     refuse_union,
     struct_layout,
@@ -355,7 +356,7 @@ class EnzymeCalls:
         return tuple(out)
 
     def _opaque_activity(self, note, arg, pname: str, entry: str) -> str:
-        """A checkpointing scheme's object (checkpoint.OPAQUE): enzyme_const, as for
+        """A checkpointing scheme's object (types.OPAQUE): enzyme_const, as for
         Enzyme, which never differentiates it."""
         if note != "enzyme_const":
             error(arg, f"{entry}: {pname} is a checkpointing scheme's object: it is "

@@ -9,13 +9,13 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
 
-from .checkpoint import is_opaque
 from .clang import error, strip_casts, unsupported
 from .types import (
     array_shape,
     as_struct,
     is_buffer_type,
     is_float,
+    is_opaque,
     record_scalar,
     struct_layout,
     type_kind,

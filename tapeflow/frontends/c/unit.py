@@ -28,7 +28,7 @@ from tapeflow.diagnostics import ToolError
 
 from .arguments import TOOL_CLANG_ARGS
 from .builder import FunctionBuilder
-from .checkpoint import is_opaque, marker_operands
+from .checkpoint import marker_operands
 from .clang import (
     ADDR_OF,
     binary_op,
@@ -68,6 +68,7 @@ from .types import (
     is_buffer_type,
     is_float,
     is_int,
+    is_opaque,
     memref_type,
     record_scalar,
     refuse_union,

@@ -89,8 +89,26 @@ double fp_marked(double *u, double *p, double *tol) {
   return u[0] * u[1] + u[2] * u[3];
 }
 
+/* Two levels, as checkpoint_nested.c: a struct holding a configuration pointer (no
+   memref: only the integers are passed) and a checkpointed loop inside a step. */
+typedef struct {
+  int64_t inner;
+  EnzymeCkptConfig *inner_config;
+} Levels;
+
+static void segment(int64_t k, double *u, Levels *levels) {
+  __enzyme_checkpoint_for((void *)step, 3 + k * levels->inner, levels->inner, enzyme_scheme,
+                          &EnzymeCkptPeriodic, levels->inner_config, u);
+}
+
+double two_level(double *u, long outer, Levels *levels) {
+  __enzyme_checkpoint_for((void *)segment, 0, outer, u, levels);
+  return loss(u);
+}
+
 void drive(double *u, double *du, double *p, double *dp, double *tol, long n,
-           EnzymeCkptConfig *c) {
+           EnzymeCkptConfig *c, Levels *levels) {
+  __enzyme_autodiff((void *)two_level, enzyme_dup, u, du, enzyme_const, n, enzyme_const, levels);
   __enzyme_autodiff((void *)plain, enzyme_dup, u, du, enzyme_const, n);
   __enzyme_autodiff((void *)ckpt, enzyme_dup, u, du, enzyme_const, n, enzyme_const,
                     &EnzymeCkptRevolve, enzyme_const, c);
@@ -116,6 +134,16 @@ def test_checkpoint_for_is_the_loop(module, n):
     plain, _ = check_fd(module, "plain", args)
     assert set(ckpt) == {0}
     assert np.array_equal(ckpt[0], plain[0])
+
+
+@pytest.mark.parametrize(("outer", "inner"), [(1, 1), (3, 4)])
+def test_nested_checkpoints_are_the_loop(module, outer, inner):
+    """A checkpointed loop of checkpointed segments is the plain loop of outer * inner
+    steps; the struct's configuration pointer is no argument (`levels` is its integers)."""
+    x = u(4) + 1.5
+    nested, _ = check_fd(module, "two_level_dcc", [x, outer, np.array([inner], np.int64)])
+    plain, _ = check_fd(module, "plain", [x, outer * inner])
+    assert np.array_equal(nested[0], plain[0])
 
 
 @pytest.mark.parametrize("name", ["fp", "fp_while", "fp_marked"])
