@@ -14,6 +14,7 @@
 // RUN: tapeflow-run %t.mlir --entry plain_grad --args 3 1.0 --inputs u=%t.u.npy --inputs d_u=%t.z.npy > %t.plain
 // RUN: tapeflow-run %t.mlir --entry ckpt_grad --args 3 1.0 --inputs u=%t.u.npy --inputs d_u=%t.z.npy > %t.ckpt
 // RUN: diff %t.plain %t.ckpt
+// RUN: not tapeflow-cc %s -D SCHEDULE 2>&1 | filecheck %s --check-prefix=SCHEDULE
 // RUN: not tapeflow-cc %s -D ARITY 2>&1 | filecheck %s --check-prefix=ARITY
 // RUN: not tapeflow-cc %s -D LATE_MARKER 2>&1 | filecheck %s --check-prefix=LATE
 // RUN: not tapeflow-cc %s -D ADDRESS 2>&1 | filecheck %s --check-prefix=ADDRESS
@@ -68,6 +69,19 @@ double marked(double *u, long n) {
   return u[0];
 }
 
+/* Enzyme's loop annotation: a schedule, never a gradient. */
+double annotated(double *u, long n) {
+  [[enzyme_checkpointing_enable("binomial", 2)]] for (long i = 0; i < n; i++) step(i, u);
+  return u[0];
+}
+
+#ifdef SCHEDULE
+double bad(double *u, long n) {
+  for (long i = 0; i < enzyme_ckpt_isqrt(n); i++)
+    step(i, u);
+  return u[0];
+}
+#endif
 #ifdef ARITY
 double bad(double *u, long n) {
   __enzyme_checkpoint_for((void *)step, 0, n, u, u);
@@ -104,7 +118,8 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
   __enzyme_autodiff((void *)ckpt_while, enzyme_dup, u, du, enzyme_const, limit);
   __enzyme_autodiff((void *)fixed, enzyme_dup, u, du, enzyme_const, limit);
   __enzyme_autodiff((void *)marked, enzyme_dup, u, du, enzyme_const, n);
-#if defined(ARITY) || defined(LATE_MARKER) || defined(FP_MARKER)
+  __enzyme_autodiff((void *)annotated, enzyme_dup, u, du, enzyme_const, n);
+#if defined(SCHEDULE) || defined(ARITY) || defined(LATE_MARKER) || defined(FP_MARKER)
   __enzyme_autodiff((void *)bad, enzyme_dup, u, du, enzyme_const, n);
 #endif
 #ifdef ADDRESS
@@ -135,12 +150,18 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
 // CHECK:        scf.for
 // CHECK-NEXT:     func.call @step(
 // CHECK-NEXT:   }
+// CHECK:      func.func @annotated(
+// CHECK:        scf.for
+// CHECK-NEXT:     func.call @step(
 
+// The annotation's remark comes first: attributes are read when the file is parsed.
+// REMARK: remark: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:5: the checkpointing annotation 'enzyme_checkpointing_enable' is not used: TapeFlow streams the tape of every step of the loop
 // REMARK: remark: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:3: __enzyme_checkpoint_for: the loop of 'step' is differentiated as written (its checkpointing scheme is not used): TapeFlow streams the tape of every step
 // REMARK: remark: {{.*}}:3: __enzyme_checkpoint_while: the loop of 'grow' is differentiated as written
 // REMARK: remark: {{.*}}:3: __enzyme_fixed_point: the loop of 'grow' is differentiated through every iteration
 // REMARK: remark: {{.*}}:5: __enzyme_set_fixed_point: the loop around it is differentiated through every iteration
 
+// SCHEDULE:  error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:24: unsupported C: 'enzyme_ckpt_isqrt' of <enzyme/checkpoint_schedule.h> (TapeFlow runs no checkpointing schedule: a driver may call it, translated code not)
 // ARITY:     error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:3: __enzyme_checkpoint_for: 'step' has 2 parameters, the call gives it 3 (the step number and 2 arguments)
 // ARITY-NOT: Traceback
 // LATE:      error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:50: unsupported C: 'enzyme_checkpoint_region' after the step's arguments in __enzyme_checkpoint_for (the markers come first)

@@ -124,6 +124,9 @@ class Calls(LibmCalls, FunctionPointers, MarkedLoops):
             return self.composed_call(name if name in COMPOSED else name[:-1], e, args)
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
+            if name.startswith("enzyme_ckpt_"):
+                unsupported(e, f"'{name}' of <enzyme/checkpoint_schedule.h> (TapeFlow runs no "
+                            "checkpointing schedule: a driver may call it, translated code not)")
             if name.startswith("cblas_"):
                 routines = ", ".join(CBLAS_ROUTINES)
                 unsupported(e, f"'{name}' (TapeFlow's <cblas.h> defines {routines})")
