@@ -19,6 +19,7 @@
 // RUN: not tapeflow-cc %s -D LATE_MARKER 2>&1 | filecheck %s --check-prefix=LATE
 // RUN: not tapeflow-cc %s -D ADDRESS 2>&1 | filecheck %s --check-prefix=ADDRESS
 // RUN: not tapeflow-cc %s -D DUP_CONFIG 2>&1 | filecheck %s --check-prefix=DUPCONFIG
+// RUN: not tapeflow-cc %s -D VOID_STEP 2>&1 | filecheck %s --check-prefix=VOID
 // RUN: not tapeflow-cc %s -D FP_MARKER 2>&1 | filecheck %s --check-prefix=FPMARKER
 #include <enzyme/checkpoint.h>
 #include <enzyme/fixed_point.h>
@@ -101,6 +102,12 @@ double bad(double x, long n) {
   return x;
 }
 #endif
+#ifdef VOID_STEP
+double bad(double *u, long n) {
+  __enzyme_checkpoint_while((void *)step, u);
+  return u[0];
+}
+#endif
 #ifdef FP_MARKER
 double bad(double *u, long n) {
   __enzyme_checkpoint_for((void *)step, 0, n, enzyme_fp_reduction, 1e-3, u);
@@ -119,7 +126,7 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
   __enzyme_autodiff((void *)fixed, enzyme_dup, u, du, enzyme_const, limit);
   __enzyme_autodiff((void *)marked, enzyme_dup, u, du, enzyme_const, n);
   __enzyme_autodiff((void *)annotated, enzyme_dup, u, du, enzyme_const, n);
-#if defined(SCHEDULE) || defined(ARITY) || defined(LATE_MARKER) || defined(FP_MARKER)
+#if defined(SCHEDULE) || defined(ARITY) || defined(VOID_STEP) || defined(LATE_MARKER) || defined(FP_MARKER)
   __enzyme_autodiff((void *)bad, enzyme_dup, u, du, enzyme_const, n);
 #endif
 #ifdef ADDRESS
@@ -156,7 +163,7 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
 
 // The annotation's remark comes first: attributes are read when the file is parsed.
 // REMARK: remark: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:5: the checkpointing annotation 'enzyme_checkpointing_enable' is not used: TapeFlow streams the tape of every step of the loop
-// REMARK: remark: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:3: __enzyme_checkpoint_for: the loop of 'step' is differentiated as written (its checkpointing scheme is not used): TapeFlow streams the tape of every step
+// REMARK: remark: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:3: __enzyme_checkpoint_for: the loop of 'step' is differentiated as written (its scheme and snapshot regions are not used): TapeFlow streams the tape of every step
 // REMARK: remark: {{.*}}:3: __enzyme_checkpoint_while: the loop of 'grow' is differentiated as written
 // REMARK: remark: {{.*}}:3: __enzyme_fixed_point: the loop of 'grow' is differentiated through every iteration
 // REMARK: remark: {{.*}}:5: __enzyme_set_fixed_point: the loop around it is differentiated through every iteration
@@ -167,4 +174,5 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
 // LATE:      error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:50: unsupported C: 'enzyme_checkpoint_region' after the step's arguments in __enzyme_checkpoint_for (the markers come first)
 // ADDRESS:   error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:54: unsupported C: '&x' as a step argument of __enzyme_checkpoint_for (the step may write it)
 // DUPCONFIG: error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:71: __enzyme_autodiff: argument 'config' of 'ckpt' is a checkpointing scheme's object: it is enzyme_const
+// VOID:      error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:3: __enzyme_checkpoint_while: the step function 'step' returns nothing (it returns whether to go on)
 // FPMARKER:  error: {{.*}}enzyme-checkpoint.c:{{[0-9]+}}:47: unsupported C: the Enzyme marker 'enzyme_fp_reduction' in __enzyme_checkpoint_for

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import i1
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Region
 
-from .clang import error, strip_casts, unsupported, where
+from .clang import error, strip_casts, unsupported, walk, where
 from .function import FunctionState
-from .types import INDEX
+from .types import INDEX, type_kind
 
 CHECKPOINT_FOR = "__enzyme_checkpoint_for"
 CHECKPOINT_WHILE = "__enzyme_checkpoint_while"
@@ -54,6 +54,7 @@ _ENTRY_MARKERS = {
 # Enzyme's loop annotations asking for checkpointing (`[[enzyme_checkpointing_enable(
 # "binomial", 2)]] for (...)`): a schedule, never a gradient, so a remark.
 LOOP_ATTRIBUTES = ("enzyme_checkpointing_enable", "enzyme_checkpoint")
+
 
 def split_arguments(call) -> tuple[object, list, list]:
     """(step, marker operands, step arguments after `i`) of a loop entry's call; for
@@ -94,8 +95,6 @@ def marker_operands(body) -> set[tuple[int, int]]:
     """The (offset, hash) of the cursors only Enzyme's runtime reads in `body`: the
     markers of its loop entries and their operands, and a `__enzyme_set_fixed_point` call
     (the function never reads them, so a global named there needs no binding)."""
-    from .clang import walk
-
     out = set()
     for c in walk(body):
         if c.kind.name != "CALL_EXPR" or c.spelling not in LOOP_ENTRIES:
@@ -127,6 +126,9 @@ class MarkedLoops(FunctionState):
         if len(params) != len(rest) + 1:
             error(e, f"{name}: '{step.spelling}' has {len(params)} parameters, the call "
                   f"gives it {len(rest) + 1} (the step number and {len(rest)} arguments)")
+        if name != CHECKPOINT_FOR and type_kind(fn.result_type) == "VOID":
+            error(e, f"{name}: the step function '{step.spelling}' returns nothing (it returns "
+                  "whether to go on)")
         for a in rest:
             if (d := self.scalar_address(a)) is not None:
                 unsupported(a, f"'&{d.spelling}' as a step argument of {name} (the step may "
@@ -154,9 +156,6 @@ class MarkedLoops(FunctionState):
         def test() -> None:
             i = before.args[0]
             more = self.call(e, False, step.spelling, [i, *rest])
-            if more is None:
-                error(e, f"{name}: the step function '{step.spelling}' returns nothing (it "
-                      "returns whether to go on)")
             if more.type != i1:
                 zero = self.const(0, more.type, e)
                 cmp = arith.CmpiOp(more, zero, "ne") if more.type == INDEX else (
@@ -182,7 +181,7 @@ def _loop_remark(e, name: str, step: str, markers: list) -> str:
             "every iteration (Enzyme iterates the adjoint of one step at the fixed point: "
             "the same gradient once both have converged); its markers are not used\n"
         )
-    scheme = " (its checkpointing scheme is not used)" if markers else ""
+    scheme = " (its scheme and snapshot regions are not used)" if markers else ""
     return (
         f"remark: {where(e)}: {name}: the loop of '{step}' is differentiated as "
         f"written{scheme}: TapeFlow streams the tape of every step instead of storing "
