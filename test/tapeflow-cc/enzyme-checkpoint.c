@@ -56,9 +56,13 @@ double ckpt_while(double *u, double *limit) {
   return u[0] * u[1];
 }
 
+/* Tapenade's control protocol: Enzyme's runtime calls it, the function never does, so it
+   is not translated (`*cumul` would be refused). */
+static int control(double *cumul, double *reduction) { return *cumul < 0; }
+
 double fixed(double *u, double *limit) {
   __enzyme_fixed_point((void *)grow, enzyme_fp_state, u, (int64_t)(2 * sizeof(double)),
-                       enzyme_fp_reduction, 1e-30, u, limit);
+                       enzyme_fp_reduction, 1e-30, enzyme_fp_control, control, u, limit);
   return u[0] * u[1];
 }
 
@@ -150,6 +154,7 @@ void gradients(double *u, double *du, long n, double *limit, EnzymeCkptConfig *c
 // CHECK-NEXT:     %[[GO:.*]] = arith.cmpi ne, %[[MORE]], %[[ZERO]] : index
 // CHECK-NEXT:     %[[NEXT:.*]] = arith.addi %i, %{{.*}} : index
 // CHECK-NEXT:     scf.condition(%[[GO]]) %[[NEXT]] : index
+// CHECK-NOT:  func.func @control
 // CHECK:      func.func @fixed(
 // CHECK:          scf.while
 // CHECK:            func.call @grow(

@@ -25,6 +25,8 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import i1
 from xdsl.ir import Block, Region
 
+from tapeflow.diagnostics import ToolError
+
 from .clang import error, strip_casts, unsupported, walk, where
 from .function import FunctionState
 from .types import INDEX, type_kind
@@ -91,15 +93,21 @@ def split_arguments(call) -> tuple[object, list, list]:
     return step.referenced, markers, rest
 
 
-def marker_operands(body) -> set[tuple[int, int]]:
+def marker_operands(body, strict: bool = True) -> set[tuple[int, int]]:
     """The (offset, hash) of the cursors only Enzyme's runtime reads in `body`: the
     markers of its loop entries and their operands, and a `__enzyme_set_fixed_point` call
-    (the function never reads them, so a global named there needs no binding)."""
+    (the function never reads them, so a global named there needs no binding). Not
+    `strict`: a malformed call is skipped (`body` may be a driver, never translated)."""
     out = set()
     for c in walk(body):
         if c.kind.name != "CALL_EXPR" or c.spelling not in LOOP_ENTRIES:
             continue
-        skipped = [c] if c.spelling == SET_FIXED_POINT else split_arguments(c)[1]
+        try:
+            skipped = [c] if c.spelling == SET_FIXED_POINT else split_arguments(c)[1]
+        except ToolError:
+            if strict:
+                raise
+            continue
         out |= {(k.extent.start.offset, k.hash) for m in skipped for k in walk(m)}
     return out
 
