@@ -268,7 +268,7 @@ class EnzymeCalls:
                 ):
                     unsupported(c, f"the Enzyme function '{c.spelling}' (of Enzyme's "
                                  f"functions TapeFlow has {ENZYME_ENTRY}, {FWD_ENTRY} and "
-                                 f"the loops {', '.join(LOOP_ENTRIES)})")
+                                 "the checkpointed and fixed-point loops)")
                 if c.kind.name == "CALL_EXPR" and entry:
                     which = FWD_ENTRY if is_forward(c.spelling) else ENZYME_ENTRY
                     args = [a for a in c.get_arguments()]
