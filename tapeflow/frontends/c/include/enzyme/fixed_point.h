@@ -10,13 +10,13 @@
  *
  * Enzyme differentiates such a loop by iterating the adjoint of one step at the state
  * the loop ends in (the two-phase adjoint). tapeflow-cc translates the loop as written
- * and TapeFlow differentiates every iteration (their tape streamed): the gradient of the
- * loop as it ran, which equals the two-phase adjoint's once both have converged (to the
- * loop's own tolerance), but is not Enzyme's in three ways, each said in a remark: the
- * markers (reduction, iteration limit, control function) are not used; the shadow of
- * the state is the derivative with respect to the initial guess (small once converged,
- * where Enzyme's is zero); and a loop stopped before convergence gets the gradient of
- * what it computed, not an extrapolation to the fixed point.
+ * and TapeFlow differentiates every iteration (their tape streamed), which a remark says:
+ * the gradient of the loop as it ran, which equals the two-phase adjoint's once both have
+ * converged (to the loop's own tolerance), but is not Enzyme's in three ways: the markers
+ * (reduction, iteration limit, control function) are not used; the shadow of the state
+ * is the derivative with respect to the initial guess (small once converged, where
+ * Enzyme's is zero); and a loop stopped before convergence gets the gradient of what it
+ * computed, not an extrapolation to the fixed point.
  */
 #ifndef TAPEFLOW_ENZYME_FIXED_POINT_H
 #define TAPEFLOW_ENZYME_FIXED_POINT_H
