@@ -10,8 +10,10 @@ promotion) and the unrolling its loop pragmas ask for (`optimize`; `optimize=Fal
 What to translate. Functions to differentiate are named by Enzyme's entry point,
 `__enzyme_autodiff((void*)f, enzyme_dup, x, dx, enzyme_const, n, ...)` (or any function
 whose name contains `__enzyme_autodiff`, as for Enzyme) anywhere in the file, or by
-`functions=`, or by split mode's `__enzyme_augmentfwd`/`__enzyme_reverse` (`split`); a
-call of another `__enzyme_*` function is an error. Each call's activities follow Enzyme's rules (unannotated: a
+`functions=`, or by split mode's `__enzyme_augmentfwd`/`__enzyme_reverse` (`split`);
+Enzyme's checkpointed and fixed-point loops (`__enzyme_checkpoint_for`, ...) are the loops
+of step calls they stand for (`checkpoint`); a call of another `__enzyme_*` function is an
+error. Each call's activities follow Enzyme's rules (unannotated: a
 pointer is dup, a float scalar active, an integer constant); the signature that is
 TapeFlow's calling convention (README "The AD calling convention") gives `f` the unit
 attribute `tapeflow.autodiff`, any other a specialization `f_<letters>` calling `f`

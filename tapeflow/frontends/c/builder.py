@@ -13,6 +13,7 @@ from xdsl.rewriter import InsertPoint
 from tapeflow.convention import value_name
 
 from .calls import Calls
+from .checkpoint import marker_operands
 from .clang import children, decl_key, evaluate, unsupported, walk
 from .enzyme import ANNOTATIONS
 from .expr import Expressions
@@ -56,7 +57,7 @@ class FunctionBuilder(
         pos = 0
         for p, types in zip(sig.params, sig.groups):
             group, pos = block.args[pos : pos + len(types)], pos + len(types)
-            if self.struct_parameter(p, group):
+            if not group or self.struct_parameter(p, group):  # no group: types.OPAQUE
                 continue
             arg = group[0]
             arg.name_hint = value_name(p.spelling) if p.spelling else None
@@ -124,7 +125,9 @@ class FunctionBuilder(
 
     def globals(self, body) -> None:
         done: set = set()
-        for c in walk(body, skip=is_output_call):
+        runtime = marker_operands(body)  # read by Enzyme's runtime only
+        skip = lambda c: is_output_call(c) or (c.extent.start.offset, c.hash) in runtime  # noqa: E731
+        for c in walk(body, skip=skip):
             if c.kind.name != "DECL_REF_EXPR":
                 continue
             d = c.referenced

@@ -10,6 +10,7 @@ from xdsl.dialects import arith, cf, func, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, MemRefType, f64, i1, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
+from .checkpoint import LOOP_ENTRIES, MarkedLoops
 from .clang import ADDR_OF, children, decl_key, evaluate, strip, strip_casts, unary_op, unsupported
 from .fnptrs import FunctionPointers, is_indirect
 from .function import Buffer
@@ -29,15 +30,18 @@ from .types import (
 )
 
 
-class Calls(LibmCalls, FunctionPointers):
+class Calls(LibmCalls, FunctionPointers, MarkedLoops):
     """Calls of `<math.h>` functions and of the file's own functions."""
 
-    def call(self, e, discard: bool, name: str | None = None) -> SSAValue:
-        """A call; `name`: the function a call through a pointer calls (fnptrs.py)."""
+    def call(self, e, discard: bool, name: str | None = None, args=None) -> SSAValue:
+        """A call; `name`: the function a call through a pointer calls (fnptrs.py), or
+        that a loop entry's step is (checkpoint.py), with `args` (cursors, or values)."""
         if name is None and is_indirect(e):
             return self.indirect_call(e, discard)
         name = name or e.spelling
-        args = list(e.get_arguments())
+        if name in LOOP_ENTRIES:
+            return self.marked_loop(e, name)
+        args = list(e.get_arguments()) if args is None else args
         if name == "posix_memalign":
             return self.posix_memalign(e)
         if name in ("exit", "_Exit", "abort"):
@@ -56,6 +60,11 @@ class Calls(LibmCalls, FunctionPointers):
             cells: dict = {}  # `&x` of scalars, copied back: key -> (cell, x, read only)
             bufs: dict[int, Buffer] = {}  # for `pointer_call`
             for n, (p, a, group) in enumerate(zip(sig.params, args, sig.groups, strict=True)):
+                if isinstance(a, SSAValue):  # a loop entry's step number
+                    values.append(self.convert(a, p.type, e))
+                    continue
+                if not group:  # a checkpointing scheme's object (types.OPAQUE)
+                    continue
                 if (
                     as_struct(p.type) is not None or len(group) != 1 or is_struct_pointer(p.type)
                     or self.struct_address(a) is not None
@@ -118,6 +127,9 @@ class Calls(LibmCalls, FunctionPointers):
             return self.composed_call(name if name in COMPOSED else name[:-1], e, args)
         maker = MATH.get(name) or MATH.get(name[:-1] if name.endswith("f") else "")
         if maker is None:
+            if name.startswith("enzyme_ckpt_"):
+                unsupported(e, f"'{name}' of <enzyme/checkpoint_schedule.h> (TapeFlow runs no "
+                            "checkpointing schedule: a driver may call it, translated code not)")
             if name.startswith("cblas_"):
                 routines = ", ".join(CBLAS_ROUTINES)
                 unsupported(e, f"'{name}' (TapeFlow's <cblas.h> defines {routines})")

@@ -85,10 +85,11 @@ def error(c, what: str) -> NoReturn:
     raise ToolError(f"{where(c)}: {what}")
 
 
-def decl_key(decl) -> tuple[str, int]:
-    """Identity of a declaration (the same for every reference to it)."""
+def decl_key(decl) -> tuple[str, int, str]:
+    """Identity of a declaration (the same for every reference to it). Its name too: the
+    declarations a macro expands to are all located where it is expanded."""
     loc = decl.location
-    return (loc.file.name if loc.file else "", loc.offset)
+    return (loc.file.name if loc.file else "", loc.offset, decl.spelling)
 
 
 def children(c) -> list:

@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from tapeflow.diagnostics import ToolError
 
+from .checkpoint import LOOP_ATTRIBUTES, LOOP_ENTRIES, loop_attribute_remark
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .context import CONTEXT_CALLS
 from .custom import REGISTER_GRADIENT
@@ -35,6 +36,7 @@ from .types import (
     count_scalars,
     is_buffer_type,
     is_float,
+    is_opaque,
     record_scalar,
     refuse_union,
     struct_layout,
@@ -61,7 +63,8 @@ ENZYME_DECLS = {
     AUGMENT_ENTRY: f"extern void *{AUGMENT_ENTRY}(void *, ...);",
     REVERSE_ENTRY: f"extern void {REVERSE_ENTRY}(void *, ...);",
 }
-_ENTRIES = f"{ENZYME_ENTRY}, {FWD_ENTRY}, {AUGMENT_ENTRY} and {REVERSE_ENTRY}"
+_ENTRIES = (f"{ENZYME_ENTRY}, {FWD_ENTRY}, {AUGMENT_ENTRY}, {REVERSE_ENTRY} and the "
+            "checkpointed and fixed-point loops")
 
 
 def is_entry(name: str) -> bool:
@@ -127,7 +130,9 @@ def default_activity(fn) -> tuple[str, ...]:
     scalars active, the rest constant."""
     out = []
     for p in fn.get_arguments():
-        if is_buffer_type(p.type):
+        if is_opaque(p.type):
+            out.append("const")
+        elif is_buffer_type(p.type):
             elem = array_shape(p.type, p)[1]
             out.append("dup" if is_float(elem) or type_kind(elem) == "RECORD" else "const")
         elif as_struct(p.type) is not None:
@@ -216,6 +221,9 @@ class EnzymeCalls:
                 owner.kind.name == "VAR_DECL"
             ):
                 continue
+            if attr in LOOP_ATTRIBUTES:
+                self.remarks.append(loop_attribute_remark(where, attr))
+                continue
             if attr not in _ENZYME_ATTRIBUTES:
                 raise ToolError(f"{where}: unsupported C: the Enzyme attribute '{attr}'")
             if owner is None or owner.kind.name != "FUNCTION_DECL" or not _outside_signature(
@@ -275,10 +283,13 @@ class EnzymeCalls:
             for c in walk(fn):
                 name = c.spelling
                 entry = is_entry(name) or is_forward(name) or is_split(name)
+                loop = name in LOOP_ENTRIES  # checkpoint.py's
                 if c.kind.name == "CALL_EXPR" and name in CONTEXT_CALLS:
                     self._context_call(c)
                     continue
-                if c.kind.name == "CALL_EXPR" and name.startswith("__enzyme_") and not entry:
+                if c.kind.name == "CALL_EXPR" and name.startswith("__enzyme_") and not (
+                    entry or loop
+                ):
                     unsupported(c, f"the Enzyme function '{name}' (of Enzyme's "
                                  f"functions TapeFlow has {_ENTRIES})")
                 if c.kind.name == "CALL_EXPR" and entry:
@@ -313,7 +324,10 @@ class EnzymeCalls:
             param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
             refuse_union(param.type, args[i])
-            if is_buffer_type(param.type):
+            if is_opaque(param.type):
+                out.append(self._opaque_activity(note, args[i], pname, ENZYME_ENTRY))
+                i += 1
+            elif is_buffer_type(param.type):
                 elem = array_shape(param.type, param)[1]
                 if as_struct(elem) is not None and record_scalar(elem) is None:
                     struct_layout(elem, param)
@@ -364,6 +378,14 @@ class EnzymeCalls:
                 f"{len(out)}"
             )
         return tuple(out)
+
+    def _opaque_activity(self, note, arg, pname: str, entry: str) -> str:
+        """A checkpointing scheme's object (types.OPAQUE): enzyme_const, as for
+        Enzyme, which never differentiates it."""
+        if note != "enzyme_const":
+            error(arg, f"{entry}: {pname} is a checkpointing scheme's object: it is "
+                  "enzyme_const")
+        return "const"
 
     def _struct_value_activity(self, param, note, arg, pname: str) -> str:
         """A struct by value in an Enzyme call: active (its float fields' gradients are

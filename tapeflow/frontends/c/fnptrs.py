@@ -23,6 +23,7 @@ from .clang import (
     unsupported,
     walk,
 )
+from .checkpoint import marker_operands
 from .enzyme import is_entry
 from .function import FunctionState, Unset
 from .trees import stored_buffers
@@ -49,7 +50,8 @@ def address_taken(tu, defs) -> list[str]:
     for scope in scopes:
         if scope.spelling.startswith("__enzyme_"):
             continue
-        for c in walk(scope):
+        runtime = marker_operands(scope, strict=False)  # a fixed point's control: not called
+        for c in walk(scope, lambda k: (k.extent.start.offset, k.hash) in runtime):
             if c.kind.name == "CALL_EXPR":
                 kids = children(c)
                 if is_entry(c.spelling):

@@ -15,6 +15,7 @@ from .types import (
     as_struct,
     is_buffer_type,
     is_float,
+    is_opaque,
     record_scalar,
     struct_layout,
     type_kind,
@@ -36,7 +37,8 @@ def forward_default(fn) -> tuple[str, ...]:
     out = []
     for p in fn.get_arguments():
         t = array_shape(p.type, p)[1] if is_buffer_type(p.type) else p.type
-        out.append("dup" if is_float(t) or type_kind(t) == "RECORD" else "const")
+        record = type_kind(t) == "RECORD" and not is_opaque(p.type)
+        out.append("dup" if is_float(t) or record else "const")
     return tuple(out)
 
 
@@ -75,6 +77,10 @@ class ForwardCalls:
                 error(args[i], f"{FWD_ENTRY}: more arguments than '{name}' has parameters")
             param = params[len(out)]
             pname = f"argument '{param.spelling}' of '{name}'"
+            if is_opaque(param.type):
+                out.append(self._opaque_activity(note, args[i], pname, FWD_ENTRY))
+                i += 1
+                continue
             if as_struct(param.type) is not None:
                 unsupported(args[i], f"{FWD_ENTRY} of a struct by value ({pname})")
             if is_buffer_type(param.type):

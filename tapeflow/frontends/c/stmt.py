@@ -209,6 +209,9 @@ class Statements(FunctionState):
                 unsupported(c, "freeing a row of a pointer to pointers")
             self.emit(memref.DeallocOp.get(buf.ref), c)
             return None
+        if k == "CSTYLE_CAST_EXPR" and type_kind(c.type) == "VOID":  # `(void)x;`
+            self.effect(children(c)[-1])
+            return None
         if k == "CALL_EXPR" and is_entry(c.spelling):
             unsupported(c, f"{ENZYME_ENTRY} inside a function that is itself translated")
         if is_assert(c):

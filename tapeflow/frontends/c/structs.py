@@ -202,7 +202,7 @@ class Structs(FunctionState):
         scalar = next((lt for _, lt in leaves if is_float(lt)), None)
         ints = any(is_int(lt) for _, lt in leaves)
         names = [""] * (scalar is not None) + ["_ints"] * ints
-        pointers = [(path, lt) for path, lt in leaves if lt.kind.name == "POINTER"]
+        pointers = [(path, lt) for path, lt in leaves if leaf_kind(lt) == "p"]
         names += ["_" + "_".join(map(str, path)) for path, _ in pointers]
         for arg, suffix in zip(group, names, strict=True):
             arg.name_hint = f"{p.spelling}{suffix}" if p.spelling else None

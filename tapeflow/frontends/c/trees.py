@@ -164,6 +164,8 @@ def for_parts(s):
     kids = children(s)
     body = kids[-1]
     header = kids[:-1]
+    if len(header) == 3:  # all present: no tokens to read (a `for` a macro expands to)
+        return header[0], header[1], header[2], body
     segments: list[list] = [[]]
     depth = 0
     for t in s.get_tokens():

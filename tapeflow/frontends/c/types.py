@@ -108,6 +108,20 @@ def holds_functions(t) -> bool:
     return is_function_pointer(t)
 
 
+# The host objects of Enzyme's checkpointing schemes (<enzyme/checkpoint.h>): a pointer to
+# one is no IR argument and no struct field (checkpoint.py).
+OPAQUE = ("EnzymeCheckpointScheme", "EnzymeCkptConfig", "EnzymeCkptStats")
+
+
+def is_opaque(t) -> bool:
+    """A pointer to a scheme, its configuration or its statistics (`OPAQUE`)."""
+    t = t.get_canonical()
+    if t.kind.name != "POINTER":
+        return False
+    elem = t.get_pointee().get_canonical()
+    return elem.kind.name == "RECORD" and elem.get_declaration().spelling in OPAQUE
+
+
 def record_scalar(t):
     """The float type every field of struct `t` is made of (scalars, arrays and structs of
     it, so C lays it out as consecutive floats), or None."""
@@ -177,7 +191,9 @@ def leaf_kind(t) -> str | None:
     pointer field) its own."""
     if is_float(t):
         return "f"
-    return "i" if is_int(t) else "p" if t.get_canonical().kind.name == "POINTER" else None
+    if is_int(t):
+        return "i"
+    return "p" if t.get_canonical().kind.name == "POINTER" and not is_opaque(t) else None
 
 
 def count_scalars(t, kind: str) -> int:
@@ -210,6 +226,8 @@ def struct_layout(t, c) -> tuple[Attribute | None, bool, list[Attribute]]:
     pointers = []
     for path, lt in scalar_leaves(t):
         pointee = lt.get_pointee().get_canonical() if lt.kind.name == "POINTER" else None
+        if is_opaque(lt):
+            continue  # a checkpointing scheme's object: no memref, never read
         if is_float(lt):
             floats.add(type_kind(lt))
         elif is_int(lt):

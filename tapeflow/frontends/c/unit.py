@@ -29,6 +29,7 @@ from tapeflow.diagnostics import ToolError
 from .arguments import TOOL_CLANG_ARGS
 from .backjumps import rewrite_backward_gotos
 from .builder import FunctionBuilder
+from .checkpoint import marker_operands
 from .clang import (
     ADDR_OF,
     binary_op,
@@ -71,6 +72,7 @@ from .types import (
     is_buffer_type,
     is_float,
     is_int,
+    is_opaque,
     memref_type,
     record_scalar,
     refuse_union,
@@ -335,7 +337,8 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
         def visit(name: str, stack: list[str]) -> None:
             if name in seen or name in stack:
                 return
-            for c in walk(defs[name]):
+            runtime = marker_operands(defs[name])  # Enzyme's runtime's: never called
+            for c in walk(defs[name], lambda k: (k.extent.start.offset, k.hash) in runtime):
                 for f in referenced_functions(c, self.function_ids):  # through pointers
                     visit(f, [*stack, name])
                 if c.kind.name == "CALL_EXPR":
@@ -376,6 +379,8 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
         pointer to a struct with integer fields is its float memref and its integer
         memref, a struct by value one scalar per field."""
         t = p.type
+        if is_opaque(t):  # a checkpointing scheme's host object: never read
+            return []
         refuse_union(t, p)
         if type_kind(t) == "POINTER" and type_kind(t.get_pointee()) == "VOID":
             elem = void_element_type(c, p)  # `void *p` the function converts to `double *`
