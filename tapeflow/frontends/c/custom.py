@@ -105,11 +105,9 @@ class CustomDerivatives:
             if len(self.signatures[f].params) < k:
                 unsupported(c, f"the custom derivative '{f}' of '{name}' does not take its "
                             "arguments, each pointer followed by its shadow")
-        self.custom[variant] = tuple(  # type: ignore[assignment]
-            self.variant((f, views, k), f"{f}_at{'_'.join(str(v[0]) for v in views)}"
-                         "_with_shadows")
-            for f in pair
-        )
+        suffix = f"_at{'_'.join(str(v[0]) for v in views)}_with_shadows"
+        aug, grad = (self.variant((f, views, k), f + suffix) for f in pair)
+        self.custom[variant] = (aug, grad)
 
     def mark_custom(self, name: str, fn) -> None:
         """`enzyme_augment`/`enzyme_gradient` on `name`'s function, if it has them."""
