@@ -48,15 +48,16 @@ class FunctionBuilder(
     def build(self) -> func.FuncOp:
         sig = self.sig
         starts = [sum(map(len, sig.groups[:n])) for n in range(len(sig.params))]  # structs
-        flat = {starts[n] for n in self.view_params}
-        arg_types = [
-            flat_memref(t) if k in flat else t for k, t in enumerate(sig.arg_types)
-        ] + [INDEX for _ in self.view_params]
+        flat = {starts[n] for views in self.view_params for n in views}
+        own = [flat_memref(t) if k in flat else t for k, t in enumerate(sig.arg_types)]
+        cut, count = sum(map(len, sig.groups[: self.offsets_at])), len(self.view_params)
+        arg_types = own[:cut] + [INDEX] * count + own[cut:]
         block = self.entry = Block(arg_types=arg_types)
         self.builder = Builder(InsertPoint.at_end(block))
+        params, offsets = [*block.args[:cut], *block.args[cut + count :]], block.args[cut:]
         pos = 0
         for p, types in zip(sig.params, sig.groups):
-            group, pos = block.args[pos : pos + len(types)], pos + len(types)
+            group, pos = params[pos : pos + len(types)], pos + len(types)
             if not group or self.struct_parameter(p, group):  # no group: types.OPAQUE
                 continue
             arg = group[0]
@@ -76,12 +77,13 @@ class FunctionBuilder(
                         self.vals[decl_key(p)] = self.const(0, INDEX, p)
             else:
                 self.vals[decl_key(p)] = arg
-        for j, n in enumerate(self.view_params):
-            p, offset = sig.params[n], block.args[len(sig.arg_types) + j]
+        for views, offset in zip(self.view_params, offsets):
+            p = sig.params[views[0]]
             offset.name_hint = f"{p.spelling}_offset"
             offset.location = self.unit._loc(p)
-            self.views.add(decl_key(p))
-            self.vals[decl_key(p)] = offset
+            for n in views:
+                self.views.add(decl_key(sig.params[n]))
+                self.vals[decl_key(sig.params[n])] = offset
         body = next(k for k in sig.cursor.get_children() if k.kind.name == "COMPOUND_STMT")
         self.globals(body)
         stmts = self.before_labels(body, children(body))

@@ -101,7 +101,7 @@ class Calls(LibmCalls, FunctionPointers, MarkedLoops):
                     values.append(self.convert(self.rvalue(a), p.type, a))
             self.call_bufs = bufs
             if at:
-                name = self.unit.view_variant(name, tuple(at))
+                name = self.unit.view_variant(name, tuple(at), e)
             op = self.emit(func.CallOp(name, [*values, *offsets], sig.result_types), e)
             for ref, d, _ in cells.values():
                 zero = self.const(0, INDEX, e)

@@ -13,11 +13,16 @@ usual spelling) is supported when it carries nothing: every `return` of the augm
 returns a null pointer and the gradient never reads its `tape` parameter; the augment is
 then translated as returning nothing and the gradient without that parameter. A tape
 that carries data (a malloc'd struct) is refused.
+
+A call of `f` on pointers into arrays (`f(&a[i])`) calls `f`'s variant taking their
+offsets (`view_variant`); that variant's custom derivative is a pair of variants of the
+augment and gradient with each such pointer and its shadow views at the one offset
+(`custom_variant`), so the user's rule applies to the element the call points to.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import SymbolRefAttr
+from xdsl.dialects.builtin import AnyFloat, MemRefType, SymbolRefAttr
 
 from .clang import children, evaluate, strip_casts, unsupported, walk
 from .types import type_kind
@@ -74,6 +79,35 @@ class CustomDerivatives:
     def custom_roots(self, name: str) -> list[str]:
         """The functions a call of `name` needs besides it: its augment and gradient."""
         return list(getattr(self, "custom", {}).get(name, ()))
+
+    def custom_variant(self, name: str, at: tuple[int, ...], variant: str, c) -> None:
+        """`variant` is `name` with its pointer parameters `at` views into the caller's
+        arrays (`view_variant`, for a call `f(&a[i])`): its custom derivative is the pair
+        of variants of `name`'s augment and gradient in which each such parameter and its
+        shadow are views at the same offset, passed after the parameters that mirror
+        `name`'s, where the AD passes it (`autodiff/calls.py`)."""
+        pair = getattr(self, "custom", {}).get(name)
+        if pair is None:
+            return
+        groups = self.signatures[name].groups
+        mirror: list[tuple[int, ...]] = []  # name's parameter -> the augment's
+        k = 0
+        for group in groups:
+            shadowed = len(group) == 1 and isinstance(group[0], MemRefType) and isinstance(
+                group[0].element_type, AnyFloat)
+            mirror.append((k, k + 1) if shadowed else (k,))
+            k += len(mirror[-1])
+        if any(len(groups[n]) != 1 for n in at):
+            unsupported(c, f"a struct pointer into an array passed to '{name}', which has a "
+                        "custom derivative")
+        views = tuple(mirror[n] for n in at)
+        for f in pair:
+            if len(self.signatures[f].params) < k:
+                unsupported(c, f"the custom derivative '{f}' of '{name}' does not take its "
+                            "arguments, each pointer followed by its shadow")
+        suffix = f"_at{'_'.join(str(v[0]) for v in views)}_with_shadows"
+        aug, grad = (self.variant((f, views, k), f + suffix) for f in pair)
+        self.custom[variant] = (aug, grad)
 
     def mark_custom(self, name: str, fn) -> None:
         """`enzyme_augment`/`enzyme_gradient` on `name`'s function, if it has them."""

@@ -157,11 +157,16 @@ class FunctionState:
     C signature, and `vals`, which maps each scalar variable to its current SSA value."""
 
     def __init__(
-        self, unit, sig: Function, views: tuple[int, ...] = (), name: str | None = None
+        self, unit, sig: Function, views: tuple[tuple[int, ...], ...] = (),
+        name: str | None = None, offsets_at: int | None = None,
     ):
         self.unit = unit
         self.sig = sig
-        self.view_params = views  # parameters that are views: their offsets come last
+        # parameters that are views, one offset per group (a pointer and its shadow share
+        # one in a custom derivative's variant); the offsets come after the first
+        # `offsets_at` parameters, last by default
+        self.view_params = views
+        self.offsets_at = len(sig.params) if offsets_at is None else offsets_at
         self.name = name or sig.name
         self.vals: dict[tuple[str, int], object] = {}
         self.bufs: dict[tuple[str, int], Buffer] = {}

@@ -147,8 +147,8 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
         order = self._reachable([*targets, *forward] or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
-        self.variants: dict[tuple[str, tuple[int, ...]], str] = {}
-        self.pending: list[tuple[str, tuple[int, ...], str]] = []
+        self.variants: dict[tuple, str] = {}  # (function, view groups, offsets_at) -> name
+        self.pending: list[tuple[tuple, str]] = []
         self.allocated: list[tuple[object, int, str]] = []  # enzyme_allocated sizes
         for n in order:
             fn = FunctionBuilder(self, self.signatures[n]).build()
@@ -174,9 +174,12 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
             if n in forward:
                 self._mark_forward(module, fn, forward[n])
         while self.pending:  # variants of callees that get pointers into arrays
-            n, at, name = self.pending.pop(0)
-            fn = FunctionBuilder(self, self.signatures[n], views=at, name=name).build()
+            (n, views, offsets_at), name = self.pending.pop(0)
+            fn = FunctionBuilder(
+                self, self.signatures[n], views=views, name=name, offsets_at=offsets_at
+            ).build()
             module.body.block.add_op(fn)
+            self.mark_custom(name, fn)
         for g in reversed(list(getattr(self, "global_ops", {}).values())):
             module.body.block.insert_op_before(g, module.body.block.first_op)
         return module
@@ -305,21 +308,31 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
         name = loc.file.name if loc.file else self.name
         return FileLineColLoc(StringAttr(name), IntAttr(loc.line), IntAttr(loc.column))
 
-    def view_variant(self, name: str, at: tuple[int, ...]) -> str:
+    def view_variant(self, name: str, at: tuple[int, ...], c) -> str:
         """The function `name_at<i>[_<j>]`: `name` whose pointer parameters `at` are views
         into the caller's arrays, their element offsets as extra trailing `index`
-        arguments (so the AD, inlining it, sees the caller's arrays)."""
-        if (name, at) not in self.variants:
-            variant = f"{name}_at{'_'.join(map(str, at))}"
+        arguments (so the AD, inlining it, sees the caller's arrays). A custom derivative
+        of `name` is the variant's too (`custom_variant`)."""
+        key = (name, tuple((n,) for n in at), None)
+        if key not in self.variants:
+            variant = self.variant(key, f"{name}_at{'_'.join(map(str, at))}")
+            self.custom_variant(name, at, variant, c)
+        return self.variants[key]
+
+    def variant(self, key: tuple, variant: str) -> str:
+        """`variant`, built later (`compile`), of the function `key[0]` with the view
+        parameters `key[1]` (each group sharing one offset) and the offsets after its
+        first `key[2]` parameters (None: last)."""
+        if key not in self.variants:
             if variant in self.defs:
                 error(
                     self.defs[variant],
-                    f"'{variant}' is the name of the variant of '{name}' for pointers into "
-                    "arrays",
+                    f"'{variant}' is the name of the variant of '{key[0]}' for pointers "
+                    "into arrays",
                 )
-            self.variants[(name, at)] = variant
-            self.pending.append((name, at, variant))
-        return self.variants[(name, at)]
+            self.variants[key] = variant
+            self.pending.append((key, variant))
+        return self.variants[key]
 
     def dropped(self, name: str) -> bool:
         """Whether calls to `name` are not translated as calls: a function
