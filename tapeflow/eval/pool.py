@@ -115,12 +115,16 @@ class Pool:
                 **HOUSEKEEPING,
                 **self.dask_config,
             })  # fmt: skip
-            with _workers_ignore_ctrl_c():
-                self._cluster = LocalCluster(  # dashboard on a free port: never a clash
-                    n_workers=self.workers, threads_per_worker=1, processes=True,
-                    dashboard_address=":0", memory_limit=self.memory_limit or "auto",
-                )  # fmt: skip
-            self.client = Client(self._cluster)
+            try:
+                with _workers_ignore_ctrl_c():
+                    self._cluster = LocalCluster(  # dashboard on a free port: never a clash
+                        n_workers=self.workers, threads_per_worker=1, processes=True,
+                        dashboard_address=":0", memory_limit=self.memory_limit or "auto",
+                    )  # fmt: skip
+                self.client = Client(self._cluster)
+            except KeyboardInterrupt:  # a Ctrl-C while the cluster started: close it
+                self.__exit__(KeyboardInterrupt)
+                raise
         return self
 
     def __exit__(self, kind: Any, *exc: object) -> None:
@@ -171,15 +175,20 @@ class Pool:
 def _workers_ignore_ctrl_c() -> Iterator[None]:
     """SIGINT ignored while the LocalCluster starts its processes, which inherit it: a
     Ctrl-C interrupts the driver only, which then closes the cluster (the workers, hit
-    too, would print tracebacks of their cancelled tasks)."""
+    too, would print tracebacks of their cancelled tasks). It is also blocked meanwhile,
+    so that a Ctrl-C during the start (seconds on a loaded machine) stays pending (Linux
+    keeps a blocked signal even when ignored) and interrupts the driver once its handler
+    is back, instead of being lost and leaving the run to go on to its end."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _quiet() -> None:
