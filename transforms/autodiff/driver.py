@@ -393,8 +393,8 @@ class Gradient:
             return isinstance(owner, scf.ForOp) and value.index == 0
         op = value.owner
         assert isinstance(op, Operation)
-        if isinstance(op, arith.ConstantOp):
-            return True
+        if isinstance(op, arith.ConstantOp | memref.CastOp):
+            return True  # a cast is a view of its source: recast, never a memref on a tape
         if self.policy == "cache-all" or op.regions:
             return False
         if isinstance(op, memref.LoadOp):
