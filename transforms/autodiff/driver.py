@@ -644,7 +644,8 @@ class Gradient:
                 continue
             source = self.shadows.get(op.source)
             if source is None:
-                continue
+                raise PassFailedException(op_error(
+                    op, "unsupported: an active cast of a buffer that has no shadow"))
             shadow_op = memref.CastOp.get(source, op.dest.type)
             owner = source.owner
             Rewriter.insert_op(shadow_op, InsertPoint.after(owner) if isinstance(owner, Operation)
