@@ -438,6 +438,16 @@ def _carry_buffers(fn: func.FuncOp, marker: Operation) -> None:
     pushed at the forward's end, after every other push, and popped first in the reverse
     (a cache of memrefs): the reverse function gets it as it gets any other value."""
     entry = fn.body.block
+    for op in list(entry.ops):  # a cast the reverse uses is recast there, of the pop
+        if op is marker:
+            break
+        if isinstance(op, memref.CastOp) and isinstance(op.source.owner, memref.AllocOp):
+            late = [u for u in op.dest.uses if marker.is_before_in_block(_top(u.operation, entry))]
+            if late:
+                recast = op.clone()
+                Rewriter.insert_op(recast, InsertPoint.after(marker))
+                for u in late:
+                    u.operation.operands[u.index] = recast.dest
     after = {op for op in entry.ops if entry.get_operation_index(op)
              > entry.get_operation_index(marker)}
     pops: list[Operation] = []

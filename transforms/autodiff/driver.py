@@ -393,8 +393,8 @@ class Gradient:
             return isinstance(owner, scf.ForOp) and value.index == 0
         op = value.owner
         assert isinstance(op, Operation)
-        if isinstance(op, arith.ConstantOp):
-            return True
+        if isinstance(op, arith.ConstantOp | memref.CastOp):
+            return True  # a cast is a view of its source: recast, never a memref on a tape
         if self.policy == "cache-all" or op.regions:
             return False
         if isinstance(op, memref.LoadOp):
@@ -546,6 +546,7 @@ class Gradient:
         ret.detach()
         shadow_deallocs = self._shadow_buffers()
         self._shadow_globals()
+        self._shadow_casts()
 
         # The reverse sweep: its constants first, then the top-level pops.
         self.results = list(ret.arguments)
@@ -633,6 +634,25 @@ class Gradient:
             shadow_op.memref.name_hint = f"d_{op.memref.name_hint or name}"
             self.shadows[op.memref] = shadow_op.memref
             self.global_shadows[name] = op.memref.type  # type: ignore[assignment]
+
+    def _shadow_casts(self) -> None:
+        """The shadow of an active `memref.cast` (a local array passed to a kept call's
+        `double *`) is the same cast of its source's shadow, next to that shadow: it
+        dominates the whole function, as the shadows of buffers do."""
+        for op in list(self.fn.walk()):
+            if not isinstance(op, memref.CastOp) or not self.is_active(op.dest):
+                continue
+            source = self.shadows.get(op.source)
+            if source is None:
+                raise PassFailedException(op_error(
+                    op, "unsupported: an active cast of a buffer that has no shadow"))
+            shadow_op = memref.CastOp.get(source, op.dest.type)
+            owner = source.owner
+            Rewriter.insert_op(shadow_op, InsertPoint.after(owner) if isinstance(owner, Operation)
+                               else InsertPoint.at_start(self.entry))
+            if op.dest.name_hint:
+                shadow_op.dest.name_hint = f"d_{op.dest.name_hint}"
+            self.shadows[op.dest] = shadow_op.dest
 
 
 def _offset(value: SSAValue) -> tuple[SSAValue, int]:

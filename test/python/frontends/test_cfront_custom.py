@@ -66,8 +66,23 @@ def test_custom_gradient_with_a_tape_in_a_loop_and_a_recursion():
     assert arrays[0].any() and scalars[1] != 0.0
 
 
+def test_custom_gradient_of_local_arrays():
+    """Local arrays passed to `total` (cast to `double *` at the call) get their shadows
+    cast the same way: `grad_total`'s weights 1, 2, 3 (not the sum's 1, 1, 1) show in
+    the gradient, by hand: t_i = w_i k + w_i^2 + k, result sum t_i^2 + k + k^2 + w_0."""
+    module = _module("local_array.c")
+    w, k = np.array([0.5, -1.0, 2.0, 0.25]), 1.5
+    arrays, scalars = enzyme_gradient(module, "spread", [w, k, 4])
+    t = w * k + w * w + k
+    want_w = 2 * t * (1 * k + 2 * 2 * w) + np.array([3.0, 0.0, 0.0, 0.0])
+    want_k = np.sum(2 * t * (1 * w + 3 * 1)) + 1 * 1 + 2 * 2 * k
+    assert np.allclose(arrays[0], want_w, rtol=1e-12)
+    assert scalars[1] == pytest.approx(want_k, rel=1e-12)
+
+
 CASES = [
     ("combined.c", "square", [3.0]),
+    ("local_array.c", "spread", [np.array([0.5, -1.0, 2.0, 0.25]), 1.5, 4]),
     ("rsqrt.c", "invmag", [np.array([1.0, 2.0, 3.0]), 3]),
     ("scaled.c", "chain", [np.array([0.1, -0.2, 0.3, 0.4]), 1.5, 3]),
 ]

@@ -707,16 +707,39 @@ func.func @f(%x: memref<4xf64>, %y: memref<4xf64>) -> f64 attributes {tapeflow.a
 """
 
 
-# A cast copied from (prepare folds only a cast's loads, stores and dims into its source).
+# A cast copied into a cast (prepare folds only a cast's loads, stores and dims).
 CAST_COPY = CAST.replace(
     "%v = memref.load %d[%c0] : memref<?xf64>",
-    '"memref.copy"(%d, %y) : (memref<?xf64>, memref<4xf64>) -> ()',
+    '%e = "memref.cast"(%y) : (memref<4xf64>) -> memref<?xf64>\n'
+    '  "memref.copy"(%d, %e) : (memref<?xf64>, memref<?xf64>) -> ()',
 )
+
+# A view with no adjoint rule, copied from.
+EXPAND_COPY = """
+func.func @f(%x: memref<4xf64>, %y: memref<1x4xf64>) -> f64 attributes {tapeflow.autodiff} {
+  %c0 = arith.constant 0 : index
+  %d = "memref.expand_shape"(%x) <{reassociation = [[0, 1]], static_output_shape = array<i64: 1, 4>}> : (memref<4xf64>) -> memref<1x4xf64>
+  "memref.copy"(%d, %y) : (memref<1x4xf64>, memref<1x4xf64>) -> ()
+  %w = memref.load %y[%c0, %c0] : memref<1x4xf64>
+  %r = arith.mulf %w, %w : f64
+  func.return %r : f64
+}
+"""
 
 
 def test_error_op_without_rule_names_op_and_location():
-    # %d is an active memref (it views %x) copied into %y: the cast has no rule.
-    _fails(CAST_COPY, r"bad.mlir:4:3: 'memref.cast' cannot be differentiated")
+    # %d is an active memref (it views %x) copied into %y: the view has no rule.
+    _fails(EXPAND_COPY, r"bad.mlir:4:3: 'memref.expand_shape' cannot be differentiated")
+
+
+def test_cast_copied_from_has_the_cast_of_its_source_shadow():
+    # The copy's adjoint reaches %x's shadow through the casts of the shadows: r = x0^2.
+    module = gradcheck.differentiate(CAST_COPY)
+    x, y = np.array([2.0, 1.0, 0, 0]), np.zeros(4)
+    dx, dy = np.zeros(4), np.zeros(4)
+    run_function(module, "f_grad", [x, dx, y, dy, 1.0])
+    np.testing.assert_array_equal(dx, [4.0, 0, 0, 0])
+    np.testing.assert_array_equal(dy, [0.0, 0, 0, 0])
 
 
 def test_cast_loaded_from_is_its_source():
@@ -917,7 +940,7 @@ def test_scratch_allocated_inside_a_loop(policy: str):
 
 
 def test_error_second_function_fails_first_not_emitted():
-    _fails(SUMSQ + CAST_COPY, "'memref.cast'")
+    _fails(SUMSQ + EXPAND_COPY, "'memref.expand_shape'")
 
 
 COPY = """

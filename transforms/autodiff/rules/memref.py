@@ -6,6 +6,7 @@
 - `memref.copy src, dst`: `dsrc += ddst`, then `ddst = 0` (a loop nest).
 - `memref.alloc`/`alloca`/`dealloc` have no reverse code; the driver gives an active
   buffer a zeroed shadow next to it and moves deallocations after the reverse sweep.
+- `memref.cast` has none either: its shadow is the same cast of its source's shadow.
 """
 
 from __future__ import annotations
@@ -94,4 +95,5 @@ RULES: dict[type[Operation], Rule] = {
     memref.AllocaOp: _nothing,
     memref.DeallocOp: _nothing,
     memref.GetGlobalOp: _nothing,  # its shadow is the global `<name>_shadow` (driver)
+    memref.CastOp: _nothing,  # its shadow is the cast of its source's shadow (driver)
 }
