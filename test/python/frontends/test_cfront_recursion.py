@@ -31,6 +31,7 @@ CASES = [
     (HERE / "tree.c", "node", [RNG.uniform(-1, 1, 5), RNG.uniform(-1, 1, 4), 3, 0]),
     (HERE / "mutual.c", "even", [1.3, 0.7, 6]),
     (HERE / "cells.c", "walk", [np.array([0.5, -1.0, 2.0, 0.25]), 4]),
+    (HERE / "frames.c", "frames", [RNG.uniform(-1, 1, 6), 6]),
     (BLIND / "recursive_sum.c", "rsum", [np.array([1.0, -2.0, 0.5, 3.0, -1.5]), 5]),
     (BLIND / "mutual_pow.c", "even_pow", [1.3, 6]),
 ]
