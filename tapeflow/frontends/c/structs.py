@@ -93,6 +93,9 @@ class Structs(FunctionState):
                     at[kind] = step
                 return buf, at, elem
         if k == "UNARY_OPERATOR" and unary_op(c) == DEREF:
+            if self.is_box(children(c)[0]):
+                unsupported(c, f"'{self.text(c)}' as a whole struct (a malloc'ed struct's "
+                            "fields are assigned one by one: 'p->f = ...')")
             buf, off = self.pointer(children(c)[0])
             if buf.record is not None:
                 record = strip(children(c)[0]).type.get_pointee().get_canonical()
