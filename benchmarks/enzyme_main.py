@@ -147,6 +147,7 @@ class Gradients:
         PassPipeline.parse_spec(get_all_passes(), GRADIENT).apply(make_context(), self.module)
         self.sites, self.calls = call_sites(path, includes), calls
         self.notes = _notes(path, includes)
+        self.records = _records(path, includes)
         self.names = {ctypes.c_void_p.in_dll(lib, f"tf_addr_{n}").value: n for n in calls}
 
     def __call__(self, f: int, argv: Any) -> float:
@@ -191,11 +192,23 @@ class Gradients:
             raise ValueError(f"no differentiated function for {name} ({letters})")
         primal = runner.find_function(self.module, entry)
         types = list(primal.function_type.inputs.data)
-        if len(types) != len(params):
-            raise ValueError(f"@{entry} takes {len(types)} arguments, the call {len(params)}")
         with_shadow = shadowed(primal)
+        records = self.records.get(name, {})
         args: list[Any] = []
-        for p, (t, given, size) in enumerate(zip(types, params, site)):
+        after: list[Any] = []  # copies of struct fields back into the C memory
+        p = 0  # the IR argument
+        for c_index, (given, size) in enumerate(zip(params, site)):
+            if p >= len(types):
+                raise ValueError(f"@{entry} takes {len(types)} arguments, the call more")
+            if c_index in records:  # its memrefs of floats, integers and pointer fields
+                for view, shadow in _struct_memory(records[c_index], given, types[p:], after):
+                    args.append(view)
+                    if p in with_shadow:
+                        args.append(shadow)
+                    p += 1
+                continue
+            t = types[p]
+            p += 1
             if not isinstance(t, MemRefType):
                 args.append(given)
                 continue
@@ -203,17 +216,21 @@ class Gradients:
             if any(d < 0 for d in shape):
                 count = size[1] if isinstance(size, tuple) else 1 if isinstance(size, int) else None
                 if count is None or len(shape) != 1:
-                    raise ValueError(f"argument {p} of {name}: its length is not known")
+                    raise ValueError(f"argument {p - 1} of {name}: its length is not known")
                 shape = [count]
             dtype = DTYPES[str(t.get_element_type())]
             views = [np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(
                 np.ctypeslib.as_ctypes_type(dtype))), shape=tuple(shape))
                 for ptr in given if ptr is not None]  # fmt: skip
             args.append(views[0])
-            if p in with_shadow:
+            if p - 1 in with_shadow:
                 args.append(views[1])
+        if p != len(types):
+            raise ValueError(f"@{entry} takes {len(types)} arguments, the call {p}")
         seeds = [1.0 for t in primal.function_type.outputs.data if is_float_type(t)]
         run = runner.run_function(self.module, f"{entry}_grad", [*args, *seeds])
+        for write_back in after:
+            write_back()
         return float(run.results[0]) if run.results else 0.0
 
 
@@ -275,6 +292,86 @@ def main(argv: list[str] | None = None) -> int:
         lib.tf_main(1, argv_c)  # its status is not read: Enzyme's mains often omit it
     print(f"passed: {checks} APPROX_EQ in the file")
     return 0
+
+
+def _records(path: Path, includes: list[str]) -> dict[str, dict[int, Any]]:
+    """Each differentiated function's pointers to structs that are not of floats only:
+    parameter index -> the struct (several memrefs in the IR: `_struct_memory`)."""
+    from tapeflow.frontends.c.clang import cindex, strip_casts, walk
+    from tapeflow.frontends.c.enzyme import INCLUDE_DIR
+    from tapeflow.frontends.c.types import as_struct, is_struct_pointer, record_scalar
+
+    args = ["-x", "c", "-std=gnu11", *(f"-I{i}" for i in includes), "-isystem", INCLUDE_DIR]
+    tu = cindex().Index.create().parse(str(path), args=args)
+    out: dict[str, dict[int, Any]] = {}
+    for call in walk(tu.cursor):
+        if call.kind.name == "CALL_EXPR" and call.spelling == "__enzyme_autodiff":
+            target = strip_casts(next(iter(call.get_arguments()))).referenced
+            out[target.spelling] = {
+                n: as_struct(a.type.get_pointee()) for n, a in enumerate(target.get_arguments())
+                if is_struct_pointer(a.type) and record_scalar(a.type.get_pointee()) is None
+            }
+    return out  # each clang type keeps its translation unit alive
+
+
+def _struct_memory(record: Any, given: Any, types: list[Any], after: list[Any]) -> list[Any]:
+    """(view, shadow view) per memref of a pointer to one struct `record` (tapeflow-cc's
+    layout: its floats, its integers, then each pointer field's array): the scalar fields
+    copied out of the C struct (and its shadow's) and back after the run (`after`), a
+    pointer field a view of what it points to (as long as its malloc'ed block)."""
+    from tapeflow.frontends.c.types import is_float, is_int, leaf_kind, scalar_leaves
+
+    libc = ctypes.CDLL(None)
+    libc.malloc_usable_size.restype = ctypes.c_size_t
+    libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
+    leaves = []
+    for path, t in scalar_leaves(record):
+        if len(path) != 1:
+            raise ValueError(f"the nested field {'.'.join(map(str, path))} of {record.spelling}")
+        leaves.append((record.get_offset(path[0]) // 8, t))
+
+    def cell(base: int, off: int, t: Any) -> Any:
+        dtype = np.float64 if t.kind.name == "DOUBLE" else np.float32 if is_float(t) else {
+            1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[t.get_size()]
+        ptr = ctypes.cast(base + off, ctypes.POINTER(np.ctypeslib.as_ctypes_type(dtype)))
+        return np.ctypeslib.as_array(ptr, shape=(1,))
+
+    def copied(bases: Any, kind: Any, t: Any) -> tuple[Any, Any]:
+        mine = [(off, lt) for off, lt in leaves if kind(lt)]
+        dtype = DTYPES[str(t.get_element_type())]
+        views = []
+        for base in bases:
+            if base is None:
+                views.append(None)
+                continue
+            view = np.array([cell(base, off, lt)[0] for off, lt in mine], dtype=dtype)
+            after.append(lambda view=view, base=base: [
+                cell(base, off, lt).__setitem__(0, v) for (off, lt), v in zip(mine, view)])
+            views.append(view)
+        return views[0], views[1]
+
+    out, n = [], 0
+    if any(is_float(lt) for _, lt in leaves):
+        out.append(copied(given, is_float, types[n]))
+        n += 1
+    if any(is_int(lt) for _, lt in leaves):
+        out.append(copied((given[0], None), is_int, types[n]))
+        n += 1
+    for off, lt in leaves:
+        if leaf_kind(lt) != "p":
+            continue
+        dtype = DTYPES[str(types[n].get_element_type())]
+        n += 1
+        views = []
+        for base in given:
+            target = ctypes.c_void_p.from_address(base + off).value if base else None
+            if not target:
+                raise ValueError(f"a null pointer field of {record.spelling}")
+            count = libc.malloc_usable_size(target) // np.dtype(dtype).itemsize
+            ptr = ctypes.cast(target, ctypes.POINTER(np.ctypeslib.as_ctypes_type(dtype)))
+            views.append(np.ctypeslib.as_array(ptr, shape=(count,)))
+        out.append((views[0], views[1]))
+    return out
 
 
 def _notes(path: Path, includes: list[str]) -> dict[str, dict[int, str]]:

@@ -238,6 +238,8 @@ class Calls(LibmCalls, FunctionPointers, MarkedLoops):
     def struct_address(self, a):
         """(key, path, type) of the struct by value `s` (or `s.inner`) in `&s`, or None."""
         c = strip_casts(a)
+        if self.is_box(c):  # `g(p)` of a pointer to one malloc'ed struct: as `g(&s)`
+            return decl_key(c.referenced), (), self.structs[decl_key(c.referenced)]
         if c.kind.name != "UNARY_OPERATOR" or unary_op(c) != ADDR_OF:
             return None
         place = self.struct_place(children(c)[0])

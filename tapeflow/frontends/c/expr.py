@@ -365,6 +365,9 @@ class Expressions(FunctionState):
             ):
                 unsupported(e, "storing a pointer into a pointer to pointers ('pp[k] = ...': "
                             "its rows are fixed, a 2-D array)")
+            if type_kind(a.type) == "POINTER" and (place := self.struct_place(a)) is not None:
+                self.bind_field(place, b, e)
+                return None  # type: ignore[return-value]
             if type_kind(a.type) == "POINTER" and strip(a).kind.name == "MEMBER_REF_EXPR":
                 unsupported(
                     e, f"assigning the pointer field '{strip(a).spelling}' (the caller sets it)"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, IntegerAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from .clang import children, decl_key, strip, strip_casts, unsupported, walk
 from .types import element_type, type_kind
@@ -187,6 +187,9 @@ class FunctionState:
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}
+        # pointers to one malloc'ed struct (`T *p = malloc(sizeof(T))`): structs by value
+        # as the others, `p->f` is `s.f`; the block whose top level binds pointer fields
+        self.boxes: dict[tuple[str, int], Block] = {}
         # local unions of same-size scalars: their storage field's C type; the union is
         # the one scalar `vals[(key, ())]` (unions.py)
         self.unions: dict[tuple[str, int], object] = {}

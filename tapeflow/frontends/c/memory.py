@@ -258,9 +258,12 @@ class Memory(FunctionState):
         if self.is_row(t):
             return  # allocated with the table (`row_table`)
         if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
-            if not self.at_top_level() or place[:2] in self.bufs or call.spelling == "realloc":
+            block = self.boxes.get(place[0], self.entry)  # the struct's own block
+            if self.builder.insertion_point.block is not block or place[:2] in self.bufs or (
+                call.spelling == "realloc"
+            ):
                 unsupported(c, f"{call.spelling} into the pointer field '{self.text(t)}' (one "
-                            "malloc, at the function's top level)")
+                            "malloc, at the top level of the block declaring the struct)")
             self.bufs[place[:2]] = self.allocation(t, call)
             return
         if t.kind.name != "DECL_REF_EXPR" or type_kind(t.type) != "POINTER":

@@ -174,6 +174,9 @@ class Statements(FunctionState):
                 if self.reassigned(d):
                     self.views.add(decl_key(d))
                 return
+            if (record := self.boxed_record(d, exprs[-1])) is not None:
+                self.struct_box(d, record)
+                return
             self.bufs[decl_key(d)] = self.pointer_value(d, exprs[-1])
         elif type_kind(t) in ("RECORD", "ELABORATED"):
             self.struct_local(d, exprs)
@@ -202,8 +205,8 @@ class Statements(FunctionState):
             return None
         if k == "CALL_EXPR" and c.spelling == "free":
             arg = list(c.get_arguments())[0]
-            if self.is_row(arg):
-                return None  # freed with the table
+            if self.is_row(arg) or self.is_box(arg):
+                return None  # freed with the table; a malloc'ed struct is its fields' values
             buf = self.buffer(arg)
             if buf.row is not None:
                 unsupported(c, "freeing a row of a pointer to pointers")

@@ -22,6 +22,7 @@ from .clang import (
     decl_key,
     evaluate,
     strip,
+    strip_casts,
     unary_op,
     unsupported,
 )
@@ -92,6 +93,9 @@ class Structs(FunctionState):
                     at[kind] = step
                 return buf, at, elem
         if k == "UNARY_OPERATOR" and unary_op(c) == DEREF:
+            if self.is_box(children(c)[0]):
+                unsupported(c, f"'{self.text(c)}' as a whole struct (a malloc'ed struct's "
+                            "fields are assigned one by one: 'p->f = ...')")
             buf, off = self.pointer(children(c)[0])
             if buf.record is not None:
                 record = strip(children(c)[0]).type.get_pointee().get_canonical()
@@ -247,6 +251,41 @@ class Structs(FunctionState):
             if leaf_kind(lt) != "p":
                 self.vals[(key, path)] = self.const(0, scalar_type(lt, d), d)  # type: ignore[index]
 
+    @staticmethod
+    def boxed_record(d, init):
+        """The struct `T` of `T *p = malloc(sizeof(T))` when `T` has integer or pointer
+        fields (a struct of floats is its floats in memory: `struct_allocation`), else None."""
+        call = strip_casts(init)
+        record = as_struct(pointee(d.type))
+        if record is None or record_scalar(record) is not None or call.kind.name != "CALL_EXPR":
+            return None
+        args = list(call.get_arguments())
+        if call.spelling != "malloc" or len(args) != 1 or evaluate(args[0]) != record.get_size():
+            return None
+        return record
+
+    def struct_box(self, d, record) -> None:
+        """`T *p = malloc(sizeof(T))`, one struct with integer or pointer fields: a local
+        struct (`struct_with_pointers`) that `p->f` names; `free(p)` frees nothing."""
+        if self.reassigned(d):
+            unsupported(d, f"assigning the pointer '{d.spelling}' to one malloc'ed struct")
+        self.struct_with_pointers(d, record)
+        self.boxes[decl_key(d)] = self.builder.insertion_point.block
+
+    def bind_field(self, place, src, c) -> None:
+        """`s.p = q` (`p->data = frame->data`): the pointer field is the buffer `q` is,
+        bound once at the top level of the block declaring the struct."""
+        key, path, _ = place
+        if self.builder.insertion_point.block is not self.boxes.get(key, self.entry) or (
+            key, path
+        ) in self.bufs:
+            unsupported(c, f"assigning the pointer field '{self.text(children(c)[0])}' (once, at "
+                        "the top level of the block declaring the struct)")
+        buf, off = self.pointer(src)
+        if off is not None:
+            unsupported(src, f"'{self.text(src)}' into a pointer field (only a whole array)")
+        self.bufs[(key, path)] = buf  # type: ignore[index]
+
     def field_buffer(self, c) -> Buffer | None:
         """The buffer the pointer field `s.p` of a local struct holds, else None."""
         place = self.struct_place(c)
@@ -299,7 +338,7 @@ class Structs(FunctionState):
         while c.kind.name in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR"):
             if c.kind.name == "MEMBER_REF_EXPR":
                 base = strip(children(c)[0])
-                if type_kind(base.type) == "POINTER":
+                if type_kind(base.type) == "POINTER" and not self.is_box(base):
                     return None
                 steps.append(c.spelling)
             else:
@@ -326,6 +365,11 @@ class Structs(FunctionState):
                 step = n
             path.append(step)
         return decl_key(d), tuple(path), strip(e).type.get_canonical()
+
+    def is_box(self, e) -> bool:
+        """Whether `e` names a pointer to one malloc'ed struct (`struct_box`)."""
+        c = strip_casts(e)
+        return c.kind.name == "DECL_REF_EXPR" and decl_key(c.referenced) in self.boxes
 
     def struct_field(self, e) -> tuple | None:
         """The `vals` key of the scalar field `e` of a struct by value, or None."""

@@ -32,6 +32,7 @@ CASES = [
     (HERE / "mutual.c", "even", [1.3, 0.7, 6]),
     (HERE / "cells.c", "walk", [np.array([0.5, -1.0, 2.0, 0.25]), 4]),
     (HERE / "local_array.c", "local", [0.7, -1.3, 3]),
+    (HERE / "frames.c", "frames", [RNG.uniform(-1, 1, 6), 6]),
     (BLIND / "recursive_sum.c", "rsum", [np.array([1.0, -2.0, 0.5, 3.0, -1.5]), 5]),
     (BLIND / "mutual_pow.c", "even_pow", [1.3, 6]),
 ]
