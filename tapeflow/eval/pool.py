@@ -116,12 +116,13 @@ class Pool:
                 **self.dask_config,
             })  # fmt: skip
             try:
-                with _workers_ignore_ctrl_c():
+                with _ctrl_c_deferred():
+                    _start_forkserver()
                     self._cluster = LocalCluster(  # dashboard on a free port: never a clash
                         n_workers=self.workers, threads_per_worker=1, processes=True,
                         dashboard_address=":0", memory_limit=self.memory_limit or "auto",
                     )  # fmt: skip
-                self.client = Client(self._cluster)
+                    self.client = Client(self._cluster)
             except KeyboardInterrupt:  # a Ctrl-C while the cluster started: close it
                 self.__exit__(KeyboardInterrupt)
                 raise
@@ -171,14 +172,25 @@ class Pool:
         return as_completed()
 
 
+def _start_forkserver() -> None:
+    """The forkserver that every worker process is forked from, started now with Dask's
+    preload (`get_mp_context` sets it once)."""
+    from multiprocessing import forkserver
+
+    from distributed.utils import get_mp_context
+
+    get_mp_context()
+    with _ignored_by_children():
+        forkserver.ensure_running()
+
+
 @contextlib.contextmanager
-def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """SIGINT ignored while the LocalCluster starts its processes, which inherit it: a
-    Ctrl-C interrupts the driver only, which then closes the cluster (the workers, hit
-    too, would print tracebacks of their cancelled tasks). It is also blocked meanwhile,
-    so that a Ctrl-C during the start (seconds on a loaded machine) stays pending (Linux
-    keeps a blocked signal even when ignored) and interrupts the driver once its handler
-    is back, instead of being lost and leaving the run to go on to its end."""
+def _ignored_by_children() -> Iterator[None]:
+    """SIGINT ignored while the forkserver starts (milliseconds): it keeps that
+    disposition through its exec, and so do the workers it forks, so a Ctrl-C interrupts the driver only, which
+    then closes the cluster (the workers, hit too, would print tracebacks of their
+    cancelled tasks). Blocked meanwhile too, so that a Ctrl-C in this short window stays
+    pending for the driver."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -189,6 +201,26 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, old)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """A Ctrl-C while the cluster starts (seconds on a loaded machine) raised once it has
+    started, so that it can be closed whole. SIGINT is neither ignored nor blocked here:
+    Dask's threads started before do not block it, and one of them would take an ignored
+    SIGINT and drop it, leaving the run to go on to its end; with a handler any thread
+    that takes it sets the flag."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[bool] = []
+    old = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _quiet() -> None:

@@ -36,3 +36,46 @@ def test_ctrl_c_stops_the_bench_cleanly(tmp_path: Path):
     assert all(line.startswith("tapeflow-bench: ") for line in lines), err
     assert "interrupted" in lines[-1] and "nothing was written" in lines[-1], err
     assert not (out / "results.md").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs Dask")
+def test_ctrl_c_while_the_cluster_starts_is_not_lost(monkeypatch: pytest.MonkeyPatch):
+    """A Ctrl-C while the LocalCluster starts interrupts the driver once it has started,
+    and the cluster is closed. The SIGINT arrives on a thread started before (as Dask's
+    are), which does not block it: ignored then, that thread would drop it."""
+    import threading
+
+    import dask.distributed
+
+    from tapeflow.eval import pool
+
+    pressed, closed = threading.Event(), []
+
+    def ctrl_c() -> None:
+        pressed.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    class Cluster:
+        def __init__(self, **_: object) -> None:
+            pressed.set()
+            time.sleep(0.5)  # the start goes on; the SIGINT arrives meanwhile
+
+        def close(self) -> None:
+            closed.append(True)
+
+    class Client:
+        def __init__(self, _: object) -> None: ...
+
+        def run(self, *_: object) -> None: ...
+
+        def close(self) -> None: ...
+
+    monkeypatch.setattr(pool, "_start_forkserver", lambda: None)
+    monkeypatch.setattr(dask.distributed, "LocalCluster", Cluster)
+    monkeypatch.setattr(dask.distributed, "Client", Client)
+    thread = threading.Thread(target=ctrl_c)
+    thread.start()
+    with pytest.raises(KeyboardInterrupt):
+        pool.Pool(workers=2).__enter__()
+    thread.join()
+    assert closed == [True]
