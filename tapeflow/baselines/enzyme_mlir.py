@@ -69,19 +69,12 @@ forward loop while their pops stay in the reverse one (small lstm then pops an e
 cache)."""
 
 
-KNOWN_BUGS = {
-    "salam/lenet": "Enzyme-MLIR 0.0.16 does not zero the shadow of a memref element "
-    "overwritten by a constant (its reverse of `memref.store` of an inactive value is "
-    "missing), so dM keeps the adjoints of the pool outputs the kernel zeroes before "
-    "accumulating into them; the pools read past their slices into the elements they "
-    "write, so the accumulator cannot be kept in a register as -O3 does elsewhere "
-    "(pre_enzyme.promote_accumulators) (test_enzyme_mlir_bugs.py, run by upstream MLIR: "
-    "df/dm = 1 where f is 0 everywhere)",
-}
+KNOWN_BUGS: dict[str, str] = {}
 """Kernels whose Enzyme-MLIR gradient is wrong by a bug of Enzyme's that the steps before it
 (`pre_enzyme.STEPS`) do not avoid, each reduced to a few ops in
 test/python/transforms/test_enzyme_mlir_bugs.py (which fails once it is fixed): the
-bench says why beside the kernel's disagreement or failure."""
+bench says why beside the kernel's disagreement or failure. None today: the three bugs
+reduced there broke salam/alexnet, logsum and lenet until the steps avoided them."""
 
 
 def available() -> bool:

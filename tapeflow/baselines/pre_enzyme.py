@@ -14,7 +14,8 @@ each standing for an LLVM pass:
   lb + ub - 1 - iv, both wrong unless k divides the range; from 0 by 1 both are right.
 - `promote_accumulators` (LICM's scalar promotion, then GVN's store-to-load forwarding):
   `M[x] = 0; for k: M[x] += ...` with M[x] in a register through the loop, where the
-  other accesses of M in it provably touch other elements. Enzyme-MLIR 0.0.16's reverse
+  other accesses of M in it provably touch other elements (their index minus x, over
+  the values the loop can take, is never 0). Enzyme-MLIR 0.0.16's reverse
   of a constant stored over an active element is missing; once the zero no longer
   reaches the loop through M[x], that costs nothing.
 
@@ -131,13 +132,49 @@ def index_range(value: SSAValue, depth: int = 0) -> Range | None:
     return out if -_LIMIT < out[0] and out[1] < _LIMIT else None
 
 
+def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
+    """`value` as constant + sum of coefficient x value over the values it adds, subtracts
+    and scales by constants (a value it cannot see into is one term of its own)."""
+    owner = value.owner
+    c = const_int(value) if isinstance(owner, arith.ConstantOp) else None
+    if c is not None:
+        return {}, c
+    if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp):
+        return _linear(owner.operands[0])
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        (ta, ca), (tb, cb) = (_linear(v) for v in owner.operands)
+        if isinstance(owner, arith.MuliOp):
+            if ta and tb:
+                return {value: 1}, 0
+            terms, k, scale = (ta, ca, cb) if not tb else (tb, cb, ca)
+            return {v: n * scale for v, n in terms.items()}, k * scale
+        sign = 1 if isinstance(owner, arith.AddiOp) else -1
+        terms = dict(ta)
+        for v, n in tb.items():
+            terms[v] = terms.get(v, 0) + sign * n
+        return terms, ca + sign * cb
+    return {value: 1}, 0
+
+
 def _disjoint(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
-    """Whether two index tuples of one buffer never name the same element: some dimension's
-    ranges do not meet."""
+    """Whether two index tuples of one buffer, evaluated in one execution of the code
+    around both, never name the same element: in some dimension their difference, as a
+    sum over the values it depends on (a value both use cancels: it holds one value
+    there, as LLVM's BasicAA subtracts two GEPs), has a range (`index_range`) without 0."""
     for x, y in zip(a, b, strict=True):
-        rx, ry = index_range(x), index_range(y)
-        if rx is not None and ry is not None and (rx[1] < ry[0] or ry[1] < rx[0]):
-            return True
+        (tx, cx), (ty, cy) = _linear(x), _linear(y)
+        terms = dict(tx)
+        for v, n in ty.items():
+            terms[v] = terms.get(v, 0) - n
+        lo = hi = cx - cy
+        for v, n in terms.items():
+            r = index_range(v) if n else (0, 0)
+            if r is None:
+                break
+            lo, hi = lo + min(n * r[0], n * r[1]), hi + max(n * r[0], n * r[1])
+        else:
+            if lo > 0 or hi < 0:
+                return True
     return False
 
 
@@ -226,14 +263,14 @@ def promote_accumulators(module: ModuleOp, f: func.FuncOp) -> int:
     """An element of a buffer that an `scf.for` (of at least one iteration) reads first and
     writes, at indices defined outside it, kept in a register through the loop: loaded
     before it, carried as an iter_arg, stored after it, when every other access of the
-    buffer in the loop is at indices whose ranges (`index_range`) never meet the element's
-    (LICM's scalar promotion under that alias proof); then the load before the loop takes
+    buffer in the loop is at indices that never equal the element's (`_disjoint`: LICM's
+    scalar promotion under BasicAA's proof); then the load before the loop takes
     the value a store just before it wrote (GVN's store-to-load forwarding). Returns how
     many loops it rewrote.
 
-    Why: `M[x] = 0; for k: M[x] += a[k] * b[k]` (every conv and pool of alexnet and lenet)
-    becomes `acc = 0; for k: acc += ...; M[x] = acc`, as -O3 compiles it when it can tell
-    M[x] from the a[k] and b[k]. The zero is then a constant carried into the loop, no
+    Why: `M[x] = 0; for k: M[x] += M[a + k] * M[b + k]` (every conv and pool of alexnet
+    and lenet, whose arrays are parts of one M) becomes `acc = 0; for k: acc += ...;
+    M[x] = acc`, as -O3 compiles it when it can tell M[x] from the M[a + k]. The zero is then a constant carried into the loop, no
     longer read back from M[x]: Enzyme-MLIR 0.0.16's missing reverse of the store of a
     constant (test_enzyme_mlir_bugs.py) then costs nothing, as the final store's reverse
     has zeroed the shadow of M[x] already. Every value keeps its bits: the loads replaced

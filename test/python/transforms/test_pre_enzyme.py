@@ -1,7 +1,7 @@
 """What `enzyme-autodiff` does before Enzyme-MLIR (`tapeflow.baselines.pre_enzyme`): each
 step keeps the primal's values and our own gradient bit for bit and leaves the module
 itself alone; with them Enzyme-MLIR's gradient agrees with ours on the kernels its bugs
-broke (alexnet, logsum), without them it does not.
+broke (alexnet, logsum, lenet), without them it does not.
 
 Tests that run Enzyme-MLIR skip, naming the extra, when it is not installed."""
 
@@ -117,48 +117,61 @@ def test_normalize_steps_takes_runtime_bounds():
 
 
 ACCUMULATE = """
-func.func @p(%m: memref<8xf64>) -> f64 {
+func.func @p(%m: memref<12xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
-  %cK = arith.constant K : index
+  %c5 = arith.constant 5 : index
+  %n = arith.constant TRIPS : index
   %zero = arith.constant 0.0 : f64
   scf.for %j = %c0 to %c2 step %c1 {
     %x = arith.addi %j, %c4 : index
-    memref.store %zero, %m[%x] : memref<8xf64>
-    scf.for %k = %c0 to %cK step %c1 {
-      %a = memref.load %m[%x] : memref<8xf64>
-      %b = memref.load %m[%k] : memref<8xf64>
+    memref.store %zero, %m[%x] : memref<12xf64>
+    scf.for %k = %c0 to %n step %c1 {
+      %a = memref.load %m[%x] : memref<12xf64>
+      READ
+      %b = memref.load %m[%r] : memref<12xf64>
       %p = arith.mulf %b, %b : f64
       %s = arith.addf %a, %p : f64
-      memref.store %s, %m[%x] : memref<8xf64>
+      memref.store %s, %m[%x] : memref<12xf64>
     }
   }
-  %r = memref.load %m[%c4] : memref<8xf64>
-  return %r : f64
+  %out = memref.load %m[%c4] : memref<12xf64>
+  return %out : f64
 }
 """
+"""m[j + 4] accumulates m[r]^2 over k < TRIPS, after a zero (READ defines r)."""
+
+READS = {
+    "below": ("%r = arith.addi %k, %c0 : index", 3, True),  # r = k <= 2 < 4
+    "reaches": ("%r = arith.addi %k, %c0 : index", 5, False),  # r = k = 4 when j = 0
+    "shifted": ("%r = arith.addi %x, %k : index", 3, False),  # r = x + k = x when k = 0
+    "ahead": ("%t = arith.addi %j, %k : index\n      %r = arith.addi %t, %c5 : index", 3, True),
+}
+"""READ, TRIPS, and whether the loop's other load provably never reads m[x]. "ahead": r = j +
+k + 5 meets x = j + 4's range [4, 5] (at j = 0, k = 0: r = 5), but r - x = k + 1 >= 1 in
+every iteration: j cancels, as in lenet's pooling."""
 
 
-@pytest.mark.parametrize("trips", [3, 5])
-def test_promote_accumulators_only_where_nothing_else_touches_it(trips: int):
-    """m[j + 4] (4 or 5) kept in a register through `for k < K`, when the loop's other
-    loads m[k] cannot reach it (K = 3: k <= 2); the zero stored before the loop is what
-    it starts from (no load of m before it). K = 5 reads m[4]: nothing moves. The
-    results keep their bits either way."""
-    text = ACCUMULATE.replace("K", str(trips))
+@pytest.mark.parametrize("case", sorted(READS))
+def test_promote_accumulators_only_where_nothing_else_touches_it(case: str):
+    """m[x] kept in a register through `for k` when the loop's other load provably never
+    reads it; the zero stored before the loop is what it starts from (no load of m before
+    it). Otherwise nothing moves. The results and m keep their bits either way."""
+    read, trips, promote = READS[case]
+    text = ACCUMULATE.replace("READ", read).replace("TRIPS", str(trips))
     module, ready = load_module(text), load_module(text)
     promoted = pre_enzyme.promote_accumulators(ready, _entry(ready, "p"))
     ready.verify()
     inner = [op for op in ready.walk() if isinstance(op, scf.ForOp)][1]
     outer_loads = [op for op in inner.parent_block().ops if isinstance(op, memref.LoadOp)]
-    if trips == 3:
+    if promote:
         assert promoted == 1 and len(inner.iter_args) == 1 and not outer_loads
         assert isinstance(inner.iter_args[0].owner, arith.ConstantOp)
     else:
         assert promoted == 0 and str(ready) == str(module)
-    m = np.linspace(-1.0, 2.5, 8)
+    m = np.linspace(-1.0, 2.5, 12)
     before, after = m.copy(), m.copy()
     runs = [run_function(x, "p", [a]).results for x, a in ((module, before), (ready, after))]
     assert _bits(runs[0]) == _bits(runs[1]) and _bits(before) == _bits(after)
@@ -178,10 +191,11 @@ def _disagreement(k) -> float:
 
 @pytest.mark.enzyme
 @needs_enzyme
-@pytest.mark.parametrize("name", ["alexnet", "logsum"])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_enzyme_agrees_after_the_steps(name: str, monkeypatch):
     """With the steps Enzyme-MLIR's gradient is within 1e-12 of ours; without them (what
-    it did before) it runs out of bounds (alexnet's cache, logsum's reverse loop)."""
+    it did before) it runs out of bounds (alexnet's cache, logsum's reverse loop) or keeps
+    the adjoint of what lenet's pooling overwrites with a constant."""
     k = _kernel(name)
     assert _disagreement(k) <= 1e-12
     monkeypatch.setattr(pre_enzyme, "STEPS", ())
