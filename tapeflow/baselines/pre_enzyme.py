@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -97,12 +97,13 @@ def normalize_steps(module: ModuleOp, f: func.FuncOp) -> int:
 
 Range = tuple[int, int]
 _LIMIT = 1 << 62
-"""Index ranges past this are not trusted (index arithmetic may wrap)."""
+"""Index ranges past this are not trusted (index arithmetic wraps at 64 bits; an
+integer's at its width)."""
 
 
 def index_range(value: SSAValue, depth: int = 0) -> Range | None:
     """[lo, hi] holding every value `value` takes in any execution, from constants, loop
-    bounds and +, -, *; None where unknown."""
+    bounds and +, -, *; None where unknown or where the arithmetic may wrap."""
     owner = value.owner
     if depth > 64:
         return None
@@ -116,7 +117,7 @@ def index_range(value: SSAValue, depth: int = 0) -> Range | None:
         c = const_int(value)
         return None if c is None else (c, c)
     if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp):
-        return index_range(owner.operands[0], depth + 1)
+        return index_range(owner.operands[0], depth + 1)  # a range of its width's: kept
     if not isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
         return None
     a, b = (index_range(v, depth + 1) for v in owner.operands)
@@ -129,19 +130,21 @@ def index_range(value: SSAValue, depth: int = 0) -> Range | None:
     else:
         products = [x * y for x in a for y in b]
         out = (min(products), max(products))
-    return out if -_LIMIT < out[0] and out[1] < _LIMIT else None
+    t = value.type
+    bound = 1 << (t.width.data - 1) if isinstance(t, IntegerType) else _LIMIT
+    return out if -bound <= out[0] and out[1] < bound else None  # else it may wrap
 
 
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
-    """`value` as constant + sum of coefficient x value over the values it adds, subtracts
-    and scales by constants (a value it cannot see into is one term of its own)."""
+    """`value` as constant + sum of coefficient x value over the index values it adds,
+    subtracts and scales by constants (a value it cannot see into, a cast of narrower
+    arithmetic among them, is one term of its own)."""
     owner = value.owner
     c = const_int(value) if isinstance(owner, arith.ConstantOp) else None
     if c is not None:
         return {}, c
-    if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp):
-        return _linear(owner.operands[0])
-    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp) and isinstance(
+            value.type, IndexType):  # fmt: skip
         (ta, ca), (tb, cb) = (_linear(v) for v in owner.operands)
         if isinstance(owner, arith.MuliOp):
             if ta and tb:
@@ -181,8 +184,10 @@ def _disjoint(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
 def _touches(op: Operation, buffer: SSAValue, indices: Sequence[SSAValue],
              writes: bool = False) -> bool:  # fmt: skip
     """Whether `op` (or an op inside it) may access (`writes`: write) `buffer[indices]`:
-    a load or store of it at indices not proven disjoint, or any other use of it."""
+    a load or store of it at indices not proven disjoint, any other use of it, a call."""
     for inner in op.walk():
+        if isinstance(inner, func.CallOp):  # the callee may reach it (a global)
+            return True
         if buffer not in inner.operands:
             continue
         if isinstance(inner, memref.LoadOp | memref.StoreOp) and inner.memref is buffer and (
@@ -247,13 +252,15 @@ def _promote(loop: scf.ForOp, first: memref.LoadOp) -> scf.ForOp | None:
 def _forward(load: memref.LoadOp) -> bool:
     """`load` replaced by the value a store just before it in its block put there, when
     nothing between may write it (GVN's store-to-load forwarding)."""
+    if not _only_accessed(load.memref):
+        return False
     op = load.prev_op
     while op is not None:
         if (isinstance(op, memref.StoreOp) and op.memref is load.memref
                 and tuple(op.indices) == tuple(load.indices)):  # fmt: skip
             Rewriter.replace_op(load, [], [op.value])
             return True
-        if isinstance(op, func.CallOp) or _touches(op, load.memref, load.indices, writes=True):
+        if _touches(op, load.memref, load.indices, writes=True):
             return False
         op = op.prev_op
     return False
