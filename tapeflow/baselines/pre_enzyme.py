@@ -59,13 +59,14 @@ def inline_calls(module: ModuleOp, f: func.FuncOp) -> None:
 
 
 def normalize_steps(module: ModuleOp, f: func.FuncOp) -> int:
-    """Every `scf.for lb to ub step k` in `f` with k not the constant 1 as a loop from 0 to
-    its trip count by 1, its induction value lb + j * k computed in the body; returns how
-    many it rewrote. The trip count is a constant when the bounds are, else
+    """Every `scf.for lb to ub step k` of `index` in `f` with k not the constant 1 as a loop
+    from 0 to its trip count by 1, its induction value lb + j * k computed in the body;
+    returns how many it rewrote. The trip count is a constant when the bounds are, else
     ceildivsi(ub - lb, k) before the loop (at most 0 when ub <= lb: no iteration)."""
     done = 0
     for loop in [op for op in f.walk() if isinstance(op, scf.ForOp)]:
-        if const_int(loop.step) == 1:
+        j = loop.body.block.args[0]
+        if const_int(loop.step) == 1 or not isinstance(j.type, IndexType):
             continue
         trips = trip_count(loop)
         made: list[Operation] = []
@@ -79,7 +80,6 @@ def normalize_steps(module: ModuleOp, f: func.FuncOp) -> int:
             upper = bound.result
         zero = arith.ConstantOp.from_int_and_width(0, IndexType())
         one = arith.ConstantOp.from_int_and_width(1, IndexType())
-        j = loop.body.block.args[0]
         uses = list(j.uses)
         scaled = arith.MuliOp(j, loop.step)
         iv = arith.AddiOp(scaled, loop.lb)
