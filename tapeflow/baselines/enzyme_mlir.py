@@ -11,10 +11,10 @@ that jax, which the wheel's package imports, is never needed (the optional extra
 
 on the module's text after what LLVM does before Enzyme runs (`pre_enzyme.STEPS`: calls
 inlined, loops from 0 by 1, accumulators in registers; on Enzyme's copy only), and the
-result is parsed back with its cache ops as the `enzyme`
-dialect. The activities are ours (`tapeflow.convention.shadowed`): float memrefs not marked
-`tapeflow.const` are `enzyme_dup`, float scalars `enzyme_active`, the rest
-`enzyme_const`; float results are `enzyme_active`. So `@F_grad` has our AD's name and
+result is parsed back with its cache ops as the `enzyme` dialect. The activities are
+ours (`tapeflow.convention.shadowed`): float memrefs not marked `tapeflow.const` are
+`enzyme_dup`, float scalars `enzyme_active`, the rest `enzyme_const`; float results are
+`enzyme_active`. So `@F_grad` has our AD's name and
 calling convention (each shadow after its primal, the seeds last, the active scalars'
 gradients returned), and every tool runs it as it runs ours.
 """

@@ -7,7 +7,8 @@ differentiates the MLIR it is given, and 0.0.16 gets some of what -O3 removes wr
 each standing for an LLVM pass:
 
 - `inline_calls` (LLVM's inliner): Enzyme-MLIR refuses a call whose callee touches memory
-  ("cannot handle unknown call"); -O3 inlines the small functions of these kernels.
+  ("cannot differentiate a call in reverse mode whose callee touches memory"); -O3
+  inlines the small functions of these kernels.
 - `normalize_steps` (the canonical induction variable of LoopSimplify and IndVarSimplify,
   which Enzyme's CacheUtility relies on): Enzyme-MLIR 0.0.16 sizes the cache of
   `scf.for lb to ub step k` as floor((ub - lb) / k) values and reverses it at
@@ -15,9 +16,9 @@ each standing for an LLVM pass:
 - `promote_accumulators` (LICM's scalar promotion, then GVN's store-to-load forwarding):
   `M[x] = 0; for k: M[x] += ...` with M[x] in a register through the loop, where the
   other accesses of M in it provably touch other elements (their index minus x, over
-  the values the loop can take, is never 0). Enzyme-MLIR 0.0.16's reverse
-  of a constant stored over an active element is missing; once the zero no longer
-  reaches the loop through M[x], that costs nothing.
+  the values the loop can take, is never 0). Enzyme-MLIR 0.0.16's reverse of a constant
+  stored over an active element is missing; once the zero no longer reaches the loop
+  through M[x], that costs nothing.
 
 The steps run on a copy of the module that Enzyme reads (`prepared`): the module's own
 functions never change. Each keeps every value the function computes, bit for bit:
@@ -92,7 +93,6 @@ def normalize_steps(module: ModuleOp, f: func.FuncOp) -> int:
         loop.operands[0], loop.operands[1], loop.operands[2] = zero.result, upper, one.result
         done += 1
     return done
-
 
 
 Range = tuple[int, int]
@@ -271,17 +271,17 @@ def promote_accumulators(module: ModuleOp, f: func.FuncOp) -> int:
     writes, at indices defined outside it, kept in a register through the loop: loaded
     before it, carried as an iter_arg, stored after it, when every other access of the
     buffer in the loop is at indices that never equal the element's (`_disjoint`: LICM's
-    scalar promotion under BasicAA's proof); then the load before the loop takes
-    the value a store just before it wrote (GVN's store-to-load forwarding). Returns how
-    many loops it rewrote.
+    scalar promotion under BasicAA's proof); then each load takes the value a store just
+    before it in its block wrote (GVN's store-to-load forwarding). Returns how many loops
+    it rewrote.
 
     Why: `M[x] = 0; for k: M[x] += M[a + k] * M[b + k]` (every conv and pool of alexnet
     and lenet, whose arrays are parts of one M) becomes `acc = 0; for k: acc += ...;
-    M[x] = acc`, as -O3 compiles it when it can tell M[x] from the M[a + k]. The zero is then a constant carried into the loop, no
-    longer read back from M[x]: Enzyme-MLIR 0.0.16's missing reverse of the store of a
-    constant (test_enzyme_mlir_bugs.py) then costs nothing, as the final store's reverse
-    has zeroed the shadow of M[x] already. Every value keeps its bits: the loads replaced
-    read what the register holds."""
+    M[x] = acc`, as -O3 compiles it when it can tell M[x] from the M[a + k]. The zero is
+    then a constant carried into the loop, no longer read back from M[x]: Enzyme-MLIR
+    0.0.16's missing reverse of the store of a constant (test_enzyme_mlir_bugs.py) then
+    costs nothing, as the final store's reverse has zeroed the shadow of M[x] already.
+    Every value keeps its bits: the loads replaced read what the register holds."""
     done = 0
     loops = [op for op in f.walk() if isinstance(op, scf.ForOp)]
     for loop in reversed(loops):  # innermost first: a walk lists a loop before its inner ones
