@@ -209,9 +209,9 @@ def _inside(value: SSAValue, loop: scf.ForOp) -> bool:
 def _only_accessed(buffer: SSAValue) -> bool:
     """Whether every use of `buffer` loads or stores its elements: no other value (a cast,
     a view, a callee's argument) may name them."""
-    return all(isinstance(u.operation, memref.LoadOp | memref.StoreOp) and u.index > 0
-               if isinstance(u.operation, memref.StoreOp) else
-               isinstance(u.operation, memref.LoadOp) for u in buffer.uses)  # fmt: skip
+    return all(isinstance(u.operation, memref.LoadOp)
+               or isinstance(u.operation, memref.StoreOp) and u.index == 1  # not the value
+               for u in buffer.uses)  # fmt: skip
 
 
 def _promote(loop: scf.ForOp, first: memref.LoadOp) -> scf.ForOp | None:
