@@ -1,7 +1,8 @@
 """What `enzyme-autodiff` does before Enzyme-MLIR (`tapeflow.baselines.pre_enzyme`): each
 step keeps the primal's values and our own gradient bit for bit and leaves the module
 itself alone; with them Enzyme-MLIR's gradient agrees with ours on the kernels its bugs
-broke or refused (alexnet, logsum, lenet, fft), without them it does not.
+broke or refused (alexnet, logsum, lenet, fft), without them it does not; TapeFlow's
+passes on the tape Enzyme then builds keep its gradient bit for bit.
 
 Tests that run Enzyme-MLIR skip, naming the extra, when it is not installed."""
 
@@ -201,3 +202,28 @@ def test_enzyme_agrees_after_the_steps(name: str, monkeypatch):
     assert _disagreement(k) <= 1e-12
     monkeypatch.setattr(pre_enzyme, "STEPS", ())
     assert _disagreement(k) > 1e-12
+
+
+@pytest.mark.enzyme
+@needs_enzyme
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tapeflow_on_enzymes_tape_after_the_steps(name: str):
+    """TapeFlow's passes on the tape Enzyme-MLIR builds for the prepared kernel (imported,
+    regions, layers, streamed, lowered) keep Enzyme's gradient bit for bit."""
+    from tapeflow.baselines.enzyme_tape import ImportEnzymeTapePass
+    from tapeflow.transforms.layers import LayersPass
+    from tapeflow.transforms.lower_tape import LowerTapePass
+    from tapeflow.transforms.regions import RegionsPass
+    from tapeflow.transforms.stream import StreamPass
+
+    k = _kernel(name)
+    runs = []
+    for passes in ([], [ImportEnzymeTapePass(), RegionsPass(), LayersPass(spm_bytes=1024),
+                        StreamPass(), LowerTapePass()]):  # fmt: skip
+        module, ctx = _compile(k), make_context()
+        for p in [enzyme_mlir.EnzymeAutodiffPass(), *passes]:
+            p.apply(ctx, module)
+        assert not passes or not any(op.name.startswith("enzyme.") for op in module.walk())
+        args = with_shadows(k.args, k.inputs("t", 0))
+        runs.append(_bits([*args, *simulate_fast(module, k.grad_entry, args).run.results]))
+    assert runs[0] == runs[1]
