@@ -9,14 +9,13 @@ layout (`enzyme`, `ideal-tape`); here the same two runs with Enzyme-MLIR's own g
 `tapeflow-enzyme-ideal-tape`). Compiled as our `enzyme` is up to the AD: the C path
 (clean-up and unrolling; their -O3 honours the unroll pragmas before Enzyme runs: their
 `bin_zero_read_count` for logsum, 11,250, is 9 cached values per 8-unrolled iteration
-x 1,250), then what LLVM does before Enzyme differentiates and Enzyme-MLIR does not:
-calls inlined (-O3 inlines; Enzyme-MLIR refuses a call whose callee touches memory) and
-every loop given a step of 1 (`normalize_steps`: LLVM Enzyme gives each loop a canonical
-induction variable; Enzyme-MLIR 0.0.16 reverses a loop of step k != 1 at lb + ub - 1 - iv,
-out of bounds), then `enzyme-autodiff` and `tapeflow-cleanup`, as every bench variant
-ends. `bench_outcome` also records what the bench's own `enzyme-mlir` variant (Enzyme on
-the C path's output as it is) does with each kernel; `markdown` writes the section of
-docs/VALIDATION.md.
+x 1,250), then `enzyme-autodiff`, which first does to Enzyme-MLIR's copy of the kernel
+what LLVM does before Enzyme differentiates and Enzyme-MLIR does not
+(`tapeflow.baselines.pre_enzyme`: calls inlined, every loop given a step of 1,
+accumulators kept in registers), then
+`tapeflow-cleanup`, as every bench variant ends. `bench_outcome` also records what the
+bench's own `enzyme-mlir` variant (the same `enzyme-autodiff`, on the bench's size) does
+with each kernel; `markdown` writes the section of docs/VALIDATION.md.
 """
 
 from __future__ import annotations
@@ -34,58 +33,19 @@ ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = (("enzyme-mlir", "orig"), ("enzyme-mlir-ideal", "ad"))
 """Enzyme-MLIR's two programs and the run of theirs each is compared with."""
 AFTER = "enzyme-autodiff,tapeflow-cleanup"
-"""What follows the inlining and `normalize_steps`."""
-
-
-def normalize_steps(module: Any) -> int:
-    """Every `scf.for` of constant bounds and a constant step k != 1 as a loop from 0 by 1
-    over its trip count, its induction value lb + j * k computed in the body; returns how
-    many it rewrote."""
-    from xdsl.dialects import arith, scf
-    from xdsl.dialects.builtin import IndexType
-    from xdsl.rewriter import InsertPoint, Rewriter
-
-    from tapeflow.transforms.analysis.constants import const_int, trip_count
-
-    done = 0
-    for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
-        trips = trip_count(loop)
-        if const_int(loop.step) == 1 or trips is None:
-            continue
-        j = loop.body.block.args[0]
-        uses = list(j.uses)
-        scaled = arith.MuliOp(j, loop.step)
-        iv = arith.AddiOp(scaled, loop.lb)
-        bounds = [arith.ConstantOp.from_int_and_width(v, IndexType()) for v in (0, trips, 1)]
-        for op in (scaled, iv, *bounds):
-            op.location = loop.location
-        Rewriter.insert_op(bounds, InsertPoint.before(loop))
-        Rewriter.insert_op([scaled, iv], InsertPoint.at_start(loop.body.block))
-        for use in uses:
-            use.operation.operands[use.index] = iv.result
-        for k, bound in enumerate(bounds):
-            loop.operands[k] = bound.result
-        done += 1
-    return done
+"""What follows the C path (`enzyme-autodiff` runs `pre_enzyme.STEPS` on Enzyme's copy)."""
 
 
 def compile_module(path: Any, flags: list[str], ideal: bool) -> Any:
     """The kernel at `path` through Enzyme-MLIR (module doc); `ideal`: its tape accesses
     counted but free."""
-    from xdsl.dialects import func
     from xdsl.passes import PassPipeline
 
     from tapeflow.frontends.c import compile_c
     from tapeflow.registry import get_all_passes, make_context
-    from tapeflow.transforms.autodiff import AUTODIFF_ATTR
-    from tapeflow.transforms.autodiff.prepare import inline_calls
 
     module = compile_c(path.read_text(), str(path), flags)
     ctx = make_context()
-    for f in [f for f in module.ops if isinstance(f, func.FuncOp)]:
-        if AUTODIFF_ATTR in f.attributes:
-            inline_calls(f, module)
-    normalize_steps(module)
     spec = AFTER + (",tapeflow-enzyme-ideal-tape" if ideal else "")
     PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
     module.verify()
@@ -207,17 +167,18 @@ def markdown(results: list[dict[str, Any]]) -> list[str]:
     lines = ["## Real Enzyme (Enzyme-MLIR) against their orig and ad", "",
              "Does real Enzyme's caching close the \"access counts\" gap? Enzyme-MLIR's",
              "gradient (`enzyme-autodiff`, enzyme-ad 0.0.16) in place of our AD's, compiled as",
-             "our `enzyme` is up to the AD (the C path: clean-up, unroll pragmas), then what",
-             "LLVM does before Enzyme differentiates and Enzyme-MLIR does not: calls inlined",
-             "(-O3) and every loop of constant bounds given a step of 1 (LLVM Enzyme's",
-             f"canonical induction variable), then `{AFTER}`",
-             "(benchmarks/salam_enzyme_mlir.py says why each step).",
+             "our `enzyme` is up to the AD (the C path: clean-up, unroll pragmas), then",
+             f"`{AFTER}`; `enzyme-autodiff` first does what LLVM does before Enzyme",
+             "differentiates and Enzyme-MLIR does not: calls inlined (-O3), every loop",
+             "given a step of 1 (LLVM Enzyme's canonical induction variable) and an",
+             "accumulator in memory kept in a register where nothing else in its loop can",
+             "touch it (LICM; tapeflow/baselines/pre_enzyme.py says why each step).",
              "`enzyme-mlir` is that program against their `orig`, `enzyme-mlir-ideal`",
              "the same program with `tapeflow-enzyme-ideal-tape` (every push, pop and access",
              "of a buffer Enzyme sized for its tape counted but free) against their `ad`.",
              "Same machines, sizes and associativity as above. `bench variant`: what",
-             "`tapeflow-bench --enzyme-mlir`'s pipeline (Enzyme on the C path's output as it",
-             "is) does with the kernel; `gradient`: the largest difference of Enzyme-MLIR's",
+             "`tapeflow-bench --enzyme-mlir` (the same `enzyme-autodiff`) does with the",
+             "kernel; `gradient`: the largest difference of Enzyme-MLIR's",
              "gradient from our AD's, relative to the largest magnitude of its shadow, over",
              "the elements the kernel only reads, then over those it writes (their shadow's",
              "final value is a convention: LLVM Enzyme zeroes the shadow of an overwritten",

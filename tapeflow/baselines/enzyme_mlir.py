@@ -9,10 +9,12 @@ that jax, which the wheel's package imports, is never needed (the optional extra
     enzyme-wrap{infn=F outfn=F_grad argTys=... retTys=... mode=ReverseModeCombined},
     remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize
 
-on the module's text, and the result is parsed back with its cache ops as the `enzyme`
-dialect. The activities are ours (`tapeflow.convention.shadowed`): float memrefs not marked
-`tapeflow.const` are `enzyme_dup`, float scalars `enzyme_active`, the rest
-`enzyme_const`; float results are `enzyme_active`. So `@F_grad` has our AD's name and
+on the module's text after what LLVM does before Enzyme runs (`pre_enzyme.STEPS`: calls
+inlined, loops from 0 by 1, accumulators in registers; on Enzyme's copy only), and the
+result is parsed back with its cache ops as the `enzyme` dialect. The activities are
+ours (`tapeflow.convention.shadowed`): float memrefs not marked `tapeflow.const` are
+`enzyme_dup`, float scalars `enzyme_active`, the rest `enzyme_const`; float results are
+`enzyme_active`. So `@F_grad` has our AD's name and
 calling convention (each shadow after its primal, the seeds last, the active scalars'
 gradients returned), and every tool runs it as it runs ours.
 """
@@ -44,6 +46,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from tapeflow.baselines import pre_enzyme
 from tapeflow.diagnostics import location_of, op_error, parse_module
 from tapeflow.convention import is_float_type, shadowed
 from tapeflow.dialects import enzyme
@@ -66,24 +69,12 @@ forward loop while their pops stay in the reverse one (small lstm then pops an e
 cache)."""
 
 
-KNOWN_BUGS = {
-    "salam/lenet": "Enzyme-MLIR 0.0.16 does not zero the shadow of a memref element "
-    "overwritten by a constant (its reverse of `memref.store` of an inactive value is "
-    "missing), so dM keeps the adjoints of the conv and pool outputs the kernel zeroes "
-    "before accumulating into them (test_enzyme_mlir_bugs.py, run by upstream MLIR: "
-    "df/dm = 1 where f is 0 everywhere)",
-    "salam/alexnet": "Enzyme-MLIR 0.0.16 sizes the cache of a loop whose step does not "
-    "divide its range by floor (0 to 3 step 2: 1 value for 2 iterations), and the second "
-    "iteration stores past it (test_enzyme_mlir_bugs.py, run by upstream MLIR with its "
-    "runtime checks)",
-    "salam/logsum": "Enzyme-MLIR 0.0.16 reverses `scf.for lb to ub step s` as i' = lb + ub "
-    "- 1 - i, right only when s divides ub - 1 - lb: logsum's loop unrolled by 8 (0 to N "
-    "step 8) adds its adjoints up to 7 elements past dx (test_enzyme_mlir_bugs.py, run by "
-    "upstream MLIR with its runtime checks)",
-}
-"""Kernels whose Enzyme-MLIR gradient is wrong by a bug of Enzyme's, each reduced to a few
-ops in test/python/transforms/test_enzyme_mlir_bugs.py (which fails once it is fixed): the
-bench says why beside the kernel's disagreement or failure."""
+KNOWN_BUGS: dict[str, str] = {}
+"""Kernels whose Enzyme-MLIR gradient is wrong by a bug of Enzyme's that the steps before it
+(`pre_enzyme.STEPS`) do not avoid, each reduced to a few ops in
+test/python/transforms/test_enzyme_mlir_bugs.py (which fails once it is fixed): the
+bench says why beside the kernel's disagreement or failure. None today: the three bugs
+reduced there broke salam/alexnet, logsum and lenet until the steps avoided them."""
 
 
 def available() -> bool:
@@ -310,15 +301,16 @@ def differentiate(module: ModuleOp, f: func.FuncOp, grad_name: str, ctx: Context
     """The functions Enzyme-MLIR adds to `module` to make `@grad_name` from `f`, parsed
     with TapeFlow's dialects; an error located at `f` with Enzyme's own message."""
     pipeline = wrap_pipeline(f, grad_name)
+    source = pre_enzyme.prepared(module, f.sym_name.data)  # what LLVM does before Enzyme
     try:
         try:
-            text = run_pipeline(_enzyme_input(module), pipeline)
+            text = run_pipeline(_enzyme_input(source), pipeline)
         except ValueError as e:
             if "Failed to parse module" not in str(e) and "to begin a region" not in str(e):
                 raise
             # xDSL 0.74 prints some custom forms' locations where MLIR does not read
             # them (`scf.while ... -> (f64) loc(..) {`); their generic form it reads.
-            text = run_pipeline(_enzyme_input(module, generic=True), pipeline)
+            text = run_pipeline(_enzyme_input(source, generic=True), pipeline)
     except ValueError as e:
         raise PassFailedException(enzyme_error(f, str(e))) from None
     try:

@@ -6,7 +6,9 @@ The bench judges agreement per array by `normwise_error` (max |a - b| / max |b|,
 the usual measure for two programs that sum in different orders, and reports the
 per-entry `relative_error` beside it: an entry where a sum cancels to a value far below
 its array's largest can differ in most of its digits without either gradient being
-wrong. Measured natively at default sizes (enzyme-ad 0.0.16): gemm, conv2d, pwl,
+wrong. An entry that is NaN in both, or the same infinity, is equal (salam/matd at its
+real size: 0 times a product that overflows, NaN everywhere in both, bit for bit).
+Measured natively at default sizes (enzyme-ad 0.0.16): gemm, conv2d, pwl,
 ragged_rnn and softmax_ce are bit-identical; jacobi2d (1.3e-12), lstm (1.2e-10),
 mass_spring (3.7e-12) and mlp (3.3e-12) exceed 1e-12 per entry, in 2, 13, 4 and 1
 entries, each 5 to 7 orders of magnitude below the array's largest, where a sum cancels;
@@ -35,31 +37,49 @@ from tapeflow.runner import (
 from tapeflow.transforms.autodiff import AutodiffPass
 
 
+def _differing(ours, theirs) -> tuple[np.ndarray, np.ndarray] | None:
+    """Both arrays flattened, at the entries where they differ (an entry NaN in both, or
+    the same infinity, does not: the same value); None when the shapes differ or an entry
+    that differs is not finite (no error measures it)."""
+    a = np.asarray(ours, dtype=np.float64).ravel()
+    b = np.asarray(theirs, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        return None
+    differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+    a, b = a[differ], b[differ]
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return None
+    return a, b
+
+
 def normwise_error(ours, theirs) -> float:
     """`max |a - b| / max |b|` over one array, `b` ours: the error relative to the array's
-    scale (what the bench's agreement is judged by). 0 when both are all zeros; infinite
-    when ours is and theirs is not."""
-    b = np.asarray(ours, dtype=np.float64).ravel()
-    a = np.asarray(theirs, dtype=np.float64).ravel()
-    if a.shape != b.shape:
+    scale (what the bench's agreement is judged by), over its finite entries. 0 when the
+    arrays are equal (NaN where both are); infinite when ours is all zeros and theirs is
+    not, or when they differ in a non-finite entry."""
+    pair = _differing(ours, theirs)
+    if pair is None:
         return float("inf")
-    diff = float(np.max(np.abs(a - b), initial=0.0))
-    scale = float(np.max(np.abs(b), initial=0.0))
-    if diff == 0.0:
+    b, a = pair
+    if not a.size:
         return 0.0
+    finite = np.asarray(ours, dtype=np.float64)
+    scale = float(np.max(np.abs(finite[np.isfinite(finite)]), initial=0.0))
+    diff = float(np.max(np.abs(a - b)))
     return diff / scale if scale > 0 else float("inf")
 
 
 def relative_error(ours, theirs) -> float:
-    """The largest `|a - b| / max(|a|, |b|)` over the entries (0 where both are 0): the
-    per-entry figure, reported beside `normwise_error`."""
-    a = np.asarray(ours, dtype=np.float64).ravel()
-    b = np.asarray(theirs, dtype=np.float64).ravel()
-    scale = np.maximum(np.abs(a), np.abs(b))
-    nonzero = scale > 0
-    if not nonzero.any():
+    """The largest `|a - b| / max(|a|, |b|)` over the entries (0 where they are equal, NaN
+    in both included): the per-entry figure, reported beside `normwise_error`; infinite
+    where they differ in a non-finite entry."""
+    pair = _differing(ours, theirs)
+    if pair is None:
+        return float("inf")
+    a, b = pair
+    if not a.size:
         return 0.0
-    return float(np.max(np.abs(a - b)[nonzero] / scale[nonzero]))
+    return float(np.max(np.abs(a - b) / np.maximum(np.abs(a), np.abs(b))))
 
 
 def gradient_agreement(

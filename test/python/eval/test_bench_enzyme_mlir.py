@@ -67,6 +67,24 @@ def test_agreement_is_normwise_per_array_with_the_entries_beside_it():
     assert refused["refused"] == "PassFailedException: no"
 
 
+def test_agreement_takes_nan_in_both_as_the_same_value():
+    """salam/matd at its real size: 0 * a product that overflows, a gradient all NaN in
+    both programs, bit for bit: they agree. A NaN or an infinity on one side only does not;
+    nor does ours all zeros against theirs not."""
+    nan, inf = float("nan"), float("inf")
+    ours = {"dA": np.array([nan, 1.0, 2.0])}
+    same = {"error": None, "grads": {"dA": np.array([nan, 1.0, 2.0])}}
+    b = baseline_agreement("enzyme-mlir", same, {"grads": ours})
+    assert b["agrees"] and b["max"] == 0.0 and b["max_entry"] == 0.0
+    for theirs in ([1.0, 1.0, 2.0], [nan, inf, 2.0], [nan, 1.0, nan]):
+        run = {"error": None, "grads": {"dA": np.array(theirs)}}
+        b = baseline_agreement("enzyme-mlir", run, {"grads": ours})
+        assert not b["agrees"] and b["max"] == inf, theirs
+    zeros = {"dA": np.zeros(2)}
+    run = {"error": None, "grads": {"dA": np.array([0.0, 1e-300])}}
+    assert not baseline_agreement("enzyme-mlir", run, {"grads": zeros})["agrees"]
+
+
 def _row(kernel: str, mlir_result: dict):
     results = {v: run_job(Job(kernel, v, "small")) for v in jobs.VARIANTS}
     results["enzyme-mlir"] = mlir_result
@@ -80,7 +98,6 @@ def test_a_refusal_is_listed_not_an_error():
     assert row.grads_ok and not row.errors
     text = "\n".join(real_enzyme_markdown([row]))
     assert "| refused: k.mlir:4:3: Enzyme-MLIR cannot differentiate @pairwise" in text
-
 
 
 def test_a_known_bug_of_enzymes_is_named_in_its_row(monkeypatch):

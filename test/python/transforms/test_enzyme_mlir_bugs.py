@@ -5,7 +5,9 @@ parser, interpreter or AD: Enzyme's raw output text, its one-push-one-pop caches
 differences of the primal run the same way.
 
 Each test asserts that the bug is STILL there: when a newer Enzyme fixes one, its test
-fails, and the bench's note on the kernel it explains (`enzyme_mlir.KNOWN_BUGS`) goes."""
+fails. `enzyme-autodiff` avoids all three by what LLVM does before Enzyme
+(`tapeflow.baselines.pre_enzyme`); a kernel a bug still breaks is named in
+`enzyme_mlir.KNOWN_BUGS`, whose note goes once the bug is fixed."""
 
 from __future__ import annotations
 
