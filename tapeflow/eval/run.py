@@ -203,7 +203,7 @@ def _spm_point(job: Job, res: dict[str, Any], own: dict[str, Any]) -> dict[str, 
             "gradients_identical": same}  # fmt: skip
 
 
-def _job_name(job: Job) -> str:
+def job_name(job: Job) -> str:
     """`machine/variant` (with the scratchpad for a point of a scratchpad sweep)."""
     name = f"{job.machine_label or 'default'}/{job.variant}"
     return f"{name}@spm={job.spm_bytes}" if job.spm_point else name
@@ -276,7 +276,7 @@ def _run_shared(module: Any, jobs: Sequence[Job], compile_s: Sequence[tuple[floa
     for i, r in enumerate(run.results):
         grads[f"result{i}"] = np.asarray(r)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    names_of = [_job_name(job) for job in jobs]
+    names_of = [job_name(job) for job in jobs]
     outs = []
     for job, mine, slot, me, (compile_wall, compile_cpu) in zip(
             jobs, per_job, slots, names_of, compile_s, strict=True):  # fmt: skip
