@@ -283,7 +283,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                    "(+ SPM)")
         out.append("")
         out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | "
-                   "TapeFlow SPM capacity | "
+                   "TapeFlow SPM (needed, when used) | "
                    "TapeFlow total | ratio |")  # fmt: skip
         out.append("|---|---:|---:|---:|---:|---:|")
         for r in rows:
@@ -292,7 +292,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             s = r.sram
             out.append(f"| {r.kernel} | {fmt_bytes(s['enzyme_cache_needed_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_cache_needed_bytes'))} | "
-                       f"{fmt_bytes(s['tapeflow_spm_bytes'])} | "
+                       f"{fmt_bytes(s['tapeflow_spm_sram_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_total_needed_bytes'))} | "
                        f"{fmt_x(s.get('total_ratio'), 2)} |")  # fmt: skip
         out.append(f"| **geomean** | | | | | **{fmt_x(gm.get('sram_total_ratio'), 2)}** |")

@@ -313,6 +313,7 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         "ratio": ratio(need["cache_bytes"], tf_needed) if need and tf else None,
         "machine_cache_bytes": cache,
         "tapeflow_spm_needed_bytes": spm_need.get("spm_bytes"),
+        "tapeflow_spm_sram_bytes": spm_needed,  # the scratchpad in tapeflow_sram_needed_bytes
         "tapeflow_spm_needed_used": bool(spm_need.get("spm_high_water_bytes")),
         "tapeflow_spm_needed_cycles": spm_need.get("cycles"),
         "tapeflow_spm_best_cycles": spm_need.get("best_cycles"),

@@ -102,6 +102,8 @@ def test_sram_and_energy_at_the_scratchpad_needed() -> None:
     cache = m.l1.size + m.l2.size
     assert point["on_chip_sram_bytes"] == cache + 1024
     assert s["tapeflow_sram_needed_bytes"] == s["tapeflow_cache_needed_bytes"] + 1024
+    assert s["tapeflow_spm_sram_bytes"] == 1024
+    assert s["tapeflow_total_needed_bytes"] == s["tapeflow_sram_needed_bytes"]
     assert s["ratio"] == s["enzyme_cache_needed_bytes"] / s["tapeflow_sram_needed_bytes"]
     # The machine's 32 KiB scratchpad, as before the sweep:
     assert s["tapeflow_sram_needed_machine_spm_bytes"] == (
