@@ -21,6 +21,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -152,7 +153,8 @@ def _run_jobs_shared(asked: Sequence[Job]) -> dict[str, Any]:
             if len(members) == 1:
                 outs, record = [_job_error(group[0], e)], None
             else:  # redo each job alone: the error goes to the job that has it
-                alone = [run_jobs_shared([job]) for job in group]
+                # (a swept job's points are jobs of this group or of their own)
+                alone = [run_jobs_shared([replace(job, spm_sweep=())]) for job in group]
                 outs = [a["results"][0] for a in alone]
                 records += [r for a in alone for r in a["runs"]]
                 record = None

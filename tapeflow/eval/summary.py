@@ -40,7 +40,7 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
   budget and the machine's spm.size, at the machine's own caches); scratchpad needed = the
   smallest whose cycles are within 2% of the best of the seven. Its SRAM counts only when
   the program at that size uses the scratchpad ("unused": TapeFlow kept Enzyme's layout).
-  With --no-spm-sweep it is the machine's spm.size.
+  Without --spm-sweep (scripts/bench turns it on) it is the machine's spm.size.
 - energy ratios = Enzyme-layout energy / TapeFlow energy at the scratchpad needed (> 1:
   TapeFlow uses less): on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage
   when the machine sets it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is

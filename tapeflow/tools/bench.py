@@ -187,12 +187,14 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="also sweep TapeFlow's L2 (same run, one more cache simulation per "
                    "point; on by default): the SRAM each design needs for the same cycles, "
                    "and L1 + L2 needed (+ the scratchpad for TapeFlow)")  # fmt: skip
-    p.add_argument("--spm-sweep", action=argparse.BooleanOptionalAction, default=True,
+    p.add_argument("--spm-sweep", action=argparse.BooleanOptionalAction, default=False,
                    help="also run TapeFlow with each scratchpad of 512 B to 32 KiB (powers of "
-                   "two; its budget and the machine's spm.size; one compile per distinct "
-                   "program, one run per distinct program for all of them; on by default): "
-                   "'scratchpad needed' = the smallest within 2%% of TapeFlow's best cycles, "
-                   "where the SRAM and energy ratios take it")  # fmt: skip
+                   "two; its budget and the machine's spm.size; one compile and one run per "
+                   "distinct program): 'scratchpad needed' = the smallest within 2%% of "
+                   "TapeFlow's best cycles, where the SRAM needed and the energy ratios take "
+                   "TapeFlow (scripts/bench turns it on; off: the machine's spm.size). Costs "
+                   "little at --quick sizes; at the default sizes each distinct program is a "
+                   "run of its own, and small tiles are many DMA transfers to simulate")  # fmt: skip
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PCT",
                    help="'cache needed' = smallest capacity within PCT%% of the best (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kernels' inputs (0)")

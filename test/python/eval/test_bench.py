@@ -56,7 +56,7 @@ def quick_run(
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
                   "--machine", "all", "--out", str(out / "o"),
-                  "--json", str(out / "r.json"), "--timings")  # fmt: skip
+                  "--json", str(out / "r.json"), "--timings", "--spm-sweep")  # fmt: skip
     return out, proc
 
 
@@ -405,6 +405,9 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rel" / "results.json").is_file()
+    # scripts/bench turns the scratchpad sweep on (issue 29 item 5).
+    header = json.loads((tmp_path / "rel" / "results.json").read_text())["header"]
+    assert header["spm_sweep"] == list(SPM_SWEEP)
 
 
 def _standin_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sizes: dict) -> None:

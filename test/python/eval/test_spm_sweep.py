@@ -150,8 +150,13 @@ def test_the_bench_reports_it(tmp_path: Any) -> None:
     """`tapeflow-bench`: the header names the sweep, the table has the scratchpad needed."""
     out = run_main(bench.main, ["--quick", "--kernels", "gemm", "--machine", "accel-salam",
                                 "--jobs", "1", "--no-plots", "--no-progress", "--no-enzyme-mlir",
-                                "--out", str(tmp_path), "--sweep", "none"])  # fmt: skip
+                                "--out", str(tmp_path), "--sweep", "none",
+                                "--spm-sweep"])  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "scratchpad sweep (TapeFlow, at the machine's caches): 512 B, 1 KiB" in out.stdout
     assert "### TapeFlow cycles vs scratchpad" in out.stdout
     assert "| gemm | 1.000* | 1.000 |" in out.stdout
+    off = run_main(bench.main, ["--quick", "--kernels", "gemm", "--machine", "accel-salam",
+                                "--jobs", "1", "--no-plots", "--no-progress", "--no-enzyme-mlir",
+                                "--out", str(tmp_path), "--sweep", "none"])  # fmt: skip
+    assert off.returncode == 0 and "scratchpad sweep" not in off.stdout
