@@ -7,8 +7,11 @@ model when the compiler rejects an op), and returns the hardware model's report 
 memref argument after the run (the gradients). A job with a `sweep` (the Enzyme layout's,
 by default) runs the program ONCE for the machine and every swept L2 capacity
 (`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
-costs one cache simulation per point, not one execution). `tapeflow-bench` runs the jobs
-of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
+costs one cache simulation per point, not one execution). A job with an `spm_sweep`
+(TapeFlow's, with `--spm-sweep`) runs at each scratchpad too: the scratchpad changes the
+program, so each distinct program is compiled once (transforms/analysis/budget.py tells
+which capacities give the same one) and runs once for all its capacities. `tapeflow-bench`
+runs the jobs of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
 machines share each run, and variants that compile to the same IR share it too.
 """
 
