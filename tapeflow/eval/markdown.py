@@ -326,8 +326,8 @@ def spm_table(rows: Sequence[KernelRow], caps: Sequence[int], gm: dict[str, Any]
     out = ["### TapeFlow cycles vs scratchpad (relative to the best point; * = scratchpad "
            "needed, `-`: one record per tile buffer does not fit)", "",
            "| kernel | " + " | ".join(fmt_bytes(c) for c in caps) + " | SPM needed | "
-           "TapeFlow SRAM there (L1+L2 needed + SPM) | on-chip energy there | on-chip "
-           "energy at the machine's SPM |",
+           "TapeFlow SRAM there (L1+L2 needed + SPM) | on-chip energy ratio there | "
+           "on-chip energy ratio at the machine's SPM |",
            "|---|" + "---:|" * (len(caps) + 4)]  # fmt: skip
     for r in swept:
         by = {p["spm_bytes"]: p for p in r.spm_sweep if not p.get("error")}
