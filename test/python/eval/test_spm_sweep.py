@@ -6,6 +6,7 @@ loop streamed), whose programs differ with the scratchpad."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -59,14 +60,20 @@ def test_scratchpad_needed_is_the_smallest_within_two_percent(
     assert scratchpad_needed(points[::-1])["spm_bytes"] == needed
 
 
-def test_sweep_points_are_the_jobs_compiled_alone() -> None:
+@pytest.mark.parametrize(("kernel", "mode"), [("softmax_ce", "always"), ("gemm", "auto")])
+def test_sweep_points_are_the_jobs_compiled_alone(kernel: str, mode: str) -> None:
     """Capacities whose replayed budget key (transforms/analysis/budget.py) is the same share
-    one compile and one run: each point equals the job at that scratchpad compiled and run
-    by itself."""
-    results, m = _swept("softmax_ce", "accel-salam")
-    parent = Job("softmax_ce", "tapeflow", size="small", machine=m.raw,
-                 machine_label="accel-salam", mode="always", spm_bytes=m.spm_size)
-    for p in results["tapeflow"]["spm_sweep"]:
+    one compile and one run (and a program that layers nothing, as gemm's with the cost
+    model at small sizes, the run of the job's own scratchpad): each point equals the job
+    at that scratchpad compiled and run by itself."""
+    m = load_machine("accel-salam")
+    parent = Job(kernel, "tapeflow", size="small", machine=m.raw, machine_label="accel-salam",
+                 mode=mode, spm_bytes=m.spm_size)  # fmt: skip
+    out = run_jobs_shared([replace(parent, spm_sweep=SPM_SWEEP)])
+    # softmax_ce: 512 B one program, 1 KiB and up another (one machine per scratchpad);
+    # gemm: one program that uses no scratchpad, run on the job's own machine only.
+    assert [r["machines"] for r in out["runs"]] == ([6, 1] if mode == "always" else [1])
+    for p in out["results"][0]["spm_sweep"]:
         alone = run_job(spm_job(parent, p["spm_bytes"]))
         assert alone["report"]["cycles"] == p["cycles"], p["spm_bytes"]
         assert alone["report"]["sram"]["on_chip_bytes"] == p["on_chip_sram_bytes"]
