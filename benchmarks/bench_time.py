@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tapeflow.eval.jobs import Job  # noqa: E402
-from tapeflow.eval.run import kernel_tasks, run_jobs_shared  # noqa: E402
+from tapeflow.eval.jobs import Job, spm_job  # noqa: E402
+from tapeflow.eval.run import job_name, kernel_tasks, run_jobs_shared  # noqa: E402
 from tapeflow.tools.bench import plan  # noqa: E402
 
 
@@ -44,10 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         shared = run_jobs_shared(task)
         totals["task"] += shared["cpu_s"]
         totals["compile"] += shared["compile_cpu_s"]
-        by_name = {f"{j.machine_label or 'default'}/{j.variant}": j for j in task}
+        points = [spm_job(j, c) for j in task for c in j.spm_sweep]  # scratchpad sweeps
+        by_name = {job_name(j): j for j in (*task, *points)}
         for r in shared["runs"]:
             first = by_name[r["jobs"][0]]
-            one = run_jobs_shared([dataclasses.replace(first, sweep=())])["runs"][0]
+            one = run_jobs_shared([dataclasses.replace(first, sweep=(), spm_sweep=())])
+            one = one["runs"][0]
             n = r["machines"]
             model = (r["run_cpu_s"] - one["run_cpu_s"]) / (n - 1) if n > 1 else float("nan")
             execute = one["run_cpu_s"] - (model if n > 1 else 0.0)

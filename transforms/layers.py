@@ -93,9 +93,11 @@ machine's `spm.size`), `depth` (>= 1, default 2: the number of tile buffers per 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from tapeflow.dialects import region
+from tapeflow.transforms.analysis import budget
 from tapeflow.transforms.analysis.constants import const_int, trip_count
 from tapeflow.transforms.index_utils import (
     IndexBuilder,
@@ -412,35 +414,47 @@ def layer_size(
 ) -> tuple[int, dict[int, int]]:
     """Records per layer for the regions of `fn`, and each region's share in bytes."""
     total = sum(r.record_bytes for r in regions)
-    need = depth * total
-    if spm_bytes < need:
+    widest = max(r.record_bytes for r in regions)
+    nests = [_nest_records(r) for r in regions]
+    largest = None if any(n is None for n in nests) else max(nests)  # type: ignore[type-var]
+    rule = functools.partial(layer_records, total, widest, largest, depth=depth,
+                             tile_bytes=tile_bytes)  # fmt: skip
+    layer = budget.layered(rule, spm_bytes)
+    if spm_bytes < depth * total:
         sizes = " + ".join(str(r.record_bytes) for r in regions)
         raise PassFailedException(
             op_error(
                 fn,
                 f"scratchpad of {spm_bytes} bytes is too small for @{fn.sym_name.data}: "
-                f"{len(regions)} region(s) need at least {need} bytes "
+                f"{len(regions)} region(s) need at least {depth * total} bytes "
                 f"(depth {depth} x one record of each region: {sizes} bytes)",
             )
         )
-    layer = spm_bytes // need
-    if tile_bytes > 0:
-        widest = max(r.record_bytes for r in regions)
-        if tile_bytes < widest:
-            raise PassFailedException(
-                op_error(
-                    fn,
-                    f"tile-bytes={tile_bytes} is too small for one record: "
-                    f"@{fn.sym_name.data} needs at least {widest} bytes per tile",
-                )
+    if layer == 0:
+        raise PassFailedException(
+            op_error(
+                fn,
+                f"tile-bytes={tile_bytes} is too small for one record: "
+                f"@{fn.sym_name.data} needs at least {widest} bytes per tile",
             )
-        layer = min(layer, tile_bytes // widest)
-    # No tile larger than a whole nest, when every nest's size is known.
-    nests = [_nest_records(r) for r in regions]
-    if all(n is not None for n in nests):
-        layer = min(layer, max(nests))  # type: ignore[type-var]
+        )
     shares = {id(r): depth * layer * r.record_bytes for r in regions}
     return layer, shares
+
+
+def layer_records(total: int, widest: int, largest: int | None, spm_bytes: int, *,
+                  depth: int, tile_bytes: int) -> int:  # fmt: skip
+    """Records per layer of a function whose regions' records are `total` bytes together,
+    the widest `widest`, the largest nest `largest` records (None: not constant): the
+    budget split rule of the module docstring; 0 when `depth` records of each region do
+    not fit `spm_bytes`, or one record does not fit `tile_bytes`."""
+    if spm_bytes < depth * total or 0 < tile_bytes < widest:
+        return 0
+    layer = spm_bytes // (depth * total)
+    if tile_bytes > 0:
+        layer = min(layer, tile_bytes // widest)
+    # No tile larger than a whole nest, when every nest's size is known.
+    return layer if largest is None else min(layer, largest)
 
 
 def _nest_records(r: LoopRegion) -> int | None:

@@ -53,6 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tapeflow.dialects import region, tape
+from tapeflow.transforms.analysis import budget
 from tapeflow.transforms.analysis.cost_model import (
     Decision,
     MachineCosts,
@@ -113,7 +114,7 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
             "`tapeflow` pass of tapeflow.registry, or give the costs: tapeflow.machines)"
         )
 
-    def _machine(self) -> tuple[MachineCosts | None, int]:
+    def costs_and_budget(self) -> tuple[MachineCosts | None, int]:
         """The costs the cost model decides with (None with mode=always) and the scratchpad
         budget (`spm-bytes`, else the machine's `spm.size`)."""
         needed = self.mode == "auto" or (self.spm_bytes is None and self.machine)
@@ -148,7 +149,7 @@ class TapeFlowPipelinePass(TapeFlowOptions, ModulePass):
             raise PassFailedException(
                 f"{self.name}: option mode must be one of {', '.join(MODES)}, got '{self.mode}'"
             )
-        costs, spm_bytes = self._machine()
+        costs, spm_bytes = self.costs_and_budget()
         layers = LayersPass(spm_bytes=spm_bytes, depth=self.depth, tile_bytes=self.tile_bytes)
         stream = StreamPass(tile_bytes=self.tile_bytes, depth=self.depth)
         steps: list[Callable[[Context, builtin.ModuleOp], None]] = []
@@ -205,19 +206,20 @@ def _select(
     fn_record_bytes = sum(_record_bytes(g) for g in loops)
     chosen = []
     for group in groups:
-        if group.while_op is not None:
-            # A while loop's records are counted only as it runs: a nest of unknown trip
-            # count whose Enzyme layout is a growable stack per value.
-            decision = decide(costs, _record_bytes(group), None, len(group.caches), fn_bytes,
-                              fn_record_bytes, spm_bytes, depth)  # fmt: skip
-        elif not group.fwd_loops:
+        if group.while_op is None and not group.fwd_loops:
             decision = Decision(False, "kept in Enzyme's layout: not in a loop (one record)")
         else:
-            indexed = all(indexed_at_entry(use.init) for use in group.caches)
-            decision = decide(
-                costs, _record_bytes(group), nest_trip_count(group.fwd_loops),
-                len(group.caches), fn_bytes, fn_record_bytes, spm_bytes, depth, indexed,
+            # A while loop's records are counted only as it runs: a nest of unknown trip
+            # count whose Enzyme layout is a growable stack per value.
+            counted = group.while_op is None
+            rule = functools.partial(
+                decide, record_bytes=_record_bytes(group),
+                records=nest_trip_count(group.fwd_loops) if counted else None,
+                caches=len(group.caches), fn_bytes=fn_bytes, fn_record_bytes=fn_record_bytes,
+                depth=depth,
+                indexed=counted and all(indexed_at_entry(use.init) for use in group.caches),
             )  # fmt: skip
+            decision = budget.decided(rule, costs, spm_bytes)
         if decision.stream or decision.regions:
             group.in_dram = not decision.stream
             chosen.append(group)

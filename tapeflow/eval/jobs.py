@@ -72,6 +72,12 @@ MACHINES = ("default-45nm", "accel-salam")
 """The machine presets `tapeflow-bench` reports by default (and `--machine all`)."""
 TOLERANCE = 0.05
 """`cache needed` = the smallest swept capacity whose cycles are within 5% of the best."""
+SPM_SWEEP = tuple(512 << k for k in range(7))
+"""Scratchpad capacities TapeFlow is swept over (`Job.spm_sweep`): 512 B to 32 KiB, powers
+of two (issue 29 item 5)."""
+SPM_TOLERANCE = 0.02
+"""`scratchpad needed` = the smallest swept scratchpad whose TapeFlow cycles are within 2%
+of TapeFlow's best over the sweep (issue 29 item 5's rule, not fitted)."""
 LLC_FACTOR = 4.0
 """Default sizes make the Enzyme-layout tape at least this many times the L2 (checked)."""
 
@@ -188,6 +194,11 @@ class Job:
     tile_bytes: int = 0
     depth: int = DEFAULT_DEPTH
     sweep: tuple[int, ...] = ()
+    spm_sweep: tuple[int, ...] = ()
+    """Scratchpad capacities to run the job at besides its own (`spm_job`): its result's
+    `spm_sweep` has one point per capacity."""
+    spm_point: bool = False
+    """A point of another job's `spm_sweep` (its result goes to that job's)."""
     seed: int = 0
     backend: str = "auto"
     cleanup: bool = True
@@ -222,6 +233,15 @@ class Job:
         spm_bytes = machine.spm_size if self.spm_bytes is None else self.spm_bytes
         costs = machines.machine_costs(machine, options.machine)
         return machines.pipeline(self.variant, replace(options, spm_bytes=spm_bytes), costs)
+
+
+def spm_job(job: Job, capacity: int) -> Job:
+    """`job` on its machine with a scratchpad of `capacity` bytes (`spm.size`, and the
+    budget TapeFlow compiles for), at the machine's own L2: a point of its `spm_sweep`."""
+    table = copy.deepcopy(job.machine or default_raw())
+    table["spm"]["size"] = capacity
+    return replace(job, machine=table, spm_bytes=capacity, sweep=(), spm_sweep=(),
+                   spm_point=True)  # fmt: skip
 
 
 def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) -> list[Any]:

@@ -106,12 +106,20 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
     out.append(f"- cache sweep (Enzyme layout, and TapeFlow when swept): L2 = "
                f"{', '.join(fmt_bytes(c) for c in header['sweep'])} "
                f"(L1 {fmt_bytes(machine.l1.size)} fixed)")  # fmt: skip
+    if header.get("spm_sweep"):
+        out.append(f"- scratchpad sweep (TapeFlow, at the machine's caches): "
+                   f"{', '.join(fmt_bytes(c) for c in header['spm_sweep'])}; scratchpad "
+                   f"needed = the smallest within {100 * header['spm_tolerance']:g}% of "
+                   "TapeFlow's best cycles over it; the energy ratios and the SRAM needed "
+                   "take TapeFlow at that scratchpad (speedups: at the machine's "
+                   f"{fmt_bytes(machine.spm_size)})")  # fmt: skip
     out.append("")
     out.append("| kernel | tape (Enzyme) | tape (TapeFlow) | tape / L2 | inflation | "
                "Enzyme cycles | regions speedup | TapeFlow speedup | iso-SRAM speedup | "
                "on-chip energy | on-chip mem. energy | total energy | Enzyme SRAM needed | "
-               "TapeFlow SRAM needed | TapeFlow SPM high-water | SRAM ratio | gradients |")
-    out.append("|---|" + "---:|" * 15 + "---|")
+               "TapeFlow SRAM needed | TapeFlow SPM needed | TapeFlow SPM high-water | "
+               "SRAM ratio | gradients |")
+    out.append("|---|" + "---:|" * 16 + "---|")
     for r in rows:
         name = f"{r.kernel} (control)" if r.control else r.kernel
         e = r.variants.get("enzyme", {})
@@ -133,7 +141,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             f"{fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
             f"{fmt_x(r.energy_ratio.get('on_chip_memory_pj'))} | "
             f"{fmt_x(r.energy_ratio.get('total_pj'))} | {need_s} | "
-            f"{fmt_bytes(r.sram['tapeflow_sram_needed_bytes'])} | "
+            f"{fmt_bytes(r.sram['tapeflow_sram_needed_bytes'])} | {fmt_spm_needed(r.sram)} | "
             f"{fmt_bytes(r.sram['tapeflow_spm_high_water_bytes'])} | "
             f"{fmt_x(r.sram['ratio'], 2)} | {status} |"
         )
@@ -142,7 +150,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         f"{fmt_x(gm['speedup_regions'])} | **{fmt_x(gm['speedup_tapeflow'])}** | "
         f"**{fmt_x(gm['speedup_tapeflow_iso_sram'])}** | "
         f"**{fmt_x(gm['on_chip_energy_ratio'])}** | {fmt_x(gm['on_chip_memory_energy_ratio'])} | "
-        f"{fmt_x(gm['total_energy_ratio'])} | | | | **{fmt_x(gm['sram_ratio'], 2)}** | |"
+        f"{fmt_x(gm['total_energy_ratio'])} | | | | | **{fmt_x(gm['sram_ratio'], 2)}** | |"
     )
     out.append("")
     if size != "default":
@@ -244,6 +252,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                 fmt_x(ratio(e[c], t[c])) if c in e and c in t else "-" for c in sweep_caps
             ) + " |")  # fmt: skip
         out.append("")
+    out += spm_table(rows, header.get("spm_sweep", []), gm)
     iso = [r for r in rows if r.sram.get("iso_target_cycles") is not None]
     if iso:
         out.append("### On-chip SRAM for the same cycles (from the L2 sweeps, no threshold)")
@@ -274,7 +283,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
                    "(+ SPM)")
         out.append("")
         out.append("| kernel | Enzyme L1+L2 needed | TapeFlow L1+L2 needed | "
-                   "TapeFlow SPM capacity | "
+                   "TapeFlow SPM (needed, when used) | "
                    "TapeFlow total | ratio |")  # fmt: skip
         out.append("|---|---:|---:|---:|---:|---:|")
         for r in rows:
@@ -283,7 +292,7 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
             s = r.sram
             out.append(f"| {r.kernel} | {fmt_bytes(s['enzyme_cache_needed_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_cache_needed_bytes'))} | "
-                       f"{fmt_bytes(s['tapeflow_spm_bytes'])} | "
+                       f"{fmt_bytes(s['tapeflow_spm_sram_bytes'])} | "
                        f"{fmt_bytes(s.get('tapeflow_total_needed_bytes'))} | "
                        f"{fmt_x(s.get('total_ratio'), 2)} |")  # fmt: skip
         out.append(f"| **geomean** | | | | | **{fmt_x(gm.get('sram_total_ratio'), 2)}** |")
@@ -297,6 +306,43 @@ def markdown(rows: Sequence[KernelRow], gm: dict[str, Any], machine: Any, *,
         out.append("")
     out.append(METRICS_DOC)
     return "\n".join(out) + "\n"
+
+
+def fmt_spm_needed(sram: dict[str, Any]) -> str:
+    """The scratchpad needed (`summary.scratchpad_needed`), "unused" when TapeFlow's program
+    at that size uses none; "-" without a scratchpad sweep."""
+    need = sram.get("tapeflow_spm_needed_bytes")
+    if need is None:
+        return "-"
+    return fmt_bytes(need) + ("" if sram.get("tapeflow_spm_needed_used") else " (unused)")
+
+
+def spm_table(rows: Sequence[KernelRow], caps: Sequence[int], gm: dict[str, Any]) -> list[str]:
+    """TapeFlow's cycles per scratchpad of the sweep, the scratchpad needed, the whole-chip
+    SRAM and the on-chip energy ratio there (and at the machine's scratchpad)."""
+    swept = [r for r in rows if r.spm_sweep]
+    if not swept:
+        return []
+    out = ["### TapeFlow cycles vs scratchpad (relative to the best point; * = scratchpad "
+           "needed, `-`: one record per tile buffer does not fit)", "",
+           "| kernel | " + " | ".join(fmt_bytes(c) for c in caps) + " | SPM needed | "
+           "TapeFlow SRAM there (L1+L2 needed + SPM) | on-chip energy ratio there | "
+           "on-chip energy ratio at the machine's SPM |",
+           "|---|" + "---:|" * (len(caps) + 4)]  # fmt: skip
+    for r in swept:
+        by = {p["spm_bytes"]: p for p in r.spm_sweep if not p.get("error")}
+        best = r.sram.get("tapeflow_spm_best_cycles")
+        need = r.sram.get("tapeflow_spm_needed_bytes")
+        cells = ["-" if c not in by or not best else
+                 f"{by[c]['cycles'] / best:.3f}" + ("*" if c == need else "") for c in caps]
+        out.append(f"| {r.kernel} | " + " | ".join(cells) + f" | {fmt_spm_needed(r.sram)} | "
+                   f"{fmt_bytes(r.sram['tapeflow_sram_needed_bytes'])} | "
+                   f"{fmt_x(r.energy_ratio.get('on_chip_pj'))} | "
+                   f"{fmt_x(r.energy_ratio_machine_spm.get('on_chip_pj'))} |")  # fmt: skip
+    out.append("| **geomean** |" + " |" * len(caps) + " | | "
+               f"**{fmt_x(gm.get('on_chip_energy_ratio'))}** | "
+               f"{fmt_x(gm.get('on_chip_energy_ratio_machine_spm'))} |")
+    return [*out, ""]
 
 
 def real_enzyme_markdown(rows: Sequence[KernelRow]) -> list[str]:

@@ -7,8 +7,11 @@ model when the compiler rejects an op), and returns the hardware model's report 
 memref argument after the run (the gradients). A job with a `sweep` (the Enzyme layout's,
 by default) runs the program ONCE for the machine and every swept L2 capacity
 (`simulate_fast_many`: each capacity's hardware model hears the same run, so the sweep
-costs one cache simulation per point, not one execution). `tapeflow-bench` runs the jobs
-of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
+costs one cache simulation per point, not one execution). A job with an `spm_sweep`
+(TapeFlow's, with `--spm-sweep`) runs at each scratchpad too: the scratchpad changes the
+program, so each distinct program is compiled once (transforms/analysis/budget.py tells
+which capacities give the same one) and runs once for all its capacities. `tapeflow-bench`
+runs the jobs of one kernel as one task (`run_jobs_shared`): nothing is compiled or run twice, the
 machines share each run, and variants that compile to the same IR share it too.
 """
 
@@ -21,6 +24,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -36,12 +40,15 @@ from tapeflow.eval.jobs import (
     kernels,
     machine_from_raw,
     pipeline_key,
+    spm_job,
 )
 from tapeflow.eval.pool import Pool, progress_bar, run_unordered
 from tapeflow.hwmodel.compiled.limits import UnsupportedOpError
 from tapeflow.hwmodel.fastsim import compiled
 from tapeflow.simulate import simulate, simulate_fast_many
 from tapeflow.collector import fewer_collections
+from tapeflow.transforms.analysis.budget import BudgetRecord, record_budget
+from tapeflow.transforms.pipeline import TapeFlowPipelinePass
 
 
 def simulate_many(module: Any, entry: str, make_args: Any, machines: Sequence[Any],
@@ -93,8 +100,16 @@ def run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
         return _run_jobs_shared(jobs)
 
 
-def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
+def _run_jobs_shared(asked: Sequence[Job]) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.process_time()
+    jobs = list(asked)
+    owners: dict[int, int] = {}  # a scratchpad sweep's point (job index) -> its job's index
+    for i, job in enumerate(asked):
+        for capacity in job.spm_sweep:
+            owners[len(jobs)] = i
+            jobs.append(spm_job(job, capacity))
+    budgets: dict[int, tuple[BudgetRecord, Any]] = {}  # a swept job -> its compile's record
+    alike: set[int] = set()  # points whose run is their job's (below)
     results: list[dict[str, Any]] = [{} for _ in jobs]
     modules: dict[tuple[str, ...], tuple[Any, Any]] = {}  # compile key -> (module, ir_key)
     compile_s: dict[tuple[str, ...], tuple[float, float]] = {}  # key -> (wall, cpu)
@@ -108,9 +123,23 @@ def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             raw = job.machine or default_raw()
             passes = job.passes()  # loads the job's machine: a bad one fails this job only
             key = keys[i] = _compile_key(job, passes)
+            if owners.get(i) in budgets:  # the same program as a capacity compiled already?
+                probe, own = budgets[owners[i]]
+                replay = probe.key(*passes[0].costs_and_budget())
+                if replay is not None:
+                    owner = keys[owners[i]]
+                    key = keys[i] = owner if replay == own else (owner, replay)
+                if replay == own and not probe.layers:
+                    # Its job's program, which layers nothing, so streams nothing and never
+                    # touches the scratchpad: the capacity changes no figure of its run.
+                    alike.add(i)
+                    continue
             if key not in modules:
                 t, c = time.perf_counter(), time.process_time()
-                module = build_module(job, passes, parsed, cleaned)
+                with record_budget() as probe:
+                    module = build_module(job, passes, parsed, cleaned)
+                if job.spm_sweep and isinstance(passes[0], TapeFlowPipelinePass):
+                    budgets[i] = (probe, probe.key(*passes[0].costs_and_budget()))
                 known = [ir for m, ir in modules.values() if m is module]  # a cleanup shared
                 modules[key] = (module, known[0] if known else ir_key(module))
                 compile_s[key] = (time.perf_counter() - t, time.process_time() - c)
@@ -133,7 +162,8 @@ def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             if len(members) == 1:
                 outs, record = [_job_error(group[0], e)], None
             else:  # redo each job alone: the error goes to the job that has it
-                alone = [run_jobs_shared([job]) for job in group]
+                # (a swept job's points are jobs of this group or of their own)
+                alone = [run_jobs_shared([replace(job, spm_sweep=())]) for job in group]
                 outs = [a["results"][0] for a in alone]
                 records += [r for a in alone for r in a["runs"]]
                 record = None
@@ -147,7 +177,13 @@ def _run_jobs_shared(jobs: Sequence[Job]) -> dict[str, Any]:
             print(f"tapeflow-bench: {group[0].kernel}: {variants} done{failed} "
                   f"({time.perf_counter() - t0:.0f} s into its task)",
                   file=sys.stderr, flush=True)  # fmt: skip
-    return {"kernels": sorted({job.kernel for job in jobs}), "results": results,
+    for i in alike:
+        results[i] = results[owners[i]]
+    for i, owner in owners.items():
+        if not results[owner].get("error"):
+            results[owner].setdefault("spm_sweep", []).append(
+                _spm_point(jobs[i], results[i], results[owner]))
+    return {"kernels": sorted({job.kernel for job in jobs}), "results": results[:len(asked)],
             "runs": records, "compile_s": sum(w for w, _ in compile_s.values()),
             "compile_cpu_s": sum(c for _, c in compile_s.values()),
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
@@ -158,6 +194,32 @@ def _compile_key(job: Job, passes: Sequence[Any]) -> tuple[Any, ...]:
     """Equal keys, the same program: the passes (`job.passes()`) with their options and
     machine costs."""
     return (job.kernel, job.size, pipeline_key(passes), job.c_source, job.file_kernel)
+
+
+def _spm_point(job: Job, res: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """One point of a job's scratchpad sweep (`Job.spm_sweep`): `job` (`spm_job`), run as
+    `res`; its gradients bit-identical to the swept job's own (`own`) or not."""
+    point: dict[str, Any] = {"spm_bytes": job.spm_bytes, "error": res.get("error")}
+    if point["error"]:
+        return point
+    r = res["report"]
+    e = r["energy"]
+    grads, mine = own["grads"], res["grads"]
+    same = grads.keys() == mine.keys() and all(
+        a.dtype == mine[k].dtype and a.shape == mine[k].shape and a.tobytes() == mine[k].tobytes()
+        for k, a in grads.items())  # fmt: skip
+    return {**point, "cycles": r["cycles"], "energy_pj": dict(e["components_pj"]),
+            "on_chip_pj": e["on_chip_pj"], "on_chip_memory_pj": e["on_chip_memory_pj"],
+            "total_pj": e["total_pj"], "on_chip_sram_bytes": r["sram"]["on_chip_bytes"],
+            "spm_high_water_bytes": r["sram"]["spm_high_water_bytes"],
+            "dram_bytes": r["dram"]["bytes_read"] + r["dram"]["bytes_written"],
+            "gradients_identical": same}  # fmt: skip
+
+
+def job_name(job: Job) -> str:
+    """`machine/variant` (with the scratchpad for a point of a scratchpad sweep)."""
+    name = f"{job.machine_label or 'default'}/{job.variant}"
+    return f"{name}@spm={job.spm_bytes}" if job.spm_point else name
 
 
 def _job_header(job: Job) -> dict[str, Any]:
@@ -227,7 +289,7 @@ def _run_shared(module: Any, jobs: Sequence[Job], compile_s: Sequence[tuple[floa
     for i, r in enumerate(run.results):
         grads[f"result{i}"] = np.asarray(r)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    names_of = [f"{job.machine_label or 'default'}/{job.variant}" for job in jobs]
+    names_of = [job_name(job) for job in jobs]
     outs = []
     for job, mine, slot, me, (compile_wall, compile_cpu) in zip(
             jobs, per_job, slots, names_of, compile_s, strict=True):  # fmt: skip

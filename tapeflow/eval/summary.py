@@ -12,7 +12,15 @@ from typing import Any
 
 from tapeflow.baselines.enzyme_mlir import KNOWN_BUGS
 from tapeflow.eval.agreement import normwise_error, relative_error
-from tapeflow.eval.jobs import AGREEMENT, KIB, SWEEP_MAX, TOLERANCE, VARIANTS, kernels
+from tapeflow.eval.jobs import (
+    AGREEMENT,
+    KIB,
+    SPM_TOLERANCE,
+    SWEEP_MAX,
+    TOLERANCE,
+    VARIANTS,
+    kernels,
+)
 from tapeflow.eval.run import compare_gradients
 
 METRICS_DOC = """\
@@ -27,10 +35,17 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
   (L2, their cluster cache) misses, no write-backs; plus ceil(free tape reads / 8) for the
   ideal tape (their "ad" adds ceil(tape DRAM reads / 8) 64-byte requests) and the 64-byte
   DMA requests for TapeFlow.
-- energy ratios = Enzyme-layout energy / TapeFlow energy (> 1: TapeFlow uses less):
-  on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage when the machine sets
-  it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is about);
-  total = on-chip + DRAM.
+- scratchpad needed: TapeFlow's scratchpad is chosen, not fixed (issue 29 item 5). TapeFlow
+  is compiled and run with each scratchpad of 512 B, 1, 2, 4, 8, 16 and 32 KiB (its
+  budget and the machine's spm.size, at the machine's own caches); scratchpad needed = the
+  smallest whose cycles are within 2% of the best of the seven. Its SRAM counts only when
+  the program at that size uses the scratchpad ("unused": TapeFlow kept Enzyme's layout).
+  Without --spm-sweep (scripts/bench turns it on) it is the machine's spm.size.
+- energy ratios = Enzyme-layout energy / TapeFlow energy at the scratchpad needed (> 1:
+  TapeFlow uses less): on-chip = compute + L1 + L2 + SPM + DMA engine (+ SRAM leakage
+  when the machine sets it); on-chip memory = L1 + L2 + SPM (what the paper's 8x claim is
+  about); total = on-chip + DRAM. The JSON's `*_machine_spm` fields are the same ratios
+  with TapeFlow at the machine's spm.size (this report's meaning before the sweep).
 - on-chip SRAM of a design = L1 + L2 + the scratchpad's capacity when its program uses
   the scratchpad (report `sram.on_chip_bytes`): the Enzyme layout's is L1 + L2,
   TapeFlow's L1 + L2 + SPM. Every SRAM ratio compares these whole-chip figures; the
@@ -48,8 +63,10 @@ Definitions (all numbers from the hardware model, hwmodel/timing/phases.py and h
   does not reach the target within the sweep; the geomean skips those kernels).
 - SRAM needed: the Enzyme layout's L1 + L2 at the smallest L2 capacity of the sweep whose
   cycles are within 5% of the best swept cycles (L1 stays at the machine's size); TapeFlow's
-  the same from its own L2 sweep (the machine's L1 + L2 without one) plus the scratchpad's
-  capacity; SRAM ratio = Enzyme SRAM needed / TapeFlow SRAM needed.
+  the same from its own L2 sweep (the machine's L1 + L2 without one; swept with the
+  machine's spm.size) plus the scratchpad needed; SRAM ratio = Enzyme SRAM needed /
+  TapeFlow SRAM needed (`ratio_machine_spm` in the JSON: with the machine's spm.size). The
+  iso-SRAM speedup and the SRAM for the same cycles keep the machine's spm.size.
 - tape = peak DRAM tape storage of the Enzyme layout (bytes); tape/L2 = tape over the
   machine's L2 size; inflation = tape / bytes of every array argument of the primal.
 - controls: kernels whose Enzyme-layout tape is empty (nothing cached). They are shown
@@ -145,6 +162,25 @@ def cache_needed(sweep: list[dict[str, Any]], tolerance: float = TOLERANCE) -> d
     raise AssertionError("unreachable")
 
 
+def too_small(point: dict[str, Any]) -> bool:
+    """A scratchpad sweep's point TapeFlow cannot compile for: its tile buffers, one record
+    of each region at the least, do not fit that scratchpad (`layers.layer_size`)."""
+    return "is too small for @" in (point.get("error") or "")
+
+
+def scratchpad_needed(points: list[dict[str, Any]],
+                      tolerance: float = SPM_TOLERANCE) -> dict[str, Any]:  # fmt: skip
+    """The point of a scratchpad sweep (`Job.spm_sweep`) with the smallest scratchpad whose
+    cycles are within `tolerance` of the best point's (points that failed, e.g. too small
+    for one record per tile buffer, left out), with `best_cycles`; {} without points."""
+    ran = sorted((p for p in points if not p.get("error")), key=lambda p: p["spm_bytes"])
+    if not ran:
+        return {}
+    best = min(p["cycles"] for p in ran)
+    point = next(p for p in ran if p["cycles"] <= best * (1 + tolerance))
+    return {**point, "best_cycles": best}
+
+
 @dataclass
 class KernelRow:
     kernel: str
@@ -164,6 +200,9 @@ class KernelRow:
     sweep_tapeflow: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     captured: float | None = None  # the share of the ideal tape TapeFlow captures
+    spm_sweep: list[dict[str, Any]] = field(default_factory=list)  # TapeFlow per scratchpad
+    energy_ratio_machine_spm: dict[str, float | None] = field(default_factory=dict)
+    """`energy_ratio` with TapeFlow at the machine's spm.size (without a sweep: equal)."""
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per baseline variant that was run: `refused` (its error, or None), per argument
     `normwise_error` (max |a - b| / max |b|) and `entry_error` (the largest per entry),
@@ -229,11 +268,22 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     for v in VARIANTS[1:]:
         speedup[v] = ratio(base["cycles"], variants[v]["cycles"]) if base and v in variants \
             else None  # fmt: skip
+    points = good.get("tapeflow", {}).get("spm_sweep", [])
+    spm_need = scratchpad_needed(points)
+    eratio_m: dict[str, float | None] = {}
     for key in ("on_chip_pj", "on_chip_memory_pj", "total_pj"):
         t = variants.get("tapeflow")
         r = variants.get("regions")
-        eratio[key] = ratio(base[key], t[key]) if base and t else None
+        eratio_m[key] = ratio(base[key], t[key]) if base and t else None
+        eratio[key] = ratio(base[key], spm_need[key]) if base and spm_need else eratio_m[key]
         eratio_r[key] = ratio(base[key], r[key]) if base and r else None
+    for p in points:
+        if p.get("error") and not too_small(p):
+            errors.append(f"tapeflow with a {p['spm_bytes']}-byte scratchpad: {p['error']}")
+        elif not p.get("error") and not p["gradients_identical"]:
+            grads_ok = False
+            notes.append(f"tapeflow with a {p['spm_bytes']}-byte scratchpad: gradients differ "
+                         "from TapeFlow's at the machine's scratchpad")  # fmt: skip
     tape = base["tape_bytes"] if base else 0
     pbytes = (kernel or kernels()[name]).primal_bytes(size)
     sweep = good.get("enzyme", {}).get("sweep", [])
@@ -247,7 +297,10 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
     spm = tf["on_chip_sram_bytes"] - cache if tf else 0  # the scratchpad it uses, if any
     tsweep = good.get("tapeflow", {}).get("sweep", [])
     tneed = cache_needed(tsweep, tolerance) if tsweep else {}
-    tf_needed = (tneed["cache_bytes"] if tneed else cache) + spm
+    tf_cache = tneed["cache_bytes"] if tneed else cache
+    # The scratchpad TapeFlow needs: at the sweep's choice (when it uses it), else the machine's.
+    spm_needed = spm_need["on_chip_sram_bytes"] - cache if spm_need else spm
+    tf_needed = tf_cache + spm_needed
     sram = {
         "enzyme_cache_needed_bytes": need.get("cache_bytes"),
         "enzyme_l2_needed_bytes": need.get("l2_bytes"),
@@ -259,6 +312,13 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         "tapeflow_sram_needed_bytes": tf_needed if tf else None,
         "ratio": ratio(need["cache_bytes"], tf_needed) if need and tf else None,
         "machine_cache_bytes": cache,
+        "tapeflow_spm_needed_bytes": spm_need.get("spm_bytes"),
+        "tapeflow_spm_sram_bytes": spm_needed,  # the scratchpad in tapeflow_sram_needed_bytes
+        "tapeflow_spm_needed_used": bool(spm_need.get("spm_high_water_bytes")),
+        "tapeflow_spm_needed_cycles": spm_need.get("cycles"),
+        "tapeflow_spm_best_cycles": spm_need.get("best_cycles"),
+        "tapeflow_sram_needed_machine_spm_bytes": tf_cache + spm if tf else None,
+        "ratio_machine_spm": ratio(need["cache_bytes"], tf_cache + spm) if need and tf else None,
     }
     if sweep and tsweep and base and tf:
         own = {"enzyme": base["cycles"], "tapeflow": tf["cycles"]}
@@ -304,6 +364,8 @@ def summarize_kernel(name: str, size: str, results: dict[str, dict[str, Any]],
         errors=errors,
         captured=captured,
         baselines=others,
+        spm_sweep=points,
+        energy_ratio_machine_spm=eratio_m,
     )
 
 
@@ -342,7 +404,14 @@ def geomeans(rows: Sequence[KernelRow]) -> dict[str, float | None]:
         "on_chip_memory_energy_ratio": geomean(
             r.energy_ratio.get("on_chip_memory_pj") for r in use),
         "total_energy_ratio": geomean(r.energy_ratio.get("total_pj") for r in use),
+        "on_chip_energy_ratio_machine_spm": geomean(
+            r.energy_ratio_machine_spm.get("on_chip_pj") for r in use),
+        "on_chip_memory_energy_ratio_machine_spm": geomean(
+            r.energy_ratio_machine_spm.get("on_chip_memory_pj") for r in use),
+        "total_energy_ratio_machine_spm": geomean(
+            r.energy_ratio_machine_spm.get("total_pj") for r in use),
         "sram_ratio": geomean(r.sram.get("ratio") for r in use),
+        "sram_ratio_machine_spm": geomean(r.sram.get("ratio_machine_spm") for r in use),
         "sram_total_ratio": geomean(r.sram.get("total_ratio") for r in use),
         "sram_iso_ratio": geomean(r.sram.get("iso_ratio") for r in use),
         "inflation": geomean(r.inflation for r in use),
@@ -393,10 +462,12 @@ def to_json(rows: Sequence[KernelRow], gm: dict[str, Any], header: dict[str, Any
                 "speedup": r.speedup,
                 "captured_share": r.captured,
                 "energy_ratio_tapeflow": r.energy_ratio,
+                "energy_ratio_tapeflow_machine_spm": r.energy_ratio_machine_spm,
                 "energy_ratio_regions": r.energy_ratio_regions,
                 "sram": r.sram,
                 "sweep": r.sweep,
                 "sweep_tapeflow": r.sweep_tapeflow,
+                "spm_sweep": r.spm_sweep,
                 "variants": r.variants,
                 "baselines": r.baselines,
             }

@@ -187,6 +187,14 @@ def _parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
                    help="also sweep TapeFlow's L2 (same run, one more cache simulation per "
                    "point; on by default): the SRAM each design needs for the same cycles, "
                    "and L1 + L2 needed (+ the scratchpad for TapeFlow)")  # fmt: skip
+    p.add_argument("--spm-sweep", action=argparse.BooleanOptionalAction, default=False,
+                   help="also run TapeFlow with each scratchpad of 512 B to 32 KiB (powers of "
+                   "two; its budget and the machine's spm.size; one compile and one run per "
+                   "distinct program): 'scratchpad needed' = the smallest within 2%% of "
+                   "TapeFlow's best cycles, where the SRAM needed and the energy ratios take "
+                   "TapeFlow (scripts/bench turns it on; off: the machine's spm.size). Costs "
+                   "little at --quick sizes; at the default sizes each distinct program is a "
+                   "run of its own, and small tiles are many DMA transfers to simulate")  # fmt: skip
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PCT",
                    help="'cache needed' = smallest capacity within PCT%% of the best (5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kernels' inputs (0)")
@@ -287,6 +295,7 @@ def plan(argv: Sequence[str]) -> tuple[argparse.Namespace, str, list[str], list[
                   machine_sets=tuple(args.set),
                   spm_bytes=spm_bytes, tile_bytes=args.tile_bytes,
                   depth=args.depth, sweep=tuple(sweep) if v in swept else (),
+                  spm_sweep=jobs.SPM_SWEEP if args.spm_sweep and v == "tapeflow" else (),
                   seed=args.seed, backend=args.backend, c_source=table[n][2],
                   file_kernel=table[n][1] if table[n][0] != "bundled" else None,
                   progress_lines=not args.no_progress and not sys.stderr.isatty())
@@ -332,6 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "size": size,
         "machines": [label for label, *_ in setups],
         "tolerance": args.tolerance / 100.0,
+        "spm_sweep": list(jobs.SPM_SWEEP) if args.spm_sweep else [],
+        "spm_tolerance": jobs.SPM_TOLERANCE,
         "cpu_s": sum(t["cpu_s"] for t in timings["tasks"]),
         "commit": _git_commit(),
         "cpu_count": os.cpu_count(),

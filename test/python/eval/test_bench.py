@@ -15,6 +15,7 @@ import pytest
 from tapeflow.eval.jobs import (
     DEFAULT_SWEEP,
     MACHINES,
+    SPM_SWEEP,
     VARIANTS,
     Job,
     baselines,
@@ -33,7 +34,8 @@ COLUMNS = (
     "kernel", "tape (Enzyme)", "tape (TapeFlow)", "tape / L2", "inflation", "Enzyme cycles",
     "regions speedup",
     "TapeFlow speedup", "iso-SRAM speedup", "on-chip energy", "on-chip mem. energy",
-    "total energy", "Enzyme SRAM needed", "TapeFlow SRAM needed", "TapeFlow SPM high-water",
+    "total energy", "Enzyme SRAM needed", "TapeFlow SRAM needed", "TapeFlow SPM needed",
+    "TapeFlow SPM high-water",
     "SRAM ratio", "gradients",
 )  # fmt: skip
 
@@ -54,7 +56,7 @@ def quick_run(
     out = tmp_path_factory.mktemp("bench")
     proc = _bench("--quick", "--kernels", "gemm,softmax_ce,pairwise", "--jobs", "2",
                   "--machine", "all", "--out", str(out / "o"),
-                  "--json", str(out / "r.json"), "--timings")  # fmt: skip
+                  "--json", str(out / "r.json"), "--timings", "--spm-sweep")  # fmt: skip
     return out, proc
 
 
@@ -121,6 +123,12 @@ def test_quick_end_to_end(quick_run: tuple[Path, subprocess.CompletedProcess[str
         g["sram"]["tapeflow_cache_needed_bytes"] + spm)
     assert g["sram"]["ratio"] == pytest.approx(
         g["sram"]["enzyme_cache_needed_bytes"] / g["sram"]["tapeflow_total_needed_bytes"])
+    # The scratchpad sweep (issue 29 item 5): the same program at every scratchpad here,
+    # so the smallest is needed, and unused.
+    assert data["header"]["spm_sweep"] == list(SPM_SWEEP)
+    assert [p["spm_bytes"] for p in g["spm_sweep"]] == list(SPM_SWEEP)
+    assert g["sram"]["tapeflow_spm_needed_bytes"] == 512
+    assert not g["sram"]["tapeflow_spm_needed_used"]
     # iso-SRAM: the Enzyme layout at the smallest swept L1 + L2 >= TapeFlow's whole SRAM.
     target = g["sram"]["tapeflow_on_chip_bytes"]
     point = min((p for p in g["sweep"] if p["cache_bytes"] >= target),
@@ -397,6 +405,9 @@ def test_scripts_bench_out_is_relative_to_the_caller(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rel" / "results.json").is_file()
+    # scripts/bench turns the scratchpad sweep on (issue 29 item 5).
+    header = json.loads((tmp_path / "rel" / "results.json").read_text())["header"]
+    assert header["spm_sweep"] == list(SPM_SWEEP)
 
 
 def _standin_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sizes: dict) -> None:
