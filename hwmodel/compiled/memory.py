@@ -119,9 +119,9 @@ def _memref_view_op(c: FunctionCompiler, op: Operation, indent: int) -> None:
 def _subview(c: FunctionCompiler, op: Operation, indent: int) -> None:
     """A strided view made here, its layout from its source's locals, as the
     interpreter's `run_subview` makes it (its check, then a `StridedArray` on the same
-    buffer): Enzyme-MLIR's gradients take a view of a cached memref in every iteration,
-    and an interpreter call plus the view's `bind` cost 10-20 us each time. A view whose
-    rank reduction depends on a run-time size runs the interpreter's."""
+    buffer), not an interpreter call and a `bind` of the view: Enzyme-MLIR's gradients
+    take a view of a cached memref in every iteration. A view whose rank reduction
+    depends on a run-time size runs the interpreter's."""
     assert isinstance(op, memref.SubviewOp)
     src = c.mem.get(op.source)
     result = op.result.type
@@ -176,15 +176,14 @@ def _in_bounds(offset: str, size: str, step: str, dim: str) -> str:
     if not (_literal(size) and _literal(step)):
         last = f"{offset} + ({size} - 1) * {step}"
         return f"{size} >= 0 and ({size} == 0 or 0 <= {offset} < {dim} and 0 <= {last} < {dim})"
-    n, st = int(size), int(step)
+    n, reach = int(size), (int(size) - 1) * int(step)
     if n <= 0:
         return "" if n == 0 else "False"
-    cond = f"0 <= {offset} < {dim}"
-    if (n - 1) * st:
-        cond += f" and 0 <= {offset} + {(n - 1) * st} < {dim}"
     if _literal(offset) and _literal(dim):
-        return "" if eval(cond) else "False"
-    return cond
+        o, d = int(offset), int(dim)
+        return "" if 0 <= o < d and 0 <= o + reach < d else "False"
+    cond = f"0 <= {offset} < {dim}"
+    return f"{cond} and 0 <= {offset} + {reach} < {dim}" if reach else cond
 
 
 @emitter("memref.dim")
