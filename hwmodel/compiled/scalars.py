@@ -235,6 +235,8 @@ def _unsigned_div(c: FunctionCompiler, op: Operation, indent: int) -> None:
     their unsigned values are the same at any width: a trip count over a step, as in
     Enzyme-MLIR's reversed loops), else the interpreter's implementation (which also
     reports a zero divisor), not an interpreter call in every iteration."""
+    if c.wide.intersection(c.use(v) for v in op.operands):  # a literal beyond int64
+        return c.fallback(op, indent)
     if (division := _division(c, op, indent)) is None:
         return
     _, r, a, b = division
