@@ -16,7 +16,7 @@ from tapeflow.hwmodel.costs import is_ideal_tape
 from tapeflow.hwmodel.compiled.ranges import affine_plain, affine_ranges, affine_results
 from tapeflow.dialects import enzyme, stream
 from tapeflow.dialects.region import element_size, field_size
-from tapeflow.interpreters.extra_ops import _kept_dims
+from tapeflow.interpreters.extra_ops import kept_dims
 from tapeflow.semantics.memory import encode, record_fields
 
 def _map_of(op: Operation, name: str) -> AffineMap:
@@ -132,7 +132,7 @@ def _subview(c: FunctionCompiler, op: Operation, indent: int) -> None:
         for static in (op.static_offsets, op.static_sizes, op.static_strides)
     )  # fmt: skip
     known = [int(n) if _literal(n) else DYNAMIC_INDEX for n in sizes]
-    kept = _kept_dims(known, result.get_shape())
+    kept = kept_dims(known, result.get_shape())
     if src is None or kept is None or (len(kept) < len(sizes) and DYNAMIC_INDEX in known):
         return _memref_view_op(c, op, indent)
     checks = [_in_bounds(*dim) for dim in zip(offsets, sizes, steps, src.dims, strict=True)]
