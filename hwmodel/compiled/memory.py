@@ -6,7 +6,7 @@ as events (allocations, every `stream` op)."""
 from __future__ import annotations
 
 from xdsl.dialects import affine, memref
-from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, MemRefType
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineMap
 
@@ -16,6 +16,7 @@ from tapeflow.hwmodel.costs import is_ideal_tape
 from tapeflow.hwmodel.compiled.ranges import affine_plain, affine_ranges, affine_results
 from tapeflow.dialects import enzyme, stream
 from tapeflow.dialects.region import element_size, field_size
+from tapeflow.interpreters.extra_ops import kept_dims
 from tapeflow.semantics.memory import encode, record_fields
 
 def _map_of(op: Operation, name: str) -> AffineMap:
@@ -105,13 +106,84 @@ def _memref_event(c: FunctionCompiler, op: Operation, indent: int) -> None:
 
 
 @emitter("memref.cast", "memref.memory_space_cast", "memref.collapse_shape", "memref.expand_shape",
-         "memref.subview", "memref.reinterpret_cast")
+         "memref.reinterpret_cast")
 def _memref_view_op(c: FunctionCompiler, op: Operation, indent: int) -> None:
     k = c.cm.const(op)
     args = [c.use(v) for v in op.operands]
     (r,) = (c.define(v) for v in op.results)
     c.emit(indent, f"{r}, = _RUN({k}, ({', '.join(args)},))")
     c.bind(op.results[0], indent, op)
+
+
+@emitter("memref.subview")
+def _subview(c: FunctionCompiler, op: Operation, indent: int) -> None:
+    """A strided view made here, its layout from its source's locals, as the
+    interpreter's `run_subview` makes it (its check, then a `StridedArray` on the same
+    buffer), not an interpreter call and a `bind` of the view: Enzyme-MLIR's gradients
+    take a view of a cached memref in every iteration. A view whose rank reduction
+    depends on a run-time size runs the interpreter's."""
+    assert isinstance(op, memref.SubviewOp)
+    src = c.mem.get(op.source)
+    result = op.result.type
+    assert isinstance(result, MemRefType)
+    dynamic = iter(c.use(v) for v in op.operands[1:])
+    offsets, sizes, steps = (
+        [next(dynamic) if v == DYNAMIC_INDEX else str(v) for v in static.get_values()]
+        for static in (op.static_offsets, op.static_sizes, op.static_strides)
+    )  # fmt: skip
+    known = [int(n) if _literal(n) else DYNAMIC_INDEX for n in sizes]
+    kept = kept_dims(known, result.get_shape())
+    if src is None or kept is None or (len(kept) < len(sizes) and DYNAMIC_INDEX in known):
+        return _memref_view_op(c, op, indent)
+    checks = [_in_bounds(*dim) for dim in zip(offsets, sizes, steps, src.dims, strict=True)]
+    if any(checks):
+        args = [c.use(v) for v in op.operands]
+        cond = " and ".join(f"({t})" for t in checks if t)
+        c.check(indent, cond if sum(map(bool, checks)) > 1 else cond[1:-1], op, args, args,
+                False)  # fmt: skip
+    name = c.define(op.result)
+    start = [_times(o, s) for o, s in zip(offsets, src.strides) if o != "0"]
+    start = [*start, src.start] if src.start else start
+    c.locals.add(f"{name}_o")
+    c.emit(indent, f"{name}_o = {' + '.join(start) or '0'}")
+    strides = []
+    for k in kept:
+        stride = _times(steps[k], src.strides[k])
+        if not _literal(stride):
+            c.locals.add(local := f"{name}_s{len(strides)}")
+            c.emit(indent, f"{local} = {stride}")
+            stride = local
+        strides.append(stride)
+    dims = [sizes[k] for k in kept]
+    c.emit(indent, f"{name} = _StridedArray({c.use(op.source)}.data_ptr, [{', '.join(dims)}], "
+                   f"strides=[{', '.join(strides)}], start={name}_o)")  # fmt: skip
+    c.mem[op.result] = MemInfo(name, src.data, src.base, strides, src.esize, dims, f"{name}_o")
+
+
+def _literal(x: str) -> bool:
+    return x.lstrip("-").isdigit()
+
+
+def _times(a: str, b: str) -> str:
+    """`a * b`, folded where both are literals or one is 1."""
+    if _literal(a) and _literal(b):
+        return str(int(a) * int(b))
+    return b if a == "1" else a if b == "1" else f"{a} * {b}"
+
+
+def _in_bounds(offset: str, size: str, step: str, dim: str) -> str:
+    """`run_subview`'s check of one dimension as an expression ("": it holds)."""
+    if not (_literal(size) and _literal(step)):
+        last = f"{offset} + ({size} - 1) * {step}"
+        return f"{size} >= 0 and ({size} == 0 or 0 <= {offset} < {dim} and 0 <= {last} < {dim})"
+    n, reach = int(size), (int(size) - 1) * int(step)
+    if n <= 0:
+        return "" if n == 0 else "False"
+    if _literal(offset) and _literal(dim):
+        o, d = int(offset), int(dim)
+        return "" if 0 <= o < d and 0 <= o + reach < d else "False"
+    cond = f"0 <= {offset} < {dim}"
+    return f"{cond} and 0 <= {offset} + {reach} < {dim}" if reach else cond
 
 
 @emitter("memref.dim")

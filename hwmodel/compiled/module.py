@@ -397,6 +397,7 @@ class CompiledModule(ModuleCompiler):
         namespace["_K"] = self.consts
         namespace["_memref_view"] = memref_view
         namespace["_strided_layout"] = strided_layout
+        namespace["_StridedArray"] = StridedArray
         try:
             code = compile(self.source, "<tapeflow-compiled>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as error:

@@ -199,14 +199,24 @@ def _fold(c: FunctionCompiler, op: Operation) -> bool:
     return True
 
 
-@emitter("arith.divsi", "arith.remsi", "arith.floordivsi")
-def _int_div(c: FunctionCompiler, op: Operation, indent: int) -> None:
+def _division(c: FunctionCompiler, op: Operation,
+              indent: int) -> tuple[int, str, str, str] | None:  # fmt: skip
+    """(width, result, dividend, divisor) of an integer division to emit; None when it
+    is done: the interpreter's (not an integer type), or folded (constants)."""
     w = int_width(op.results[0].type)
     if w is None:
-        return c.fallback(op, indent)
+        c.fallback(op, indent)
+        return None
     if w == 64 and _fold(c, op):
+        return None
+    return (w, *_bin(c, op))
+
+
+@emitter("arith.divsi", "arith.remsi", "arith.floordivsi")
+def _int_div(c: FunctionCompiler, op: Operation, indent: int) -> None:
+    if (division := _division(c, op, indent)) is None:
         return
-    r, a, b = _bin(c, op)
+    w, r, a, b = division
     rb = c.range_of(op.operands[1])
     if rb is None or rb[0] <= 0 <= rb[1]:  # a zero divisor: the interpreter's error
         c.emit(indent, f"if {b} == 0: _RUN({c.cm.const(op)}, ({a}, {b}))")
@@ -217,6 +227,22 @@ def _int_div(c: FunctionCompiler, op: Operation, indent: int) -> None:
             c.emit(indent, text.format(a, b, r=r, d=d))
         return
     c.emit(indent, f"{r} = {entry.inline.format(a, b, w=w)}")  # type: ignore[union-attr]
+
+
+@emitter("arith.divui", "arith.remui")
+def _unsigned_div(c: FunctionCompiler, op: Operation, indent: int) -> None:
+    """Python's `//` or `%` when both operands are non-negative as signed values (then
+    their unsigned values are the same at any width: a trip count over a step, as in
+    Enzyme-MLIR's reversed loops), else the interpreter's implementation (which also
+    reports a zero divisor), not an interpreter call in every iteration."""
+    if c.wide.intersection(c.use(v) for v in op.operands):  # a literal beyond int64
+        return c.fallback(op, indent)
+    if (division := _division(c, op, indent)) is None:
+        return
+    _, r, a, b = division
+    sign = "//" if op.name == "arith.divui" else "%"
+    c.emit(indent, f"{r} = {a} {sign} {b} if {a} >= 0 and {b} > 0 "
+                   f"else _RUN({c.cm.const(op)}, ({a}, {b}))[0]")  # fmt: skip
 
 
 _CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}

@@ -291,7 +291,7 @@ def _is_contiguous(array: ShapedArray[Any]) -> bool:
     return start == 0 and strides == strided_layout(ShapedArray(array.data_ptr, array.shape))[0]
 
 
-def _kept_dims(sizes: Sequence[int], result_shape: Sequence[int]) -> Sequence[int] | None:
+def kept_dims(sizes: Sequence[int], result_shape: Sequence[int]) -> Sequence[int] | None:
     """Which source dims a rank-reducing subview keeps: the dropped ones have size 1 and
     the kept ones match the result type (a dynamic result dim matches any size)."""
     for kept in combinations(range(len(sizes)), len(result_shape)):
@@ -460,7 +460,7 @@ class ExtraMemRefFunctions(InterpreterFunctions):
         start += sum(o * s for o, s in zip(offsets, base_strides))
         result_type = op.result.type
         assert isinstance(result_type, MemRefType)
-        kept = _kept_dims(sizes, result_type.get_shape())
+        kept = kept_dims(sizes, result_type.get_shape())
         if kept is None:
             raise _fail(op, f"sizes {sizes} do not reduce to {result_type}")
         view = StridedArray(

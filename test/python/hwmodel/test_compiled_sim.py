@@ -729,6 +729,44 @@ def test_nested_module_and_int64_min_divided_by_minus_one():
     assert run.results == [9.0, -(1 << 63), 0]
 
 
+UNSIGNED_DIV = """
+func.func @f(%a: index, %b: index, %x: i32, %y: i32) -> (index, index, i32, i32) {
+  %q = arith.divui %a, %b : index
+  %r = arith.remui %a, %b : index
+  %qx = arith.divui %x, %y : i32
+  %rx = arith.remui %x, %y : i32
+  func.return %q, %r, %qx, %rx : index, index, i32, i32
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [7, 2, 9, 4],  # both non-negative: Python's // and % in the generated code
+        [-7, 2, -9, 4],  # a negative dividend is a large unsigned one: the interpreter's
+        [7, -2, 9, -4],
+        [-7, -2, -9, -4],
+        [-(1 << 63), 1, -(1 << 31), 1],
+    ],
+)
+def test_unsigned_division_bit_identical(args):
+    """`arith.divui`/`remui` (Enzyme-MLIR's reversed loops compute their iteration with
+    one) are Python's operators where both operands are non-negative, the interpreter's
+    otherwise."""
+    check_against_interpreter(UNSIGNED_DIV, "f", args)
+
+
+def test_unsigned_division_by_zero_is_the_interpreters_error():
+    module = runner.load_module(UNSIGNED_DIV, "u.mlir")
+    errors = []
+    for sim in (simulate, simulate_fast):
+        with pytest.raises(InterpretationError) as info:
+            sim(module, "f", [7, 0, 9, 4])
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and errors[0].startswith("u.mlir:3:")
+
+
 @pytest.mark.parametrize(
     "index, message",
     [("-1", r"index \[-1\] out of bounds"), ("4", r"index \[4\] out of bounds")],

@@ -156,3 +156,53 @@ def test_a_view_reaches_its_buffers_addresses():
             reports.append(r.report)
     lines = [r["dram"]["lines_read"] for r in reports]
     assert lines[0] >= 16 and len(set(lines)) == 1, lines
+
+
+def test_a_view_out_of_bounds_is_the_interpreters_error():
+    """A view past its buffer (row 6 of 6): the fast path's check runs the interpreter's
+    `memref.subview`, which reports it."""
+    module = runner.load_module(VIEWS, "v.mlir")
+    errors = []
+    for sim in (simulate, simulate_fast):
+        with pytest.raises(InterpretationError) as info:
+            sim(module, "f", _args(7))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "out of bounds" in errors[0]
+
+
+DYNAMIC_VIEWS = """
+func.func @f(%A: memref<6x8xf64>, %n: index, %m: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = memref.subview %A[1, %c1] [%n, %m] [1, 1]
+      : memref<6x8xf64> to memref<?x?xf64, strided<[8, 1], offset: ?>>
+  %w = memref.subview %v[%c1, 0] [1, %m] [1, 1]
+      : memref<?x?xf64, strided<[8, 1], offset: ?>> to memref<?xf64, strided<[1], offset: ?>>
+  %i = arith.subi %n, %c1 : index
+  %j = arith.subi %m, %c1 : index
+  %x = memref.load %v[%i, %j] : memref<?x?xf64, strided<[8, 1], offset: ?>>
+  %y = memref.load %w[%j] : memref<?xf64, strided<[1], offset: ?>>
+  %p = arith.mulf %x, %y : f64
+  memref.store %p, %v[%c0, %c0] : memref<?x?xf64, strided<[8, 1], offset: ?>>
+  func.return %p : f64
+}
+"""
+
+
+@pytest.mark.parametrize("n, m", [(2, 3), (5, 7), (6, 3), (2, 8), (0, 1)])
+def test_views_of_run_time_sizes_identical(n: int, m: int):
+    """Sizes known at run time (a rank reduction that depends on one runs the
+    interpreter's view); past the buffer, or a row of an empty view: the interpreter's
+    error on both paths."""
+    module = runner.load_module(DYNAMIC_VIEWS, "d.mlir")
+    CompiledModule(module)
+    args = [np.arange(48, dtype=np.float64).reshape(6, 8) / 7.0, n, m]
+    if 1 + n <= 6 and 1 + m <= 8 and n >= 2:
+        assert_identical(module, "f", args)
+        return
+    errors = []
+    for sim in (simulate, simulate_fast):
+        with pytest.raises(InterpretationError) as info:
+            sim(module, "f", [args[0].copy(), n, m])
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
