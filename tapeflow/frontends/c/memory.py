@@ -103,6 +103,8 @@ class Memory(FunctionState):
             count = self.index(self.rvalue(args[0]), args[0])
         elif call.spelling == "aligned_alloc":  # (alignment, size): alignment is the memory's
             count = self.element_count(args[1], esize)
+        elif call.spelling in self.unit.allocation_like:  # allocators.py
+            count = self.element_count(args[self.unit.allocation_like[call.spelling]], esize)
         else:
             count = self.element_count(args[0], esize)
         ref = self.emit(

@@ -24,7 +24,6 @@ from .clang import (
     walk,
 )
 from .function import Buffer, FunctionState, in_struct, mixed_view, void_element_type
-from .libc import ALLOCATORS
 from .trees import assigned_target
 from .types import (
     INDEX,
@@ -50,14 +49,13 @@ class Pointers(FunctionState):
         element offset, so the AD sees every access of the array it aliases."""
         inner = strip_casts(e)
         if (
-            inner.kind.name == "CALL_EXPR"
-            and inner.spelling in ALLOCATORS
+            self.unit.allocates(inner)
             and type_kind(d.type.get_canonical().get_pointee()) == "POINTER"
         ):
             return self.row_table(d, inner)
         if inner.kind.name == "CALL_EXPR" and inner.spelling == "realloc":
             return self.realloc(d, inner)
-        if inner.kind.name == "CALL_EXPR" and inner.spelling in ALLOCATORS:
+        if self.unit.allocates(inner):
             return self.allocation(d, inner)
         if is_buffer_type(inner.type) or type_kind(inner.type) == "POINTER":
             buf, off = self.pointer(e)

@@ -203,8 +203,7 @@ class Statements(FunctionState):
         if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in MEM_CALLS:
             self.mem_call(c)
             return None
-        if k == "CALL_EXPR" and c.spelling == "free":
-            arg = list(c.get_arguments())[0]
+        if (arg := self.unit.freed(c)) is not None:  # free, or a registered deallocator
             if self.is_row(arg) or self.is_box(arg):
                 return None  # freed with the table; a malloc'ed struct is its fields' values
             buf = self.buffer(arg)
