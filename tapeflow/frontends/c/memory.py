@@ -228,10 +228,12 @@ class Memory(FunctionState):
         if not isinstance(old.ref.owner, memref.AllocOp):
             unsupported(args[0], "realloc of a buffer that this function does not allocate")
         self.same_elements(d, old, call)
-        count = self.element_count(args[1], old.elem.get_size())
-        mtype = old.ref.type
+        return self.resized(d, old, self.element_count(args[1], old.elem.get_size()), call)
+
+    def resized(self, d, old: Buffer, count: SSAValue, call) -> Buffer:
+        """A new buffer of `count` elements holding `old`'s first ones; `old` freed."""
         ref = self.emit(
-            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
+            memref.AllocOp.get(old.ref.type.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
             call,
         ).results[0]
         ref.name_hint = d.spelling
@@ -241,6 +243,89 @@ class Memory(FunctionState):
         self.copy(ref, old.ref, kept, call)
         self.emit(memref.DeallocOp.get(old.ref), call)
         return Buffer(ref, old.elem)
+
+    def grow_in_loop(self, s, body, var, lb, ub, step, counter) -> None:
+        """`p = realloc(p, size)` in the body of the counted loop `s` (a buffer grown
+        as the loop runs, `p` NULL or malloc'ed before it): one buffer of the largest
+        size the loop asks for, allocated before it (a loop of the sizes, which depend
+        on the counter and on what the loop does not write), the old one's elements
+        copied; the reallocs in the loop are then no-ops, as the buffer already holds
+        what each would keep."""
+        nested = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
+        calls = []
+        for c in walk(body, lambda k: k.kind.name in nested and k != body):
+            if c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+                call = strip_casts(children(c)[1])
+                if call.kind.name == "CALL_EXPR" and call.spelling == "realloc":
+                    calls.append((strip(children(c)[0]), call, c))
+        if not calls or not self.at_top_level():
+            return
+        written = {decl_key(t.referenced) for t in map(assigned_target, walk(body)) if t is not None}
+        for target, call, c in calls:
+            args = list(call.get_arguments())
+            old = strip_casts(args[0])
+            if target.kind.name != "DECL_REF_EXPR" or old.kind.name != "DECL_REF_EXPR" or (
+                old.referenced != target.referenced
+            ):
+                unsupported(c, "realloc in a loop other than 'p = realloc(p, size)'")
+            d = target.referenced
+            for k in walk(args[1]):
+                if k.kind.name in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR") or (
+                    k.kind.name == "DECL_REF_EXPR" and decl_key(k.referenced) in written
+                    and decl_key(k.referenced) != decl_key(var)
+                ):
+                    unsupported(args[1], f"the size of a realloc of '{d.spelling}' in a loop "
+                                "depends on what the loop computes (only its counter)")
+            key = decl_key(d)
+            buf = self.bufs.get(key)
+            if buf is not None and not isinstance(buf.ref.owner, memref.AllocOp):
+                unsupported(args[0], "realloc of a buffer that this function does not allocate")
+            if buf is None:
+                shape, elem = array_shape(d.type, d)
+                if type_kind(elem) == "VOID":
+                    elem = self.void_element(d)
+            else:
+                elem = buf.elem
+            # at least what `p` holds: a loop that does not run keeps it whole
+            held = self.const(0, INDEX, c) if buf is None else self.emit(
+                memref.DimOp(buf.ref, self.const(0, INDEX, c)), c).results[0]
+            capacity = self.largest_count(
+                args[1], elem.get_size(), held, (var, lb, ub, step, counter), c
+            )
+            if buf is None:
+                ref = self.emit(memref.AllocOp.get(
+                    element_type(elem, d), shape=[DYNAMIC_INDEX], dynamic_sizes=[capacity]
+                ), call).results[0]
+                ref.name_hint = d.spelling
+                self.bufs[key] = Buffer(ref, elem)
+            else:
+                self.bufs[key] = self.resized(d, buf, capacity, call)
+            self.grown.add(call.hash)
+            if key in self.views and self.assigned_only_here(d, calls):
+                self.views.discard(key)  # `T *p = NULL;` whose only assignments are these
+                self.vals.pop(key, None)
+            elif key in self.views:
+                self.vals[key] = self.const(0, INDEX, c)
+
+    def assigned_only_here(self, d, calls) -> bool:
+        """Whether the function assigns the pointer `d` by the reallocs `calls` only."""
+        mine = sum(1 for t, _, _ in calls if decl_key(t.referenced) == decl_key(d))
+        targets = map(assigned_target, walk(self.sig.cursor))
+        return mine == sum(1 for t in targets if t is not None and decl_key(t.referenced) == decl_key(d))
+
+    def largest_count(self, size, esize: int, least: SSAValue, loop, c) -> SSAValue:
+        """The largest of `least` and the element counts `size` gives over the counter
+        values of `loop` (its counter, bounds, step and counter of the induction)."""
+        var, lb, ub, step, counter = loop
+        body = Block(arg_types=[INDEX, INDEX])
+        outer, saved = self.builder, dict(self.vals)
+        self.builder = Builder(InsertPoint.at_end(body))
+        self.vals[decl_key(var)] = counter(body.args[0])
+        count = self.element_count(size, esize)
+        most = self.emit(arith.MaxSIOp(body.args[1], count), c).results[0]
+        self.emit(scf.YieldOp(most), c)
+        self.builder, self.vals = outer, saved
+        return self.emit(scf.ForOp(lb, ub, step, [least], body), c).results[0]
 
     def copy(self, dst: SSAValue, src: SSAValue, count: SSAValue, c) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
@@ -272,6 +357,11 @@ class Memory(FunctionState):
             unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced
         key = decl_key(d)
+        if call.hash in self.grown:
+            return  # sized before its loop (grow_in_loop)
+        if not self.at_top_level() and call.spelling == "realloc":
+            unsupported(c, f"realloc of '{d.spelling}' inside a loop or branch (only at the "
+                        "function's top level, or in a counted for loop there, sized by its counter)")
         if not self.at_top_level():
             unsupported(c, f"assigning {call.spelling} to '{d.spelling}' inside a loop or branch (declare it there)")
         if call.spelling == "realloc":

@@ -46,3 +46,52 @@ def test_allocation_like_is_malloc_of_its_size_argument():
     x = u(6, seed=3)
     arrays, _ = check_fd(module, "energy", [x, 6])
     assert np.allclose(arrays[0], 3 * x**2 + x[0] + np.eye(6)[0] * np.sum(x), rtol=1e-12)
+
+
+# A buffer grown by realloc in a counted loop: from NULL (`hist`), and from a malloc whose
+# first elements the loop keeps (`walk`); at n = 1 the loop of `walk` does not run and the
+# malloc'ed two elements stay.
+REALLOC_LOOP = """
+#include <stdlib.h>
+double hist(const double *x, int n) {
+  double *h = NULL;
+  for (int i = 0; i < n; i++) {
+    h = (double *)realloc(h, (i + 1) * sizeof(double));
+    h[i] = (i == 0 ? 0.0 : h[i - 1]) + x[i] * x[i];
+  }
+  double s = 0;
+  for (int i = 0; i < n; i++) s += h[i] * x[i];
+  free(h);
+  return s;
+}
+
+double walk(const double *x, int n) {
+  double *p = malloc(2 * sizeof(double));
+  p[0] = x[0];
+  p[1] = x[0] * x[0];
+  for (int i = 2; i < n + 1; i++) {
+    p = realloc(p, 2 * i * sizeof(double));
+    p[2 * i - 2] = p[2 * i - 3] * x[i - 1];
+    p[2 * i - 1] = p[1] + p[2 * i - 2];
+  }
+  double r = p[2 * n - 1];
+  free(p);
+  return r;
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_realloc_in_a_counted_loop(n):
+    for name in ("hist", "walk"):
+        module = compile_and_differentiate(REALLOC_LOOP, functions=[name])
+        text = str(module)
+        body = text.split(f"func.func @{name}(")[1].split("func.func")[0]
+        assert body.count("memref.alloc(") == (1 if name == "hist" else 2)
+        x = u(6, seed=n) + 1.5
+        arrays, _ = check_fd(module, name, [x, n])
+        if name == "hist":
+            h = np.cumsum(x[:n] ** 2)
+            want = np.zeros(6)
+            want[:n] = h + 2 * x[:n] * np.cumsum(x[:n][::-1])[::-1]
+            assert np.allclose(arrays[0], want, rtol=1e-10)
