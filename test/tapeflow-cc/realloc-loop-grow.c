@@ -67,7 +67,7 @@ double dtwice(double a) { return __enzyme_autodiff_d((void *)twice, a, 5); }
 // VAL-NOT:   Traceback
 // VAL:       result[0]: f32 = 6
 // DOUBLED-NOT: Traceback
-// DOUBLED:   error: {{.*}}realloc-loop.c:8:22: unsupported C: the size of a realloc of 'p' in a loop depends on what the loop computes (only its counter)
+// DOUBLED:   error: {{.*}}realloc-loop.c:8:22: unsupported C: the size of an allocation of 'p' in a loop depends on what the loop computes (only its counter)
 // DOUBLED-NOT: error
 // WHILE-NOT: Traceback
 // WHILE:     error: {{.*}}realloc-while.c:6:5: unsupported C: realloc of 'p' inside a loop or branch (only at the function's top level, or in a counted for loop there, sized by its counter)

@@ -186,6 +186,8 @@ class FunctionState:
         self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
         # `p = realloc(p, ...)` calls in counted loops, sized before the loop (memory.py)
         self.grown: set[int] = set()
+        # local arrays of pointers whose rows are not allocated yet (memory.py)
+        self.pointer_arrays: dict[tuple[str, int], object] = {}
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}

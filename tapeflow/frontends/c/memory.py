@@ -25,7 +25,15 @@ from .clang import (
 )
 from .function import Buffer, FunctionState
 from .trees import assigned_target, factors_of
-from .types import INDEX, array_shape, element_type, memref_type, record_scalar, type_kind
+from .types import (
+    INDEX,
+    array_shape,
+    element_type,
+    is_int,
+    memref_type,
+    record_scalar,
+    type_kind,
+)
 
 
 class Memory(FunctionState):
@@ -252,15 +260,32 @@ class Memory(FunctionState):
         copied; the reallocs in the loop are then no-ops, as the buffer already holds
         what each would keep."""
         nested = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
-        calls = []
+        calls, rows = [], []
         for c in walk(body, lambda k: k.kind.name in nested and k != body):
             if c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
                 call = strip_casts(children(c)[1])
                 if call.kind.name == "CALL_EXPR" and call.spelling == "realloc":
                     calls.append((strip(children(c)[0]), call, c))
-        if not calls or not self.at_top_level():
+            if (row := self.row_allocation(c)) is not None:
+                rows.append(row)
+        if not (calls or rows) or not self.at_top_level():
             return
         written = {decl_key(t.referenced) for t in map(assigned_target, walk(body)) if t is not None}
+        loop = (var, lb, ub, step, counter)
+        for d, size, c in rows:
+            self.counter_size(size, written, var, d)
+            shape, elem = array_shape(d.type.get_canonical().element_type, d)
+            zero = self.const(0, INDEX, c)
+            length = self.largest_count(size, elem.get_size(), zero, loop, c)
+            count = self.const(d.type.get_canonical().element_count, INDEX, d)
+            ref = self.emit(memref.AllocaOp.get(  # the rows live as long as the array
+                element_type(elem, d), shape=[DYNAMIC_INDEX, DYNAMIC_INDEX],
+                dynamic_sizes=[count, length]
+            ), c).results[0]
+            ref.name_hint = d.spelling
+            self.bufs[decl_key(d)] = Buffer(ref, elem)
+            self.row_tables.add(decl_key(d))
+            del self.pointer_arrays[decl_key(d)]
         for target, call, c in calls:
             args = list(call.get_arguments())
             old = strip_casts(args[0])
@@ -269,13 +294,7 @@ class Memory(FunctionState):
             ):
                 unsupported(c, "realloc in a loop other than 'p = realloc(p, size)'")
             d = target.referenced
-            for k in walk(args[1]):
-                if k.kind.name in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR") or (
-                    k.kind.name == "DECL_REF_EXPR" and decl_key(k.referenced) in written
-                    and decl_key(k.referenced) != decl_key(var)
-                ):
-                    unsupported(args[1], f"the size of a realloc of '{d.spelling}' in a loop "
-                                "depends on what the loop computes (only its counter)")
+            self.counter_size(args[1], written, var, d)
             key = decl_key(d)
             buf = self.bufs.get(key)
             if buf is not None and not isinstance(buf.ref.owner, memref.AllocOp):
@@ -289,9 +308,7 @@ class Memory(FunctionState):
             # at least what `p` holds: a loop that does not run keeps it whole
             held = self.const(0, INDEX, c) if buf is None else self.emit(
                 memref.DimOp(buf.ref, self.const(0, INDEX, c)), c).results[0]
-            capacity = self.largest_count(
-                args[1], elem.get_size(), held, (var, lb, ub, step, counter), c
-            )
+            capacity = self.largest_count(args[1], elem.get_size(), held, loop, c)
             if buf is None:
                 ref = self.emit(memref.AllocOp.get(
                     element_type(elem, d), shape=[DYNAMIC_INDEX], dynamic_sizes=[capacity]
@@ -306,6 +323,63 @@ class Memory(FunctionState):
                 self.vals.pop(key, None)
             elif key in self.views:
                 self.vals[key] = self.const(0, INDEX, c)
+
+    def counter_size(self, size, written: set, var, d) -> None:
+        """An allocation size in a loop is a function of its counter `var` and of what
+        the loop does not write (`written`): it can be computed before the loop."""
+        for k in walk(size):
+            if k.kind.name in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR") or (
+                k.kind.name == "DECL_REF_EXPR" and decl_key(k.referenced) in written
+                and decl_key(k.referenced) != decl_key(var)
+            ):
+                unsupported(size, f"the size of an allocation of '{d.spelling}' in a loop "
+                            "depends on what the loop computes (only its counter)")
+
+    @staticmethod
+    def is_pointer_array(t, exprs) -> bool:
+        """Whether a local of type `t` (initializer among `exprs`) is `T *x[N];`, T a
+        float or an integer (`pointer_array`)."""
+        t = t.get_canonical()
+        if type_kind(t) != "CONSTANTARRAY" or type_kind(t.element_type) != "POINTER":
+            return False
+        pointee = t.element_type.get_pointee().get_canonical()
+        return (type_kind(pointee) in ("DOUBLE", "FLOAT") or is_int(pointee)) and not any(
+            strip(k).kind.name == "INIT_LIST_EXPR" for k in exprs)
+
+    def pointer_array(self, d) -> None:
+        """`T *x[N];` (a local array of pointers) whose rows the function allocates in a
+        counted for loop at its top level (`x[i] = malloc(size)`, `posix_memalign((void
+        **)&x[i], a, size)`): one `N x ?` stack buffer (a row cannot leave the function:
+        returning or storing it elsewhere is refused), its row length the largest the
+        loop asks for, allocated before the loop (`grow_in_loop`); `x[i]` is then a row
+        of it, as of a table of rows (`row_table`), and `free(x[i])` a no-op."""
+        if not self.at_top_level():
+            unsupported(d, f"the array of pointers '{d.spelling}' declared inside a loop or branch")
+        self.pointer_arrays[decl_key(d)] = d
+
+    def row_allocation(self, c):
+        """(array, size, call) when `c` allocates a row of a declared array of pointers
+        (`pointer_array`), else None."""
+        if c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+            target, call = strip(children(c)[0]), strip_casts(children(c)[1])
+            if not self.unit.allocates(call) or call.spelling in ("calloc", "realloc"):
+                return None
+            args = list(call.get_arguments())
+            size = args[{"aligned_alloc": 1}.get(call.spelling, self.unit.allocation_like.get(call.spelling, 0))]
+        elif c.kind.name == "CALL_EXPR" and c.spelling == "posix_memalign" and len(
+            args := list(c.get_arguments())
+        ) == 3:
+            target, call, size = strip_casts(args[0]), c, args[2]
+            if target.kind.name != "UNARY_OPERATOR" or unary_op(target) != ADDR_OF:
+                return None
+            target = strip(children(target)[0])
+        else:
+            return None
+        base = strip_casts(children(target)[0]) if target.kind.name == "ARRAY_SUBSCRIPT_EXPR" else None
+        if base is None or base.kind.name != "DECL_REF_EXPR" or base.referenced is None:
+            return None
+        d = self.pointer_arrays.get(decl_key(base.referenced))
+        return None if d is None else (d, size, call)
 
     def assigned_only_here(self, d, calls) -> bool:
         """Whether the function assigns the pointer `d` by the reallocs `calls` only."""
@@ -343,7 +417,10 @@ class Memory(FunctionState):
         `p` names the new buffer from here on (at the function's top level)."""
         t = strip(target)
         if self.is_row(t):
-            return  # allocated with the table (`row_table`)
+            return  # allocated with the table (`row_table`, `pointer_array`)
+        if self.row_allocation(c) is not None:
+            unsupported(c, "allocating the rows of an array of pointers other than in a "
+                        "counted for loop at the function's top level")
         if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
             block = self.boxes.get(place[0], self.entry)  # the struct's own block
             if self.builder.insertion_point.block is not block or place[:2] in self.bufs or (
@@ -381,6 +458,11 @@ class Memory(FunctionState):
         if target is None or target.kind.name != "UNARY_OPERATOR" or unary_op(target) != ADDR_OF:
             unsupported(e, "posix_memalign(&pointer, alignment, size) is the supported form")
         ref = strip(children(target)[0])
+        if self.is_row(ref):
+            return self.const(0, INDEX, e)  # allocated with its array (pointer_array)
+        if self.row_allocation(e) is not None:
+            unsupported(e, "allocating the rows of an array of pointers other than in a "
+                        "counted for loop at the function's top level")
         if ref.kind.name != "DECL_REF_EXPR" or decl_key(ref.referenced) in self.bufs:
             unsupported(args[0], "posix_memalign into a pointer that already points to a buffer")
         if not self.at_top_level():
@@ -421,6 +503,13 @@ class Memory(FunctionState):
                     count = rest[0]
                     for v in rest[1:]:
                         count = self.emit(arith.MuliOp(count, v), size).results[0]
+                    return count
+            for n, f in enumerate(factors):  # `8 * (i + 1)` bytes of floats: 2 * (i + 1)
+                whole = evaluate(f)
+                if isinstance(whole, int) and whole % esize == 0:
+                    count = self.const(whole // esize, INDEX, f)
+                    for g in factors[:n] + factors[n + 1 :]:
+                        count = self.emit(arith.MuliOp(count, self.index(self.rvalue(g), g)), size).results[0]
                     return count
         unsupported(
             size,

@@ -129,12 +129,12 @@ class Pointers(FunctionState):
             return None
         if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF:
             base, row = children(c)[0], None
-        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not self.is_row(c):
+        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
             base, row = children(c)
         else:
             return None
-        if type_kind(strip_casts(base).type) != "POINTER" or in_struct(base):
-            return None
+        if type_kind(strip_casts(base).type) != "POINTER" and not self.is_row(c) or in_struct(base):
+            return None  # (a row of a local array of pointers, `memory.pointer_array`)
         buf, off = self.pointer(base)
         if buf.ref.type.get_num_dims() != 2 or off is not None or buf.row is not None:
             return None

@@ -161,6 +161,9 @@ class Statements(FunctionState):
         if type_kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
             if holds_functions(t):
                 return  # a table of functions: read where it is indexed (fnptrs.py)
+            if self.is_pointer_array(t, exprs):
+                self.pointer_array(d)  # memory.py
+                return
             if type_kind(array_shape(t, d)[1]) == "RECORD":
                 self.bufs[decl_key(d)] = self.struct_array(d, exprs)
                 return

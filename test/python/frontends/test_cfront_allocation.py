@@ -95,3 +95,40 @@ def test_realloc_in_a_counted_loop(n):
             want = np.zeros(6)
             want[:n] = h + 2 * x[:n] * np.cumsum(x[:n][::-1])[::-1]
             assert np.allclose(arrays[0], want, rtol=1e-10)
+
+
+# A local array of pointers whose rows a counted loop mallocs, row k of k + 1 doubles:
+# one 2-D buffer of the longest row; the rows are read after the loop, through
+# `*rows[k]` and `rows[k][j]`.
+POINTER_ARRAY = """
+#include <stdlib.h>
+double triangle(const double *x, int n) {
+  double *rows[5];
+  for (int k = 0; k < 5; k++) {
+    rows[k] = (double *)malloc((k + 1) * sizeof(double));
+    for (int j = 0; j <= k; j++) rows[k][j] = x[j] * x[k];
+  }
+  double s = 0;
+  for (int k = 0; k < n; k++) {
+    s += *rows[k];
+    for (int j = 1; j <= k; j++) s += rows[k][j] * rows[k][j];
+  }
+  for (int k = 0; k < 5; k++) free(rows[k]);
+  return s;
+}
+"""
+
+
+def test_pointer_array_rows_allocated_in_a_loop():
+    module = compile_and_differentiate(POINTER_ARRAY, functions=["triangle"])
+    assert "memref<?x?xf64>" in str(module)
+    x = u(5, seed=7)
+    arrays, _ = check_fd(module, "triangle", [x, 4])
+    want = np.zeros(5)  # s = sum_k x0 xk + sum_{1<=j<=k<4} (xj xk)^2
+    for k in range(4):
+        want[0] += x[k]
+        want[k] += x[0]
+        for j in range(1, k + 1):
+            want[j] += 2 * (x[j] * x[k]) * x[k]
+            want[k] += 2 * (x[j] * x[k]) * x[j]
+    assert np.allclose(arrays[0], want, rtol=1e-12)
