@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("clang.cindex", reason="the C frontend needs libclang (extra 'c')")
 
-from helpers.cfront import check_fd, compile_and_differentiate, u  # noqa: E402
+from helpers.cfront import check_fd, compile_and_differentiate, gradient_bits, u  # noqa: E402
 
 # A bump allocator over a global pool, registered as allocating `size` bytes (argument
 # 1) and freed by `release(off, p)` (indices "2,-1"): its memory is a malloc's, its pool
@@ -132,3 +132,14 @@ def test_pointer_array_rows_allocated_in_a_loop():
             want[j] += 2 * (x[j] * x[k]) * x[k]
             want[k] += 2 * (x[j] * x[k]) * x[j]
     assert np.allclose(arrays[0], want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["regions", "tapeflow"])
+@pytest.mark.parametrize("src, name", [(ALLOCATION_LIKE, "energy"), (REALLOC_LOOP, "hist"),
+                                       (REALLOC_LOOP, "walk"), (POINTER_ARRAY, "triangle")])
+def test_gradient_bits_across_variants(src, name, variant):
+    """TapeFlow's regions and streamed tapes give Enzyme's layout's gradient bit for bit."""
+    call = [u(6, seed=11), np.zeros(6), 4, 1.0]
+    want = gradient_bits(src, name, call, "enzyme")
+    assert np.frombuffer(want).any()
+    assert gradient_bits(src, name, call, variant) == want
