@@ -273,7 +273,7 @@ class Memory(FunctionState):
         written = {decl_key(t.referenced) for t in map(assigned_target, walk(body)) if t is not None}
         loop = (var, lb, ub, step, counter)
         for d, size, c in rows:
-            self.counter_size(size, written, var, d)
+            self.counter_size(size, s, written, var, d)
             shape, elem = array_shape(d.type.get_canonical().element_type, d)
             zero = self.const(0, INDEX, c)
             length = self.largest_count(size, elem.get_size(), zero, loop, c)
@@ -294,7 +294,7 @@ class Memory(FunctionState):
             ):
                 unsupported(c, "realloc in a loop other than 'p = realloc(p, size)'")
             d = target.referenced
-            self.counter_size(args[1], written, var, d)
+            self.counter_size(args[1], s, written, var, d)
             key = decl_key(d)
             buf = self.bufs.get(key)
             if buf is not None and not isinstance(buf.ref.owner, memref.AllocOp):
@@ -324,13 +324,16 @@ class Memory(FunctionState):
             elif key in self.views:
                 self.vals[key] = self.const(0, INDEX, c)
 
-    def counter_size(self, size, written: set, var, d) -> None:
-        """An allocation size in a loop is a function of its counter `var` and of what
-        the loop does not write (`written`): it can be computed before the loop."""
+    def counter_size(self, size, s, written: set, var, d) -> None:
+        """An allocation size in the loop `s` is a function of its counter `var` and of
+        what the loop neither writes (`written`) nor declares: it can be computed before
+        the loop."""
+        inside = range(s.extent.start.offset, s.extent.end.offset)
         for k in walk(size):
+            v = k.referenced if k.kind.name == "DECL_REF_EXPR" else None
             if k.kind.name in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR") or (
-                k.kind.name == "DECL_REF_EXPR" and decl_key(k.referenced) in written
-                and decl_key(k.referenced) != decl_key(var)
+                v is not None and decl_key(v) != decl_key(var)
+                and (decl_key(v) in written or v.location.offset in inside)
             ):
                 unsupported(size, f"the size of an allocation of '{d.spelling}' in a loop "
                             "depends on what the loop computes (only its counter)")
@@ -434,8 +437,10 @@ class Memory(FunctionState):
             unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced
         key = decl_key(d)
-        if call.hash in self.grown:
-            return  # sized before its loop (grow_in_loop)
+        if call.hash in self.grown:  # sized before its loop (grow_in_loop)
+            if key in self.views:
+                self.vals[key] = self.const(0, INDEX, c)  # `p` is the buffer's start again
+            return
         if not self.at_top_level() and call.spelling == "realloc":
             unsupported(c, f"realloc of '{d.spelling}' inside a loop or branch (only at the "
                         "function's top level, or in a counted for loop there, sized by its counter)")
