@@ -6,11 +6,13 @@
 // the loop; `x[i][j]` and `*x[i]` are its elements, the row allocations and `free(x[i])`
 // no-ops (posix_memalign returns 0). A byte size with a constant factor that is a
 // multiple of the element size (`8 * (i + 1)` bytes of floats) is that many elements.
-// Rows allocated in a while loop stay refused, one located line.
+// Rows allocated in a while loop, or allocated again (freed, then longer), stay refused,
+// one located line each.
 // REQUIRES: libclang
 // RUN: tapeflow-cc %s | filecheck %s
 // RUN: tapeflow-cc %s | tapeflow-opt --tapeflow-autodiff | tapeflow-run - --entry foo_grad --args 1.5 3 1.0 | filecheck %s --check-prefix=VAL
 // RUN: not tapeflow-cc %S/Inputs/pointer-array-while.c 2>&1 | filecheck %s --check-prefix=WHILE
+// RUN: not tapeflow-cc %S/Inputs/pointer-array-twice.c --function f 2>&1 | filecheck %s --check-prefix=TWICE
 #include <stdlib.h>
 
 float __enzyme_autodiff(void *, float, int);
@@ -45,3 +47,6 @@ float dfoo(float inp) { return __enzyme_autodiff((void *)foo, inp, 3); }
 // WHILE-NOT: Traceback
 // WHILE:     error: {{.*}}pointer-array-while.c:6:5: unsupported C: allocating the rows of an array of pointers other than in a counted for loop at the function's top level
 // WHILE-NOT: error
+// TWICE-NOT: Traceback
+// TWICE:     error: {{.*}}pointer-array-twice.c:6:41: unsupported C: a second allocation of the rows of 'rows' (they are allocated once, in one counted for loop)
+// TWICE-NOT: error

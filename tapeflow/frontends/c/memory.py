@@ -258,7 +258,8 @@ class Memory(FunctionState):
         size the loop asks for, allocated before it (a loop of the sizes, which depend
         on the counter and on what the loop does not write), the old one's elements
         copied; the reallocs in the loop are then no-ops, as the buffer already holds
-        what each would keep."""
+        what each would keep. The rows of an array of pointers the loop allocates
+        (`pointer_array`) are one buffer the same way."""
         nested = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
         calls, rows = [], []
         for c in walk(body, lambda k: k.kind.name in nested and k != body):
@@ -274,7 +275,7 @@ class Memory(FunctionState):
         loop = (var, lb, ub, step, counter)
         for d, size, c in rows:
             self.counter_size(size, s, written, var, d)
-            shape, elem = array_shape(d.type.get_canonical().element_type, d)
+            _, elem = array_shape(d.type.get_canonical().element_type, d)
             zero = self.const(0, INDEX, c)
             length = self.largest_count(size, elem.get_size(), zero, loop, c)
             count = self.const(d.type.get_canonical().element_count, INDEX, d)
@@ -286,6 +287,7 @@ class Memory(FunctionState):
             self.bufs[decl_key(d)] = Buffer(ref, elem)
             self.row_tables.add(decl_key(d))
             del self.pointer_arrays[decl_key(d)]
+            self.grown |= {r.hash for e, _, r in rows if decl_key(e) == decl_key(d)}
         for target, call, c in calls:
             args = list(call.get_arguments())
             old = strip_casts(args[0])
@@ -300,7 +302,7 @@ class Memory(FunctionState):
             if buf is not None and not isinstance(buf.ref.owner, memref.AllocOp):
                 unsupported(args[0], "realloc of a buffer that this function does not allocate")
             if buf is None:
-                shape, elem = array_shape(d.type, d)
+                _, elem = array_shape(d.type, d)
                 if type_kind(elem) == "VOID":
                     elem = self.void_element(d)
             else:
@@ -384,6 +386,16 @@ class Memory(FunctionState):
         d = self.pointer_arrays.get(decl_key(base.referenced))
         return None if d is None else (d, size, call)
 
+    def allocated_row(self, row, call) -> None:
+        """A row allocation of an array of pointers is one its buffer was sized for: a
+        later one (rows freed and allocated again) could ask for more."""
+        base = strip_casts(children(row)[0])
+        if base.referenced.kind.name == "VAR_DECL" and type_kind(base.type) == "CONSTANTARRAY" and (
+            call.hash not in self.grown
+        ):
+            unsupported(call, f"a second allocation of the rows of '{base.spelling}' (they are "
+                        "allocated once, in one counted for loop)")
+
     def assigned_only_here(self, d, calls) -> bool:
         """Whether the function assigns the pointer `d` by the reallocs `calls` only."""
         mine = sum(1 for t, _, _ in calls if decl_key(t.referenced) == decl_key(d))
@@ -420,6 +432,7 @@ class Memory(FunctionState):
         `p` names the new buffer from here on (at the function's top level)."""
         t = strip(target)
         if self.is_row(t):
+            self.allocated_row(t, call)
             return  # allocated with the table (`row_table`, `pointer_array`)
         if self.row_allocation(c) is not None:
             unsupported(c, "allocating the rows of an array of pointers other than in a "
@@ -464,6 +477,7 @@ class Memory(FunctionState):
             unsupported(e, "posix_memalign(&pointer, alignment, size) is the supported form")
         ref = strip(children(target)[0])
         if self.is_row(ref):
+            self.allocated_row(ref, e)
             return self.const(0, INDEX, e)  # allocated with its array (pointer_array)
         if self.row_allocation(e) is not None:
             unsupported(e, "allocating the rows of an array of pointers other than in a "
