@@ -47,7 +47,7 @@ double f(const double *x, int n) {
 // CHECK:       memref.dealloc %g : memref<?xf64>
 // CHECK:       memref.store %{{.*}}, %[[NEW]][%{{.*}}] : memref<?xf64>
 // CHECK:       memref.dealloc %[[NEW]] : memref<?xf64>
-// LOOP:      error: {{.*}}realloc-loop.c:5:5: unsupported C: assigning realloc to 'p' inside a loop or branch (declare it there)
+// LOOP:      error: {{.*}}realloc-loop.c:8:22: unsupported C: the size of an allocation of 'p' in a loop depends on what the loop computes (only its counter)
 // LOOP-NOT:  Traceback
 // PARAM:     error: {{.*}}realloc-param.c:3:23: unsupported C: realloc of a buffer that this function does not allocate
 // PARAM-NOT: Traceback

@@ -128,6 +128,7 @@ class FunctionBuilder(
     def globals(self, body) -> None:
         done: set = set()
         runtime = marker_operands(body)  # read by Enzyme's runtime only
+        runtime |= self.unit.unread_arguments(body)  # an allocator's own state (allocators.py)
         skip = lambda c: is_output_call(c) or (c.extent.start.offset, c.hash) in runtime  # noqa: E731
         for c in walk(body, skip=skip):
             if c.kind.name != "DECL_REF_EXPR":

@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Block, Region
 from tapeflow.diagnostics import ToolError
 
 from .checkpoint import LOOP_ATTRIBUTES, LOOP_ENTRIES, loop_attribute_remark
+from .allocators import ALLOCATION_LIKE
 from .clang import ADDR_OF, children, error, strip_casts, unary_op, unsupported, walk, where
 from .context import CONTEXT_CALLS
 from .custom import REGISTER_GRADIENT
@@ -243,14 +244,20 @@ class EnzymeCalls:
 
     def _enzyme_registrations(self, tu) -> None:
         """Enzyme's file-scope registrations: `void *__enzyme_function_like[2] = {(void *)f,
-        "log1p"}` is `enzyme_function_like("log1p")` on `f`; any other `__enzyme_*`
-        variable (custom gradients `__enzyme_register_gradient_*`, `__enzyme_allocation_like`,
-        ...) is an error, not ignored (its function would be differentiated as written)."""
+        "log1p"}` is `enzyme_function_like("log1p")` on `f`; custom gradients
+        (`__enzyme_register_gradient_*`, custom.py) and allocators
+        (`__enzyme_allocation_like*`, allocators.py) are read by their modules; any other
+        `__enzyme_*` variable is an error, not ignored (its function would be
+        differentiated as written)."""
+        self.allocation_like, self.freeing_like = {}, {}
         for c in tu.cursor.get_children():
             if c.kind.name != "VAR_DECL" or not c.spelling.startswith("__enzyme_"):
                 continue
             if c.spelling.startswith(REGISTER_GRADIENT):
                 self.register_gradient(c)  # custom.py
+                continue
+            if c.spelling.startswith(ALLOCATION_LIKE):
+                self.register_allocation_like(c)  # allocators.py
                 continue
             if c.spelling != "__enzyme_function_like":
                 unsupported(c, f"the Enzyme registration '{c.spelling}' (custom derivatives)")

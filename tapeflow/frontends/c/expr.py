@@ -46,7 +46,6 @@ from .clang import (
     unsupported,
 )
 from .function import Buffer, Final, FunctionState, Stale, Unset, constant_int, in_struct
-from .libc import ALLOCATORS
 from .punning import punned
 from .trees import assigns, has_effects
 from .types import (
@@ -353,7 +352,7 @@ class Expressions(FunctionState):
     def binary(self, e, op: str, kids) -> SSAValue:
         a, b = kids
         if op == "=":
-            if strip_casts(b).kind.name == "CALL_EXPR" and strip_casts(b).spelling in ALLOCATORS:
+            if self.unit.allocates(strip_casts(b)):
                 self.assign_allocation(a, strip_casts(b), e)
                 return None  # type: ignore[return-value]
             if self.is_view(a):

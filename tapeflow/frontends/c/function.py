@@ -184,6 +184,10 @@ class FunctionState:
         # and the homes of locals a pointer points to, string literals (pointers.py)
         self.address_cells: dict[tuple[object, object], Operation] = {}
         self.row_tables: set[tuple[str, int]] = set()  # local `T **` tables of rows
+        # `p = realloc(p, ...)` calls in counted loops, sized before the loop (memory.py)
+        self.grown: set[int] = set()
+        # local arrays of pointers whose rows are not allocated yet (memory.py)
+        self.pointer_arrays: dict[tuple[str, int], object] = {}
         # structs by value (parameters and locals): their record type; field `path` of
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}

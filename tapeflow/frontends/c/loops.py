@@ -114,6 +114,7 @@ class Loops(FunctionState):
         var = counted.var
         lb, ub, counter = self.counted_range(counted, s)
         step = self.counted_step(counted, inc)
+        self.grow_in_loop(s, body, var, lb, ub, step, counter)  # memory.py
         carried = self.carried(body)
         inits = [self.current(k, d, s) for k, d in carried]
         block = Block(arg_types=[INDEX, *(v.type for v in inits)])

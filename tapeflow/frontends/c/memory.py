@@ -25,7 +25,15 @@ from .clang import (
 )
 from .function import Buffer, FunctionState
 from .trees import assigned_target, factors_of
-from .types import INDEX, array_shape, element_type, memref_type, record_scalar, type_kind
+from .types import (
+    INDEX,
+    array_shape,
+    element_type,
+    is_int,
+    memref_type,
+    record_scalar,
+    type_kind,
+)
 
 
 class Memory(FunctionState):
@@ -103,6 +111,8 @@ class Memory(FunctionState):
             count = self.index(self.rvalue(args[0]), args[0])
         elif call.spelling == "aligned_alloc":  # (alignment, size): alignment is the memory's
             count = self.element_count(args[1], esize)
+        elif call.spelling in self.unit.allocation_like:  # allocators.py
+            count = self.element_count(args[self.unit.allocation_like[call.spelling]], esize)
         else:
             count = self.element_count(args[0], esize)
         ref = self.emit(
@@ -226,10 +236,12 @@ class Memory(FunctionState):
         if not isinstance(old.ref.owner, memref.AllocOp):
             unsupported(args[0], "realloc of a buffer that this function does not allocate")
         self.same_elements(d, old, call)
-        count = self.element_count(args[1], old.elem.get_size())
-        mtype = old.ref.type
+        return self.resized(d, old, self.element_count(args[1], old.elem.get_size()), call)
+
+    def resized(self, d, old: Buffer, count: SSAValue, call) -> Buffer:
+        """A new buffer of `count` elements holding `old`'s first ones; `old` freed."""
         ref = self.emit(
-            memref.AllocOp.get(mtype.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
+            memref.AllocOp.get(old.ref.type.element_type, shape=[DYNAMIC_INDEX], dynamic_sizes=[count]),
             call,
         ).results[0]
         ref.name_hint = d.spelling
@@ -239,6 +251,170 @@ class Memory(FunctionState):
         self.copy(ref, old.ref, kept, call)
         self.emit(memref.DeallocOp.get(old.ref), call)
         return Buffer(ref, old.elem)
+
+    def grow_in_loop(self, s, body, var, lb, ub, step, counter) -> None:
+        """`p = realloc(p, size)` in the body of the counted loop `s` (a buffer grown
+        as the loop runs, `p` NULL or malloc'ed before it): one buffer of the largest
+        size the loop asks for, allocated before it (a loop of the sizes, which depend
+        on the counter and on what the loop does not write), the old one's elements
+        copied; the reallocs in the loop are then no-ops, as the buffer already holds
+        what each would keep. The rows of an array of pointers the loop allocates
+        (`pointer_array`) are one buffer the same way."""
+        nested = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
+        calls, rows = [], []
+        for c in walk(body, lambda k: k.kind.name in nested and k != body):
+            if c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+                call = strip_casts(children(c)[1])
+                if call.kind.name == "CALL_EXPR" and call.spelling == "realloc":
+                    calls.append((strip(children(c)[0]), call, c))
+            if (row := self.row_allocation(c)) is not None:
+                rows.append(row)
+        if not (calls or rows) or not self.at_top_level():
+            return
+        written = {decl_key(t.referenced) for t in map(assigned_target, walk(body)) if t is not None}
+        loop = (var, lb, ub, step, counter)
+        for d, size, c in rows:
+            self.counter_size(size, s, written, var, d)
+            _, elem = array_shape(d.type.get_canonical().element_type, d)
+            zero = self.const(0, INDEX, c)
+            length = self.largest_count(size, elem.get_size(), zero, loop, c)
+            count = self.const(d.type.get_canonical().element_count, INDEX, d)
+            ref = self.emit(memref.AllocaOp.get(  # the rows live as long as the array
+                element_type(elem, d), shape=[DYNAMIC_INDEX, DYNAMIC_INDEX],
+                dynamic_sizes=[count, length]
+            ), c).results[0]
+            ref.name_hint = d.spelling
+            self.bufs[decl_key(d)] = Buffer(ref, elem)
+            self.row_tables.add(decl_key(d))
+            del self.pointer_arrays[decl_key(d)]
+            self.grown |= {r.hash for e, _, r in rows if decl_key(e) == decl_key(d)}
+        for target, call, c in calls:
+            args = list(call.get_arguments())
+            old = strip_casts(args[0])
+            if target.kind.name != "DECL_REF_EXPR" or old.kind.name != "DECL_REF_EXPR" or (
+                old.referenced != target.referenced
+            ):
+                unsupported(c, "realloc in a loop other than 'p = realloc(p, size)'")
+            d = target.referenced
+            self.counter_size(args[1], s, written, var, d)
+            key = decl_key(d)
+            buf = self.bufs.get(key)
+            if buf is not None and not isinstance(buf.ref.owner, memref.AllocOp):
+                unsupported(args[0], "realloc of a buffer that this function does not allocate")
+            if buf is None:
+                _, elem = array_shape(d.type, d)
+                if type_kind(elem) == "VOID":
+                    elem = self.void_element(d)
+            else:
+                elem = buf.elem
+            # at least what `p` holds: a loop that does not run keeps it whole
+            held = self.const(0, INDEX, c) if buf is None else self.emit(
+                memref.DimOp(buf.ref, self.const(0, INDEX, c)), c).results[0]
+            capacity = self.largest_count(args[1], elem.get_size(), held, loop, c)
+            if buf is None:
+                ref = self.emit(memref.AllocOp.get(
+                    element_type(elem, d), shape=[DYNAMIC_INDEX], dynamic_sizes=[capacity]
+                ), call).results[0]
+                ref.name_hint = d.spelling
+                self.bufs[key] = Buffer(ref, elem)
+            else:
+                self.bufs[key] = self.resized(d, buf, capacity, call)
+            self.grown.add(call.hash)
+            if key in self.views and self.assigned_only_here(d, calls):
+                self.views.discard(key)  # `T *p = NULL;` whose only assignments are these
+                self.vals.pop(key, None)
+            elif key in self.views:
+                self.vals[key] = self.const(0, INDEX, c)
+
+    def counter_size(self, size, s, written: set, var, d) -> None:
+        """An allocation size in the loop `s` is a function of its counter `var` and of
+        what the loop neither writes (`written`) nor declares: it can be computed before
+        the loop."""
+        inside = range(s.extent.start.offset, s.extent.end.offset)
+        for k in walk(size):
+            v = k.referenced if k.kind.name == "DECL_REF_EXPR" else None
+            if k.kind.name in ("CALL_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR") or (
+                v is not None and decl_key(v) != decl_key(var)
+                and (decl_key(v) in written or v.location.offset in inside)
+            ):
+                unsupported(size, f"the size of an allocation of '{d.spelling}' in a loop "
+                            "depends on what the loop computes (only its counter)")
+
+    @staticmethod
+    def is_pointer_array(t, exprs) -> bool:
+        """Whether a local of type `t` (initializer among `exprs`) is `T *x[N];`, T a
+        float or an integer (`pointer_array`)."""
+        t = t.get_canonical()
+        if type_kind(t) != "CONSTANTARRAY" or type_kind(t.element_type) != "POINTER":
+            return False
+        pointee = t.element_type.get_pointee().get_canonical()
+        return (type_kind(pointee) in ("DOUBLE", "FLOAT") or is_int(pointee)) and not any(
+            strip(k).kind.name == "INIT_LIST_EXPR" for k in exprs)
+
+    def pointer_array(self, d) -> None:
+        """`T *x[N];` (a local array of pointers) whose rows the function allocates in a
+        counted for loop at its top level (`x[i] = malloc(size)`, `posix_memalign((void
+        **)&x[i], a, size)`): one `N x ?` stack buffer (a row cannot leave the function:
+        returning or storing it elsewhere is refused), its row length the largest the
+        loop asks for, allocated before the loop (`grow_in_loop`); `x[i]` is then a row
+        of it, as of a table of rows (`row_table`), and `free(x[i])` a no-op."""
+        if not self.at_top_level():
+            unsupported(d, f"the array of pointers '{d.spelling}' declared inside a loop or branch")
+        self.pointer_arrays[decl_key(d)] = d
+
+    def row_allocation(self, c):
+        """(array, size, call) when `c` allocates a row of a declared array of pointers
+        (`pointer_array`), else None."""
+        if c.kind.name == "BINARY_OPERATOR" and binary_op(c) == "=":
+            target, call = strip(children(c)[0]), strip_casts(children(c)[1])
+            if not self.unit.allocates(call) or call.spelling in ("calloc", "realloc"):
+                return None
+            args = list(call.get_arguments())
+            size = args[{"aligned_alloc": 1}.get(call.spelling, self.unit.allocation_like.get(call.spelling, 0))]
+        elif c.kind.name == "CALL_EXPR" and c.spelling == "posix_memalign" and len(
+            args := list(c.get_arguments())
+        ) == 3:
+            target, call, size = strip_casts(args[0]), c, args[2]
+            if target.kind.name != "UNARY_OPERATOR" or unary_op(target) != ADDR_OF:
+                return None
+            target = strip(children(target)[0])
+        else:
+            return None
+        base = strip_casts(children(target)[0]) if target.kind.name == "ARRAY_SUBSCRIPT_EXPR" else None
+        if base is None or base.kind.name != "DECL_REF_EXPR" or base.referenced is None:
+            return None
+        d = self.pointer_arrays.get(decl_key(base.referenced))
+        return None if d is None else (d, size, call)
+
+    def allocated_row(self, row, call) -> None:
+        """A row allocation of an array of pointers is one its buffer was sized for: a
+        later one (rows freed and allocated again) could ask for more."""
+        base = strip_casts(children(row)[0])
+        if base.referenced.kind.name == "VAR_DECL" and type_kind(base.type) == "CONSTANTARRAY" and (
+            call.hash not in self.grown
+        ):
+            unsupported(call, f"a second allocation of the rows of '{base.spelling}' (they are "
+                        "allocated once, in one counted for loop)")
+
+    def assigned_only_here(self, d, calls) -> bool:
+        """Whether the function assigns the pointer `d` by the reallocs `calls` only."""
+        mine = sum(1 for t, _, _ in calls if decl_key(t.referenced) == decl_key(d))
+        targets = map(assigned_target, walk(self.sig.cursor))
+        return mine == sum(1 for t in targets if t is not None and decl_key(t.referenced) == decl_key(d))
+
+    def largest_count(self, size, esize: int, least: SSAValue, loop, c) -> SSAValue:
+        """The largest of `least` and the element counts `size` gives over the counter
+        values of `loop` (its counter, bounds, step and counter of the induction)."""
+        var, lb, ub, step, counter = loop
+        body = Block(arg_types=[INDEX, INDEX])
+        outer, saved = self.builder, dict(self.vals)
+        self.builder = Builder(InsertPoint.at_end(body))
+        self.vals[decl_key(var)] = counter(body.args[0])
+        count = self.element_count(size, esize)
+        most = self.emit(arith.MaxSIOp(body.args[1], count), c).results[0]
+        self.emit(scf.YieldOp(most), c)
+        self.builder, self.vals = outer, saved
+        return self.emit(scf.ForOp(lb, ub, step, [least], body), c).results[0]
 
     def copy(self, dst: SSAValue, src: SSAValue, count: SSAValue, c) -> None:
         lb, step = self.const(0, INDEX, c), self.const(1, INDEX, c)
@@ -256,7 +432,11 @@ class Memory(FunctionState):
         `p` names the new buffer from here on (at the function's top level)."""
         t = strip(target)
         if self.is_row(t):
-            return  # allocated with the table (`row_table`)
+            self.allocated_row(t, call)
+            return  # allocated with the table (`row_table`, `pointer_array`)
+        if self.row_allocation(c) is not None:
+            unsupported(c, "allocating the rows of an array of pointers other than in a "
+                        "counted for loop at the function's top level")
         if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
             block = self.boxes.get(place[0], self.entry)  # the struct's own block
             if self.builder.insertion_point.block is not block or place[:2] in self.bufs or (
@@ -270,6 +450,13 @@ class Memory(FunctionState):
             unsupported(c, f"storing the result of {call.spelling} (only into a pointer variable)")
         d = t.referenced
         key = decl_key(d)
+        if call.hash in self.grown:  # sized before its loop (grow_in_loop)
+            if key in self.views:
+                self.vals[key] = self.const(0, INDEX, c)  # `p` is the buffer's start again
+            return
+        if not self.at_top_level() and call.spelling == "realloc":
+            unsupported(c, f"realloc of '{d.spelling}' inside a loop or branch (only at the "
+                        "function's top level, or in a counted for loop there, sized by its counter)")
         if not self.at_top_level():
             unsupported(c, f"assigning {call.spelling} to '{d.spelling}' inside a loop or branch (declare it there)")
         if call.spelling == "realloc":
@@ -289,6 +476,12 @@ class Memory(FunctionState):
         if target is None or target.kind.name != "UNARY_OPERATOR" or unary_op(target) != ADDR_OF:
             unsupported(e, "posix_memalign(&pointer, alignment, size) is the supported form")
         ref = strip(children(target)[0])
+        if self.is_row(ref):
+            self.allocated_row(ref, e)
+            return self.const(0, INDEX, e)  # allocated with its array (pointer_array)
+        if self.row_allocation(e) is not None:
+            unsupported(e, "allocating the rows of an array of pointers other than in a "
+                        "counted for loop at the function's top level")
         if ref.kind.name != "DECL_REF_EXPR" or decl_key(ref.referenced) in self.bufs:
             unsupported(args[0], "posix_memalign into a pointer that already points to a buffer")
         if not self.at_top_level():
@@ -329,6 +522,13 @@ class Memory(FunctionState):
                     count = rest[0]
                     for v in rest[1:]:
                         count = self.emit(arith.MuliOp(count, v), size).results[0]
+                    return count
+            for n, f in enumerate(factors):  # `8 * (i + 1)` bytes of floats: 2 * (i + 1)
+                whole = evaluate(f)
+                if isinstance(whole, int) and whole % esize == 0:
+                    count = self.const(whole // esize, INDEX, f)
+                    for g in factors[:n] + factors[n + 1 :]:
+                        count = self.emit(arith.MuliOp(count, self.index(self.rvalue(g), g)), size).results[0]
                     return count
         unsupported(
             size,

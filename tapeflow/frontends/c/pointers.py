@@ -24,7 +24,6 @@ from .clang import (
     walk,
 )
 from .function import Buffer, FunctionState, in_struct, mixed_view, void_element_type
-from .libc import ALLOCATORS
 from .trees import assigned_target
 from .types import (
     INDEX,
@@ -50,14 +49,13 @@ class Pointers(FunctionState):
         element offset, so the AD sees every access of the array it aliases."""
         inner = strip_casts(e)
         if (
-            inner.kind.name == "CALL_EXPR"
-            and inner.spelling in ALLOCATORS
+            self.unit.allocates(inner)
             and type_kind(d.type.get_canonical().get_pointee()) == "POINTER"
         ):
             return self.row_table(d, inner)
         if inner.kind.name == "CALL_EXPR" and inner.spelling == "realloc":
             return self.realloc(d, inner)
-        if inner.kind.name == "CALL_EXPR" and inner.spelling in ALLOCATORS:
+        if self.unit.allocates(inner):
             return self.allocation(d, inner)
         if is_buffer_type(inner.type) or type_kind(inner.type) == "POINTER":
             buf, off = self.pointer(e)
@@ -131,12 +129,12 @@ class Pointers(FunctionState):
             return None
         if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF:
             base, row = children(c)[0], None
-        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR" and not self.is_row(c):
+        elif c.kind.name == "ARRAY_SUBSCRIPT_EXPR":
             base, row = children(c)
         else:
             return None
-        if type_kind(strip_casts(base).type) != "POINTER" or in_struct(base):
-            return None
+        if type_kind(strip_casts(base).type) != "POINTER" and not self.is_row(c) or in_struct(base):
+            return None  # (a row of a local array of pointers, `memory.pointer_array`)
         buf, off = self.pointer(base)
         if buf.ref.type.get_num_dims() != 2 or off is not None or buf.row is not None:
             return None

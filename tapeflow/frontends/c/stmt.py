@@ -161,6 +161,9 @@ class Statements(FunctionState):
         if type_kind(t) in ("CONSTANTARRAY", "VARIABLEARRAY"):
             if holds_functions(t):
                 return  # a table of functions: read where it is indexed (fnptrs.py)
+            if self.is_pointer_array(t, exprs):
+                self.pointer_array(d)  # memory.py
+                return
             if type_kind(array_shape(t, d)[1]) == "RECORD":
                 self.bufs[decl_key(d)] = self.struct_array(d, exprs)
                 return
@@ -203,8 +206,7 @@ class Statements(FunctionState):
         if k == "CALL_EXPR" and c.spelling.removeprefix("__builtin_") in MEM_CALLS:
             self.mem_call(c)
             return None
-        if k == "CALL_EXPR" and c.spelling == "free":
-            arg = list(c.get_arguments())[0]
+        if (arg := self.unit.freed(c)) is not None:  # free, or a registered deallocator
             if self.is_row(arg) or self.is_box(arg):
                 return None  # freed with the table; a malloc'ed struct is its fields' values
             buf = self.buffer(arg)

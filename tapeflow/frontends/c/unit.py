@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tapeflow.diagnostics import ToolError
 
+from .allocators import AllocationLike
 from .arguments import TOOL_CLANG_ARGS
 from .backjumps import rewrite_backward_gotos
 from .builder import FunctionBuilder
@@ -60,7 +61,6 @@ from .fnptrs import address_taken, referenced_functions
 from .forward import ForwardCalls, is_forward
 from .function import Function, void_element_type
 from .headers import BUILTIN_DIR, BUILTIN_HEADERS, PRELUDE
-from .libc import ALLOCATORS
 from .split import SPLIT_ATTR, SplitCalls, check_allocated_tapes, is_split
 from .trees import stored_buffers
 from .types import (
@@ -84,7 +84,9 @@ from .types import (
 
 
 @dataclass
-class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDerivatives):
+class CFrontend(
+    EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDerivatives, AllocationLike
+):
     """Translates one C file; `compile()` returns the module."""
 
     text: str
@@ -143,7 +145,8 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
                 sigs.append(activity)
                 calls[(fn.spelling, activity)] = call
         self.function_ids = {n: k for k, n in enumerate(address_taken(tu.cursor, defs))}
-        own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name]
+        own = [n for n, c in defs.items() if c.location.file and c.location.file.name == self.name
+               and not self.registered_memory(n)]
         order = self._reachable([*targets, *forward] or own, defs)
         module = ModuleOp([])
         self.signatures = {n: self._signature(defs[n]) for n in order}
@@ -361,6 +364,7 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
                         and callee.spelling in defs
                         and not is_entry(callee.spelling)
                         and not self.dropped(callee.spelling)
+                        and not self.registered_memory(callee.spelling)
                     ):
                         visit(callee.spelling, [*stack, name])
             for f in self.custom_roots(name):  # a custom derivative's augment and gradient
@@ -451,7 +455,7 @@ class CFrontend(EnzymeCalls, ForwardCalls, SplitCalls, ContextCalls, CustomDeriv
             while inner.kind.name == "ARRAY_SUBSCRIPT_EXPR":
                 inner = strip(children(inner)[0])
             return self.points_into(inner, fn, seen)
-        if k == "CALL_EXPR" and c.spelling in ALLOCATORS:
+        if self.allocates(c):
             return ("alloc",)
         if k == "CALL_EXPR" and c.spelling in self.defs and type_kind(c.type) == "POINTER":
             callee = self.defs[c.spelling]

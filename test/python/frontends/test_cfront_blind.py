@@ -453,6 +453,14 @@ TABLE = [
      lambda x, lo, hi: {0: x / np.linalg.norm(x)}),
     ("bisect_integral.c", "bisect_integral", [A([1.5, 0.8]), -1.0, 2.0, 4],
      ["dup", "const", "out", "const"], _bisect, _bisect_grad),
+    # Allocation (issue 35): a buffer realloc grows in a loop, and scratch memory from
+    # an arena registered with __enzyme_allocation_like.
+    ("growing_prefix.c", "prefix_energy", [A([1.0, -0.5, 2.0, 0.25]), 4],
+     ["dup", "const"], lambda x, n: 0.5 * float(np.sum(np.cumsum(x[:n]) ** 2)),
+     lambda x, n: {0: np.cumsum(np.cumsum(x[:n])[::-1])[::-1]}),
+    ("arena_scratch.c", "smooth_norm", [A([0.5, -1.5, 2.0]), 3], ["dup", "const"],
+     lambda x, n: float(np.sum(np.sqrt(x[:n] ** 2 + 1.0))),
+     lambda x, n: {0: x / np.sqrt(x * x + 1.0)}),
 ]
 
 # For a registered rule that is deliberately not the derivative: a primal that equals

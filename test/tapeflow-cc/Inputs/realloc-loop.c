@@ -1,10 +1,15 @@
 #include <stdlib.h>
 double f(double x, int n) {
   double *p = malloc(sizeof(double));
-  for (int i = 1; i < n; i++)
-    p = realloc(p, (i + 1) * sizeof(double));
-  p[0] = x;
-  double s = p[0];
+  int cap = 1;
+  for (int i = 0; i < n; i++) {
+    if (i >= cap) {
+      cap *= 2;
+      p = realloc(p, cap * sizeof(double));
+    }
+    p[i] = x * i;
+  }
+  double s = p[n - 1];
   free(p);
   return s;
 }
