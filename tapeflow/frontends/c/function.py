@@ -190,6 +190,8 @@ class FunctionState:
         # pointers to one malloc'ed struct (`T *p = malloc(sizeof(T))`): structs by value
         # as the others, `p->f` is `s.f`; the block whose top level binds pointer fields
         self.boxes: dict[tuple[str, int], Block] = {}
+        # local structs with pointer fields: the block declaring them (binds the fields)
+        self.homes: dict[tuple[str, int], Block] = {}
         # local unions of same-size scalars: their storage field's C type; the union is
         # the one scalar `vals[(key, ())]` (unions.py)
         self.unions: dict[tuple[str, int], object] = {}
