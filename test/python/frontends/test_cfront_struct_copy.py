@@ -2,7 +2,8 @@
 malloc'ed struct, `T s = *p` into a struct local, copies of structs with integer fields
 in loops over an array of them. Each copies the scalar fields as the scalar assignments
 they are and binds the pointer fields to the buffers they name; each gradient against
-central differences and a NumPy formula."""
+central differences and a NumPy formula. Also a table of one row reached through `*m`
+(mixedstruct1.c's `T **` of one pointer, whose row there is stored, not malloc'ed)."""
 
 from __future__ import annotations
 
@@ -101,6 +102,31 @@ def test_struct_copies_in_loops_over_an_array_of_structs():
     np.testing.assert_allclose(arrays[0][1::2], rank * keys, rtol=1e-12)
 
 
+ONE_ROW = """
+#include <stdlib.h>
+#include <enzyme/enzyme.h>
+double f(const double *x, int n) {
+  double **m = malloc(sizeof(double *));
+  *m = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++) (*m)[i] = x[i] * x[i];
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += m[0][i] * x[i];
+  free(*m);
+  free(m);
+  return s;
+}
+void d(double *x, double *dx) { __enzyme_autodiff((void *)f, x, dx, 5); }
+"""
+
+
+def test_one_row_table_through_deref():
+    """`*m = malloc(...)` allocates the one row of `m` (a 1 x n memref): f = sum x^3."""
+    module = compile_and_differentiate(ONE_ROW)
+    x = u(5, seed=4)
+    arrays, _ = check_fd(module, "f", [x, 5])
+    np.testing.assert_allclose(arrays[0], 3 * x ** 2, rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("src", "message"),
     [
@@ -116,6 +142,9 @@ def test_struct_copies_in_loops_over_an_array_of_structs():
          "double f(F *ps) { F s = ps[1]; return s.d[0]; }",
          "test.c:2:25: unsupported C: copying 'ps [ 1 ]': a struct with pointer fields in "
          "an array"),
+        ("#include <stdlib.h>\ndouble f(double **p) { double **q = malloc(sizeof(double *));\n"
+         "  *q = *p; return q[0][0]; }",
+         "test.c:3:3: unsupported C: a row of 'q' that is not malloc'ed"),
     ],
 )
 def test_refused_struct_copies(src, message):
