@@ -264,7 +264,8 @@ class Memory(FunctionState):
         if self.is_row(t):
             return  # allocated with the table (`row_table`)
         if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
-            if self.builder.insertion_point.block is not self.home(place[0]) or place[:2] in self.bufs or (
+            block = self.home(place[0])  # the block declaring the struct
+            if self.builder.insertion_point.block is not block or place[:2] in self.bufs or (
                 call.spelling == "realloc"
             ):
                 unsupported(c, f"{call.spelling} into the pointer field '{self.text(t)}' (one "

@@ -456,8 +456,8 @@ class Structs(FunctionState):
 
     def struct_assign(self, target, src, e) -> None:
         """`s = q`, `*p = q`, `ps[i] = make(...)`, `*box = *p`: every scalar field, as the
-        scalar assignments it is; a pointer field (of a local or malloc'ed struct) is
-        bound to the buffer the source's names, as `s.p = q` binds it."""
+        scalar assignments they are; a pointer field (of a local or malloc'ed struct) is
+        bound to the buffer the source's field names, as `s.p = q` binds it."""
         t = strip(target)
         if (place := self.struct_place(t)) is not None:
             return self.copy_into(place[:2], self.text(t), src, e)
