@@ -192,8 +192,11 @@ class FunctionState:
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}
         # pointers to one malloc'ed struct (`T *p = malloc(sizeof(T))`): structs by value
-        # as the others, `p->f` is `s.f`; the block whose top level binds pointer fields
+        # as the others, `p->f` is `s.f`; the block of its malloc
         self.boxes: dict[tuple[str, int], Block] = {}
+        # local (and malloc'ed) structs with pointer fields: the block declaring them,
+        # whose top level binds those fields
+        self.homes: dict[tuple[str, int], Block] = {}
         # local unions of same-size scalars: their storage field's C type; the union is
         # the one scalar `vals[(key, ())]` (unions.py)
         self.unions: dict[tuple[str, int], object] = {}

@@ -13,6 +13,7 @@ from xdsl.rewriter import InsertPoint
 
 from .clang import (
     ADDR_OF,
+    DEREF,
     binary_op,
     children,
     decl_key,
@@ -152,7 +153,10 @@ class Memory(FunctionState):
             if c.kind.name != "BINARY_OPERATOR" or binary_op(c) != "=":
                 continue
             lhs, rhs = (strip(k) for k in children(c))
-            base = strip_casts(children(lhs)[0]) if lhs.kind.name == "ARRAY_SUBSCRIPT_EXPR" else None
+            row = lhs.kind.name == "ARRAY_SUBSCRIPT_EXPR" or (  # m[i] = or *m = (row 0)
+                lhs.kind.name == "UNARY_OPERATOR" and unary_op(lhs) == DEREF
+            )
+            base = strip_casts(children(lhs)[0]) if row else None
             if base is None or base.kind.name != "DECL_REF_EXPR" or decl_key(base.referenced) != decl_key(d):
                 continue
             r = strip_casts(rhs)
@@ -211,9 +215,11 @@ class Memory(FunctionState):
         return Buffer(ref, elem)
 
     def is_row(self, e) -> bool:
-        """Whether `e` is a row `m[i]` of a local table of rows (see `row_table`)."""
+        """Whether `e` is a row `m[i]` (or `*m`) of a local table of rows (`row_table`)."""
         c = strip_casts(e)
-        if c.kind.name != "ARRAY_SUBSCRIPT_EXPR":
+        if c.kind.name != "ARRAY_SUBSCRIPT_EXPR" and not (
+            c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF
+        ):
             return False
         base = strip_casts(children(c)[0])
         return (
@@ -438,7 +444,7 @@ class Memory(FunctionState):
             unsupported(c, "allocating the rows of an array of pointers other than in a "
                         "counted for loop at the function's top level")
         if (place := self.struct_place(t)) is not None and type_kind(t.type) == "POINTER":
-            block = self.boxes.get(place[0], self.entry)  # the struct's own block
+            block = self.home(place[0])  # the block declaring the struct
             if self.builder.insertion_point.block is not block or place[:2] in self.bufs or (
                 call.spelling == "realloc"
             ):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, i64
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, SSAValue
 
 from .clang import (
     DEREF,
@@ -94,8 +94,8 @@ class Structs(FunctionState):
                 return buf, at, elem
         if k == "UNARY_OPERATOR" and unary_op(c) == DEREF:
             if self.is_box(children(c)[0]):
-                unsupported(c, f"'{self.text(c)}' as a whole struct (a malloc'ed struct's "
-                            "fields are assigned one by one: 'p->f = ...')")
+                unsupported(c, f"'{self.text(c)}' here (a malloc'ed struct is read and written "
+                            "whole or by its fields, not as memory)")
             buf, off = self.pointer(children(c)[0])
             if buf.record is not None:
                 record = strip(children(c)[0]).type.get_pointee().get_canonical()
@@ -227,8 +227,10 @@ class Structs(FunctionState):
     def struct_local(self, d, exprs: list) -> None:
         """`struct P p;`, `= {...}`, `= q`, `= make(...)`: one scalar per field."""
         t = as_struct(d.type)
-        if not exprs and any(leaf_kind(lt) == "p" for _, lt in scalar_leaves(t)):
+        if any(leaf_kind(lt) == "p" for _, lt in scalar_leaves(t)):
             self.struct_with_pointers(d, t)
+            if exprs:  # `T s = *p;`: a copy, its pointer fields bound here
+                self.copy_into((decl_key(d), ()), d.spelling, exprs[-1], d)
             return
         value_types(t, d)
         key = decl_key(d)
@@ -247,6 +249,7 @@ class Structs(FunctionState):
         struct_layout(t, d)  # fields of floats, integers and pointers to them
         key = decl_key(d)
         self.structs[key] = t
+        self.homes[key] = self.builder.insertion_point.block
         for path, lt in scalar_leaves(t):
             if leaf_kind(lt) != "p":
                 self.vals[(key, path)] = self.const(0, scalar_type(lt, d), d)  # type: ignore[index]
@@ -276,15 +279,22 @@ class Structs(FunctionState):
         """`s.p = q` (`p->data = frame->data`): the pointer field is the buffer `q` is,
         bound once at the top level of the block declaring the struct."""
         key, path, _ = place
-        if self.builder.insertion_point.block is not self.boxes.get(key, self.entry) or (
-            key, path
-        ) in self.bufs:
-            unsupported(c, f"assigning the pointer field '{self.text(children(c)[0])}' (once, at "
-                        "the top level of the block declaring the struct)")
+        self.bind_check((key, path), c, f"'{self.text(children(c)[0])}'")
         buf, off = self.pointer(src)
         if off is not None:
             unsupported(src, f"'{self.text(src)}' into a pointer field (only a whole array)")
         self.bufs[(key, path)] = buf  # type: ignore[index]
+
+    def bind_check(self, field: tuple, c, what: str) -> None:
+        """A pointer field of a local struct is bound once, at the top level of the block
+        declaring the struct (then it names one buffer wherever the struct is used)."""
+        if self.builder.insertion_point.block is not self.home(field[0]) or field in self.bufs:
+            unsupported(c, f"assigning the pointer field {what} (once, at the top level of "
+                        "the block declaring the struct)")
+
+    def home(self, key) -> Block:
+        """The block declaring the local (or malloc'ed) struct `key`."""
+        return self.homes.get(key, self.entry)
 
     def field_buffer(self, c) -> Buffer | None:
         """The buffer the pointer field `s.p` of a local struct holds, else None."""
@@ -350,6 +360,8 @@ class Structs(FunctionState):
                 steps.append(sub)
                 base = strip(base)
             c = base
+        if c.kind.name == "UNARY_OPERATOR" and unary_op(c) == DEREF and self.is_box(children(c)[0]):
+            c = strip_casts(children(c)[0])  # `*p` of one malloc'ed struct: the struct
         d = c.referenced if c.kind.name == "DECL_REF_EXPR" else None
         if d is None or decl_key(d) not in self.structs:
             return None
@@ -443,21 +455,72 @@ class Structs(FunctionState):
         unsupported(e, f"the struct expression '{self.text(e)}'")
 
     def struct_assign(self, target, src, e) -> None:
-        """`s = q`, `*p = q`, `ps[i] = make(...)`: every field."""
-        values = self.struct_value(src)
+        """`s = q`, `*p = q`, `ps[i] = make(...)`, `*box = *p`: every scalar field, as the
+        scalar assignments they are; a pointer field (of a local or malloc'ed struct) is
+        bound to the buffer the source's field names, as `s.p = q` binds it."""
         t = strip(target)
-        leaves = scalar_leaves(t.type)
         if (place := self.struct_place(t)) is not None:
-            key, prefix, _ = place
-            for (path, lt), v in zip(leaves, values, strict=True):
-                self.vals[(key, (*prefix, *path))] = self.convert(v, lt, e)  # type: ignore[index]
-            return None
+            return self.copy_into(place[:2], self.text(t), src, e)
+        leaves = scalar_leaves(t.type)
+        values, buffers = self.struct_parts(src)
+        if buffers:
+            unsupported(e, f"copying a struct with pointer fields into '{self.text(t)}' (the "
+                        "memory a struct pointer points to: its pointer fields are the caller's)")
         buf, at, rt = self.member(t)
         places = self.memory_fields(buf, at, rt, e)
         for (part, idx), v, (_, lt) in zip(places, values, leaves, strict=True):
             mem = self.to_memory(self.convert(v, lt, e), part.ref.type, e)
             self.emit(memref.StoreOp.get(mem, part.ref, [idx]), e)
         return None
+
+    def copy_into(self, place: tuple, name: str, src, e) -> None:
+        """Copies the struct `src` into the struct by value (or malloc'ed struct) at
+        `place` (its key and field path): scalars are values, pointer fields bound."""
+        key, prefix = place
+        values, buffers = self.struct_parts(src)
+        for path, buf in buffers.items():
+            field = (key, (*prefix, *path))
+            self.bind_check(field, e, f"'{'.'.join(map(str, path))}' of '{name}'")
+            self.bufs[field] = buf  # type: ignore[index]
+        scalars = [(path, lt) for path, lt in scalar_leaves(strip(src).type) if leaf_kind(lt) != "p"]
+        for (path, lt), v in zip(scalars, values, strict=True):
+            self.vals[(key, (*prefix, *path))] = self.convert(v, lt, e)  # type: ignore[index]
+
+    def struct_parts(self, e) -> tuple[list[SSAValue], dict[tuple, Buffer]]:
+        """The values of a struct's scalar fields (`_leaves` order) and the buffers of its
+        pointer fields (by field path): of a local or malloc'ed struct, or of a struct in
+        a struct pointer's memory (a parameter's pointer fields are its own memrefs)."""
+        t = as_struct(strip(e).type)
+        pointers = [path for path, lt in scalar_leaves(t) if leaf_kind(lt) == "p"] if t else []
+        if not pointers:
+            return self.struct_value(e), {}
+        if (place := self.struct_place(e)) is not None:
+            key, prefix, _ = place
+            buffers = {}
+            for path in pointers:
+                if (field := (key, (*prefix, *path))) not in self.bufs:
+                    unsupported(e, f"copying '{self.text(e)}' before its pointer field "
+                                f"'{path[-1]}' is bound")
+                buffers[path] = self.bufs[field]  # type: ignore[index]
+            return [self.current((key, (*prefix, *path)), None, e)
+                    for path, lt in scalar_leaves(t) if leaf_kind(lt) != "p"], buffers
+        if strip(e).kind.name not in ("MEMBER_REF_EXPR", "ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR"):
+            unsupported(e, f"'{self.text(e)}' as a struct with pointer fields (copy one from a "
+                        "variable or through a pointer)")
+        buf, at, _ = self.member(e)
+        values, buffers = [], {}
+        for (part, idx), (path, lt) in zip(self.memory_fields(buf, at, t, e), scalar_leaves(t),
+                                           strict=True):
+            if leaf_kind(lt) != "p":
+                values.append(self.load(part, [idx], e))
+                continue
+            n = constant_int(idx)
+            self.erase_unused(idx)
+            if n is None or n >= len(buf.fields):
+                unsupported(e, f"copying '{self.text(e)}': a struct with pointer fields in an "
+                            "array (only the struct a parameter points to)")
+            buffers[path] = buf.fields[n]
+        return values, buffers
 
     def struct_init(self, t, init) -> list[SSAValue]:
         """The fields of an initializer list for struct `t`: nested or elided braces,

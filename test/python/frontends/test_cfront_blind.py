@@ -286,6 +286,32 @@ def _bisect_grad(p, a, b, depth):
                      + h * np.sum(-2.0 * p[0] * p[1] * m * e * k / cells))}
 
 
+
+def _ranked(k, w, n):
+    """Samples sorted by key, each weighted by its rank (the origins add 0.01 each)."""
+    order = np.argsort(k[:n])
+    return float(sum((r + 1) * k[i] * w[i] for r, i in enumerate(order)) + 0.01 * sum(range(n)))
+
+
+def _ranked_grad(k, w, n):
+    rank = np.empty(n)
+    rank[np.argsort(k[:n])] = np.arange(n) + 1.0
+    return {0: rank * w[:n], 1: rank * k[:n]}
+
+
+def _drift(p, n, dt):
+    q = p.reshape(n, 2)
+    x = q[:, 0] + dt * q[:, 1]
+    return float(np.sum(x ** 2 + 0.5 * q[:, 1] ** 2))
+
+
+def _drift_grad(p, n, dt):
+    q = p.reshape(n, 2)
+    x = q[:, 0] + dt * q[:, 1]
+    g = np.stack([2 * x, 2 * x * dt + q[:, 1]], axis=1)
+    return {0: g.ravel(), 2: float(np.sum(2 * x * q[:, 1]))}
+
+
 _LAP_U = A([(k * 7 % 5) * 0.5 - 1.0 for k in range(16)])
 _W = A([0.2 * k - 0.3 for k in range(6)])
 
@@ -461,6 +487,17 @@ TABLE = [
     ("arena_scratch.c", "smooth_norm", [A([0.5, -1.5, 2.0]), 3], ["dup", "const"],
      lambda x, n: float(np.sum(np.sqrt(x[:n] ** 2 + 1.0))),
      lambda x, n: {0: x / np.sqrt(x * x + 1.0)}),
+    # Whole-struct copies: a malloc'ed struct copied from another through pointers and a
+    # struct local initialised from one; swaps of structs in a loop over a local array of
+    # them; copies into a malloc'ed array of structs in a loop.
+    ("window_split.c", "split_energy", [A([1.0, -2.0, 0.5, 3.0, -1.5]), 5], ["dup", "const"],
+     lambda x, n: float(1.5 * np.sum(x[:n // 2] ** 2) + 3.0 * np.sum(x[n // 2:n] ** 2)),
+     lambda x, n: {0: np.where(np.arange(len(x)) < n // 2, 3.0, 6.0) * x}),
+    ("sort_structs.c", "ranked_sum",
+     [A([0.7, -1.2, 2.5, 0.1, 1.4]), A([1.0, 0.5, -2.0, 3.0, 0.25]), 5],
+     ["dup", "dup", "const"], _ranked, _ranked_grad),
+    ("drift_copy.c", "drift_energy", [A([0.5, 1.0, -1.0, 0.25, 2.0, -0.5]), 3, 0.1],
+     ["dup", "const", "out"], _drift, _drift_grad),
 ]
 
 # For a registered rule that is deliberately not the derivative: a primal that equals

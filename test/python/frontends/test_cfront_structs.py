@@ -354,6 +354,19 @@ def test_struct_returned_from_the_differentiated_function():
         ("struct V { double x, y; }; double g(struct V *v, struct V *w) { return v->x; }\n"
          "double f(double a) { struct V v = {a, a}; return g(&v, &v); }",
          "test.c:2:56: unsupported C: '& v' passed twice to one call"),
+        # whole-struct copies (test_cfront_struct_copy.py)
+        ("typedef struct { int n; double *d; } F;\n"
+         "double f(F *o, F *i) { *o = *i; return 0.0; }",
+         "test.c:2:24: unsupported C: copying a struct with pointer fields into '* o'"),
+        ("#include <stdlib.h>\ntypedef struct { int n; double *d; } F;\n"
+         "double f(F *p, int k) { F *b = malloc(sizeof(F));\n"
+         "  if (k) { *b = *p; } return b->d[0]; }",
+         "test.c:4:12: unsupported C: assigning the pointer field 'd' of '* b' (once, at the "
+         "top level of the block declaring the struct)"),
+        ("typedef struct { int n; double *d; } F;\n"
+         "double f(F *ps) { F s = ps[1]; return s.d[0]; }",
+         "test.c:2:25: unsupported C: copying 'ps [ 1 ]': a struct with pointer fields in "
+         "an array"),
     ],
 )
 def test_refused_struct_forms(src, message):
