@@ -47,6 +47,7 @@ import numpy as np
 _LOCATED = re.compile(r"^error: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 _QUOTED = re.compile(r"'[^']*'|`[^`]*`|\"[^\"]*\"")
 _CHAIN = re.compile(r"\((\w+ -> )+\w+\)")
+_PROGRAMS = re.compile(r"^(\d+) distinct programs for (\d+) function")
 _ELEMENT = re.compile(r"^(?P<what>\S+): AD (?P<ad>\S+)  FD (?P<fd>\S+)  error (?P<err>\S+)$")
 CHECK_SIZE = 8
 CHECK_COUNT = 4
@@ -316,6 +317,94 @@ def check(mlir: Path, workdir: Path,
     return "correct", "", how
 
 
+VARIANT_RUNS = {"regions": {}, "tapeflow": {}, "ideal-tape": {},
+                "tapeflow mode=always": {"variant": "tapeflow", "mode": "always"}}
+"""The runs `--variants` compares with the Enzyme layout's: the bench's variants on its
+default machine (`tapeflow.eval.jobs.Job`), and TapeFlow's pipeline streaming every region
+loop (its `mode=always`: the cost model leaves small loops unstreamed)."""
+
+
+def variants(mlir: Path, workdir: Path,
+             sites: dict[str, list[Any]] | None = None) -> tuple[str, str]:  # fmt: skip
+    """(verdict, message) of the bit-identity of the gradient across TapeFlow's variants,
+    every function `mlir` differentiates at the arguments `check` gives it: identical,
+    differs (the first variant and element that differ, or the error of a variant where
+    the Enzyme layout runs) or not run (why, one line). Each gradient is compiled as the
+    bench compiles it (`build_module`) and run in the interpreter (once per distinct IR:
+    variants often differ only where nothing is cached), its shadows seeded with random
+    values (the adjoint test's convention: every shadow is an output too) and each float
+    result's seed 1.0, and compared with the Enzyme layout's as the bench compares
+    (`compare_gradients`: every array argument after the run, every result)."""
+    from tapeflow import runner
+    from tapeflow.eval.jobs import Job, build_module, ir_key
+    from tapeflow.eval.kernels import FileKernel, marked_functions
+    from tapeflow.eval.run import compare_gradients
+    from tapeflow.tools import run
+    from tapeflow.tools.common import function_arguments, parse_run_arguments
+
+    try:
+        module = runner.load_module(mlir.read_text(), str(mlir))
+    except Exception as e:  # noqa: BLE001 - a module tapeflow-cc wrote must load
+        return "not run", f"{type(e).__name__}: {e}".splitlines()[0][:160]
+    entries = marked_functions(module)
+    if not entries:
+        return "not run", "no function is differentiated"
+    programs = 0
+    for entry in entries:
+        func_op = runner.find_function(module, entry)
+        site = site_of(entry, len(func_op.function_type.inputs.data), sites or {})
+        cli = [str(mlir), "--entry", entry, *check_arguments(func_op, workdir, site)]
+        shared: dict[Any, Any] = {}
+        grads: dict[str, dict[str, Any]] = {}
+        ran: dict[Any, dict[str, Any]] = {}  # a program's IR -> its gradient
+        for label, job in (("enzyme", {}), *VARIANT_RUNS.items()):
+            try:
+                compiled = build_module(Job(entry, file_kernel=FileKernel(str(mlir), entry),
+                                            **{"variant": label, **job}), shared=shared)
+                if (key := ir_key(compiled)) not in ran:  # the same IR, the same gradient
+                    values = function_arguments(module, func_op,
+                                                parse_run_arguments(run.parser(), cli))
+                    ran[key] = _gradient(compiled, func_op, values)
+            except Exception as e:  # noqa: BLE001 - a failure is the verdict, one line
+                why = f"@{entry}: {label}: {type(e).__name__}: {e}".splitlines()[0][:200]
+                return ("not run", why) if label == "enzyme" else ("differs", why)
+            grads[label] = ran[key]
+        same, notes = compare_gradients(grads)
+        if not same:
+            return "differs", f"@{entry}: {notes[0]}"
+        programs += len(ran)
+    return "identical", f"{programs} distinct programs for {len(entries)} function(s)"
+
+
+def _gradient(compiled: Any, func_op: Any, values: list[Any]) -> dict[str, Any]:
+    """`compare_gradients`' entry of one run of `@F_grad` from `@F`'s `values`: every
+    array argument after it, by name, and every result."""
+    from tapeflow import runner
+
+    grad = f"{func_op.sym_name.data}_grad"
+    result = runner.run_function(compiled, grad, gradient_arguments(func_op, values))
+    names = runner.arg_names(runner.find_function(compiled, grad))
+    arrays = {n if n and names.count(n) == 1 else f"arg{p}": np.asarray(result.arguments[p])
+              for p, n in enumerate(names) if p in result.memref_positions}  # fmt: skip
+    return {"grads": {**arrays, **{f"result{i}": np.asarray(r)
+                                   for i, r in enumerate(result.results)}}}
+
+
+def gradient_arguments(func_op: Any, values: list[Any]) -> list[Any]:
+    """`@F_grad`'s arguments from `@F`'s `values`: each shadow after its array, drawn
+    from [-1, 1) (seed 0), then the seed 1.0 of each float result."""
+    from tapeflow.convention import is_float_type, shadowed
+
+    rng = np.random.default_rng(0)
+    arrays = shadowed(func_op)
+    out: list[Any] = []
+    for p, value in enumerate(values):
+        out.append(value)
+        if p in arrays:
+            out.append(rng.uniform(-1.0, 1.0, np.shape(value)).astype(value.dtype))
+    return out + [1.0 for t in func_op.function_type.outputs.data if is_float_type(t)]
+
+
 def normalise(msg: str) -> str:
     return _CHAIN.sub("(…)", _QUOTED.sub("'…'", msg))
 
@@ -328,19 +417,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true", help="print each file's outcome")
     p.add_argument("--check", action="store_true",
                    help="check each accepted file's gradient against finite differences")
+    p.add_argument("--variants", action="store_true",
+                   help="check that each accepted file's gradient is bit-identical across "
+                   "TapeFlow's variants")
     args = p.parse_args(argv)
     files = sorted(args.directory.glob("*.c"))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         results = {f.name: classify(f, args.includes, str(work / f"{f.stem}.mlir"))
                    for f in files}  # fmt: skip
-        accepted = [name for name, (outcome, _) in results.items()
-                    if args.check and outcome == "accepted"]  # fmt: skip
-        verdicts = {name: check(work / f"{Path(name).stem}.mlir", work,
-                                call_sites(args.directory / name, args.includes))
-                    for name in accepted}  # fmt: skip
+        accepted = [name for name, (outcome, _) in results.items() if outcome == "accepted"]
+        sites = {name: call_sites(args.directory / name, args.includes)
+                 for name in accepted if args.check or args.variants}  # fmt: skip
+        verdicts = {name: check(work / f"{Path(name).stem}.mlir", work, sites[name])
+                    for name in accepted if args.check}  # fmt: skip
         mains = {name: run_main(args.directory / name, work / f"{Path(name).stem}.mlir",
-                                args.includes) for name in accepted}  # fmt: skip
+                                args.includes) for name in verdicts}  # fmt: skip
+        identity = {name: variants(work / f"{Path(name).stem}.mlir", work, sites[name])
+                    for name in accepted if args.variants}  # fmt: skip
     counts = collections.Counter(outcome for outcome, _ in results.values())
     n = len(files)
     print(f"| outcome | files (of {n}) |")
@@ -362,10 +456,31 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print()
         for name, (outcome, msg) in results.items():
-            print(f"{name}: {outcome}{': ' + msg if msg else ''}")
+            line = f"{name}: {outcome}{': ' + msg if msg else ''}"
+            if name in identity:
+                same, why = identity[name]
+                line += f"; variants: {same}{': ' + why if why else ''}"
+            print(line)
     if args.check:
         print_verdicts(verdicts, mains)
+    if args.variants:
+        print_identity(identity)
     return 0
+
+
+def print_identity(identity: dict[str, tuple[str, str]]) -> None:
+    """The `--variants` table."""
+    counts = collections.Counter(verdict for verdict, _ in identity.values())
+    print()
+    print("| gradient across TapeFlow's variants, bit for bit against the Enzyme layout's "
+          f"| files (of {len(identity)} accepted) |")
+    print("|---|---:|")
+    one = sum(1 for verdict, msg in identity.values() if verdict == "identical"
+              and (m := _PROGRAMS.match(msg)) and m.group(1) == m.group(2))  # fmt: skip
+    print(f"| identical | {counts['identical']} |")
+    print(f"| of which every variant compiled to one program (nothing cached) | {one} |")
+    for verdict in ("differs", "not run"):
+        print(f"| {verdict} | {counts[verdict]} |")
 
 
 MAIN_TIMEOUT = 300
