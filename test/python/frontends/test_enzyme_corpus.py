@@ -85,15 +85,20 @@ int main(void) {
 """
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
+def _folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    """Enzyme's layout: test_utils.h beside ReverseMode/, which holds `files`."""
     (tmp_path / "test_utils.h").write_text(UTILS)
     folder = tmp_path / "ReverseMode"
     folder.mkdir()
-    for name, text in (("cubes", CUBES), ("stairs", STAIRS), ("scale", SCALE),
-                       ("bounds", BOUNDS)):
+    for name, text in files.items():
         (folder / f"{name}.c").write_text(text)
     return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return _folder(tmp_path, {"cubes": CUBES, "stairs": STAIRS, "scale": SCALE,
+                              "bounds": BOUNDS})  # fmt: skip
 
 
 def test_check_verdicts(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -207,13 +212,8 @@ int main(void) {
 
 @pytest.fixture
 def variant_corpus(tmp_path: Path) -> Path:
-    (tmp_path / "test_utils.h").write_text(UTILS)
-    folder = tmp_path / "ReverseMode"
-    folder.mkdir()
-    for name, text in (("nest", NEST), ("smooth", SMOOTH),
-                       ("unknown", BOUNDS.replace("int n = 10;", "int n = rand();"))):
-        (folder / f"{name}.c").write_text(text)
-    return folder
+    return _folder(tmp_path, {"nest": NEST, "smooth": SMOOTH,
+                              "unknown": BOUNDS.replace("int n = 10;", "int n = rand();")})
 
 
 def test_variants_identical(variant_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
