@@ -1,6 +1,6 @@
 """How many C files of a directory `tapeflow-cc` accepts, and why it refuses the others.
 
-    python benchmarks/enzyme_corpus.py DIR [-I INCLUDE_DIR ...] [--list] [--check]
+    python benchmarks/enzyme_corpus.py DIR [-I INCLUDE_DIR ...] [--list] [--check] [--variants]
 
 Runs the `tapeflow-cc` CLI (a subprocess, as a user would) on every `*.c` under DIR and
 prints a Markdown table: accepted, refused with one located `unsupported C:` line,
@@ -29,6 +29,23 @@ include it by its bare name.
 - by running the file's own `main` natively with TapeFlow's gradients
   (`enzyme_main.py`, needs a C compiler `cc`): its APPROX_EQ checks passed or failed,
   or it ran without any, or it could not be run (why).
+
+`--variants` checks that each accepted file's gradient is bit-identical across TapeFlow's
+variants (TapeFlow's passes must not change a bit of it): every function the file
+differentiates, at the arguments `--check` gives it, is compiled as `tapeflow-bench`
+compiles it (`tapeflow.eval.jobs`: the Enzyme layout, `regions`, `tapeflow` and
+`ideal-tape` on the default machine, and `tapeflow` with `mode=always`, which streams
+every region loop: at these sizes the cost model often keeps Enzyme's layout), run in the
+interpreter with every shadow seeded (random values: an array the function writes is an
+output too) and 1.0 for a float result, and every array argument and result after the
+run is compared bit for bit with the Enzyme layout's as the bench compares them
+(`tapeflow.eval.run.compare_gradients`).
+Verdicts: identical (with how many distinct programs ran: variants of a function that
+caches nothing compile to the same IR, run once), differs (the variant and the first
+element, or the error of a variant where the Enzyme layout runs) and not run (why).
+Measured on Enzyme's 100 files (73 accepted): 70 identical (27 of them one program for
+every variant: nothing cached), 0 differ, 3 not run (`blas_gemm.c`, `blas_gemm2.c` and
+`remat.c`: arrays longer than the call shows, which `--check` leaves unchecked too).
 """
 
 from __future__ import annotations
@@ -321,7 +338,7 @@ VARIANT_RUNS = {"regions": {}, "tapeflow": {}, "ideal-tape": {},
                 "tapeflow mode=always": {"variant": "tapeflow", "mode": "always"}}
 """The runs `--variants` compares with the Enzyme layout's: the bench's variants on its
 default machine (`tapeflow.eval.jobs.Job`), and TapeFlow's pipeline streaming every region
-loop (its `mode=always`: the cost model leaves small loops unstreamed)."""
+loop (its `mode=always`: for small loops the cost model often keeps Enzyme's layout)."""
 
 
 def variants(mlir: Path, workdir: Path,
