@@ -325,10 +325,7 @@ def check(mlir: Path, workdir: Path,
                                                                 else TOLERANCE)), lines[-1])
                 return "wrong", f"@{entry} {first}", how
             if p.returncode == 1 and len(errors) == 1 and "Traceback" not in p.stderr:
-                why = "" if site is not None and None not in site else \
-                    " (generic arguments: some of the call's are not known)" if site is not None \
-                    else " (generic arguments: no call of it in the file to read them from)"
-                return "unchecked", f"@{entry}: {errors[0]}{why}", how
+                return "unchecked", f"@{entry}: {errors[0]}{generic(site)}", how
             last = (errors[-1] if errors else f"exit {p.returncode}")[:160]
             return "broken", f"@{entry}: {last}", how
     return "correct", "", how
@@ -384,7 +381,8 @@ def variants(mlir: Path, workdir: Path,
                     ran[key] = _gradient(compiled, func_op, values)
             except Exception as e:  # noqa: BLE001 - a failure is the verdict, one line
                 why = f"@{entry}: {label}: {type(e).__name__}: {e}".splitlines()[0][:200]
-                return ("not run", why) if label == "enzyme" else ("differs", why)
+                return ("not run", why + generic(site)) if label == "enzyme" else \
+                    ("differs", why)  # fmt: skip
             grads[label] = ran[key]
         same, notes = compare_gradients(grads)
         if not same:
@@ -420,6 +418,13 @@ def gradient_arguments(func_op: Any, values: list[Any]) -> list[Any]:
         if p in arrays:
             out.append(rng.uniform(-1.0, 1.0, np.shape(value)).astype(value.dtype))
     return out + [1.0 for t in func_op.function_type.outputs.data if is_float_type(t)]
+
+
+def generic(site: list[Any] | None) -> str:
+    """Why some of a function's arguments are generic (`check_arguments`), or ""."""
+    if site is None:
+        return " (generic arguments: no call of it in the file to read them from)"
+    return " (generic arguments: some of the call's are not known)" if None in site else ""
 
 
 def normalise(msg: str) -> str:
