@@ -345,10 +345,10 @@ def variants(mlir: Path, workdir: Path,
     differs (the first variant and element that differ, or the error of a variant where
     the Enzyme layout runs) or not run (why, one line). Each gradient is compiled as the
     bench compiles it (`build_module`) and run in the interpreter (once per distinct IR:
-    variants often differ only where nothing is cached), its shadows seeded with random
-    values (the adjoint test's convention: every shadow is an output too) and each float
-    result's seed 1.0, and compared with the Enzyme layout's as the bench compares
-    (`compare_gradients`: every array argument after the run, every result)."""
+    the variants of a function that caches nothing are one program), its shadows seeded
+    with random values (the adjoint test's convention: every shadow is an output too) and
+    each float result's seed 1.0, and compared with the Enzyme layout's as the bench
+    compares (`compare_gradients`: every array argument after the run, every result)."""
     from tapeflow import runner
     from tapeflow.eval.jobs import Job, build_module, ir_key
     from tapeflow.eval.kernels import FileKernel, marked_functions
