@@ -400,14 +400,15 @@ def run_jobs(jobs: Sequence[Any], workers: int, progress: bool,
 
 
 def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[str]]:
-    """Bit-for-bit comparison of every variant's final arguments with the Enzyme layout's.
-    Returns (identical, messages)."""
+    """Bit-for-bit comparison of every variant's final arguments with the Enzyme layout's:
+    each of `VARIANTS` (one missing is a difference) and any other run in `results` (the
+    same variant with other options). Returns (identical, messages)."""
     base = results.get("enzyme")
     if base is None or base.get("grads") is None:
         return False, ["no Enzyme-layout result to compare with"]
     ok = True
     notes: list[str] = []
-    for variant in VARIANTS[1:]:
+    for variant in [v for v in dict.fromkeys([*VARIANTS[1:], *results]) if v != "enzyme"]:
         other = results.get(variant)
         if other is None or other.get("grads") is None:
             ok = False
@@ -423,12 +424,20 @@ def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[st
                 ok = False
                 if a.shape == b.shape and a.size:
                     diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
-                    bad = int(np.count_nonzero(a.view(np.uint8).reshape(a.size, -1)
-                                               != b.view(np.uint8).reshape(b.size, -1)
-                                               ) if a.dtype == b.dtype else a.size)  # fmt: skip
+                    same = (_bytes(a) == _bytes(b)).all(axis=1) if a.dtype == b.dtype \
+                        else np.zeros(a.size, bool)  # fmt: skip
+                    first = int(np.argmin(same))
+                    at = "".join(f"[{i}]" for i in np.unravel_index(first, a.shape))
+                    mine, enzyme = b.flat[first].item(), a.flat[first].item()
                     notes.append(f"{variant}: {key} differs from the Enzyme layout's in "
-                                 f"{bad} of {a.size} elements (max |diff| "
-                                 f"{float(np.nanmax(diff)):.3g})")  # fmt: skip
+                                 f"{a.size - int(same.sum())} of {a.size} elements (max "
+                                 f"|diff| {float(np.nanmax(diff)):.3g}; first {key}{at}: "
+                                 f"{mine!r}, Enzyme {enzyme!r})")  # fmt: skip
                 else:
                     notes.append(f"{variant}: {key} has shape {b.shape}, Enzyme {a.shape}")
     return ok, notes
+
+
+def _bytes(a: np.ndarray) -> np.ndarray:
+    """`a`'s elements in row-major order, one row of bytes each."""
+    return np.ascontiguousarray(a).reshape(a.size).view(np.uint8).reshape(a.size, -1)

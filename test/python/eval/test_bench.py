@@ -217,6 +217,24 @@ def test_compare_gradients_is_bitwise() -> None:
     assert compare_gradients(missing)[0] is False
 
 
+def test_compare_gradients_counts_elements_and_names_the_first() -> None:
+    """Two bytes of one element are one element; another run beside the variants (the
+    same variant with other options) is compared too."""
+    g = {"dA": np.array([[1.0, -2.0], [3.5, 0.5]]), "result0": np.array(0.25)}
+    off = {v: _fake(g) for v in (*VARIANTS, "tapeflow mode=always")}
+    moved = (np.array([3.5]).view(np.uint64) ^ 0x0101).view(np.float64)[0]  # 2 low bytes
+    off["tapeflow mode=always"]["grads"]["dA"][1, 0] = moved
+    off["tapeflow mode=always"]["grads"]["dA"][1, 1] = -0.5
+    off["tapeflow mode=always"]["grads"]["result0"] = np.array(0.5)
+    ok, notes = compare_gradients(off)
+    assert not ok
+    assert notes[0] == ("tapeflow mode=always: dA differs from the Enzyme layout's in 2 of "
+                        f"4 elements (max |diff| 1; first dA[1][0]: {float(moved)!r}, "
+                        "Enzyme 3.5)")  # fmt: skip
+    assert notes[1].startswith("tapeflow mode=always: result0 differs from the Enzyme "
+                               "layout's in 1 of 1 elements (max |diff| 0.25; first result0: ")
+
+
 def test_cache_needed() -> None:
     sweep = [{"l2_bytes": c, "cache_bytes": c + 1, "cycles": cyc}
              for c, cyc in ((1, 200.0), (2, 104.0), (4, 101.0), (8, 100.0))]  # fmt: skip

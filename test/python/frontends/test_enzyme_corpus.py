@@ -3,6 +3,7 @@ integration tests (`#include "../test_utils.h"`, APPROX_EQ in `main`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -84,15 +85,20 @@ int main(void) {
 """
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
+def _folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    """Enzyme's layout: test_utils.h beside ReverseMode/, which holds `files`."""
     (tmp_path / "test_utils.h").write_text(UTILS)
     folder = tmp_path / "ReverseMode"
     folder.mkdir()
-    for name, text in (("cubes", CUBES), ("stairs", STAIRS), ("scale", SCALE),
-                       ("bounds", BOUNDS)):
+    for name, text in files.items():
         (folder / f"{name}.c").write_text(text)
     return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return _folder(tmp_path, {"cubes": CUBES, "stairs": STAIRS, "scale": SCALE,
+                              "bounds": BOUNDS})  # fmt: skip
 
 
 def test_check_verdicts(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,3 +171,96 @@ def _compiled(path: Path, work: Path) -> tuple[Path, Path]:
     mlir = work / f"{path.stem}.mlir"
     assert enzyme_corpus.classify(path, [], str(mlir))[0] == "accepted"
     return mlir, work
+
+
+# A loop nest whose inner loop caches sin's argument: a region per outer iteration, which
+# TapeFlow's passes pack into records (and `mode=always` streams).
+NEST = HEADER + """
+double nest(double *x, int n, int m) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) {
+    double t = 0.0;
+    for (int j = 0; j < m; j++)
+      t += sin(x[i * m + j] * t) * x[i * m + j];
+    s += t * t;
+  }
+  return s;
+}
+int main(void) {
+  double x[12], dx[12];
+  for (int i = 0; i < 12; i++) { x[i] = 0.1 * i; dx[i] = 0.0; }
+  __enzyme_autodiff((void *)nest, x, dx, 3, 4);
+  return 0;
+}
+"""
+
+# Writes its result into an array (a seeded shadow is its output) and has a float scalar
+# whose gradient is returned.
+SMOOTH = HEADER + """
+void smooth(double *u, double *v, double a, int n) {
+  for (int k = 0; k < 3; k++)
+    for (int i = 1; i < n - 1; i++)
+      v[i] = u[i] + a * (u[i - 1] * u[i + 1] - v[i] * v[i]);
+}
+int main(void) {
+  double u[6] = {1, 2, 3, 4, 5, 6}, du[6] = {0}, v[6] = {0}, dv[6] = {1, 1, 1, 1, 1, 1};
+  __enzyme_autodiff((void *)smooth, u, du, v, dv, 0.5, 6);
+  return 0;
+}
+"""
+
+
+@pytest.fixture
+def variant_corpus(tmp_path: Path) -> Path:
+    return _folder(tmp_path, {"nest": NEST, "smooth": SMOOTH,
+                              "unknown": BOUNDS.replace("int n = 10;", "int n = rand();")})
+
+
+def test_variants_identical(variant_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert enzyme_corpus.main([str(variant_corpus), "--variants", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "| identical | 2 |" in out and "| differs | 0 |" in out and "| not run | 1 |" in out
+    # the variants compile the nest to programs of their own (records, streams): the
+    # check compares something
+    for name in ("nest", "smooth"):
+        line = next(ln for ln in out.splitlines() if ln.startswith(f"{name}.c: "))
+        programs = re.fullmatch(rf"{name}.c: accepted; variants: identical: (\d+) distinct "
+                                r"programs for 1 function\(s\)", line)  # fmt: skip
+        assert programs is not None and int(programs.group(1)) >= 3, line
+    assert "| of which every variant compiled to one program (nothing cached) | 0 |" in out
+    # n unknown: 8 generic elements, and @last reads x[9]
+    assert "unknown.c: accepted; variants: not run: @last: enzyme: InterpretationError: " in out
+    assert "out of bounds for memref of shape [8] (generic arguments: some of the call's are " \
+        "not known)" in out
+
+
+def test_variants_broken_variant_differs(variant_corpus: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A variant whose pipeline turns one addition of the gradient into a subtraction."""
+    from dataclasses import dataclass
+
+    from xdsl.dialects import arith, func
+    from xdsl.passes import ModulePass
+    from xdsl.rewriter import Rewriter
+
+    from tapeflow import machines
+
+    @dataclass(frozen=True)
+    class Subtract(ModulePass):
+        name = "test-subtract"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            grad = next(f for f in op.walk() if isinstance(f, func.FuncOp)
+                        and f.sym_name.data.endswith("_grad"))  # fmt: skip
+            add = next(o for o in grad.walk() if isinstance(o, arith.AddfOp))
+            Rewriter.replace_op(add, arith.SubfOp(*add.operands))
+
+    real = machines.pipeline
+    monkeypatch.setattr(machines, "pipeline", lambda variant, *a, **k: [
+        *real(variant, *a, **k), *([Subtract()] if variant == "regions" else [])])
+    mlir, _ = _compiled(variant_corpus / "smooth.c", tmp_path)
+    verdict, msg = enzyme_corpus.variants(mlir, tmp_path, enzyme_corpus.call_sites(
+        variant_corpus / "smooth.c", []))
+    assert verdict == "differs"
+    assert re.match(r"@smooth: regions: \S+ differs from the Enzyme layout's in \d+ of \d+ "
+                    r"elements \(max \|diff\| \S+; first \S+: \S+, Enzyme \S+\)$", msg), msg
