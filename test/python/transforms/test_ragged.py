@@ -11,6 +11,7 @@ two inner loops both start at `k + 1` (a two-loop ragged box).
 from __future__ import annotations
 
 import struct
+from functools import cache
 
 import numpy as np
 import pytest
@@ -142,16 +143,26 @@ def test_ragged_region_formed(shape: str):
     assert "tapeflow.ragged" in str(module)
 
 
+@cache
+def _references(shape: str) -> tuple[list[object], list[object], int]:
+    """The autodiff IR's bits and the Enzyme layout's on `_args`, and the regions' record
+    bytes: the same for every depth and record count (computed once per shape)."""
+    text, ints = SHAPES[shape]
+    args = _args(ints)
+    expected = run(apply(text, AD), "kernel_grad", args)
+    enzyme = run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
+    return expected, enzyme, region_record_bytes(apply(text, f"{AD},tapeflow-regions"))
+
+
 @pytest.mark.parametrize("depth", (1, 2, 3))
 @pytest.mark.parametrize("records", (1, 3, 5, 16))
 @pytest.mark.parametrize("shape", SHAPES)
 def test_ragged_bit_identical_every_stage(shape: str, records: int, depth: int):
     text, ints = SHAPES[shape]
     args = _args(ints)
-    expected = run(apply(text, AD), "kernel_grad", args)
-    enzyme = run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
+    expected, enzyme, record_bytes = _references(shape)
     assert enzyme == expected
-    spm = depth * records * region_record_bytes(apply(text, f"{AD},tapeflow-regions"))
+    spm = depth * records * record_bytes
     for pipeline in stages("kernel", depth, spm):
         module = apply(text, pipeline)
         assert run(module, "kernel_grad", args) == expected, pipeline
