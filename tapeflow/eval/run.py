@@ -205,9 +205,7 @@ def _spm_point(job: Job, res: dict[str, Any], own: dict[str, Any]) -> dict[str, 
     r = res["report"]
     e = r["energy"]
     grads, mine = own["grads"], res["grads"]
-    same = grads.keys() == mine.keys() and all(
-        a.dtype == mine[k].dtype and a.shape == mine[k].shape and a.tobytes() == mine[k].tobytes()
-        for k, a in grads.items())  # fmt: skip
+    same = grads.keys() == mine.keys() and all(bit_identical(a, mine[k]) for k, a in grads.items())
     return {**point, "cycles": r["cycles"], "energy_pj": dict(e["components_pj"]),
             "on_chip_pj": e["on_chip_pj"], "on_chip_memory_pj": e["on_chip_memory_pj"],
             "total_pj": e["total_pj"], "on_chip_sram_bytes": r["sram"]["on_chip_bytes"],
@@ -420,7 +418,7 @@ def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[st
                 ok = False
                 notes.append(f"{variant}: argument {key} missing")
                 continue
-            if a.shape != b.shape or a.dtype != b.dtype or a.tobytes() != b.tobytes():
+            if not bit_identical(a, b):
                 ok = False
                 if a.shape == b.shape and a.size:
                     diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
@@ -436,6 +434,11 @@ def compare_gradients(results: dict[str, dict[str, Any]]) -> tuple[bool, list[st
                 else:
                     notes.append(f"{variant}: {key} has shape {b.shape}, Enzyme {a.shape}")
     return ok, notes
+
+
+def bit_identical(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same shape, element type and bits."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def _bytes(a: np.ndarray) -> np.ndarray:
