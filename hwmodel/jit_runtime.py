@@ -8,7 +8,10 @@ per machine (numba's on-disk cache) and shared by every kernel.
   test/python/hwmodel/test_jit.py compares each with the reference on special values, bit for
   bit, and test_semantics_nan.py every kernel op on NaN-making operands.
 - `_grow` ... `_wbulk`: `compiled.Trace`'s counter and phase-window logic (`window_start`,
-  `window_bulk`, `window_end`) on a kernel's local state.
+  `window_bulk`, `window_end`) on a kernel's local state. They are compiled for the one
+  signature kernels call them with (`_I`, `_A1`, `_A2`), not lazily: numba would compile a
+  lazy function again for every tuple of integer literals a call site passes (a window's
+  op count, a counter's index), about 100 compiles of `_wbulk` for the bundled kernels.
 
 Without numba the module still imports (plain Python functions), so the kernel
 translator can be tested anywhere.
@@ -22,11 +25,14 @@ try:
     from numba import njit as _njit
 except ImportError:  # pragma: no cover - numba is the optional extra `fast`
 
-    def _njit(**_: object):  # type: ignore[no-untyped-def]
+    def _njit(*_: object, **__: object):  # type: ignore[no-untyped-def]
         return lambda f: f
 
 
 _NONE = -9223372036854775807 - 1
+_I, _A1, _A2 = "int64", "int64[::1]", "int64[:, ::1]"
+"""A kernel's integers, its 1-D arrays (counters, accesses, phase ends) and phase-end
+counters (numba's type names)."""
 """`None` of a phase-end induction value (no iteration has it)."""
 
 _divf = _njit(cache=True)(JIT_FORMS["_divf"])
@@ -43,14 +49,14 @@ _m_cos = _njit(cache=True)(JIT_FORMS["_m_cos"])
 _index_cast = _njit(cache=True)(JIT_FORMS["_index_cast"])
 
 
-@_njit(cache=True)
+@_njit([f"({_A1}, {_I})", f"({_A2}, {_I})"], cache=True)
 def _grow(a, p):
     b = np.empty((2 * a.shape[0],) + a.shape[1:], a.dtype)
     b[:p] = a[:p]
     return b
 
 
-@_njit(cache=True)
+@_njit([f"({_A1}, {_A2}, {_I}, {_I}, {_A1}, {_I}, {_I})"], cache=True)
 def _record(pe, pebc, n, p, bc, k, rest):
     if n == pe.shape[0]:
         pe = _grow(pe, n)
@@ -62,14 +68,15 @@ def _record(pe, pebc, n, p, bc, k, rest):
     return n + 1, pe, pebc
 
 
-@_njit(cache=True)
+@_njit([f"({_A1}, {_I}, {_I}, {_I}, {_I}, {_I})"], cache=True)
 def _wstart(wn, win, c, n, r0, r2):
     w0 = wn[0] - n * c - wn[1]
     j = max(1, -(-(win - w0) // c))
     return r0 + (j - 1) * r2
 
 
-@_njit(cache=True)
+@_njit([f"({_A1}, {_I}, {_I}, {_I}, {_I}, {_I}, {_I}, {_I}, {_A1}, {_I}, {_A1}, {_A2}, {_I})"],
+       cache=True)  # fmt: skip
 def _wbulk(wn, win, c, n, r0, r2, iv, k, bc, p, pe, pebc, npe):
     j = (iv - r0) // r2 + 1
     rest = n - j
