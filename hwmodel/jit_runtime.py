@@ -30,10 +30,10 @@ except ImportError:  # pragma: no cover - numba is the optional extra `fast`
 
 
 _NONE = -9223372036854775807 - 1
+"""`None` of a phase-end induction value (no iteration has it)."""
 _I, _A1, _A2 = "int64", "int64[::1]", "int64[:, ::1]"
 """A kernel's integers, its 1-D arrays (counters, accesses, phase ends) and phase-end
 counters (numba's type names)."""
-"""`None` of a phase-end induction value (no iteration has it)."""
 
 _divf = _njit(cache=True)(JIT_FORMS["_divf"])
 _maxnum = _njit(cache=True)(JIT_FORMS["_maxnum"])
