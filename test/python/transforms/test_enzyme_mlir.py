@@ -254,3 +254,58 @@ def test_output_cast_and_fill_zero_are_read_and_expanded():
     assert not any(op.name == "enzyme.fill_zero" for op in module.walk())
     assert sum(op.name == "scf.for" for op in module.walk()) == 2
     assert run_function(module, "f", [3]).results == [0.0]
+
+
+OUTPUT = """#loc = loc(unknown)
+#loc1 = loc("k.mlir":1:1)
+module {
+  func.func @f(%arg0: memref<3xf64> loc(unknown)) -> f64 {
+    %c0 = arith.constant 0 : index loc(#loc2)
+    %0 = memref.load %arg0[%c0] : memref<3xf64> loc(#loc3)
+    return %0 : f64 loc(#loc1)
+  } loc(#loc1)
+  func.func private @f_grad(%arg0: memref<3xf64> loc(unknown), %arg1: memref<3xf64> loc(unknown), %arg2: f64 loc("k.mlir":1:1)) {
+    %c0 = arith.constant 0 : index loc(#loc)
+    %c3 = arith.constant 3 : index loc(#loc2)
+    %0 = "enzyme.init"() : () -> !enzyme.Cache<memref<3xf64>> loc(#loc4)
+    %t = memref.alloc() : memref<2xmemref<3xf64>> loc(#loc3)
+    %m = memref.alloc(%c3) : memref<2x?xf64> loc(#loc5)
+    %cast = memref.cast %m : memref<2x?xf64> to memref<?x?xf64> loc(#loc3)
+    scf.for %arg3 = %c0 to %c3 step %c3 {
+      %1 = memref.load %arg1[%arg3] : memref<3xf64> loc(#loc2)
+      %2 = arith.addf %1, %arg2 : f64 loc(#loc4)
+      memref.store %2, %arg1[%arg3] : memref<3xf64> loc(#loc6)
+    } loc(#loc3)
+    return loc(#loc1)
+  } loc(#loc1)
+} loc(#loc)
+#loc2 = loc("k.mlir":2:3)
+#loc3 = loc("k\\\\dir/k.mlir":3:3)
+#loc4 = loc(fused[#loc3, #loc2])
+#loc5 = loc("f"(#loc2))
+"""
+
+
+def test_read_output_reads_what_inline_locations_writes():
+    """`read_output`, which parses Enzyme's output without substituting its location
+    aliases, shares its types and skips the functions it gives back, gives the added
+    functions the ops and locations that parsing `inline_locations`' text gives them (an
+    escaped file name, a fused and a named location, an unknown one replaced by where the
+    op is, an alias used but not defined, a buffer of buffers, a cache, a cast)."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    from tapeflow.diagnostics import parse_module
+
+    def added(module):
+        return [op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data != "f"]
+
+    ctx = make_context()
+    old = added(parse_module(ctx, enzyme_mlir.inline_locations(OUTPUT), "<enzyme-mlir>"))
+    new = added(enzyme_mlir.read_output(ctx, OUTPUT, {"f"}))
+    assert [op.sym_name.data for op in new] == ["f_grad"]
+    pairs = list(zip(old[0].walk(), new[0].walk(), strict=True))
+    assert all(str(a) == str(b) and a.location == b.location for a, b in pairs)
+    where = {(at.filename.data, at.line.data) for _, b in pairs
+             if isinstance(at := b.location, FileLineColLoc)}  # fmt: skip
+    assert {("k\\dir/k.mlir", 3), ("k.mlir", 2), ("<enzyme-mlir>", 10)} <= where
