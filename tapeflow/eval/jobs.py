@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
@@ -262,9 +264,11 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
     gave (the same `ir_key`) returns that pipeline's module, cleaned and verified once:
     variants and machines often differ only in what they do not change."""
     passes = job.passes() if passes is None else passes
+    entry = kernel_of(job).grad_entry
     if shared is None:
         module = _load(job)
         apply_passes(module, passes)
+        drop_unreached(module, entry)
         return module
     source = (job.kernel, job.size, job.c_source, job.file_kernel)
     if source not in shared:
@@ -292,6 +296,7 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
     ctx = make_context()
     for step in steps:
         step(ctx, module)
+    drop_unreached(module, entry)  # before the cleanup: the functions it drops are not run
     if cleanup is None:
         module.verify()
         return module
@@ -301,6 +306,27 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
         module.verify()
         cleaned[before] = module
     return cleaned[before]
+
+
+def drop_unreached(module: ModuleOp, entry: str) -> None:
+    """Drops the functions `@entry` does not call, directly or not (the primal kernel): a
+    job runs `@entry` alone, and each of its pipelines would clean, verify and compile
+    them for nothing. Only functions go; a module without `@entry` stays whole."""
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    if entry not in functions:
+        return
+    reached, work = {entry}, [entry]
+    while work:
+        for op in functions[work.pop()].walk():
+            for attr in (*op.properties.values(), *op.attributes.values()):
+                if isinstance(attr, SymbolRefAttr) and attr.root_reference.data in functions:
+                    if (name := attr.root_reference.data) not in reached:
+                        reached.add(name)
+                        work.append(name)
+    for name, f in functions.items():
+        if name not in reached:
+            f.detach()
+            f.erase()
 
 
 def ends_with_cleanup(passes: Sequence[ModulePass]) -> bool:
