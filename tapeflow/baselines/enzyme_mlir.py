@@ -373,9 +373,26 @@ def read_output(ctx: Context, text: str, known: set[str]) -> ModuleOp:
         else:  # a file name with escapes
             locations[name] = Parser(ctx, location).parse_optional_location()
     body = shared_types(without_functions(_readable(_ALIAS.sub("", text)), known))
-    parser = LocatingParser(ctx, body, "<enzyme-mlir>")
-    parser.attribute_aliases.update(locations)
-    return parser.parse_module()
+    return _OutputParser(ctx, body, "<enzyme-mlir>", locations).parse_module()
+
+
+class _OutputParser(LocatingParser):
+    """A `LocatingParser` that looks up a `loc(#locN)` (a third of the tokens of Enzyme's
+    output) in `locations` instead of lexing and parsing it."""
+
+    def __init__(self, ctx: Context, text: str, name: str, locations: dict[str, Attribute]):
+        super().__init__(ctx, text, name)
+        self.attribute_aliases.update(locations)
+        self._text = text
+
+    def parse_optional_location(self):  # type: ignore[override]
+        token = self._current_token
+        if token.text == "loc":
+            used = _ALIAS_USE.match(self._text, token.span.start)
+            if used is not None and used.group(1) in self.attribute_aliases:
+                self._resume_from(used.end())
+                return self.attribute_aliases[used.group(1)]
+        return super().parse_optional_location()
 
 
 def differentiate(module: ModuleOp, f: func.FuncOp, grad_name: str, ctx: Context):
