@@ -280,6 +280,7 @@ def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
         if (source, ad) not in shared:
             differentiated = shared[source].clone()
             ad.apply(make_context(), differentiated)
+            drop_unreached(differentiated, entry)
             shared[source, ad] = differentiated
         start: tuple[Any, ...] = (source, ad)
         if steps and steps[0] is hoist_invariants:
