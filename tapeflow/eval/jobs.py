@@ -32,6 +32,7 @@ import copy
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -112,12 +113,18 @@ def tapeflow_options(
     `sets`: the machine is named when it is a preset or a TOML file other than the default
     (the pass's default is not spelled out), the overrides only when the cost model decides
     (`mode=auto`); `mode=always` streams every region loop."""
-    named = machine in presets() or (machine and Path(machine).is_file())
+    named = machine in _presets() or (machine and Path(machine).is_file())
     return TapeFlowOptions(
         spm_bytes=spm_bytes, tile_bytes=tile_bytes, depth=depth, checkpoint=checkpoint,
         cleanup=cleanup, machine=machine if named and machine != DEFAULT_MACHINE else "",
         set=tuple(sets) if mode == "auto" else (), mode=mode,
     )  # fmt: skip
+
+
+@cache
+def _presets() -> frozenset[str]:
+    """The packaged presets' names (`presets` lists their folder at each call)."""
+    return frozenset(presets())
 
 
 def pipeline_spec(variant: str, *args: Any, **kwargs: Any) -> str:
@@ -255,7 +262,8 @@ def kernel_arguments(name: str, size: str, seed: int = 0, kernel: Any = None) ->
 def build_module(job: Job, passes: Sequence[ModulePass] | None = None,
                  shared: dict[Any, Any] | None = None,
                  cleaned: dict[Any, Any] | None = None) -> Any:  # fmt: skip
-    """`job`'s kernel compiled by `passes` (default: `job.passes()`). With `shared` (a dict
+    """`job`'s kernel compiled by `passes` (default: `job.passes()`), without the functions
+    its gradient's entry does not call (`drop_unreached`). With `shared` (a dict
     the caller keeps for the jobs of one kernel), the kernel is parsed once and
     differentiated once per AD pass, and each pipeline compiles a clone of that: the
     pipelines of every variant start with the same `tapeflow-autodiff` (and TapeFlow's, of
@@ -320,10 +328,10 @@ def drop_unreached(module: ModuleOp, entry: str) -> None:
     while work:
         for op in functions[work.pop()].walk():
             for attr in (*op.properties.values(), *op.attributes.values()):
-                if isinstance(attr, SymbolRefAttr) and attr.root_reference.data in functions:
-                    if (name := attr.root_reference.data) not in reached:
-                        reached.add(name)
-                        work.append(name)
+                name = attr.root_reference.data if isinstance(attr, SymbolRefAttr) else None
+                if name in functions and name not in reached:
+                    reached.add(name)
+                    work.append(name)
     for name, f in functions.items():
         if name not in reached:
             f.detach()
@@ -393,8 +401,20 @@ def default_raw() -> dict[str, Any]:
 
 def machine_from_raw(raw: dict[str, Any], l2_size: int | None = None) -> Any:
     """A validated `Machine` from a merged table (one loaded by the driver, so that every
-    job simulates exactly the same description), optionally with another L2 size."""
-    table = copy.deepcopy(raw)
-    if l2_size is not None:
-        table["l2"]["size"] = l2_size
-    return validate(table)
+    job simulates exactly the same description), optionally with another L2 size. Each
+    table and size is copied and validated once per process (`_VALIDATED`)."""
+    key = (json.dumps(raw, sort_keys=True), l2_size)
+    if key not in _VALIDATED:
+        table = copy.deepcopy(raw)
+        if l2_size is not None:
+            table["l2"]["size"] = l2_size
+        if len(_VALIDATED) >= 1024:  # a long sweep's machines
+            _VALIDATED.clear()
+        _VALIDATED[key] = validate(table)
+    return _VALIDATED[key]
+
+
+_VALIDATED: dict[tuple[str, int | None], Any] = {}
+"""`machine_from_raw`'s machines by table (JSON) and L2 size: a `Machine` is frozen, and
+the jobs of a bench task load the same two or three tens of times each (a millisecond
+each, a twentieth of tapeflow-bench --quick's CPU)."""
