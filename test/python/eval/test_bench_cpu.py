@@ -1,10 +1,16 @@
-"""`drop_unreached`: a bench job's module keeps only what its gradient's entry calls."""
+"""What the bench's tasks no longer do more than once: a job's module keeps only what its
+gradient's entry calls (`drop_unreached`); a machine table is validated once
+(`machine_from_raw`)."""
 
 from __future__ import annotations
 
+import copy
+
+import pytest
 from xdsl.dialects import func
 
-from tapeflow.eval.jobs import Job, build_module, drop_unreached
+from tapeflow.eval.jobs import Job, build_module, default_raw, drop_unreached, machine_from_raw
+from tapeflow.hwmodel.config import ConfigError
 from tapeflow.runner import load_module
 
 MODULE = """
@@ -49,3 +55,21 @@ def test_a_jobs_module_is_its_gradient_alone():
         assert _names(alone) == ["gemm_grad"]
         job = Job("gemm", variant, size="small")
         assert _names(build_module(job, job.passes(), {}, {})) == ["gemm_grad"]
+
+
+def test_a_machine_table_is_validated_once_per_l2_size():
+    raw = default_raw()
+    machine = machine_from_raw(raw)
+    assert machine_from_raw(copy.deepcopy(raw)) is machine  # the same table, by content
+    assert machine.raw == raw and machine.raw is not raw  # a copy: the caller's stays its own
+    small = machine_from_raw(raw, 64 * 1024)
+    assert small is not machine and small.l2.size == 64 * 1024
+    assert machine_from_raw(raw, 64 * 1024) is small
+
+
+def test_a_bad_table_fails_every_time():
+    raw = copy.deepcopy(default_raw())
+    raw["l2"]["size"] = "big"
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            machine_from_raw(raw)
