@@ -50,6 +50,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ class St(NamedTuple):
 Lines = list[tuple[int, St]]
 """Generated statements with their indentation depth."""
 
-RUNTIME = frozenset({*JIT_FORMS, "_grow", "_record", "_wstart", "_wbulk"})
+RUNTIME = frozenset({*JIT_FORMS, "_grow", "_count", "_record", "_wstart", "_wbulk"})
 """What kernels may call from `tapeflow.hwmodel.jit_runtime` (the table's numba forms,
 `tapeflow.semantics.JIT_FORMS`, and the trace's counter logic)."""
 
@@ -122,6 +123,13 @@ class LoopKernel:
     failed: str | None = None
     runs: int = 0  # calls that ran it
     seen: int = 0  # ops its nest has run, estimated (compiled from `Trace.jit_after` on)
+
+    def charge(self, seg_charged: Sequence[int]) -> None:
+        """Fills in the source's charged ops per segment execution (`@@Ck@@`, known once
+        the whole module is compiled), without the window additions of none."""
+        none = lambda m: "" if seg_charged[int(m[1])] == 0 else m[0]  # noqa: E731
+        source = re.sub(r"^ *_wn\[0\] \+= (?:\w+ \* )?@@C(\d+)@@\n", none, self.source, flags=re.M)
+        self.source = re.sub(r"@@C(\d+)@@", lambda m: str(seg_charged[int(m[1])]), source)
 
     @functools.cached_property
     def path(self) -> Path:
@@ -276,7 +284,8 @@ def nest_kernel(
             segments.append(k)
         return segments.index(k)
 
-    for depth, st in lines:
+    reserve = _access_runs(lines)
+    for i, (depth, st) in enumerate(lines):
         pad = "    " * (depth - top)
         kind, d = st.kind, st.data
         emit = lambda t, pad=pad: out.append(pad + t)  # noqa: E731
@@ -287,11 +296,7 @@ def nest_kernel(
         if kind in ("py", "else"):
             emit(st.jit)
         elif kind == "count":
-            k = seg(d[0])
-            emit(f"if _bc[{k}] == 0:")
-            emit(f"    _fo[_nf] = {k}")
-            emit("    _nf += 1")
-            emit(f"_bc[{k}] += {d[1]}")
+            emit(f"_nf = _count(_bc, _fo, _nf, {seg(d[0])}, {d[1]})")
         elif kind == "wn":
             emit(f"_wn[0] += {d[0]}")
         elif kind == "range":
@@ -350,8 +355,9 @@ def nest_kernel(
             for f, v in enumerate(d[0]):
                 emit(f"{v} = {t}_r[{i}, {f}]")
         elif kind == "access":
-            emit("if _p == len(_acc):")
-            emit("    _acc = _grow(_acc, _p)")
+            if i in reserve:
+                emit(f"if _p + {reserve[i]} > len(_acc):")
+                emit(f"    _acc = _grow(_acc, _p, _p + {reserve[i]})")
             emit(f"_acc[_p] = {d[0]}")
             emit("_p += 1")
         else:
@@ -370,3 +376,18 @@ def nest_kernel(
     source = "\n".join(lines_out) + "\n"
     return LoopKernel(source, params, list(carried), guards, ops, segments, objects, used,
                       errors)  # fmt: skip
+
+
+def _access_runs(lines: Lines) -> dict[int, int]:
+    """The first access of each run of statements at one depth -> the run's accesses: they
+    run one after the other (a deeper statement ends the run), so one capacity check of
+    `_acc` before the first covers them all."""
+    runs: dict[int, int] = {}
+    first = -1
+    for i, (depth, st) in enumerate(lines):
+        if i and depth != lines[i - 1][0]:
+            first = -1
+        if st.kind == "access":
+            first = i if first < 0 else first
+            runs[first] = runs.get(first, 0) + 1
+    return runs

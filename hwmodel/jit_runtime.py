@@ -49,20 +49,36 @@ _m_cos = _njit(cache=True)(JIT_FORMS["_m_cos"])
 _index_cast = _njit(cache=True)(JIT_FORMS["_index_cast"])
 
 
-@_njit([f"({_A1}, {_I})", f"({_A2}, {_I})"], cache=True)
-def _grow(a, p):
-    b = np.empty((2 * a.shape[0],) + a.shape[1:], a.dtype)
-    b[:p] = a[:p]
+@_njit([f"({_A1}, {_I}, {_I})", f"({_A2}, {_I}, {_I})"], cache=True)
+def _grow(a, p, rows):
+    """`a` with room for at least `rows` rows (twice as many as it had, or more), its first
+    `p` kept; copied element by element: a slice assignment compiles numba's shape-mismatch
+    error path (seconds, once per machine)."""
+    b = np.empty((max(2 * a.shape[0], rows),) + a.shape[1:], a.dtype)
+    src, dst = a.ravel(), b.ravel()
+    for i in range(p * a[:1].size):
+        dst[i] = src[i]
     return b
+
+
+@_njit([f"({_A1}, {_A1}, {_I}, {_I}, {_I})"], cache=True)
+def _count(bc, fo, nf, k, n):
+    """Counter `k` += `n`, its first execution noted in `fo` (`nf` of them so far)."""
+    if bc[k] == 0:
+        fo[nf] = k
+        nf += 1
+    bc[k] += n
+    return nf
 
 
 @_njit([f"({_A1}, {_A2}, {_I}, {_I}, {_A1}, {_I}, {_I})"], cache=True)
 def _record(pe, pebc, n, p, bc, k, rest):
     if n == pe.shape[0]:
-        pe = _grow(pe, n)
-        pebc = _grow(pebc, n)
+        pe = _grow(pe, n, n + 1)
+        pebc = _grow(pebc, n, n + 1)
     pe[n] = p
-    pebc[n, :] = bc
+    for j in range(bc.shape[0]):
+        pebc[n, j] = bc[j]
     if k >= 0:
         pebc[n, k] -= rest
     return n + 1, pe, pebc

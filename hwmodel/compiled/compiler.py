@@ -554,7 +554,7 @@ class ModuleCompiler:
         charged = lambda m: str(self.seg_charged[int(m[1])])  # noqa: E731
         self.source = re.sub(r"@@C(\d+)@@", charged, source)
         for kernel in self.kernels:
-            kernel.source = re.sub(r"@@C(\d+)@@", charged, kernel.source)
+            kernel.charge(self.seg_charged)
         self.floats = np.array([v if isinstance(v, float) else 0.0 for v in self.consts])
         """`_K` as a loop kernel sees it: its float constants (inf, nan)."""
 

@@ -182,3 +182,30 @@ def test_fptosi_in_a_kernel(bad):
         a[5] = bad
     program = compare(runner.load_module(FPTOSI, "f.mlir"), "f", [a, np.zeros(8, np.int32)])
     assert program.kernels[0].runs == 1
+
+
+def test_one_capacity_check_per_run_of_accesses():
+    """The load and the store of a loop body run one after the other (the check between
+    them leaves the kernel if it fails): one capacity check of `_acc` covers both."""
+    a = np.array([0.5, -0.5, 2.9, -2.9, 1.0, 2.0, 7.0, 1e-300])
+    program = compare(runner.load_module(FPTOSI, "f.mlir"), "f", [a, np.zeros(8, np.int32)])
+    source = program.kernels[0].source
+    assert program.kernels[0].runs == 1
+    assert source.count("len(_acc)") == 1 and "if _p + 2 > len(_acc):" in source
+
+
+@pytest.mark.parametrize("shape", [(4,), (4, 3)])
+def test_grow_keeps_the_first_rows(shape):
+    """`_grow` doubles the rows, or gives as many as asked for, and keeps the first `p`."""
+    a = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+    b = jit_runtime._grow(a, 3, 11)
+    assert b.shape == (11, *shape[1:]) and (b[:3] == a[:3]).all()
+    assert jit_runtime._grow(a, 2, 5).shape == (8, *shape[1:])
+
+
+def test_charge_drops_window_additions_of_none():
+    """A segment of no charged ops leaves the phase window as it is: no statement."""
+    kernel = jit.LoopKernel("    _wn[0] += @@C0@@\n    _wn[0] += n3 * @@C1@@\n"
+                            "    _wn[0] += n4 * @@C0@@\n    x = @@C1@@\n", [], [])  # fmt: skip
+    kernel.charge([0, 5])
+    assert kernel.source == "    _wn[0] += n3 * 5\n    x = 5\n"
