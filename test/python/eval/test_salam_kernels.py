@@ -77,14 +77,23 @@ def _compiled(name: str, size: str = "small"):
     return str(compile_c(k.path.read_text(), str(k.path), defines))
 
 
+@cache
+def _parsed(name: str):
+    """The kernel's module, parsed once: each test runs its pipelines on a clone (the same
+    output as on a fresh parse; parsing took seven times as long)."""
+    from tapeflow.diagnostics import parse_module
+    from tapeflow.registry import make_context
+
+    return parse_module(make_context(), _compiled(name), f"{name}.mlir")
+
+
 def _module(name: str, pipeline: str = ""):
     from xdsl.passes import PassPipeline
 
-    from tapeflow.diagnostics import parse_module
     from tapeflow.registry import get_all_passes, make_context
 
     ctx = make_context()
-    module = parse_module(ctx, _compiled(name), f"{name}.mlir")
+    module = _parsed(name).clone()
     if pipeline:
         PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
     module.verify()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import re
 import signal
 import struct
@@ -35,11 +36,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from fuzz.program import DEFAULT_FEATURES, K, N, Program
-from helpers.pipelines import apply  # parse, run a pipeline, verify
+from tapeflow.diagnostics import parse_module
+from tapeflow.registry import get_all_passes, make_context
+from tapeflow.runner import RunResult, run_function
 
 FAMILIES = ("autodiff", "gradient", "pipeline", "sim")
 KINDS = ("wrong-gradient", "bit-difference", "sim-mismatch", "error", "traceback", "hang")
@@ -131,6 +135,23 @@ def time_limit(seconds: float) -> Iterator[None]:
 # Running
 
 
+def parse(text: str) -> ModuleOp:
+    return parse_module(make_context(), text, "<test>")
+
+
+@functools.cache
+def _all_passes() -> dict[str, Any]:
+    return get_all_passes()
+
+
+def apply(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """`module` after `pipeline` (changed in place), verified."""
+    if pipeline:
+        PassPipeline.parse_spec(_all_passes(), pipeline).apply(make_context(), module)
+    module.verify()
+    return module
+
+
 def primal_args(program: Program, float_type: str) -> list[Any]:
     rng = np.random.default_rng(program.seed)
     dtype = np.float64 if float_type == "f64" else np.float32
@@ -151,8 +172,6 @@ def grad_args(primal: list[Any], weights: list[np.ndarray], seed: float) -> list
 
 def observe(module: ModuleOp, entry: str, args: list[Any]) -> list[bytes | int]:
     """The bits of every result and of every memref after the call."""
-    from tapeflow.runner import run_function
-
     run = run_function(module, entry, copy.deepcopy(args))
     return _bits(run.results, run.arguments)
 
@@ -170,8 +189,6 @@ def _bits(results: list[Any], arguments: list[Any]) -> list[bytes | int]:
 
 
 def loss(module: ModuleOp, args: list[Any], weights: list[np.ndarray], seed: float) -> float:
-    from tapeflow.runner import run_function
-
     run = run_function(module, "f", copy.deepcopy(args))
     x, y = run.arguments[0], run.arguments[1]
     return float(
@@ -196,16 +213,21 @@ class Context:
     ad_text: str = ""
     args: list[Any] = field(default_factory=list[Any])
     expected: list[bytes | int] = field(default_factory=list[bytes | int])
+    gradient: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """The autodiff IR's gradient (its run of `expected`)."""
     plans: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     modules: dict[str, ModuleOp] = field(default_factory=dict[str, ModuleOp])
-    texts: dict[str, str] = field(default_factory=dict[str, str])
+    inputs: dict[str, ModuleOp] = field(default_factory=dict[str, ModuleOp])
+    """The parsed primal and autodiff IR (`pipelines`' sources)."""
+    uses: Counter[str] = field(default_factory=Counter[str])
+    """Pipelines left to run on each input."""
 
-    def printed(self, pipeline: str) -> str:
-        """The module of `pipeline` printed, once (printing is a tenth of a program's
-        checks, and only the coverage counts and the sim check read the text)."""
-        if pipeline not in self.texts:
-            self.texts[pipeline] = str(self.modules[pipeline])
-        return self.texts[pipeline]
+    def take(self, source: str) -> ModuleOp:
+        """The parsed `source` for a pipeline to change: a clone while other pipelines are
+        left to run on it, the module itself for the last (cloning is a tenth of the
+        checks' time)."""
+        self.uses[source] -= 1
+        return self.inputs[source].clone() if self.uses[source] else self.inputs.pop(source)
 
 
 def _guard(family: str, where: str):
@@ -242,7 +264,8 @@ def check_program(
     c.text = program.render()
     stats.covered[program.float_type] += 1
     with _guard("autodiff", f"tapeflow-autodiff{{policy={policy}}}"):
-        ad = apply(c.text, f"tapeflow-autodiff{{policy={policy}}}")
+        c.inputs["primal"] = parse(c.text)
+        ad = apply(c.inputs["primal"].clone(), f"tapeflow-autodiff{{policy={policy}}}")
         c.ad_text = str(ad)
     stats.checks += 1
     primal = primal_args(program, program.float_type)
@@ -251,7 +274,9 @@ def check_program(
     seed = float(dtype.type(rng.uniform(0.5, 1.5)))
     c.args = grad_args(primal, weights, seed)
     with _guard("gradient", "autodiff IR"):
-        c.expected = observe(ad, "f_grad", c.args)
+        run = run_function(ad, "f_grad", copy.deepcopy(c.args))
+        c.expected = _bits(run.results, run.arguments)
+        c.gradient = _gradient(run)
     if "gradient" in families:
         if program.float_type == "f64":
             check_finite_differences(c, ad, primal, weights, seed)
@@ -264,11 +289,8 @@ def check_program(
     return stats
 
 
-def _gradient(module: ModuleOp, args: list[Any]) -> np.ndarray:
-    """The gradient as one vector (dx, dy, ds)."""
-    from tapeflow.runner import run_function
-
-    run = run_function(module, "f_grad", copy.deepcopy(args))
+def _gradient(run: RunResult) -> np.ndarray:
+    """The gradient of an @f_grad run as one vector (dx, dy, ds)."""
     dx, dy = run.arguments[1], run.arguments[3]
     ds = run.results[0]
     return np.concatenate([dx, dy, [ds]]).astype(np.float64)
@@ -276,7 +298,7 @@ def _gradient(module: ModuleOp, args: list[Any]) -> np.ndarray:
 
 def check_finite_differences(c: Context, ad: ModuleOp, primal, weights, seed) -> None:
     with _guard("gradient", "finite differences"):
-        g = _gradient(ad, c.args)
+        g = c.gradient
         if not np.all(np.isfinite(g)) or not np.isfinite(loss(ad, primal, weights, seed)):
             c.stats.skipped["non-finite"] += 1
             return
@@ -315,14 +337,14 @@ def _moved(primal: list[Any], v: np.ndarray, t: float) -> list[Any]:
 
 def check_f32_twin(c: Context, ad32: ModuleOp, primal32, weights32, seed32) -> None:
     with _guard("gradient", "f32 vs f64 twin"):
-        twin = apply(c.program.render("f64"), f"tapeflow-autodiff{{policy={c.policy}}}")
+        twin = apply(parse(c.program.render("f64")), f"tapeflow-autodiff{{policy={c.policy}}}")
         primal64 = [a.astype(np.float64) if a.dtype.kind == "f" else a
                     for a in (np.asarray(p) for p in primal32)]  # fmt: skip
         primal64[2], primal64[3] = float(primal32[2]), int(primal32[3])
         weights64 = [w.astype(np.float64) for w in weights32]
         args64 = grad_args(primal64, weights64, float(seed32))
-        g32 = _gradient(ad32, c.args)
-        g64 = _gradient(twin, args64)
+        g32 = c.gradient
+        g64 = _gradient(run_function(twin, "f_grad", copy.deepcopy(args64)))
         l32 = loss(ad32, primal32, weights32, seed32)
         l64 = loss(twin, primal64, weights64, seed32)
         if not (np.all(np.isfinite(g32)) and np.all(np.isfinite(g64)) and np.isfinite(l64)):
@@ -353,10 +375,14 @@ def _record_sizes(module: ModuleOp) -> tuple[int, int]:
     return sum(sizes), max(sizes, default=0)
 
 
+REGIONS = "tapeflow-regions"
+
+
 def pipelines(c: Context) -> list[tuple[str, str]]:
     """(input, pipeline) pairs: every prefix after the autodiff IR, and the whole pipeline
     on the primal, with small scratchpads and tiles drawn for this program."""
-    regions = c.modules["tapeflow-regions"] = apply(c.ad_text, "tapeflow-regions")
+    c.inputs["ad"] = parse(c.ad_text)
+    regions = c.modules[REGIONS] = apply(c.inputs["ad"].clone(), REGIONS)  # a plan's too
     total, widest = _record_sizes(regions)
     total, widest = max(total, 1), max(widest, 1)
     r = np.random.default_rng([c.program.seed, 2])
@@ -375,6 +401,7 @@ def pipelines(c: Context) -> list[tuple[str, str]]:
     tile = int(r.choice([0, widest, total]))
     out.append(("primal", f"tapeflow{{spm-bytes={spm} depth={d} tile-bytes={tile} "
                           f"policy={c.policy} mode=always}}"))  # fmt: skip
+    c.uses.update(source for source, pipeline in out if pipeline != REGIONS)
     return out
 
 
@@ -392,22 +419,20 @@ def check_pipelines(c: Context, run_all: bool = True, lower_bound: bool = True) 
         if streams and starts_above_0 and not lower_bound:
             c.stats.skipped["stream with a loop starting above 0 (issue 11 #1)"] += 1
             continue
-        text = c.ad_text if source == "ad" else c.text
         try:
             with _guard("pipeline", pipeline):
-                # `pipelines` applied the regions pass already (the same input and pass)
-                module = c.modules.get(pipeline) or apply(text, pipeline)
+                module = c.modules.get(pipeline) or apply(c.take(source), pipeline)
         except Failure as f:
             if f.kind == "error" and "too small" in f.message:
                 c.stats.skipped["scratchpad too small"] += 1
                 continue
             raise
         c.modules[pipeline] = module
-        if pipeline == plans[0][1] and "memref<memref<" in c.printed(pipeline):
+        if pipeline == plans[0][1] and _growable(module):
             c.stats.covered["growable tapes"] += 1
-        if pipeline == plans[1][1] and "region.alloc" in c.printed(pipeline):
+        if pipeline == plans[1][1] and _holds(module, "region.alloc"):
             c.stats.covered["region tapes"] += 1
-        if "tapeflow-stream" in pipeline and "stream.commit" in c.printed(pipeline):
+        if "tapeflow-stream" in pipeline and _holds(module, "stream.commit"):
             c.stats.covered["streamed tiles"] += 1
         if not run_all:
             continue
@@ -417,6 +442,16 @@ def check_pipelines(c: Context, run_all: bool = True, lower_bound: bool = True) 
         if got != c.expected:
             raise Failure("pipeline", "bit-difference", pipeline,
                           "@f_grad's results or memory differ from the autodiff IR's")  # fmt: skip
+
+
+def _growable(module: ModuleOp) -> bool:
+    """A growable tape: a memref of memrefs (the slot holding its current buffer)."""
+    return any(isinstance(t, MemRefType) and isinstance(t.element_type, MemRefType)
+               for op in module.walk() for t in op.result_types)  # fmt: skip
+
+
+def _holds(module: ModuleOp, name: str) -> bool:
+    return any(op.name == name for op in module.walk())
 
 
 def check_sim(c: Context, growable: bool) -> None:
@@ -434,7 +469,7 @@ def check_sim(c: Context, growable: bool) -> None:
         module = c.modules.get(pipeline)
         if module is None:
             continue
-        if not growable and "memref<memref<" in c.printed(pipeline):
+        if not growable and _growable(module):
             c.stats.skipped["growable tape in sim (issue 11 #2)"] += 1
             continue
         machine = None

@@ -20,7 +20,7 @@ import pytest
 from conftest import SUMMARY
 
 from fuzz.__main__ import run
-from fuzz.checks import Failure, Stats, check_program
+from fuzz.checks import Failure, Stats, check_program, parse
 from fuzz.minimize import minimize
 from fuzz.program import DEFAULT_FEATURES, FEATURES, SIM_FEATURES, SIM_ONLY, generate
 from helpers.paths import TESTS
@@ -77,12 +77,12 @@ def test_simulator_features_stay_out_of_the_fuzzer():
 def _mutating(real, stage: str, old: str, new: str):
     """`checks.apply` with a seeded bug: after `stage`, `old` becomes `new` in @f_grad."""
 
-    def apply(text: str, pipeline: str):
-        module = real(text, pipeline)
+    def apply(module, pipeline: str):
+        module = real(module, pipeline)
         if stage not in pipeline:
             return module
         head, sep, grad = str(module).partition("@f_grad")
-        return real(head + sep + grad.replace(old, new), "")
+        return real(parse(head + sep + grad.replace(old, new)), "")
 
     return apply
 
