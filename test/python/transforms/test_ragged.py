@@ -15,9 +15,10 @@ from functools import cache
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 
-from helpers.pipelines import apply, region_record_bytes, run, stages
+from helpers.pipelines import applied, apply, region_record_bytes, run, stages
 
 N = 7
 
@@ -149,9 +150,9 @@ def _references(shape: str) -> tuple[list[object], list[object], int]:
     bytes: the same for every depth and record count (computed once per shape)."""
     text, ints = SHAPES[shape]
     args = _args(ints)
-    expected = run(apply(text, AD), "kernel_grad", args)
-    enzyme = run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
-    return expected, enzyme, region_record_bytes(apply(text, f"{AD},tapeflow-regions"))
+    expected = run(applied(text, AD), "kernel_grad", args)
+    enzyme = run(applied(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
+    return expected, enzyme, region_record_bytes(applied(text, f"{AD},tapeflow-regions"))
 
 
 @pytest.mark.parametrize("depth", (1, 2, 3))
@@ -164,7 +165,7 @@ def test_ragged_bit_identical_every_stage(shape: str, records: int, depth: int):
     assert enzyme == expected
     spm = depth * records * record_bytes
     for pipeline in stages("kernel", depth, spm):
-        module = apply(text, pipeline)
+        module = applied(text, pipeline)
         assert run(module, "kernel_grad", args) == expected, pipeline
         if "stream" in pipeline or "mode=always" in pipeline:
             names = {op.name for op in module.walk()}
@@ -208,7 +209,7 @@ def test_tile_boundary_inside_an_outer_iteration():
         module
     )
     args = _args(ints)
-    assert run(module, "kernel_grad", args) == run(apply(text, AD), "kernel_grad", args)
+    assert run(module, "kernel_grad", args) == run(applied(text, AD), "kernel_grad", args)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -221,12 +222,11 @@ def test_ragged_fast_path_identical(shape: str):
     assert_identical(module, "kernel_grad", _args(ints))
 
 
-def _loss(text: str, l: np.ndarray, x: np.ndarray, ints: tuple[int, ...]) -> float:
+def _loss(primal: ModuleOp, l: np.ndarray, x: np.ndarray, ints: tuple[int, ...]) -> float:
     from benchmarks.kernels.harness import to_memref
     from tapeflow.interpreters import make_interpreter
 
-    module = apply(text, "")
-    (value,) = make_interpreter(module).call_op("kernel", (to_memref(l), to_memref(x), *ints))
+    (value,) = make_interpreter(primal).call_op("kernel", (to_memref(l), to_memref(x), *ints))
     return float(value)
 
 
@@ -240,6 +240,7 @@ def test_ragged_gradient_matches_finite_differences(shape: str):
     # no results; the bits of l, dl, x, dx
     grads = [np.array([struct.unpack("<d", b)[0] for b in out[i]]) for i in (1, 3)]
     assert np.any(grads[0] != 0)
+    primal = apply(text, "")
     eps = 1e-6
     for which, a in enumerate((l, x)):
         for i in range(a.size):
@@ -247,7 +248,7 @@ def test_ragged_gradient_matches_finite_differences(shape: str):
             plus[i] += eps
             minus[i] -= eps
             pair = [(plus, x), (minus, x)] if which == 0 else [(l, plus), (l, minus)]
-            fd = (_loss(text, *pair[0], ints) - _loss(text, *pair[1], ints)) / (2 * eps)
+            fd = (_loss(primal, *pair[0], ints) - _loss(primal, *pair[1], ints)) / (2 * eps)
             assert grads[which][i] == pytest.approx(fd, rel=1e-5, abs=1e-7), (which, i)
 
 
