@@ -24,7 +24,7 @@ from tapeflow.registry import get_all_passes, make_context
 
 __all__ = [
     "KERNELS", "applied", "apply", "bits", "grad_args", "op_counts", "region_record_bytes", "run",
-    "stages",
+    "run_stage", "stages",
 ]
 
 
@@ -69,37 +69,8 @@ def bits(values: list[Any]) -> list[Any]:
     return out
 
 
-# `run`'s observations, keyed by the module's printed IR, the entry and the arguments' bits:
-# the interpreter is deterministic, so a program printed alike (one stage reached by several
-# tests, or pipelines whose options change nothing for this program) is run once.
-_RUNS: dict[bytes, list[Any]] = {}
-
-
-def _run_key(module: ModuleOp, entry: str, args: list[Any]) -> bytes:
-    digest = hashlib.sha256(str(module).encode())
-    digest.update(entry.encode())
-    for a in args:
-        if isinstance(a, np.ndarray):
-            digest.update(f"|{a.dtype.str}{a.shape}".encode())
-            digest.update(np.ascontiguousarray(a).tobytes())
-        elif isinstance(a, float):
-            digest.update(b"|f" + struct.pack("<d", a))
-        else:
-            digest.update(f"|{type(a).__name__}:{a!r}".encode())
-    return digest.digest()
-
-
 def run(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
     """Runs `entry` on fresh copies of `args`; returns the results and every memref's bits."""
-    key = _run_key(module, entry, args)
-    if key not in _RUNS:
-        if len(_RUNS) >= 4096:
-            _RUNS.clear()
-        _RUNS[key] = _interpret(module, entry, args)
-    return copy.deepcopy(_RUNS[key])
-
-
-def _interpret(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
     from benchmarks.kernels.harness import to_memref  # type: ignore[import-not-found]
     from tapeflow.interpreters import make_interpreter
 
@@ -110,6 +81,35 @@ def _interpret(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
         if isinstance(v, ShapedArray):
             observed.append(bits(list(v.data)))
     return observed
+
+
+_RUNS: dict[tuple[str, str, str, bytes], list[Any]] = {}
+
+
+def run_stage(text: str, pipeline: str, entry: str, args: list[Any]) -> list[Any]:
+    """`run(applied(text, pipeline), entry, args)`, interpreted once per text, pipeline,
+    entry and arguments (the interpreter is deterministic): for tests that compare many
+    stages with one reference, some stages the same in every case of a grid."""
+    key = (text, pipeline, entry, _arguments_key(args))
+    if key not in _RUNS:
+        if len(_RUNS) >= 2048:
+            _RUNS.clear()
+        _RUNS[key] = run(applied(text, pipeline), entry, args)
+    return copy.deepcopy(_RUNS[key])
+
+
+def _arguments_key(args: list[Any]) -> bytes:
+    """The arguments' types, shapes and bits."""
+    digest = hashlib.sha256()
+    for a in args:
+        if isinstance(a, np.ndarray):
+            digest.update(f"|{a.dtype.str}{a.shape}".encode())
+            digest.update(np.ascontiguousarray(a).tobytes())
+        elif isinstance(a, float):
+            digest.update(b"|f" + struct.pack("<d", a))
+        else:
+            digest.update(f"|{type(a).__name__}:{a!r}".encode())
+    return digest.digest()
 
 
 def grad_args(name: str) -> list[Any]:
