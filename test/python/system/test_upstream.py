@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,8 @@ def test_every_stage_and_its_lowering_verify_upstream(name: str, stage: str, bac
 )
 @pytest.mark.slow
 def test_tapeflow_opt_verify_upstream_cli(tmp_path: Path):
+    exe = Path(sys.executable).parent / "tapeflow-opt"
+    assert exe.exists(), "tapeflow-opt is not installed beside python (pip install -e .)"
     good = tmp_path / "good.mlir"
     good.write_text(STREAM_IR)
     done = run_main(opt.main, [str(good), "--verify-upstream"])
