@@ -46,6 +46,8 @@ from tapeflow.runner import (
 from tapeflow.eval.bundled import KERNELS, make_inputs
 from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff
 
+pytestmark = pytest.mark.xdist_group("native")  # the stages and native programs are shared
+
 needs_mlir = pytest.mark.skipif(
     not native.tools_available(),
     reason="upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)",

@@ -36,6 +36,8 @@ from tapeflow.tools import opt
 from helpers.cli import run_main
 from helpers.paths import ROOT
 
+pytestmark = pytest.mark.xdist_group("upstream")  # both backends read one export
+
 needs_bindings = pytest.mark.skipif(
     not upstream.bindings_available(),
     reason="upstream MLIR Python bindings missing (pip install -e '.[mlir]': iree-base-compiler)",

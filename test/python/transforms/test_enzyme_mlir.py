@@ -25,7 +25,8 @@ from tapeflow.runner import (
 )
 from helpers.paths import ROOT
 
-pytestmark = pytest.mark.enzyme
+# One worker: the tests share Enzyme's gradients.
+pytestmark = [pytest.mark.enzyme, pytest.mark.xdist_group("enzyme_mlir")]
 
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(

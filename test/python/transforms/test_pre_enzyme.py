@@ -28,6 +28,8 @@ from tapeflow.registry import make_context
 from tapeflow.runner import load_module, run_function
 from tapeflow.simulate import simulate_fast
 
+pytestmark = pytest.mark.xdist_group("pre_enzyme")  # the translations are shared
+
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),
     reason="needs the optional extra `enzyme` (pip install --no-deps enzyme-ad==0.0.16)",

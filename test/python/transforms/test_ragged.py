@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from helpers.pipelines import applied, apply, region_record_bytes, run, run_stage, stages
 
+pytestmark = pytest.mark.xdist_group("ragged")  # the stages and reference runs are shared
+
 N = 7
 
 
