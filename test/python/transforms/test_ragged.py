@@ -18,9 +18,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 
-from helpers.pipelines import applied, apply, region_record_bytes, run, run_stage, stages
-
-pytestmark = pytest.mark.xdist_group("ragged")  # the stages and reference runs are shared
+from helpers.pipelines import apply, region_record_bytes, run, stages
 
 N = 7
 
@@ -152,9 +150,9 @@ def _references(shape: str) -> tuple[list[object], list[object], int]:
     bytes: the same for every depth and record count (computed once per shape)."""
     text, ints = SHAPES[shape]
     args = _args(ints)
-    expected = run_stage(text, AD, "kernel_grad", args)
-    enzyme = run_stage(text, f"{AD},tapeflow-lower-tape", "kernel_grad", args)
-    return expected, enzyme, region_record_bytes(applied(text, f"{AD},tapeflow-regions"))
+    expected = run(apply(text, AD), "kernel_grad", args)
+    enzyme = run(apply(text, f"{AD},tapeflow-lower-tape"), "kernel_grad", args)
+    return expected, enzyme, region_record_bytes(apply(text, f"{AD},tapeflow-regions"))
 
 
 @pytest.mark.parametrize("depth", (1, 2, 3))
@@ -167,10 +165,10 @@ def test_ragged_bit_identical_every_stage(shape: str, records: int, depth: int):
     assert enzyme == expected
     spm = depth * records * record_bytes
     for pipeline in stages("kernel", depth, spm):
-        # The first two stages do not depend on the depth and the scratchpad: run once.
-        assert run_stage(text, pipeline, "kernel_grad", args) == expected, pipeline
+        module = apply(text, pipeline)
+        assert run(module, "kernel_grad", args) == expected, pipeline
         if "stream" in pipeline or "mode=always" in pipeline:
-            names = {op.name for op in applied(text, pipeline).walk()}
+            names = {op.name for op in module.walk()}
             assert "stream.commit" in names, pipeline
             assert not any(n.startswith("tape.") for n in names), pipeline
 
@@ -211,7 +209,7 @@ def test_tile_boundary_inside_an_outer_iteration():
         module
     )
     args = _args(ints)
-    assert run(module, "kernel_grad", args) == run_stage(text, AD, "kernel_grad", args)
+    assert run(module, "kernel_grad", args) == run(apply(text, AD), "kernel_grad", args)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
