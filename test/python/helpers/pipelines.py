@@ -5,9 +5,7 @@ in the interpreter and keep the bits of everything it produced.
 
 from __future__ import annotations
 
-import copy
 import functools
-import hashlib
 import struct
 from typing import Any
 
@@ -23,8 +21,7 @@ from tapeflow.diagnostics import parse_module
 from tapeflow.registry import get_all_passes, make_context
 
 __all__ = [
-    "KERNELS", "applied", "apply", "bits", "grad_args", "op_counts", "region_record_bytes", "run",
-    "run_stage", "stages",
+    "KERNELS", "apply", "bits", "op_counts", "grad_args", "region_record_bytes", "run", "stages",
 ]
 
 
@@ -43,20 +40,6 @@ def apply(text: str, pipeline: str) -> ModuleOp:
         PassPipeline.parse_spec(get_all_passes(), pipeline).apply(ctx, module)
     module.verify()
     return module
-
-
-@functools.lru_cache(maxsize=256)
-def _applied(text: str, pipeline: str) -> ModuleOp:
-    return apply(text, pipeline)
-
-
-def applied(text: str, pipeline: str) -> ModuleOp:
-    """`apply(text, pipeline)` computed once per text and pipeline, a clone of it for each
-    call: for tests that only read the result (run it, count or print its ops) and ask for
-    one stage many times. A clone holds the same IR but not the state the passes keep
-    beside the module they ran on (`transforms.index_utils`' hoisted constants): a test
-    that runs more passes on the result takes `apply`'s."""
-    return _applied(text, pipeline).clone()
 
 
 def bits(values: list[Any]) -> list[Any]:
@@ -81,35 +64,6 @@ def run(module: ModuleOp, entry: str, args: list[Any]) -> list[Any]:
         if isinstance(v, ShapedArray):
             observed.append(bits(list(v.data)))
     return observed
-
-
-_RUNS: dict[tuple[str, str, str, bytes], list[Any]] = {}
-
-
-def run_stage(text: str, pipeline: str, entry: str, args: list[Any]) -> list[Any]:
-    """`run(applied(text, pipeline), entry, args)`, interpreted once per text, pipeline,
-    entry and arguments (the interpreter is deterministic): for tests that compare many
-    stages with one reference, some stages the same in every case of a grid."""
-    key = (text, pipeline, entry, _arguments_key(args))
-    if key not in _RUNS:
-        if len(_RUNS) >= 2048:
-            _RUNS.clear()
-        _RUNS[key] = run(applied(text, pipeline), entry, args)
-    return copy.deepcopy(_RUNS[key])
-
-
-def _arguments_key(args: list[Any]) -> bytes:
-    """The arguments' types, shapes and bits."""
-    digest = hashlib.sha256()
-    for a in args:
-        if isinstance(a, np.ndarray):
-            digest.update(f"|{a.dtype.str}{a.shape}".encode())
-            digest.update(np.ascontiguousarray(a).tobytes())
-        elif isinstance(a, float):
-            digest.update(b"|f" + struct.pack("<d", a))
-        else:
-            digest.update(f"|{type(a).__name__}:{a!r}".encode())
-    return digest.digest()
 
 
 def grad_args(name: str) -> list[Any]:

@@ -20,16 +20,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float64Type, MemRefType, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
-from helpers.pipelines import (
-    KERNELS,
-    applied,
-    apply,
-    grad_args,
-    op_counts,
-    region_record_bytes,
-    run,
-    run_stage,
-)
+from helpers.pipelines import KERNELS, apply, grad_args, op_counts, region_record_bytes, run
 from helpers.paths import INPUTS
 
 
@@ -57,14 +48,12 @@ def _grid(record_bytes: int) -> list[str]:
 
 
 def _check(text: str, entry: str, args: list[Any], extra: list[str] = ()) -> int:
-    """Checks every pipeline of the grid on `text`; returns how many region tapes it has.
-    (Each stage is built once per text: the hand-written cases run one text on several
-    trip counts.)"""
-    expected = run_stage(text, "", entry, args)
-    regions = applied(text, "tapeflow-regions")
+    """Checks every pipeline of the grid on `text`; returns how many region tapes it has."""
+    expected = run(apply(text, ""), entry, args)
+    regions = apply(text, "tapeflow-regions")
     record_bytes = region_record_bytes(regions)
     for pipeline in [*_grid(record_bytes), *extra]:
-        module = applied(text, pipeline)
+        module = apply(text, pipeline)
         assert run(module, entry, args) == expected, pipeline
         counts = op_counts(module)
         if "tapeflow-stream" in pipeline and record_bytes:
@@ -101,7 +90,7 @@ def test_pipeline_gradients_identical(name: str, options: str):
     """`tapeflow{...}` on the primal computes the autodiff IR's gradients."""
     kernel = KERNELS[name]
     args = grad_args(name)
-    expected = run_stage(_autodiff_text(name, "min-tape"), "", kernel.grad_entry, args)
+    expected = run(apply(_autodiff_text(name, "min-tape"), ""), kernel.grad_entry, args)
     pipeline = f"tapeflow{{{options}}}"
     failure = None
     try:
@@ -153,7 +142,7 @@ def test_hand_written_gradients_identical(file: str, entry: str, ints: tuple[int
         f"tapeflow-regions,tapeflow-stream{{tile-bytes={bytes_} depth=3}}" for bytes_ in (24, 40)
     ]
     assert _check(text, entry, _hand_args(text, entry, ints), extra) >= 2
-    regions = applied(text, "tapeflow-regions")
+    regions = apply(text, "tapeflow-regions")
     if file == "nested_dynamic.mlir":
         # the scf.while cache is left alone; the scf.if one is an optional record field
         assert counts_of(regions, "tape.init") == 1
