@@ -7,6 +7,9 @@ libclang until `compile_and_differentiate` parses C (the tests `importorskip` it
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
 from typing import Any
 
 import numpy as np
@@ -22,8 +25,7 @@ from tapeflow.registry import make_context
 
 __all__ = [
     "check_fd", "compile_and_differentiate", "compile_variant", "copy_args", "enzyme_gradient",
-    "gradient_bits",
-    "loss_fn", "u",
+    "gradient_bits", "loss_fn", "translate", "u",
 ]
 
 
@@ -32,8 +34,33 @@ def u(*shape, seed=0):
     return np.random.default_rng(seed).uniform(-1.0, 1.0, shape)
 
 
+_TRANSLATIONS: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[ModuleOp, str]] = {}
+
+
+def translate(src: str, **options: Any) -> ModuleOp:
+    """`compile_c(src, "test.c", **options)`, its remarks on stderr, from one translation
+    per source and options (the C tests compile a source for each variant and each check,
+    and the frontend costs more than the passes): a clone for each call."""
+    key = (src, tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                             for k, v in options.items())))  # fmt: skip
+    if key in _TRANSLATIONS:
+        module, remarks = _TRANSLATIONS[key]
+        sys.stderr.write(remarks)
+        return module.clone()
+    remarks = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(remarks):
+            module = compile_c(src, "test.c", **options)
+    finally:
+        sys.stderr.write(remarks.getvalue())
+    if len(_TRANSLATIONS) >= 512:
+        _TRANSLATIONS.clear()
+    _TRANSLATIONS[key] = (module.clone(), remarks.getvalue())
+    return module
+
+
 def compile_and_differentiate(src: str, **kw) -> ModuleOp:
-    module = compile_c(src, "test.c", **kw)
+    module = translate(src, **kw)
     AutodiffPass().apply(make_context(), module)
     return module
 
@@ -92,7 +119,7 @@ def compile_variant(src: str, function: str, variant: str) -> ModuleOp:
     from tapeflow.eval.jobs import tapeflow_options
     from tapeflow.machines import pipeline
 
-    module = compile_c(src, "test.c", functions=[function])
+    module = translate(src, functions=[function])
     for p in pipeline(variant, tapeflow_options(2048, 0, 2, mode="always")):
         p.apply(make_context(), module)
     return module

@@ -70,21 +70,24 @@ def differences(a: Any, b: Any, path: str = "") -> list[str]:
     return out
 
 
-def both(module, entry: str, args, machine=None, fast_batch: int = 1 << 16, ref=None):
+def both(module, entry: str, args, machine=None, fast_batch: int = 1 << 16, ref=None,
+         program: CompiledModule | None = None):  # fmt: skip
     """Runs the op-by-op (unless its result `ref` on the same machine is given) and the
-    compiled simulation on copies of `args`."""
+    compiled simulation (of `program`, `module` compiled, when given) on copies of `args`."""
     if ref is None:
         ref = simulate(module, entry, copy.deepcopy(args), machine)
-    fast = simulate_fast(module, entry, copy.deepcopy(args), machine, batch=fast_batch)
+    fast = simulate_fast(program or module, entry, copy.deepcopy(args), machine,
+                         batch=fast_batch)  # fmt: skip
     return ref, fast
 
 
 def assert_identical(module, entry: str, args, machine=None, fast_batch: int = 1 << 16,
-                     ref=None):  # fmt: skip
+                     ref=None, program: CompiledModule | None = None):  # fmt: skip
     """The compiled run equals the op-by-op one exactly. `ref`: the op-by-op result of an
     earlier call on the same module, arguments and machine (it is deterministic, and the
-    interpreter costs most of a comparison), e.g. to compare another `fast_batch`."""
-    ref, fast = both(module, entry, args, machine, fast_batch, ref)
+    interpreter costs most of a comparison), e.g. to compare another `fast_batch`.
+    `program`: `module` compiled once (`CompiledModule`) for a test's several runs."""
+    ref, fast = both(module, entry, args, machine, fast_batch, ref, program)
     diffs = differences(ref.report, fast.report)
     diffs += differences(ref.run.results, fast.run.results, "results")
     diffs += differences(ref.run.arguments, fast.run.arguments, "arguments")

@@ -42,26 +42,28 @@ def interpreter_counts(module, entry: str, args) -> Any:
     return run, counter.ops
 
 
-def compiled_counts(module, entry: str, args) -> Any:
+def compiled_counts(program: CompiledModule, entry: str, args) -> Any:
     from tapeflow.simulate import run_compiled
 
-    run, trace = run_compiled(CompiledModule(module), entry, copy.deepcopy(args))
+    run, trace = run_compiled(program, entry, copy.deepcopy(args))
     return run, trace.op_counts()
 
 
 def check_against_interpreter(text: str, entry: str, args) -> Any:
     module = runner.load_module(text, "k.mlir")
+    program = CompiledModule(module)  # compiled once, run by every comparison below
     run1, ops1 = interpreter_counts(module, entry, args)
-    run2, ops2 = compiled_counts(module, entry, args)
+    run2, ops2 = compiled_counts(program, entry, args)
     diffs = differences(run1.results, run2.results, "results")
     diffs += differences(run1.arguments, run2.arguments, "arguments")
     assert not diffs, "\n".join(diffs)
     assert dict(ops1) == dict(ops2)
-    ref, _ = assert_identical(module, entry, args)
-    assert_identical(module, entry, args, fast_batch=5, ref=ref)  # flushes inside every loop
+    ref, _ = assert_identical(module, entry, args, program=program)
+    # flushes inside every loop
+    assert_identical(module, entry, args, fast_batch=5, ref=ref, program=program)
     for w in (1, 3, 7):  # a phase window ends in (almost) every loop iteration
         assert_identical(module, entry, args, load_machine(overrides=[f"core.window_ops={w}"]),
-                         fast_batch=5)  # fmt: skip
+                         fast_batch=5, program=program)  # fmt: skip
     return run1
 
 
@@ -435,17 +437,18 @@ def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.Monke
     from tapeflow.hwmodel.compiled.module import Trace
 
     module, entry, args = stage_module(name, stage)
+    program = CompiledModule(module)  # compiled once, run by every comparison below
     _, ops1 = interpreter_counts(module, entry, args)
-    _, ops2 = compiled_counts(module, entry, args)
+    _, ops2 = compiled_counts(program, entry, args)
     assert dict(ops1) == dict(ops2)  # every op, by name, as OpCounter counts them
-    ref, _ = assert_identical(module, entry, args)
+    ref, _ = assert_identical(module, entry, args, program=program)
     if stage.startswith("stream") and ref.report["tape_bytes"] > 0:
         assert ref.report["dma"]["transfers"] > 0  # the DMA path was exercised
-    assert_identical(module, entry, args, fast_batch=97, ref=ref)
+    assert_identical(module, entry, args, fast_batch=97, ref=ref, program=program)
     # A tiny cache hierarchy: evictions, write-backs and prefetches at small sizes.
     tiny = load_machine(overrides=["l1.size=1024", "l1.assoc=2", "l2.size=4096", "l2.assoc=4",
                                    "prefetch.table_size=4"])  # fmt: skip
-    ref, _ = assert_identical(module, entry, args, tiny)
+    ref, _ = assert_identical(module, entry, args, tiny, program=program)
     if ref.report["levels"]["L1"]["accesses"] > 2000:
         assert ref.report["levels"]["L1"]["writebacks"] + ref.report["levels"]["L2"]["misses"] > 0
     # Phase windows ending inside bulk-counted loops, between DMA fences, across batches;
@@ -454,7 +457,7 @@ def test_kernel_stage_identical(name: str, stage: str, monkeypatch: pytest.Monke
     monkeypatch.setattr(Trace, "stream_min", 1)
     for w in (5, 61):
         win = load_machine(overrides=[f"core.window_ops={w}"])
-        ref, _ = assert_identical(module, entry, args, win, fast_batch=97)
+        ref, _ = assert_identical(module, entry, args, win, fast_batch=97, program=program)
         assert ref.report["phases"] > 1
 
 

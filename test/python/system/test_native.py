@@ -12,6 +12,7 @@ where they are absent; `.ci/run` installs them.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ from xdsl.utils.exceptions import InterpretationError
 from tapeflow import native, registry
 from tapeflow.diagnostics import ToolError
 from tapeflow.runner import (
+    RunResult,
     find_function,
     format_json,
     format_text,
@@ -44,6 +46,8 @@ from tapeflow.runner import (
 from tapeflow.eval.bundled import KERNELS, make_inputs
 from helpers.runs import RTOL, assert_same_run, copy_args, max_rel_diff
 
+pytestmark = pytest.mark.xdist_group("native")  # the stages and native programs are shared
+
 needs_mlir = pytest.mark.skipif(
     not native.tools_available(),
     reason="upstream MLIR 22 is not installed (apt-get install -y mlir-22-tools libmlir-22)",
@@ -52,6 +56,31 @@ needs_mlir = pytest.mark.skipif(
 
 # ---------------------------------------------------------------------------------------
 # helpers
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _each_native_program_runs_once():
+    """mlir-opt-22 and mlir-runner-22 run once per program text in this file: every stage
+    of a kernel without tapes (ba, jacobi2d, pairwise) lowers to one program, the same
+    bytes, and both tools are deterministic."""
+    compiled: dict[tuple[str, bool], str] = {}
+    printed: dict[tuple[str, tuple[str, ...]], str] = {}
+    compile_to_llvm, run_llvm = native.compile_to_llvm, native.run_llvm
+
+    def compile_once(program: str, tools=None, verify: bool = False) -> str:
+        if (program, verify) not in compiled:
+            compiled[program, verify] = compile_to_llvm(program, tools, verify)
+        return compiled[program, verify]
+
+    def run_once(llvm: str, tools=None, flags: Sequence[str] = ()) -> str:
+        if (llvm, tuple(flags)) not in printed:
+            printed[llvm, tuple(flags)] = run_llvm(llvm, tools, flags)
+        return printed[llvm, tuple(flags)]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(native, "compile_to_llvm", compile_once)
+        patch.setattr(native, "run_llvm", run_once)
+        yield
 
 
 def interpret_and_native(module: ModuleOp, entry: str, args: Sequence[Any]) -> None:
@@ -446,13 +475,23 @@ def gradient_arguments(name: str, module: ModuleOp, size: str = "small") -> tupl
     return entry, args
 
 
+@functools.cache
+def _kernel_stage(name: str, stage: str) -> tuple[ModuleOp, str, list[Any], RunResult]:
+    """The kernel at `stage`, its gradient's entry and arguments and the interpreter's run
+    of it, made once for the tests below (both the native and the lowering check compare
+    against that run). Read-only: a test takes clones of the module and copies of the
+    arguments."""
+    module = apply_pipeline(_kernel_module(name), KERNEL_STAGES[stage])
+    entry, args = gradient_arguments(name, module)
+    return module, entry, args, run_function(module, entry, copy_args(args))
+
+
 @needs_mlir
 @pytest.mark.parametrize("stage", list(KERNEL_STAGES))
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_gradient_kernel_native_equals_interpreter_each_stage(name: str, stage: str):
-    module = apply_pipeline(_kernel_module(name), KERNEL_STAGES[stage])
-    entry, args = gradient_arguments(name, module)
-    interpret_and_native(module, entry, args)
+    module, entry, args, expected = _kernel_stage(name, stage)
+    assert_same_run(expected, native.run_function_native(module.clone(), entry, copy_args(args)))
 
 
 @pytest.mark.parametrize("stage", ["regions", "layers", "stream", "stream-tiny-depth1"])
@@ -460,16 +499,12 @@ def test_gradient_kernel_native_equals_interpreter_each_stage(name: str, stage: 
 def test_region_stream_lowering_keeps_meaning_in_the_interpreter(name: str, stage: str):
     """Without upstream tools: the region/stream part of tapeflow-lower-to-std (struct of
     arrays, copies for DMA) interpreted gives the numbers of the unlowered stage."""
-    module = apply_pipeline(_kernel_module(name), KERNEL_STAGES[stage])
+    module, entry, args, expected = _kernel_stage(name, stage)
     lowered = module.clone()
     lower_stream_and_regions(lowered)
     lowered.verify()
     assert not any(op.dialect_name() in ("region", "stream") for op in lowered.walk())
-    entry, args = gradient_arguments(name, module)
-    assert_same_run(
-        run_function(module, entry, copy_args(args)),
-        run_function(lowered, entry, copy_args(args)),
-    )
+    assert_same_run(expected, run_function(lowered, entry, copy_args(args)))
 
 
 @pytest.mark.slow
@@ -511,8 +546,7 @@ def test_timed_calls_each_start_from_the_given_inputs():
     """`time_function_native` calls the gradient several times in one process; each call
     starts from the pristine inputs, so the shadows after three calls are those of one
     (they accumulate: a call that saw the previous one's shadows would double them)."""
-    module = apply_pipeline(_kernel_module("gemm"), KERNEL_STAGES["tapeflow"])
-    entry, args = gradient_arguments("gemm", module)
+    module, entry, args, _ = _kernel_stage("gemm", "tapeflow")
     once = native.run_function_native(module, entry, copy_args(args))
     seconds, final = native.time_function_native(module, entry, copy_args(args), calls=3)
     assert len(seconds) == 3 and all(s >= 0 for s in seconds)

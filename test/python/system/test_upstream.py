@@ -8,9 +8,9 @@ are absent. IREE registers its own `stream` dialect, so our dialects are renamed
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,7 +32,11 @@ from tapeflow.upstream import (
 
 
 from tapeflow.eval.bundled import KERNELS
+from tapeflow.tools import opt
+from helpers.cli import run_main
 from helpers.paths import ROOT
+
+pytestmark = pytest.mark.xdist_group("upstream")  # both backends read one export
 
 needs_bindings = pytest.mark.skipif(
     not upstream.bindings_available(),
@@ -227,14 +231,23 @@ def _stage(name: str, spec: str) -> ModuleOp:
     return module
 
 
+@functools.cache
+def _exported(name: str, stage: str) -> tuple[str, str]:
+    """The stage and its lowering as upstream reads them (`export_for_upstream`), made once
+    for both backends."""
+    module = _stage(name, STAGES[stage])
+    staged = export_for_upstream(module)
+    LowerToStdPass().apply(registry.make_context(), module)
+    return staged, export_for_upstream(module)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("stage", list(STAGES))
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_every_stage_and_its_lowering_verify_upstream(name: str, stage: str, backend: str):
-    module = _stage(name, STAGES[stage])
-    verify_with_upstream(module, backend)
-    LowerToStdPass().apply(registry.make_context(), module)
-    verify_with_upstream(module, backend)
+    staged, lowered = _exported(name, stage)
+    verify_with_upstream(staged, backend)
+    verify_with_upstream(lowered, backend)
 
 
 @pytest.mark.skipif(
@@ -247,23 +260,17 @@ def test_tapeflow_opt_verify_upstream_cli(tmp_path: Path):
     assert exe.exists(), "tapeflow-opt is not installed beside python (pip install -e .)"
     good = tmp_path / "good.mlir"
     good.write_text(STREAM_IR)
-    done = subprocess.run(
-        [str(exe), str(good), "--verify-upstream"], capture_output=True, text=True
-    )
+    done = run_main(opt.main, [str(good), "--verify-upstream"])
     assert done.returncode == 0, done.stderr
     assert "stream.commit" in done.stdout  # the output keeps our names
     bad = tmp_path / "bad.mlir"
     bad.write_text(NOT_DOMINATED)
-    done = subprocess.run(
-        [str(exe), str(bad), "--verify-upstream", "-o", str(tmp_path / "out.mlir")],
-        capture_output=True,
-        text=True,
-    )
+    done = run_main(opt.main, [str(bad), "--verify-upstream", "-o", str(tmp_path / "out.mlir")])
     assert done.returncode == 1
     assert done.stderr.startswith("error: upstream MLIR rejects the module")
     assert f"{bad}:3:3: operand #0 does not dominate this use" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out.mlir").exists()
     # Without the flag, the same file passes (xDSL alone does not check dominance).
-    done = subprocess.run([str(exe), str(bad)], capture_output=True, text=True)
+    done = run_main(opt.main, [str(bad)])
     assert done.returncode == 0

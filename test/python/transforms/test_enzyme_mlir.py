@@ -5,6 +5,7 @@ the activity rule and the error without the extra are tested everywhere."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,8 @@ from tapeflow.runner import (
 )
 from helpers.paths import ROOT
 
-pytestmark = pytest.mark.enzyme
+# One worker: the tests share Enzyme's gradients.
+pytestmark = [pytest.mark.enzyme, pytest.mark.xdist_group("enzyme_mlir")]
 
 SMALL = sorted((ROOT / "benchmarks" / "kernels" / "small").glob("*.mlir"))
 needs_enzyme = pytest.mark.skipif(
@@ -157,14 +159,20 @@ def _tapeflow_passes():
     }
 
 
+@functools.cache
+def _enzymes_gradient(kernel: Path) -> list:
+    """Enzyme-MLIR's gradient of `kernel` as it builds it, once for the three stages."""
+    return _run_grad(kernel, [enzyme_mlir.EnzymeAutodiffPass()])[0]
+
+
 @needs_enzyme
 @pytest.mark.parametrize("stage", ["import", "regions", "streamed"])
 @pytest.mark.parametrize("kernel", SMALL, ids=lambda p: p.stem)
 def test_tapeflow_on_enzymes_tape_is_bit_identical(kernel, stage):
     """TapeFlow's passes on Enzyme-MLIR's own tape keep Enzyme's gradient bit for bit."""
-    enzyme = enzyme_mlir.EnzymeAutodiffPass()
-    theirs, _ = _run_grad(kernel, [enzyme])
-    ours, module = _run_grad(kernel, [enzyme, *_tapeflow_passes()[stage]])
+    theirs = _enzymes_gradient(kernel)
+    ours, module = _run_grad(kernel, [enzyme_mlir.EnzymeAutodiffPass(),
+                                      *_tapeflow_passes()[stage]])  # fmt: skip
     assert not any(op.name.startswith("enzyme.") for op in module.walk())
     for a, b in zip(theirs, ours, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
@@ -219,13 +227,13 @@ def test_fast_path_takes_enzymes_gradient(kernel):
     ctx = make_context()
     module = load_module(kernel.read_text(), str(kernel), ctx)
     enzyme_mlir.EnzymeAutodiffPass().apply(ctx, module)
-    CompiledModule(module)
+    program = CompiledModule(module)  # compiles: no fallback
     grad = find_function(module, f"{kernel.stem}_grad")
     mirror, shadows = gradient_layout(module, grad)
     scalars = [1.0] * sum(1 for t in grad.function_type.inputs.data if t.name != "memref")
     args = make_arguments(grad, scalars=scalars, zero=shadows, fill_positions=mirror,
                           shape_of=shadow_shapes(module, grad))  # fmt: skip
-    assert_identical(module, grad.sym_name.data, args)
+    assert_identical(module, grad.sym_name.data, args, program=program)
 
 
 FILL = """

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +27,8 @@ from tapeflow.machines import pipeline
 from tapeflow.registry import make_context
 from tapeflow.runner import load_module, run_function
 from tapeflow.simulate import simulate_fast
+
+pytestmark = pytest.mark.xdist_group("pre_enzyme")  # the translations are shared
 
 needs_enzyme = pytest.mark.skipif(
     not enzyme_mlir.available(),
@@ -44,7 +48,14 @@ def _kernel(name: str):
 
 
 def _compile(k):
-    return compile_c(k.path.read_text(), str(k.path), k.defines("t"), functions=[k.entry])
+    """`k` through the C frontend: a clone of the one translation per kernel (the tests
+    translate each kernel seven times, and the frontend is most of their time)."""
+    return _translation(str(k.path), tuple(k.defines("t")), k.entry).clone()
+
+
+@functools.cache
+def _translation(path: str, defines: tuple[str, ...], entry: str):
+    return compile_c(Path(path).read_text(), path, list(defines), functions=[entry])
 
 
 def _entry(module, name: str) -> func.FuncOp:
@@ -179,10 +190,18 @@ def test_promote_accumulators_only_where_nothing_else_touches_it(case: str):
     assert _bits(runs[0]) == _bits(runs[1]) and _bits(before) == _bits(after)
 
 
+@functools.cache
+def _our_gradient(name: str) -> list:
+    """Our gradient of `_kernel(name)` (the same with and without `pre_enzyme.STEPS`, which
+    only Enzyme-MLIR's variant takes): computed once for both `_disagreement`s."""
+    k = _kernel(name)
+    return _gradient(k, _compile(k), "enzyme")
+
+
 def _disagreement(k) -> float:
     """The largest relative error, per array and per entry, of Enzyme-MLIR's gradient
     against ours; infinite when Enzyme's program fails (out of bounds)."""
-    ours = _gradient(k, _compile(k), "enzyme")
+    ours = _our_gradient(k.name)
     try:
         theirs = _gradient(k, _compile(k), "enzyme-mlir")
     except Exception:  # an access out of bounds, the bugs' symptom, or a refusal
