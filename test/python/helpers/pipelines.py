@@ -1,6 +1,7 @@
 """Helpers shared by the pass-preservation tests (test_transforms_preserve, test_cleanup,
-test_pipeline_grid) and the program fuzzer: apply a pipeline to MLIR text, run a function
-in the interpreter and keep the bits of everything it produced.
+test_pipeline_grid and the frontend and transform tests that compare stages): apply a
+pipeline to MLIR text, run a function in the interpreter and keep the bits of everything
+it produced.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ __all__ = [
 
 @functools.lru_cache(maxsize=64)
 def _parsed(text: str) -> ModuleOp:
-    """`text` parsed once: the fuzzer and the preservation tests run several pipelines on
-    one text, and parsing was most of their time. Never changed: `apply` works on clones
-    (which keep the ops' locations and value names)."""
+    """`text` parsed once: the preservation tests run several pipelines on one text, and
+    parsing was most of their time. Never changed: `apply` works on clones (which keep
+    the ops' locations and value names)."""
     return parse_module(make_context(), text, "<test>")
 
 
