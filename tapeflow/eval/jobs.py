@@ -350,7 +350,9 @@ def split_autodiff(passes: Sequence[ModulePass],
                    ) -> tuple[ModulePass | None, list[Callable[[Context, Any], None]]]:  # fmt: skip
     """The AD pass `passes` start with (None: they do not) and the steps after it, those of
     the `tapeflow` pass with its options validated here, as its `apply` does first, and
-    its `cleanup=true` as a step of its own."""
+    its `cleanup=true` as a step of its own. Real Enzyme-MLIR's `enzyme-autodiff` is an
+    AD pass too: the machines' `enzyme-mlir` jobs differentiate once."""
+    from tapeflow.baselines.enzyme_mlir import EnzymeAutodiffPass
     from tapeflow.transforms.autodiff import AutodiffPass
 
     if not passes:
@@ -360,7 +362,7 @@ def split_autodiff(passes: Sequence[ModulePass],
         tail = [CleanupPass().apply] if first.cleanup else []
         after = replace(first, cleanup=False).after_autodiff()
         return first.autodiff_pass(), [*after, *tail, *rest]
-    if isinstance(first, AutodiffPass):
+    if isinstance(first, AutodiffPass | EnzymeAutodiffPass):
         return first, rest
     return None, [first.apply, *rest]
 

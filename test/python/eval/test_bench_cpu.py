@@ -73,3 +73,25 @@ def test_a_bad_table_fails_every_time():
     for _ in range(2):
         with pytest.raises(ConfigError):
             machine_from_raw(raw)
+
+
+def test_the_machines_enzyme_mlir_jobs_differentiate_once(monkeypatch: pytest.MonkeyPatch):
+    """Real Enzyme-MLIR's `enzyme-autodiff` is shared like `tapeflow-autodiff`: one call
+    of Enzyme for the machines' jobs of a kernel, and each gets the module it gets alone."""
+    enzyme_mlir = pytest.importorskip("tapeflow.baselines.enzyme_mlir")
+    if not enzyme_mlir.available():
+        pytest.skip(enzyme_mlir.MISSING)
+    from tapeflow.eval.jobs import ir_key
+
+    calls = []
+    differentiate = enzyme_mlir.differentiate
+    monkeypatch.setattr(enzyme_mlir, "differentiate",
+                        lambda *a, **k: calls.append(1) or differentiate(*a, **k))  # fmt: skip
+    jobs = [Job("gemm", "enzyme-mlir", size="small", machine_label=m)
+            for m in ("default-45nm", "accel-salam")]  # fmt: skip
+    shared, cleaned = {}, {}
+    modules = [build_module(job, job.passes(), shared, cleaned) for job in jobs]
+    assert len(calls) == 1
+    for job, module in zip(jobs, modules, strict=True):
+        assert ir_key(module) == ir_key(build_module(job))
+    assert len(calls) == 3
