@@ -192,8 +192,8 @@ class FunctionState:
         # the struct `key` is the scalar `vals[(key, path)]` (SROA)
         self.structs: dict[tuple[str, int], object] = {}
         # pointers to one malloc'ed struct (`T *p = malloc(sizeof(T))`): structs by value
-        # as the others, `p->f` is `s.f`; the block of its malloc
-        self.boxes: dict[tuple[str, int], Block] = {}
+        # as the others, `p->f` is `s.f` (`homes` has the block of its malloc)
+        self.boxes: set[tuple[str, int]] = set()
         # local (and malloc'ed) structs with pointer fields: the block declaring them,
         # whose top level binds those fields
         self.homes: dict[tuple[str, int], Block] = {}

@@ -273,7 +273,7 @@ class Structs(FunctionState):
         if self.reassigned(d):
             unsupported(d, f"assigning the pointer '{d.spelling}' to one malloc'ed struct")
         self.struct_with_pointers(d, record)
-        self.boxes[decl_key(d)] = self.builder.insertion_point.block
+        self.boxes.add(decl_key(d))
 
     def bind_field(self, place, src, c) -> None:
         """`s.p = q` (`p->data = frame->data`): the pointer field is the buffer `q` is,
