@@ -57,14 +57,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 _LOCATED = re.compile(r"^error: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 _QUOTED = re.compile(r"'[^']*'|`[^`]*`|\"[^\"]*\"")
 _CHAIN = re.compile(r"\((\w+ -> )+\w+\)")
-_PROGRAMS = re.compile(r"^(\d+) distinct programs for (\d+) function")
 _ELEMENT = re.compile(r"^(?P<what>\S+): AD (?P<ad>\S+)  FD (?P<fd>\S+)  error (?P<err>\S+)$")
 CHECK_SIZE = 8
 CHECK_COUNT = 4
@@ -338,9 +337,18 @@ default machine (`tapeflow.eval.jobs.Job`), and TapeFlow's pipeline streaming ev
 loop (its `mode=always`: for small loops the cost model often keeps Enzyme's layout)."""
 
 
+class Identity(NamedTuple):
+    """`variants`' verdict, its one-line message, and whether every variant of every
+    function compiled to one program (nothing cached: the variants are the same IR)."""
+
+    verdict: str
+    message: str
+    one_program: bool = False
+
+
 def variants(mlir: Path, workdir: Path,
-             sites: dict[str, list[Any]] | None = None) -> tuple[str, str]:  # fmt: skip
-    """(verdict, message) of the bit-identity of the gradient across TapeFlow's variants,
+             sites: dict[str, list[Any]] | None = None) -> Identity:  # fmt: skip
+    """The `Identity` of the bit-identity of the gradient across TapeFlow's variants, for
     every function `mlir` differentiates at the arguments `check` gives it: identical,
     differs (the first variant and element that differ, or the error of a variant where
     the Enzyme layout runs) or not run (why, one line). Each gradient is compiled as the
@@ -359,10 +367,10 @@ def variants(mlir: Path, workdir: Path,
     try:
         module = runner.load_module(mlir.read_text(), str(mlir))
     except Exception as e:  # noqa: BLE001 - a module tapeflow-cc wrote must load
-        return "not run", f"{type(e).__name__}: {e}".splitlines()[0][:160]
+        return Identity("not run", f"{type(e).__name__}: {e}".splitlines()[0][:160])
     entries = marked_functions(module)
     if not entries:
-        return "not run", "no function is differentiated"
+        return Identity("not run", "no function is differentiated")
     programs = 0
     for entry in entries:
         func_op = runner.find_function(module, entry)
@@ -381,14 +389,15 @@ def variants(mlir: Path, workdir: Path,
                     ran[key] = _gradient(compiled, func_op, values)
             except Exception as e:  # noqa: BLE001 - a failure is the verdict, one line
                 why = f"@{entry}: {label}: {type(e).__name__}: {e}".splitlines()[0][:200]
-                return ("not run", why + generic(site)) if label == "enzyme" else \
-                    ("differs", why)  # fmt: skip
+                return Identity("not run", why + generic(site)) if label == "enzyme" else \
+                    Identity("differs", why)  # fmt: skip
             grads[label] = ran[key]
         same, notes = compare_gradients(grads)
         if not same:
-            return "differs", f"@{entry}: {notes[0]}"
+            return Identity("differs", f"@{entry}: {notes[0]}")
         programs += len(ran)
-    return "identical", f"{programs} distinct programs for {len(entries)} function(s)"
+    return Identity("identical", f"{programs} distinct programs for {len(entries)} function(s)",
+                    programs == len(entries))
 
 
 def _gradient(compiled: Any, func_op: Any, values: list[Any]) -> dict[str, Any]:
@@ -480,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, (outcome, msg) in results.items():
             line = f"{name}: {outcome}{': ' + msg if msg else ''}"
             if name in identity:
-                same, why = identity[name]
+                same, why, _ = identity[name]
                 line += f"; variants: {same}{': ' + why if why else ''}"
             print(line)
     if args.check:
@@ -490,15 +499,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_identity(identity: dict[str, tuple[str, str]]) -> None:
+def print_identity(identity: dict[str, Identity]) -> None:
     """The `--variants` table."""
-    counts = collections.Counter(verdict for verdict, _ in identity.values())
+    counts = collections.Counter(i.verdict for i in identity.values())
     print()
     print("| gradient across TapeFlow's variants, bit for bit against the Enzyme layout's "
           f"| files (of {len(identity)} accepted) |")
     print("|---|---:|")
-    one = sum(1 for verdict, msg in identity.values() if verdict == "identical"
-              and (m := _PROGRAMS.match(msg)) and m.group(1) == m.group(2))  # fmt: skip
+    one = sum(1 for i in identity.values() if i.verdict == "identical" and i.one_program)
     print(f"| identical | {counts['identical']} |")
     print(f"| of which every variant compiled to one program (nothing cached) | {one} |")
     for verdict in ("differs", "not run"):

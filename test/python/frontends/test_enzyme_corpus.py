@@ -259,7 +259,7 @@ def test_variants_broken_variant_differs(variant_corpus: Path, tmp_path: Path,
     monkeypatch.setattr(machines, "pipeline", lambda variant, *a, **k: [
         *real(variant, *a, **k), *([Subtract()] if variant == "regions" else [])])
     mlir, _ = _compiled(variant_corpus / "smooth.c", tmp_path)
-    verdict, msg = enzyme_corpus.variants(mlir, tmp_path, enzyme_corpus.call_sites(
+    verdict, msg, _ = enzyme_corpus.variants(mlir, tmp_path, enzyme_corpus.call_sites(
         variant_corpus / "smooth.c", []))
     assert verdict == "differs"
     assert re.match(r"@smooth: regions: \S+ differs from the Enzyme layout's in \d+ of \d+ "
